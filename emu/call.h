@@ -1,0 +1,53 @@
+/* call.h - how calls are described: PTX .func calls through each thread's local frame, and
+ * calls of extern functions implemented on the host (vprintf, malloc, free, __assertfail)
+ * made through libffi from the .param signature.
+ *
+ * Frame layout of a called function (offsets from the lane's frame pointer, local space):
+ *   [0,4) return pc   [4,8) caller's frame pointer   then params, return params, the .param
+ *   variables of its call blocks, its .local variables, and, for functions on a call-graph
+ *   cycle, the save area for their registers (restored on ret so recursion keeps its values).
+ */
+#ifndef PTXEMU_CALL_H
+#define PTXEMU_CALL_H
+
+#include <stdint.h>
+#include <ffi.h>
+#include "machine.h"
+
+enum { CA_FRAME = 0, CA_ROW = 1 };
+
+typedef struct CallArg {
+    uint8_t kind;          /* CA_FRAME: caller frame offset; CA_ROW: a register row   */
+    uint32_t src, dst;     /* arguments: src in caller, dst callee frame offset;
+                              returns: src callee frame offset, dst in caller          */
+    uint32_t size;
+} CallArg;
+
+struct CallDesc {
+    int is_extern;
+    const char *name;
+    uint32_t caller_frame;     /* caller's frame size: the callee frame starts there      */
+    uint32_t callee_frame;     /* callee's frame size                                     */
+    uint32_t nargs, nrets;
+    CallArg *args, *rets;
+    /* registers saved on call and restored on ret (recursive callees only) */
+    int recursive;
+    uint32_t save_off, row_lo, row_hi, pred_lo, pred_hi;
+    /* extern calls: the host function and its libffi description */
+    void *host_fn;
+    ffi_cif cif;
+    ffi_type *atypes[16];
+    ffi_type *rtype;
+};
+
+/* Bind an extern .func (by name and prototype) to its host implementation. Fills the
+ * extern part of cd. Returns NULL or an error message. */
+const char *call_bind_extern(CallDesc *cd, const PtxFunc *proto);
+
+/* Host functions learn which thread called them from this per-worker context. */
+void exec_call_context(Warp *w, int lane);
+int exec_call_faulted(void);   /* the last host call recorded a fault */
+
+#define FRAME_HEADER 8
+
+#endif

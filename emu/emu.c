@@ -1,0 +1,406 @@
+/* emu.c - the emulator's face to the runtime: modules, their variables, kernels, launches. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "emu.h"
+#include "machine.h"
+#include "memory.h"
+#include "sched.h"
+#include "../frontend/translate.h"
+
+int emu_log_level = 1;
+
+typedef struct ModVar { const char *name; int space; uint64_t addr; size_t size; } ModVar;
+
+struct EmuKernel {
+    EmuModule *mod;
+    const PtxFunc *f;
+    pthread_mutex_t lock;
+    Program *prog;              /* translated at first launch                  */
+    int status;                 /* 0 not yet, 1 ok, -1 failed                  */
+    int err_code;
+    char err[1024];
+    uint32_t *param_off, *param_size, param_bytes;
+};
+
+struct EmuModule {
+    PtxModule *ast;
+    ModVar *vars; int nvars;
+    EmuKernel *kernels; int nkernels;
+    const char **files; uint32_t nfiles;
+};
+
+static size_t heap_size = 8u << 20;     /* CUDA's default device malloc heap: 8 MB */
+static size_t stack_size = 1024;        /* CUDA's default stack per thread          */
+
+void emu_set_heap_size(size_t b) { heap_size = b; }
+size_t emu_heap_size(void) { return heap_size; }
+void emu_set_stack_size(size_t b) { stack_size = b; }
+size_t emu_stack_size(void) { return stack_size; }
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_threads, init_status;
+
+static void do_init(void)
+{
+    const char *lv = getenv("PTXEMU_LOG");
+    if (lv && *lv >= '0' && *lv <= '3' && !lv[1]) emu_log_level = *lv - '0';
+    init_status = mem_init();
+    if (!init_status) sched_init(init_threads);
+}
+
+int emu_init(int nthreads)
+{
+    init_threads = nthreads;
+    pthread_once(&init_once, do_init);
+    return init_status;
+}
+
+int emu_threads(void)
+{
+    return sched_threads();
+}
+
+/* ---- modules ------------------------------------------------------------------------ */
+
+static int find_var(const EmuModule *m, const char *name)
+{
+    for (int i = 0; i < m->nvars; i++)
+        if (!strcmp(m->vars[i].name, name)) return i;
+    return -1;
+}
+
+static uint32_t var_size(const PtxVar *v)
+{
+    uint64_t n = (uint64_t)ptx_type_size(v->type) * (uint32_t)(v->vec > 1 ? v->vec : 1);
+    if (v->is_array) n *= (uint64_t)(v->array_len > 0 ? v->array_len : 0);
+    return (uint32_t)n;
+}
+
+/* Write a variable's initializer into device memory; symbol addresses resolve to the
+ * device addresses of other module variables (generic() is the same for global memory). */
+static int apply_init(EmuModule *m, const PtxVar *v, uint8_t *dst, char *err, size_t errlen)
+{
+    int es = ptx_type_size(v->type);
+    uint32_t total = var_size(v);
+    for (int i = 0; i < v->ninit; i++) {
+        const struct PtxInit *in = &v->init[i];
+        if ((uint32_t)(i + 1) * (uint32_t)es > total) {
+            snprintf(err, errlen, "%s:%d:%d: too many initializers for '%s'",
+                     m->ast->source_name, v->line, v->col, v->name);
+            return -1;
+        }
+        uint64_t bits = (uint64_t)in->ival;
+        if (in->kind == 1 && in->is_float_literal) {
+            if (v->type == TY_F32) { float f = (float)in->fval; uint32_t b; memcpy(&b, &f, 4); bits = b; }
+            else { memcpy(&bits, &in->fval, 8); }
+        } else if (in->kind == 0 && (v->type == TY_F32 || v->type == TY_F64) && 0) {
+            bits = 0;
+        } else if (in->kind >= 2) {
+            int k = find_var(m, in->sym);
+            if (k < 0) {
+                snprintf(err, errlen, "%s:%d:%d: initializer of '%s' refers to '%s', which is not "
+                         "a global variable", m->ast->source_name, v->line, v->col, v->name, in->sym);
+                return -1;
+            }
+            bits = m->vars[k].addr + (uint64_t)in->ival;
+        }
+        memcpy(dst + (size_t)i * (size_t)es, &bits, (size_t)es);
+    }
+    return 0;
+}
+
+static int place_vars(EmuModule *m, char *err, size_t errlen)
+{
+    const PtxModule *a = m->ast;
+    m->vars = calloc((size_t)a->nglobals + 1, sizeof *m->vars);
+    if (!m->vars) return -1;
+    for (int i = 0; i < a->nglobals; i++) {
+        const PtxVar *v = &a->globals[i];
+        ModVar *mv = &m->vars[m->nvars++];
+        mv->name = v->name;
+        mv->space = v->space;
+        mv->size = var_size(v);
+        if (v->space == SP_SHARED) continue;   /* laid out per kernel by translation */
+        if (v->space != SP_GLOBAL && v->space != SP_CONST) {
+            snprintf(err, errlen, "%s:%d:%d: module-scope variable '%s' in an unsupported state "
+                     "space", a->source_name, v->line, v->col, v->name);
+            return -1;
+        }
+        if (v->is_extern) {
+            snprintf(err, errlen, "%s:%d:%d: extern variable '%s' is not defined in this module "
+                     "(separate compilation needs -rdc linking into one PTX)", a->source_name,
+                     v->line, v->col, v->name);
+            return -1;
+        }
+        mv->addr = mem_alloc(mv->size ? mv->size : 1, MEM_MODULE);
+        if (!mv->addr) { snprintf(err, errlen, "out of device memory for '%s'", v->name); return -1; }
+    }
+    for (int i = 0; i < a->nglobals; i++) {
+        const PtxVar *v = &a->globals[i];
+        if (!m->vars[i].addr || !v->ninit) continue;
+        if (apply_init(m, v, mem_host(m->vars[i].addr, m->vars[i].size ? m->vars[i].size : 1),
+                       err, errlen) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name, char *err,
+                           size_t errlen, int *cuda_err)
+{
+    if (emu_init(0)) {
+        snprintf(err, errlen, "ptxemu: cannot reserve the device memory arena");
+        *cuda_err = EMU_ERR_MEMORY_ALLOCATION;
+        return NULL;
+    }
+    int verr = 0;
+    PtxModule *a = ptx_parse(ptx, len, source_name, err, errlen, &verr);
+    if (!a) {
+        *cuda_err = verr ? EMU_ERR_UNSUPPORTED_PTX_VERSION : EMU_ERR_INVALID_PTX;
+        return NULL;
+    }
+    EmuModule *m = calloc(1, sizeof *m);
+    if (!m) { ptx_module_free(a); *cuda_err = EMU_ERR_MEMORY_ALLOCATION; return NULL; }
+    m->ast = a;
+    if (place_vars(m, err, errlen) < 0) {
+        *cuda_err = EMU_ERR_INVALID_PTX;
+        emu_module_free(m);
+        return NULL;
+    }
+    int maxfile = 0;
+    for (int i = 0; i < a->nfiles; i++) if (a->files[i].index > maxfile) maxfile = a->files[i].index;
+    m->files = calloc((size_t)maxfile + 1, sizeof *m->files);
+    m->nfiles = m->files ? (uint32_t)maxfile + 1 : 0;
+    for (int i = 0; m->files && i < a->nfiles; i++) m->files[a->files[i].index] = a->files[i].path;
+    m->kernels = calloc((size_t)a->nfuncs + 1, sizeof *m->kernels);
+    if (!m->kernels) { emu_module_free(m); *cuda_err = EMU_ERR_MEMORY_ALLOCATION; return NULL; }
+    for (int i = 0; i < a->nfuncs; i++) {
+        if (!a->funcs[i].is_entry || !a->funcs[i].has_body) continue;
+        EmuKernel *k = &m->kernels[m->nkernels++];
+        k->mod = m;
+        k->f = &a->funcs[i];
+        pthread_mutex_init(&k->lock, NULL);
+        k->param_off = calloc((size_t)k->f->nparams + 1, sizeof *k->param_off);
+        k->param_size = calloc((size_t)k->f->nparams + 1, sizeof *k->param_size);
+        if (!k->param_off || !k->param_size) { emu_module_free(m); *cuda_err = EMU_ERR_MEMORY_ALLOCATION; return NULL; }
+        k->param_bytes = translate_param_layout(k->f, k->param_off, k->param_size);
+    }
+    *cuda_err = EMU_OK;
+    return m;
+}
+
+void emu_module_free(EmuModule *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->nvars; i++) if (m->vars[i].addr) mem_free(m->vars[i].addr, MEM_MODULE);
+    for (int i = 0; i < m->nkernels; i++) {
+        program_free(m->kernels[i].prog);
+        free(m->kernels[i].param_off);
+        free(m->kernels[i].param_size);
+        pthread_mutex_destroy(&m->kernels[i].lock);
+    }
+    free(m->kernels);
+    free(m->vars);
+    free(m->files);
+    ptx_module_free(m->ast);
+    free(m);
+}
+
+const char *emu_module_target(const EmuModule *m)
+{
+    return m->ast->target;
+}
+
+int emu_module_symbol(EmuModule *m, const char *name, uint64_t *addr, size_t *size)
+{
+    int i = find_var(m, name);
+    if (i < 0 || !m->vars[i].addr) return -1;
+    if (addr) *addr = m->vars[i].addr;
+    if (size) *size = m->vars[i].size;
+    return 0;
+}
+
+EmuKernel *emu_module_kernel(EmuModule *m, const char *name)
+{
+    for (int i = 0; i < m->nkernels; i++)
+        if (!strcmp(m->kernels[i].f->name, name)) return &m->kernels[i];
+    return NULL;
+}
+
+const char *emu_kernel_name(const EmuKernel *k)
+{
+    return k->f->name;
+}
+
+static int tr_lookup(void *ctx, const char *name, int *space, uint64_t *addr)
+{
+    EmuModule *m = ctx;
+    int i = find_var(m, name);
+    if (i < 0) return -1;
+    *space = m->vars[i].space;
+    *addr = m->vars[i].addr;
+    return 0;
+}
+
+/* Translate at first use; later launches reuse the Program (also after a failure, which is
+ * reported again each time). */
+static int kernel_program(EmuKernel *k, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&k->lock);
+    if (!k->status) {
+        k->prog = translate_kernel(k->mod->ast, k->f, tr_lookup, k->mod, k->err, sizeof k->err);
+        k->status = k->prog ? 1 : -1;
+        if (k->prog) {
+            k->prog->files = k->mod->files;
+            k->prog->nfiles = k->mod->nfiles;
+        }
+    }
+    pthread_mutex_unlock(&k->lock);
+    if (k->status < 0) {
+        snprintf(err, errlen, "ptxemu: cannot translate kernel %s: %s", k->f->name, k->err);
+        return EMU_ERR_INVALID_PTX;
+    }
+    return EMU_OK;
+}
+
+int emu_kernel_info(EmuKernel *k, EmuKernelInfo *o)
+{
+    memset(o, 0, sizeof *o);
+    o->nparams = k->f->nparams;
+    o->param_offset = k->param_off;
+    o->param_size = k->param_size;
+    o->param_bytes = k->param_bytes;
+    char err[256];
+    if (kernel_program(k, err, sizeof err) == EMU_OK) {
+        o->shared_static = k->prog->shared_static;
+        o->local_bytes = k->prog->frame_size;
+        o->num_regs = k->prog->nrows - k->prog->first_var_row;
+        if (o->num_regs > 255) o->num_regs = 255;
+    }
+    o->max_threads = 1024;
+    int req = k->f->reqntid[0] ? k->f->reqntid[0] * (k->f->reqntid[1] ? k->f->reqntid[1] : 1) *
+                                 (k->f->reqntid[2] ? k->f->reqntid[2] : 1) : 0;
+    int mx = k->f->maxntid[0] ? k->f->maxntid[0] * (k->f->maxntid[1] ? k->f->maxntid[1] : 1) *
+                                (k->f->maxntid[2] ? k->f->maxntid[2] : 1) : 0;
+    if (req) o->max_threads = (uint32_t)req;
+    else if (mx) o->max_threads = (uint32_t)mx;
+    for (int i = 0; i < 3; i++) o->reqntid[i] = k->f->reqntid[i];
+    return k->status < 0 ? EMU_ERR_INVALID_PTX : EMU_OK;
+}
+
+/* ---- launches ----------------------------------------------------------------------- */
+
+static int check_config(const EmuKernel *k, const Program *p, const unsigned g[3],
+                        const unsigned b[3], size_t dyn, char *err, size_t errlen)
+{
+    uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
+    if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2] || threads > 1024 || b[0] > 1024 ||
+        b[1] > 1024 || b[2] > 64 || g[0] > 0x7fffffffu || g[1] > 65535 || g[2] > 65535) {
+        snprintf(err, errlen, "ptxemu: kernel %s: invalid launch configuration grid (%u,%u,%u) "
+                 "block (%u,%u,%u)", k->f->name, g[0], g[1], g[2], b[0], b[1], b[2]);
+        return EMU_ERR_INVALID_CONFIGURATION;
+    }
+    if (k->f->reqntid[0] && (b[0] != (unsigned)k->f->reqntid[0] ||
+                             b[1] != (unsigned)(k->f->reqntid[1] ? k->f->reqntid[1] : 1) ||
+                             b[2] != (unsigned)(k->f->reqntid[2] ? k->f->reqntid[2] : 1))) {
+        snprintf(err, errlen, "ptxemu: kernel %s requires a block of (%d,%d,%d) threads (.reqntid)",
+                 k->f->name, k->f->reqntid[0], k->f->reqntid[1] ? k->f->reqntid[1] : 1,
+                 k->f->reqntid[2] ? k->f->reqntid[2] : 1);
+        return EMU_ERR_INVALID_CONFIGURATION;
+    }
+    if (k->f->maxntid[0]) {
+        uint64_t mx = (uint64_t)k->f->maxntid[0] * (k->f->maxntid[1] ? k->f->maxntid[1] : 1) *
+                      (k->f->maxntid[2] ? k->f->maxntid[2] : 1);
+        if (threads > mx) {
+            snprintf(err, errlen, "ptxemu: kernel %s allows at most %llu threads a block (.maxntid)",
+                     k->f->name, (unsigned long long)mx);
+            return EMU_ERR_INVALID_CONFIGURATION;
+        }
+    }
+    if (p->shared_static + dyn > 227u * 1024) {
+        snprintf(err, errlen, "ptxemu: kernel %s needs %zu bytes of shared memory a block; the "
+                 "limit is 232448", k->f->name, (size_t)p->shared_static + dyn);
+        return EMU_ERR_INVALID_VALUE;
+    }
+    return EMU_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3], size_t dyn_shared,
+               void **args, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = 0;
+    if (emu_init(0)) { snprintf(err, errlen, "ptxemu: no device memory arena"); return EMU_ERR_MEMORY_ALLOCATION; }
+    int rc = kernel_program(k, err, errlen);
+    if (rc) return rc;
+    const Program *p = k->prog;
+    rc = check_config(k, p, grid, block, dyn_shared, err, errlen);
+    if (rc) return rc;
+
+    Launch L;
+    memset(&L, 0, sizeof L);
+    pthread_mutex_init(&L.lock, NULL);
+    L.prog = p;
+    for (int i = 0; i < 3; i++) { L.grid[i] = grid[i]; L.block[i] = block[i]; }
+    L.dyn_shared = (uint32_t)dyn_shared;
+    L.shared_total = p->shared_static + (uint32_t)dyn_shared;
+    L.ncta = (uint64_t)grid[0] * grid[1] * grid[2];
+    if (p->uses_local) {
+        size_t need = (p->frame_size + 15) & ~(size_t)15;
+        L.local_stride = need + stack_size;
+    }
+    rc = EMU_ERR_MEMORY_ALLOCATION;
+    L.param_addr = mem_alloc(p->param_size ? p->param_size : 1, MEM_PARAM);
+    L.const_rows = malloc((size_t)p->first_var_row * WARP_SIZE * sizeof(uint64_t));
+    if (!L.param_addr || !L.const_rows) {
+        snprintf(err, errlen, "ptxemu: out of memory launching %s", k->f->name);
+        goto done;
+    }
+    L.params = mem_host(L.param_addr, p->param_size ? p->param_size : 1);
+    for (uint32_t i = 0; i < p->nparams; i++)
+        if (p->param_size_of[i]) {
+            if (!args || !args[i]) {
+                snprintf(err, errlen, "ptxemu: kernel %s: argument %u is missing", k->f->name, i);
+                rc = EMU_ERR_INVALID_VALUE;
+                goto done;
+            }
+            memcpy(L.params + p->param_offset[i], args[i], p->param_size_of[i]);
+        }
+    for (uint32_t r = 0; r < p->first_var_row; r++)
+        for (int l = 0; l < WARP_SIZE; l++) L.const_rows[r * WARP_SIZE + l] = p->row_init[r];
+
+    double t0 = now_s();
+    sched_run(&L);
+    double t1 = now_s();
+
+    /* device printf output appears when the kernel completes, after earlier host output */
+    if (L.out_len) {
+        fflush(stdout);
+        fwrite(L.out, 1, L.out_len, stdout);
+        fflush(stdout);
+    }
+    const char *stats = getenv("PTXEMU_STATS");
+    if (stats && *stats && *stats != '0')
+        fprintf(stderr, "ptxemu-stats: kernel=%s thread_insts=%llu warp_insts=%llu seconds=%.6f\n",
+                k->f->name, (unsigned long long)L.thread_insts, (unsigned long long)L.warp_insts,
+                t1 - t0);
+    if (L.aborted) {
+        snprintf(err, errlen, "%s", L.fault.msg);
+        rc = L.fault.code;
+    } else
+        rc = EMU_OK;
+done:
+    if (L.param_addr) mem_free(L.param_addr, MEM_PARAM);
+    free(L.const_rows);
+    free(L.out);
+    pthread_mutex_destroy(&L.lock);
+    return rc;
+}

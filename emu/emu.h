@@ -1,0 +1,90 @@
+/* emu.h - what the emulator offers the runtime: load PTX modules, find kernels, launch.
+ *
+ * Contract: the runtime (libcudart shim) knows nothing of warps or PTX syntax; it hands PTX
+ * text to emu_module_load, asks for kernels and symbols by name, and launches. Errors come
+ * back as cudaError_t values (below) plus one message line for stderr.
+ * A kernel is translated once, at its first launch, and cached in its module.
+ */
+#ifndef PTXEMU_EMU_H
+#define PTXEMU_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The cudaError_t values the emulator itself produces (same numbers as CUDA's). */
+enum {
+    EMU_OK = 0,
+    EMU_ERR_INVALID_VALUE = 1,
+    EMU_ERR_MEMORY_ALLOCATION = 2,
+    EMU_ERR_INVALID_CONFIGURATION = 9,
+    EMU_ERR_INVALID_SYMBOL = 13,
+    EMU_ERR_INVALID_DEVICE_FUNCTION = 98,
+    EMU_ERR_NO_KERNEL_IMAGE = 209,
+    EMU_ERR_INVALID_PTX = 218,
+    EMU_ERR_UNSUPPORTED_PTX_VERSION = 222,
+    EMU_ERR_ILLEGAL_ADDRESS = 700,
+    EMU_ERR_LAUNCH_OUT_OF_RESOURCES = 701,
+    EMU_ERR_ASSERT = 710,
+    EMU_ERR_HARDWARE_STACK_ERROR = 714,
+    EMU_ERR_ILLEGAL_INSTRUCTION = 715,
+    EMU_ERR_MISALIGNED_ADDRESS = 716,
+    EMU_ERR_INVALID_ADDRESS_SPACE = 717,
+    EMU_ERR_INVALID_PC = 718,
+    EMU_ERR_LAUNCH_FAILURE = 719,
+    EMU_ERR_NOT_SUPPORTED = 801,
+    EMU_ERR_UNKNOWN = 999
+};
+
+typedef struct EmuModule EmuModule;
+typedef struct EmuKernel EmuKernel;
+
+typedef struct EmuKernelInfo {
+    int nparams;
+    const uint32_t *param_offset;   /* byte offset of each parameter in the param buffer  */
+    const uint32_t *param_size;     /* byte size of each parameter                        */
+    uint32_t param_bytes;
+    uint32_t shared_static;         /* bytes of static shared memory                      */
+    uint32_t local_bytes;           /* local bytes per thread of the kernel's own frame   */
+    uint32_t num_regs;              /* registers the kernel declares (capped at 255)       */
+    uint32_t max_threads;           /* 1024, or .maxntid / .reqntid product               */
+    int reqntid[3];
+} EmuKernelInfo;
+
+/* Global setup: arena, worker count (0 = number of cores). Idempotent. */
+int emu_init(int nthreads);
+int emu_threads(void);
+
+/* Parse a PTX module and place its module-scope variables in device memory.
+ * On failure returns NULL, *cuda_err = EMU_ERR_INVALID_PTX or _UNSUPPORTED_PTX_VERSION and
+ * err holds "file:line:col: message" plus the offending text. */
+EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name,
+                           char *err, size_t errlen, int *cuda_err);
+void emu_module_free(EmuModule *m);
+const char *emu_module_target(const EmuModule *m);   /* ".target", e.g. "sm_90a" */
+
+/* Device address and size of a module-scope .global/.const variable; -1 if absent. */
+int emu_module_symbol(EmuModule *m, const char *name, uint64_t *addr, size_t *size);
+
+/* The .entry named `name` (mangled), or NULL. Does not translate yet. */
+EmuKernel *emu_module_kernel(EmuModule *m, const char *name);
+int emu_kernel_info(EmuKernel *k, EmuKernelInfo *out);
+const char *emu_kernel_name(const EmuKernel *k);
+
+/* Run a kernel to completion. args[i] points at the i-th argument's bytes (as in
+ * cudaLaunchKernel). Returns EMU_OK or a cudaError_t; err receives the one-line diagnostic.
+ * Launch-configuration errors come back before anything runs; faults during execution come
+ * back after the grid is aborted. Device printf output is written to stdout before return. */
+int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+               size_t dyn_shared, void **args, char *err, size_t errlen);
+
+/* Device heap size for device-side malloc (cudaLimitMallocHeapSize). */
+void emu_set_heap_size(size_t bytes);
+size_t emu_heap_size(void);
+/* Per-thread stack size (cudaLimitStackSize). */
+void emu_set_stack_size(size_t bytes);
+size_t emu_stack_size(void);
+
+/* Diagnostics level from PTXEMU_LOG (0 quiet .. 3 trace). */
+extern int emu_log_level;
+
+#endif

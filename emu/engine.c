@@ -1,0 +1,133 @@
+/* engine.c - the interpreter loop of one warp, divergence handling, and the fault path. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "engine.h"
+#include "exec.h"
+#include "memory.h"
+
+void warp_regroup(Warp *w)
+{
+    /* save the running group's pc, then choose the runnable lanes with the lowest pc */
+    for (uint32_t m = w->active; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = w->pc;
+    uint32_t run = warp_runnable(w);
+    uint32_t lo = UINT32_MAX;
+    for (uint32_t m = run; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] < lo) lo = w->lane_pc[__builtin_ctz(m)];
+    uint32_t group = 0, next = UINT32_MAX;
+    for (uint32_t m = run; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        if (w->lane_pc[l] == lo) group |= 1u << l;
+        else if (w->lane_pc[l] < next) next = w->lane_pc[l];
+    }
+    w->active = group;
+    w->pc = group ? lo : 0;
+    w->merge_pc = next;
+}
+
+void warp_unpark(Warp *w, uint32_t lanes)
+{
+    w->waiting &= ~lanes;
+    if (!w->active) {
+        warp_regroup(w);
+        return;
+    }
+    /* keep running the current group; the released lanes join by pc */
+    for (uint32_t m = lanes & w->alive; m; m &= m - 1) {
+        uint32_t pc = w->lane_pc[__builtin_ctz(m)];
+        if (pc < w->merge_pc) w->merge_pc = pc;
+    }
+    if (w->merge_pc <= w->pc) warp_regroup(w);
+}
+
+int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
+{
+    members &= w->valid;
+    uint32_t missing = members & ~mask;
+    if (!missing) return 0;
+    if (missing & ~w->alive)
+        return warp_fault(w, __builtin_ctz(mask), EMU_ERR_ILLEGAL_INSTRUCTION,
+                          "warp-synchronous %s waits for lane %d, which has exited",
+                          op_info[in->op].name, __builtin_ctz(missing & ~w->alive));
+    uint32_t pc = (uint32_t)(in - w->prog->code);
+    uint32_t parked = 0;
+    for (uint32_t m = w->sync_wait; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] == pc) parked |= 1u << __builtin_ctz(m);
+    if (!(members & ~(mask | parked))) {
+        /* everyone is here: release the parked lanes and run the instruction again with
+         * the whole group (regroup merges lanes that share a pc) */
+        w->sync_wait &= ~parked;
+        w->waiting &= ~parked;
+        warp_regroup(w);
+        return STEP_JUMP;
+    }
+    w->sync_wait |= mask;
+    w->waiting |= mask;
+    warp_regroup(w);
+    return STEP_BLOCK;
+}
+
+int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
+{
+    Launch *L = w->launch;
+    const Program *p = w->prog;
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&L->lock);
+    if (!L->aborted) {
+        const Inst *in = &p->code[w->pc < p->ncode ? w->pc : 0];
+        char src[300] = "";
+        if (in->loc && in->loc < p->nlocs) {
+            const SrcLoc *s = &p->locs[in->loc];
+            const char *file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
+            snprintf(src, sizeof src, " (%s:%u)", file, s->line);
+        }
+        Cta *c = w->cta;
+        uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
+        uint32_t bx = L->block[0], by = L->block[1];
+        snprintf(L->fault.msg, sizeof L->fault.msg,
+                 "ptxemu: kernel %s, %s:%u%s, block (%u,%u,%u), thread (%u,%u,%u): %s",
+                 p->name, p->ptx_name ? p->ptx_name : "ptx", in->line, src, c->ctaid[0],
+                 c->ctaid[1], c->ctaid[2], t % bx, t / bx % by, t / (bx * by), what);
+        L->fault.code = cuda_err;
+        __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&L->lock);
+    return STEP_FAULT;
+}
+
+int warp_run(Warp *w, uint32_t budget)
+{
+    const Inst *code = w->prog->code;
+    uint64_t steps = 0, lanes = 0;
+    int result;
+    for (;;) {
+        const Inst *in = &code[w->pc];
+        uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
+        steps++;
+        lanes += (uint64_t)__builtin_popcount(m);
+        /* an instruction no lane executes is skipped without calling its handler */
+        int r = m ? in->fn(w, in, m) : STEP_NEXT;
+        if (__builtin_expect(r == STEP_NEXT, 1)) {
+            if (++w->pc >= w->merge_pc) warp_regroup(w);
+            continue;
+        }
+        if (r == STEP_FAULT) { result = RUN_FAULT; break; }
+        if (r == STEP_JUMP) {
+            if (w->pc >= w->merge_pc) warp_regroup(w);
+            /* a backward jump may be a spin loop waiting for another warp: yield now and
+             * then so that warp gets to run */
+            if (w->pc <= (uint32_t)(in - code) && --budget == 0) {
+                result = w->active ? RUN_YIELD : (w->alive ? RUN_BLOCKED : RUN_DONE);
+                break;
+            }
+        }
+        if (!w->active) { result = w->alive ? RUN_BLOCKED : RUN_DONE; break; }
+    }
+    w->steps += steps;
+    w->lane_steps += lanes;
+    return result;
+}

@@ -1,0 +1,29 @@
+/* engine.h - runs one warp's instructions; the divergence and reconvergence rules.
+ *
+ * Contract: a warp runs one group of lanes at a time: the runnable lanes with the lowest pc
+ * (min-pc reconvergence: lanes that fall behind are caught up first, so branches reconverge
+ * where their paths meet, for any control flow). Lanes parked at a barrier or a warp sync
+ * are not runnable. warp_run returns when the warp is done, blocked, its time slice is over,
+ * or it faulted; the scheduler (sched.c) decides what runs next.
+ */
+#ifndef PTXEMU_ENGINE_H
+#define PTXEMU_ENGINE_H
+
+#include "machine.h"
+
+enum { RUN_DONE, RUN_BLOCKED, RUN_YIELD, RUN_FAULT };
+
+/* Run w for at most `budget` backward jumps before yielding. */
+int warp_run(Warp *w, uint32_t budget);
+
+/* Re-pick the running group from the lane pcs: call after changing lane_pc/alive/waiting.
+ * The running group's pc is saved first. */
+void warp_regroup(Warp *w);
+
+/* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
+void warp_unpark(Warp *w, uint32_t lanes);
+
+/* The warp's lanes that are parked (waiting), runnable, or running. */
+static inline uint32_t warp_runnable(const Warp *w) { return w->alive & ~w->waiting; }
+
+#endif

@@ -1,0 +1,155 @@
+/* exec_call.c - extern functions a kernel may call, implemented on the host and called
+ * through libffi from the .param signature: vprintf, malloc, free, __assertfail. */
+#include <stdio.h>
+#include <string.h>
+#include "call.h"
+#include "exec.h"
+#include "memory.h"
+
+static __thread Warp *cur_w;
+static __thread int cur_lane, cur_fault;
+
+void exec_call_context(Warp *w, int lane)
+{
+    cur_w = w;
+    cur_lane = lane;
+    cur_fault = 0;
+}
+
+int exec_call_faulted(void)
+{
+    return cur_fault;
+}
+
+/* A NUL-terminated string at a device address, checked to end inside its allocation. */
+static const char *device_string(uint64_t addr, const char *what)
+{
+    size_t size;
+    uint64_t start = mem_find(addr, &size, NULL);
+    if (start) {
+        const char *s = (const char *)(uintptr_t)addr;
+        if (memchr(s, 0, size - (addr - start))) return s;
+    }
+    warp_fault(cur_w, cur_lane, EMU_ERR_ILLEGAL_ADDRESS, "%s at 0x%llx is not a string in device "
+               "memory", what, (unsigned long long)addr);
+    cur_fault = 1;
+    return NULL;
+}
+
+static uint32_t host_vprintf(uint64_t fmt, uint64_t args)
+{
+    const char *f = device_string(fmt, "printf format");
+    if (!f) return (uint32_t)-1;
+    const uint8_t *a = NULL;
+    size_t len = 0;
+    if (args) {
+        a = mem_lane_ptr(cur_w, SP_GENERIC, args, 1, 1, cur_lane, ACC_READ);
+        if (!a) { cur_fault = 1; return (uint32_t)-1; }
+        /* the argument buffer lives in the thread's local memory */
+        int sp = mem_generic_space(args);
+        if (sp == SP_LOCAL) len = cur_w->local_stride - (size_t)(args - LOCAL_WINDOW);
+        else { size_t sz; uint64_t st = mem_find(args, &sz, NULL); len = st ? sz - (args - st) : 0; }
+    }
+    int n = devprintf(cur_w, cur_lane, f, a, len);
+    return (uint32_t)n;
+}
+
+static size_t heap_used;
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t host_malloc(uint64_t size)
+{
+    pthread_mutex_lock(&heap_lock);
+    uint64_t p = 0;
+    if (size && heap_used + size <= emu_heap_size()) {
+        p = mem_alloc(size, MEM_HEAP);
+        if (p) heap_used += size;
+    }
+    pthread_mutex_unlock(&heap_lock);
+    return p;
+}
+
+static void host_free(uint64_t ptr)
+{
+    if (!ptr) return;
+    size_t size;
+    int kind;
+    pthread_mutex_lock(&heap_lock);
+    uint64_t start = mem_find(ptr, &size, &kind);
+    int ok = start == ptr && kind == MEM_HEAP && mem_free(ptr, MEM_HEAP) == 0;
+    if (ok) heap_used -= size;
+    pthread_mutex_unlock(&heap_lock);
+    if (!ok) {
+        warp_fault(cur_w, cur_lane, EMU_ERR_ILLEGAL_ADDRESS, "free(0x%llx): not a pointer "
+                   "returned by device malloc", (unsigned long long)ptr);
+        cur_fault = 1;
+    }
+}
+
+static void host_assertfail(uint64_t msg, uint64_t file, uint32_t line, uint64_t func,
+                            uint64_t char_size)
+{
+    (void)char_size;
+    const char *m = device_string(msg, "assert message");
+    const char *f = m ? device_string(file, "assert file") : NULL;
+    const char *fn = f ? device_string(func, "assert function") : NULL;
+    if (!fn) return;
+    warp_fault(cur_w, cur_lane, EMU_ERR_ASSERT, "%s:%u: %s: Assertion `%s` failed.", f, line, fn, m);
+    cur_fault = 1;
+}
+
+typedef struct HostFnInfo {
+    const char *name;
+    void *fn;
+    int nparams;
+    uint8_t sizes[6];   /* byte size of each parameter */
+    uint8_t ret;        /* byte size of the result, 0 = none */
+} HostFnInfo;
+
+static const HostFnInfo host_fns[] = {
+    { "vprintf", (void *)host_vprintf, 2, {8, 8}, 4 },
+    { "malloc", (void *)host_malloc, 1, {8}, 8 },
+    { "free", (void *)host_free, 1, {8}, 0 },
+    { "__assertfail", (void *)host_assertfail, 5, {8, 8, 4, 8, 8}, 0 },
+};
+
+static ffi_type *ffi_of(unsigned size)
+{
+    return size == 8 ? &ffi_type_uint64 : size == 4 ? &ffi_type_uint32 :
+           size == 2 ? &ffi_type_uint16 : size == 1 ? &ffi_type_uint8 : NULL;
+}
+
+static uint32_t param_size(const PtxVar *v)
+{
+    uint32_t n = (uint32_t)ptx_type_size(v->type);
+    if (v->is_array) n *= (uint32_t)(v->array_len > 0 ? v->array_len : 0);
+    return n;
+}
+
+const char *call_bind_extern(CallDesc *cd, const PtxFunc *proto)
+{
+    static __thread char msg[200];
+    const HostFnInfo *h = NULL;
+    for (size_t i = 0; i < sizeof host_fns / sizeof host_fns[0]; i++)
+        if (!strcmp(host_fns[i].name, proto->name)) h = &host_fns[i];
+    if (!h) {
+        snprintf(msg, sizeof msg, "call of external function '%s', which ptxemu does not "
+                 "provide (device functions from other files need -rdc linking into one PTX)",
+                 proto->name);
+        return msg;
+    }
+    int bad = proto->nparams != h->nparams || proto->nrets != (h->ret ? 1 : 0) ||
+              (h->ret && param_size(&proto->rets[0]) != h->ret);
+    for (int i = 0; !bad && i < h->nparams; i++) bad = param_size(&proto->params[i]) != h->sizes[i];
+    if (bad) {
+        snprintf(msg, sizeof msg, "external function '%s' is declared with a signature ptxemu "
+                 "does not expect", proto->name);
+        return msg;
+    }
+    for (int i = 0; i < h->nparams; i++) cd->atypes[i] = ffi_of(h->sizes[i]);
+    cd->rtype = h->ret ? ffi_of(h->ret) : &ffi_type_void;
+    if (ffi_prep_cif(&cd->cif, FFI_DEFAULT_ABI, (unsigned)h->nparams, cd->rtype, cd->atypes) != FFI_OK)
+        return "libffi could not describe the call";
+    cd->host_fn = h->fn;
+    return NULL;
+}

@@ -1,0 +1,365 @@
+/* exec_ctrl.c - control flow and CTA synchronisation: bra, call, ret, exit, trap, barriers,
+ * and the internal ops translation makes (<sreg>, <lea.frame>). */
+#include <string.h>
+#include <time.h>
+#include "engine.h"
+#include "exec.h"
+#include "call.h"
+#include "memory.h"
+#include "sched.h"
+
+/* ---- branches ------------------------------------------------------------------- */
+
+/* Lanes of the group that do not take a control transfer go on at pc+1; the group splits
+ * and the lowest pc runs first. */
+static void split(Warp *w, uint32_t taken, uint32_t target)
+{
+    for (uint32_t m = w->active; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        w->lane_pc[l] = (taken >> l & 1) ? target : w->pc + 1;
+    }
+    w->active = 0;           /* lane pcs are set: regroup must not overwrite them */
+    warp_regroup(w);
+}
+
+static int h_bra(Warp *w, const Inst *in, uint32_t mask)
+{
+    if (mask == w->active) { w->pc = (uint32_t)in->imm; return STEP_JUMP; }
+    split(w, mask, (uint32_t)in->imm);
+    return STEP_JUMP;
+}
+
+const char *bind_bra(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_bra;
+    return NULL;
+}
+
+const char *bind_brx(Inst *in, const InstDesc *d)
+{
+    (void)in; (void)d;
+    return "brx.idx (indirect branch) is not supported yet";
+}
+
+/* ---- exit and ret --------------------------------------------------------------------- */
+
+static int lanes_exit(Warp *w, uint32_t mask)
+{
+    w->alive &= ~mask;
+    w->active &= ~mask;
+    w->pc++;                 /* lanes the guard kept out go on with the next instruction */
+    cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(mask & w->valid));
+    warp_regroup(w);
+    return STEP_EXIT;
+}
+
+static int h_exit(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)in;
+    return lanes_exit(w, mask);
+}
+
+const char *bind_exit(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_exit;
+    return NULL;
+}
+
+static inline uint8_t *lane_local(Warp *w, int l, uint32_t off)
+{
+    return w->local + (size_t)l * w->local_stride + off;
+}
+
+/* Return from a .func: each lane pops its own frame (lanes may return to different call
+ * sites); at depth 0 ret ends the thread, as in an .entry. */
+static int h_ret(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)in;
+    uint32_t leaving = 0;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        if (w->depth[l] == 0) { leaving |= 1u << l; continue; }
+        uint32_t fp = w->fp[l], ret_pc, caller_fp;
+        memcpy(&ret_pc, lane_local(w, l, fp), 4);
+        memcpy(&caller_fp, lane_local(w, l, fp + 4), 4);
+        const CallDesc *cd = w->prog->code[ret_pc - 1].aux;
+        for (uint32_t k = 0; k < cd->nrets; k++) {
+            const CallArg *r = &cd->rets[k];
+            if (r->kind == CA_FRAME)
+                memmove(lane_local(w, l, caller_fp + r->dst), lane_local(w, l, fp + r->src), r->size);
+            else {
+                uint64_t v = 0;
+                memcpy(&v, lane_local(w, l, fp + r->src), r->size > 8 ? 8 : r->size);
+                ROW(w, r->dst)[l] = v;
+            }
+        }
+        if (cd->recursive) {
+            const uint8_t *save = lane_local(w, l, fp + cd->save_off);
+            for (uint32_t row = cd->row_lo; row < cd->row_hi; row++, save += 8)
+                memcpy(&ROW(w, row)[l], save, 8);
+            for (uint32_t p = cd->pred_lo; p < cd->pred_hi; p++, save++)
+                w->P[p] = (w->P[p] & ~(1u << l)) | ((uint32_t)*save << l);
+        }
+        w->fp[l] = caller_fp;
+        w->depth[l]--;
+        w->lane_pc[l] = ret_pc;
+    }
+    uint32_t returning = mask & ~leaving;
+    if (leaving) {
+        w->alive &= ~leaving;
+        cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(leaving & w->valid));
+    }
+    /* fast path: the whole group returns to one place */
+    if (returning && returning == w->active) {
+        uint32_t pc0 = w->lane_pc[__builtin_ctz(returning)];
+        int same = 1;
+        for (uint32_t m = returning; m; m &= m - 1)
+            same &= w->lane_pc[__builtin_ctz(m)] == pc0;
+        if (same) { w->pc = pc0; return STEP_JUMP; }
+    }
+    uint32_t pc = w->pc;
+    for (uint32_t m = w->active & ~mask; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = pc + 1;
+    w->active = 0;
+    warp_regroup(w);
+    return leaving && !returning ? STEP_EXIT : STEP_JUMP;
+}
+
+const char *bind_ret(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_ret;
+    return NULL;
+}
+
+/* ---- calls ---------------------------------------------------------------------------- */
+
+static int h_call(Warp *w, const Inst *in, uint32_t mask)
+{
+    const CallDesc *cd = in->aux;
+    uint32_t target = (uint32_t)in->imm, back = w->pc + 1;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        uint32_t fp = w->fp[l], nfp = fp + cd->caller_frame;
+        if (!w->local || (uint64_t)nfp + cd->callee_frame > w->local_stride)
+            return warp_fault(w, l, EMU_ERR_HARDWARE_STACK_ERROR,
+                              "stack overflow calling %s at call depth %u: %u bytes of stack per "
+                              "thread are not enough (cudaDeviceSetLimit(cudaLimitStackSize) "
+                              "raises it)", cd->name, w->depth[l] + 1u, w->local_stride);
+        memcpy(lane_local(w, l, nfp), &back, 4);
+        memcpy(lane_local(w, l, nfp + 4), &fp, 4);
+        for (uint32_t k = 0; k < cd->nargs; k++) {
+            const CallArg *a = &cd->args[k];
+            if (a->kind == CA_FRAME)
+                memmove(lane_local(w, l, nfp + a->dst), lane_local(w, l, fp + a->src), a->size);
+            else
+                memcpy(lane_local(w, l, nfp + a->dst), &ROW(w, a->src)[l], a->size > 8 ? 8 : a->size);
+        }
+        if (cd->recursive) {
+            uint8_t *save = lane_local(w, l, nfp + cd->save_off);
+            for (uint32_t row = cd->row_lo; row < cd->row_hi; row++, save += 8)
+                memcpy(save, &ROW(w, row)[l], 8);
+            for (uint32_t p = cd->pred_lo; p < cd->pred_hi; p++, save++)
+                *save = (uint8_t)(w->P[p] >> l & 1);
+        }
+        w->fp[l] = nfp;
+        w->depth[l]++;
+    }
+    if (mask == w->active) { w->pc = target; return STEP_JUMP; }
+    split(w, mask, target);
+    return STEP_JUMP;
+}
+
+/* Extern functions run on the host, lane by lane in lane order (the order the GPU's printf
+ * buffer shows for one warp). */
+static int h_call_extern(Warp *w, const Inst *in, uint32_t mask)
+{
+    const CallDesc *cd = in->aux;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        uint64_t vals[16] = {0};
+        void *argp[16];
+        for (uint32_t k = 0; k < cd->nargs; k++) {
+            const CallArg *a = &cd->args[k];
+            if (a->kind == CA_FRAME) memcpy(&vals[k], lane_local(w, l, w->fp[l] + a->src), a->size > 8 ? 8 : a->size);
+            else vals[k] = ROW(w, a->src)[l];
+            argp[k] = &vals[k];
+        }
+        ffi_arg ret = 0;
+        exec_call_context(w, l);
+        ffi_call((ffi_cif *)&cd->cif, (void (*)(void))cd->host_fn, &ret, argp);
+        if (exec_call_faulted()) return STEP_FAULT;
+        if (cd->nrets) {
+            const CallArg *r = &cd->rets[0];
+            uint64_t v = (uint64_t)ret;
+            if (r->kind == CA_FRAME) memcpy(lane_local(w, l, w->fp[l] + r->dst), &v, r->size > 8 ? 8 : r->size);
+            else ROW(w, r->dst)[l] = v;
+        }
+    }
+    return STEP_NEXT;
+}
+
+const char *bind_call(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    const CallDesc *cd = in->aux;
+    if (!cd) return "call without a description";
+    in->fn = cd->is_extern ? h_call_extern : h_call;
+    return NULL;
+}
+
+/* ---- trap, nanosleep, pmevent ----------------------------------------------------------- */
+
+static int h_trap(Warp *w, const Inst *in, uint32_t mask)
+{
+    return warp_fault(w, __builtin_ctz(mask), EMU_ERR_LAUNCH_FAILURE, "%s executed",
+                      op_info[in->op].name);
+}
+
+const char *bind_trap(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_trap;
+    return NULL;
+}
+
+static int h_nop(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)w; (void)in; (void)mask;
+    return STEP_NEXT;
+}
+
+const char *bind_nop(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_nop;
+    return NULL;
+}
+
+/* nanosleep only promises a delay; a jump to the next instruction counts against the time
+ * slice, so a sleeping warp lets the others run. */
+static int h_nanosleep(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)in; (void)mask;
+    w->pc++;
+    return STEP_JUMP;
+}
+
+const char *bind_nanosleep(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_nanosleep;
+    return NULL;
+}
+
+/* ---- barriers --------------------------------------------------------------------------- */
+
+static int bar_arrive(Warp *w, const Inst *in, uint32_t mask, int kind)
+{
+    int l0 = __builtin_ctz(mask);
+    uint64_t id = ROW(w, in->s[0])[l0];
+    int has_count = kind >= BAR_RED_POPC ? in->ns == 3 : in->ns == 2;
+    uint32_t count = has_count ? (uint32_t)ROW(w, in->s[1])[l0] : 0;
+    if (id > 15)
+        return warp_fault(w, l0, EMU_ERR_ILLEGAL_INSTRUCTION, "barrier id %llu out of range 0..15",
+                          (unsigned long long)id);
+    if (has_count && (count == 0 || count % WARP_SIZE))
+        return warp_fault(w, l0, EMU_ERR_ILLEGAL_INSTRUCTION,
+                          "barrier thread count %u is not a positive multiple of 32", count);
+    uint32_t c = 0;
+    if (kind >= BAR_RED_POPC) c = w->P[in->s[in->ns - 1]] & mask;
+    return cta_barrier_arrive(w, (int)id, count, mask, kind, c);
+}
+
+#define BAR_HANDLER(name, kind) \
+    static int name(Warp *w, const Inst *in, uint32_t mask) { return bar_arrive(w, in, mask, kind); }
+BAR_HANDLER(h_bar_sync, BAR_SYNC)
+BAR_HANDLER(h_bar_arrive, BAR_ARRIVE)
+BAR_HANDLER(h_bar_red_popc, BAR_RED_POPC)
+BAR_HANDLER(h_bar_red_and, BAR_RED_AND)
+BAR_HANDLER(h_bar_red_or, BAR_RED_OR)
+
+/* bar.warp.sync membermask */
+static int h_bar_warp_sync(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint32_t members = (uint32_t)ROW(w, in->s[0])[__builtin_ctz(mask)];
+    return warp_converge(w, in, mask, members);
+}
+
+const char *bind_bar(Inst *in, const InstDesc *d)
+{
+    if (desc_has(d, MOD_WARP)) {
+        if (in->ns != 1) return "bar.warp.sync takes one operand";
+        in->fn = h_bar_warp_sync;
+        return NULL;
+    }
+    if (desc_has(d, MOD_CLUSTER) || d->space == SP_SHARED_CLUSTER)
+        return "barrier.cluster is not supported yet";
+    if (desc_has(d, MOD_RED)) {
+        if (in->nd != 1 || in->ns < 2 || in->ns > 3) return "bar.red needs d, a{, b}, c";
+        if (desc_has(d, MOD_POPC)) in->fn = h_bar_red_popc;
+        else if (desc_has(d, MOD_AND)) in->fn = h_bar_red_and;
+        else if (desc_has(d, MOD_OR)) in->fn = h_bar_red_or;
+        else return "bar.red needs .popc, .and or .or";
+        return NULL;
+    }
+    if (in->ns < 1 || in->ns > 2) return "bar takes a barrier id and an optional thread count";
+    in->fn = desc_has(d, MOD_ARRIVE) ? h_bar_arrive : h_bar_sync;
+    return NULL;
+}
+
+/* ---- internal ops ----------------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* %clock/%clock64 count the warp's own instructions: a virtual clock, so the same program
+ * reads the same values whatever the host is doing. */
+static int h_sreg(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t v;
+    switch (in->imm) {
+    case SR_CLOCK: v = (uint32_t)w->steps; break;
+    case SR_CLOCK_HI: v = (uint32_t)(w->steps >> 32); break;
+    case SR_CLOCK64: v = w->steps; break;
+    case SR_GLOBALTIMER: v = now_ns(); break;
+    case SR_GLOBALTIMER_LO: v = (uint32_t)now_ns(); break;
+    default: v = (uint32_t)(now_ns() >> 32); break;
+    }
+    uint64_t *d = ROW(w, in->d[0]);
+    FOR_LANES(mask, l) d[l] = v;
+    return STEP_NEXT;
+}
+
+const char *bind_sreg(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_sreg;
+    return NULL;
+}
+
+/* the address of a frame slot (local space) or of a kernel parameter (param space) */
+static int h_lea(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *b = ROW(w, in->base);
+    int frame = in->flags & IF_FRAME;
+    int narrow = in->t == TY_U32 || in->t == TY_B32 || in->t == TY_S32;
+    FOR_LANES(mask, l) {
+        uint64_t v = b[l] + (uint64_t)in->imm + (frame ? w->fp[l] : 0);
+        d[l] = narrow ? (uint32_t)v : v;
+    }
+    return STEP_NEXT;
+}
+
+const char *bind_lea_frame(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_lea;
+    return NULL;
+}

@@ -1,0 +1,597 @@
+/* exec_float.c - f32/f64 arithmetic, special functions, testp and copysign; the binders
+ * hand f16/bf16 forms to exec_half.c. Build with -frounding-math -ffp-contract=off.
+ *
+ * Semantics (PTX ISA, sm_90): results that are NaN are the canonical NaN (FP_NAN_F32,
+ * FP_NAN_F64); .ftz flushes subnormal inputs and results to sign-preserving zero; .sat
+ * clamps to [0, 1] with NaN -> +0. Directed rounding (.rz/.rm/.rp) sets the host rounding
+ * mode once around the lane loop of a warp-instruction (never per lane); round-to-nearest
+ * handlers run in the host's default mode and are the fast path.
+ * The .approx functions are computed in double with libm and rounded to f32, which lies
+ * within the PTX bounds quoted at each one, but is not the SFU's bit pattern.
+ */
+#include <fenv.h>
+#include <math.h>
+#include "exec.h"
+#include "fp.h"
+
+#define W Warp *w, const Inst *in, uint32_t mask
+
+/* Run BODY for each lane of mask; the full-warp form is a plain loop that vectorizes. */
+#define LANES(l, ...)                                                         \
+    do {                                                                      \
+        if (mask == FULL_MASK) {                                              \
+            for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__ }               \
+        } else {                                                              \
+            FOR_LANES(mask, l) { __VA_ARGS__ }                                \
+        }                                                                     \
+    } while (0)
+
+static const int host_rnd[] = {
+    [RND_NONE] = FE_TONEAREST, [RND_RN] = FE_TONEAREST, [RND_RZ] = FE_TOWARDZERO,
+    [RND_RM] = FE_DOWNWARD, [RND_RP] = FE_UPWARD, [RND_RNA] = FE_TONEAREST,
+    [RND_RS] = FE_TONEAREST,
+};
+
+/* Evaluate CALL (a handler kernel) under the instruction's rounding mode. */
+#define WITH_RND(CALL)                                                        \
+    do {                                                                      \
+        int old_ = fegetround();                                              \
+        fesetround(host_rnd[in->rnd]);                                        \
+        int r_ = (CALL);                                                      \
+        fesetround(old_);                                                     \
+        return r_;                                                            \
+    } while (0)
+
+#define FTZ_OF(in) (((in)->flags & IF_FTZ) != 0)
+#define SAT_OF(in) (((in)->flags & IF_SAT) != 0)
+
+FP_INLINE float f32_in(uint64_t v, int ftz)
+{
+    uint32_t u = (uint32_t)v;
+    return fp_bits_f32(ftz ? fp_ftz32(u) : u);
+}
+
+FP_INLINE uint64_t f32_out(float r, int ftz, int sat)
+{
+    if (sat) r = r > 0.0f ? (r < 1.0f ? r : 1.0f) : 0.0f;   /* NaN and -0 -> +0 */
+    uint32_t u = fp_canon32(fp_f32_bits(r));
+    return ftz ? fp_ftz32(u) : u;
+}
+
+FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
+FP_INLINE uint64_t f64_out(double r) { return fp_canon64(fp_f64_bits(r)); }
+
+/* ---- templates ---------------------------------------------------------------------- */
+
+/* f32 kernel over sources a, b, c (unused ones read s[0]) with .ftz and .sat as
+ * arguments: the handlers below call it with constants so each is specialised. */
+#define F32_K(NAME, EXPR)                                                     \
+    FP_INLINE int NAME##_k(W, int ftz, int sat)                               \
+    {                                                                         \
+        uint64_t *d = ROW(w, in->d[0]);                                       \
+        const uint64_t *ra = ROW(w, in->s[0]);                                \
+        const uint64_t *rb = ROW(w, in->s[in->ns > 1 ? 1 : 0]);               \
+        const uint64_t *rc = ROW(w, in->s[in->ns > 2 ? 2 : 0]);               \
+        LANES(l, {                                                            \
+            float a = f32_in(ra[l], ftz), b = f32_in(rb[l], ftz);             \
+            float c = f32_in(rc[l], ftz);                                     \
+            (void)b; (void)c;                                                 \
+            d[l] = f32_out(EXPR, ftz, sat);                                   \
+        });                                                                   \
+        return STEP_NEXT;                                                     \
+    }
+/* plain and .ftz handlers (the approximate functions) */
+#define F32_H2(NAME)                                                          \
+    static int NAME##_f32(W) { return NAME##_k(w, in, mask, 0, 0); }          \
+    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1, 0); }
+/* rounded operations: round-to-nearest with every .ftz/.sat, plus directed rounding
+ * that reads the flags once */
+#define F32_H5(NAME)                                                          \
+    F32_H2(NAME)                                                              \
+    static int NAME##_f32_sat(W) { return NAME##_k(w, in, mask, 0, 1); }      \
+    static int NAME##_f32_ftz_sat(W) { return NAME##_k(w, in, mask, 1, 1); }  \
+    static int NAME##_f32_dir(W)                                              \
+    {                                                                         \
+        WITH_RND(NAME##_k(w, in, mask, FTZ_OF(in), SAT_OF(in)));              \
+    }
+
+#define F64_K(NAME, EXPR)                                                     \
+    static int NAME##_f64(W)                                                  \
+    {                                                                         \
+        uint64_t *d = ROW(w, in->d[0]);                                       \
+        const uint64_t *ra = ROW(w, in->s[0]);                                \
+        const uint64_t *rb = ROW(w, in->s[in->ns > 1 ? 1 : 0]);               \
+        const uint64_t *rc = ROW(w, in->s[in->ns > 2 ? 2 : 0]);               \
+        LANES(l, {                                                            \
+            double a = f64_in(ra[l]), b = f64_in(rb[l]), c = f64_in(rc[l]);   \
+            (void)b; (void)c;                                                 \
+            d[l] = f64_out(EXPR);                                             \
+        });                                                                   \
+        return STEP_NEXT;                                                     \
+    }
+#define F64_DIR(NAME) static int NAME##_f64_dir(W) { WITH_RND(NAME##_f64(w, in, mask)); }
+
+/* The handler set of one IEEE-rounded operation, as the binder picks from it. */
+typedef struct RndOps {
+    Handler f32[4];          /* [ftz + 2 * sat], round to nearest */
+    Handler f32_dir, f64, f64_dir;
+} RndOps;
+
+#define RND_OP(NAME, EXPR32, EXPR64)                                          \
+    F32_K(NAME, EXPR32)                                                       \
+    F32_H5(NAME)                                                              \
+    F64_K(NAME, EXPR64)                                                       \
+    F64_DIR(NAME)                                                             \
+    static const RndOps NAME##_ops = {                                        \
+        {NAME##_f32, NAME##_f32_ftz, NAME##_f32_sat, NAME##_f32_ftz_sat},     \
+        NAME##_f32_dir, NAME##_f64, NAME##_f64_dir};
+
+#define APPROX_OP(NAME, EXPR) F32_K(NAME, EXPR) F32_H2(NAME)
+
+/* ---- IEEE-rounded operations ------------------------------------------------------ */
+
+RND_OP(add, a + b, a + b)
+RND_OP(sub, a - b, a - b)
+RND_OP(mul, a * b, a * b)
+/* mad.rnd.f32 and mad.rnd.f64 are fused on sm_20+, the same as fma */
+RND_OP(fma, fmaf(a, b, c), fma(a, b, c))
+RND_OP(div, a / b, a / b)
+RND_OP(rcp, 1.0f / a, 1.0 / a)
+RND_OP(sqrt, sqrtf(a), sqrt(a))
+
+/* ---- approximate functions (f32, optional .ftz) ------------------------------------ */
+
+/* div.approx.f32 is a * (1/b); max 2 ulp for |b| in [2^-126, 2^126]. For 2^126 < |b| <
+ * 2^128 the reciprocal underflows: the result is 0, or NaN when a is infinite. */
+FP_INLINE float div_approx(float a, float b)
+{
+    float ab = fabsf(b);
+    if (ab > 0x1p126f && !isinf(ab))
+        return isinf(a) ? NAN : copysignf(0.0f, a) * copysignf(1.0f, b);
+    return a / b;
+}
+APPROX_OP(div_approx, div_approx(a, b))
+/* div.full.f32: full-range approximation, max 2 ulp */
+APPROX_OP(div_full, a / b)
+/* rcp.approx.f32: max 1 ulp over the full range */
+APPROX_OP(rcp_approx, 1.0f / a)
+/* sqrt.approx.f32: max relative error 2^-23 */
+APPROX_OP(sqrt_approx, sqrtf(a))
+/* rsqrt.approx.f32: max relative error 2^-22.9 */
+APPROX_OP(rsqrt_approx, (float)(1.0 / sqrt((double)a)))
+/* sin/cos.approx.f32: max absolute error 2^-20.5 in [-100 pi, 100 pi] (the SFU's range
+ * reduction loses accuracy outside it; libm here does not) */
+APPROX_OP(sin_approx, (float)sin((double)a))
+APPROX_OP(cos_approx, (float)cos((double)a))
+/* lg2.approx.f32: max absolute error 2^-22.6 for the mantissa */
+APPROX_OP(lg2_approx, (float)log2((double)a))
+/* ex2.approx.f32: max 2 ulp over the full range */
+APPROX_OP(ex2_approx, (float)exp2((double)a))
+/* tanh.approx.f32: max relative error 2^-10.987 */
+APPROX_OP(tanh_approx, (float)tanh((double)a))
+
+/* rcp.approx.ftz.f64: the SFU's 1.11.20 reciprocal. Only the upper 32 bits of a are used,
+ * the result's low 32 bits are zero, subnormal inputs and results flush to zero. Here:
+ * exact 1/a_hi truncated to 20 mantissa bits (hardware check: last bit may differ). */
+FP_INLINE double rcp_approx_f64(uint64_t a)
+{
+    double x = fp_bits_f64(fp_ftz64(a & 0xffffffff00000000ull));
+    uint64_t r = fp_ftz64(fp_f64_bits(1.0 / x));
+    return fp_bits_f64(fp_isnan64(r) ? r : r & 0xffffffff00000000ull);
+}
+/* rsqrt.approx.f64 (and .ftz): max relative error 2^-?? per the SFU; computed exactly */
+FP_INLINE double rsqrt_f64(double a, int ftz)
+{
+    if (ftz) a = fp_bits_f64(fp_ftz64(fp_f64_bits(a)));
+    double r = 1.0 / sqrt(a);
+    return ftz ? fp_bits_f64(fp_ftz64(fp_f64_bits(r))) : r;
+}
+static int rcp_approx_ftz_f64(W)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *ra = ROW(w, in->s[0]);
+    LANES(l, { d[l] = f64_out(rcp_approx_f64(ra[l])); });
+    return STEP_NEXT;
+}
+F64_K(rsqrt_approx, rsqrt_f64(a, 0))
+F64_K(rsqrt_approx_ftz, rsqrt_f64(a, 1))
+
+/* ---- bit operations: abs, neg, copysign --------------------------------------------- */
+
+/* abs/neg only touch the sign bit (NaN payloads pass through: hardware check). */
+#define BITOP32(NAME, EXPR)                                                   \
+    FP_INLINE int NAME##_k(W, int ftz)                                        \
+    {                                                                         \
+        uint64_t *d = ROW(w, in->d[0]);                                       \
+        const uint64_t *ra = ROW(w, in->s[0]);                                \
+        const uint64_t *rb = ROW(w, in->s[in->ns > 1 ? 1 : 0]);               \
+        LANES(l, {                                                            \
+            uint32_t a = (uint32_t)ra[l], b = (uint32_t)rb[l];                \
+            (void)b;                                                          \
+            if (ftz) a = fp_ftz32(a);                                         \
+            d[l] = (uint32_t)(EXPR);                                          \
+        });                                                                   \
+        return STEP_NEXT;                                                     \
+    }                                                                         \
+    static int NAME##_f32(W) { return NAME##_k(w, in, mask, 0); }             \
+    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1); }
+
+#define BITOP64(NAME, EXPR)                                                   \
+    static int NAME##_f64(W)                                                  \
+    {                                                                         \
+        uint64_t *d = ROW(w, in->d[0]);                                       \
+        const uint64_t *ra = ROW(w, in->s[0]);                                \
+        const uint64_t *rb = ROW(w, in->s[in->ns > 1 ? 1 : 0]);               \
+        LANES(l, {                                                            \
+            uint64_t a = ra[l], b = rb[l];                                    \
+            (void)b;                                                          \
+            d[l] = (EXPR);                                                    \
+        });                                                                   \
+        return STEP_NEXT;                                                     \
+    }
+
+#define SIGN32 0x80000000u
+#define SIGN64 0x8000000000000000ull
+BITOP32(abs, a & ~SIGN32)
+BITOP64(abs, a & ~SIGN64)
+BITOP32(neg, a ^ SIGN32)
+BITOP64(neg, a ^ SIGN64)
+/* copysign d, a, b: b with the sign of a */
+BITOP32(copysign, (b & ~SIGN32) | (a & SIGN32))
+BITOP64(copysign, (b & ~SIGN64) | (a & SIGN64))
+
+/* ---- min / max -------------------------------------------------------------------- */
+
+/* min/max: one NaN input gives the other input; two (or any, with .NaN) give the
+ * canonical NaN; -0 is below +0. .xorsign.abs compares |a| and |b| and gives the result
+ * the sign sign(a) ^ sign(b) unless it is NaN. */
+FP_INLINE float minmax32(float a, float b, int is_max, int nanp)
+{
+    if (a != a || b != b) {
+        if (nanp || (a != a && b != b)) return NAN;
+        return a != a ? b : a;
+    }
+    if (a == b) return (signbit(a) != 0) == is_max ? b : a;
+    return (a < b) != is_max ? a : b;
+}
+FP_INLINE double minmax64(double a, double b, int is_max)
+{
+    if (a != a || b != b) return (a != a && b != b) ? NAN : a != a ? b : a;
+    if (a == b) return (signbit(a) != 0) == is_max ? b : a;
+    return (a < b) != is_max ? a : b;
+}
+
+/* flags: 1 .ftz, 2 .NaN, 4 .xorsign.abs */
+#define MM32(NAME, IS_MAX)                                                    \
+    FP_INLINE int NAME##_k(W, int fl)                                         \
+    {                                                                         \
+        uint64_t *d = ROW(w, in->d[0]);                                       \
+        const uint64_t *ra = ROW(w, in->s[0]), *rb = ROW(w, in->s[1]);        \
+        LANES(l, {                                                            \
+            uint32_t ua = (uint32_t)ra[l], ub = (uint32_t)rb[l];              \
+            if (fl & 1) { ua = fp_ftz32(ua); ub = fp_ftz32(ub); }             \
+            uint32_t xs = (ua ^ ub) & SIGN32;                                 \
+            if (fl & 4) { ua &= ~SIGN32; ub &= ~SIGN32; }                     \
+            uint32_t r = fp_canon32(fp_f32_bits(minmax32(fp_bits_f32(ua),     \
+                                    fp_bits_f32(ub), IS_MAX, fl & 2)));       \
+            if ((fl & 4) && !fp_isnan32(r)) r |= xs;                          \
+            d[l] = r;                                                         \
+        });                                                                   \
+        return STEP_NEXT;                                                     \
+    }                                                                         \
+    static int NAME##_f32(W) { return NAME##_k(w, in, mask, 0); }             \
+    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1); }         \
+    static int NAME##_f32_any(W) { return NAME##_k(w, in, mask, in->aux8); }  \
+    static int NAME##_f64(W)                                                  \
+    {                                                                         \
+        uint64_t *d = ROW(w, in->d[0]);                                       \
+        const uint64_t *ra = ROW(w, in->s[0]), *rb = ROW(w, in->s[1]);        \
+        LANES(l, { d[l] = f64_out(minmax64(f64_in(ra[l]), f64_in(rb[l]),      \
+                                           IS_MAX)); });                      \
+        return STEP_NEXT;                                                     \
+    }
+MM32(min, 0)
+MM32(max, 1)
+
+/* ---- testp ------------------------------------------------------------------------ */
+
+enum { TP_FINITE, TP_INFINITE, TP_NUMBER, TP_NOTANUMBER, TP_NORMAL, TP_SUBNORMAL };
+
+/* Classify from the exponent field e (all ones = emax) and the fraction's being zero. */
+FP_INLINE int testp_class(int op, uint64_t e, uint64_t emax, int frac0)
+{
+    switch (op) {
+    case TP_FINITE:    return e != emax;
+    case TP_INFINITE:  return e == emax && frac0;
+    case TP_NUMBER:    return e != emax || frac0;
+    case TP_NOTANUMBER: return e == emax && !frac0;
+    case TP_NORMAL:    return e != 0 && e != emax;
+    default:           return e == 0 && !frac0;
+    }
+}
+
+FP_INLINE int testp_k(W, int is64)
+{
+    const uint64_t *ra = ROW(w, in->s[0]);
+    uint32_t res = 0;
+    FOR_LANES(mask, l) {
+        uint64_t v = ra[l];
+        int t = is64 ? testp_class(in->aux8, (v >> 52) & 0x7ff, 0x7ff,
+                                   (v & 0xfffffffffffffull) == 0)
+                     : testp_class(in->aux8, (v >> 23) & 0xff, 0xff, (v & 0x7fffff) == 0);
+        res |= (uint32_t)t << l;
+    }
+    uint32_t *p = &w->P[in->d[0]];
+    *p = (*p & ~mask) | (res & mask);
+    return STEP_NEXT;
+}
+static int testp_f32(W) { return testp_k(w, in, mask, 0); }
+static int testp_f64(W) { return testp_k(w, in, mask, 1); }
+
+/* ---- binders ---------------------------------------------------------------------- */
+
+static const int M_RND_FTZ_SAT[] = {MOD_RN, MOD_RZ, MOD_RM, MOD_RP, MOD_FTZ, MOD_SAT, -1};
+static const int M_RND_FTZ[] = {MOD_RN, MOD_RZ, MOD_RM, MOD_RP, MOD_FTZ, -1};
+static const int M_APPROX_FTZ[] = {MOD_APPROX, MOD_FTZ, -1};
+static const int M_FTZ[] = {MOD_FTZ, -1};
+static const int M_NONE[] = {-1};
+
+/* Common checks: one type, f32 or f64, nd/ns as expected, modifiers from `allowed`. */
+static const char *check(const InstDesc *d, int ns, const int *allowed)
+{
+    if (d->ntypes != 1) return "expected one floating-point type";
+    if (d->types[0] != TY_F32 && d->types[0] != TY_F64) return "unsupported type";
+    if (d->nd != 1 || d->ns != ns) return "wrong number of operands";
+    if (!fp_mods_only(d, allowed)) return "unsupported modifier";
+    return NULL;
+}
+
+static void set_flags(Inst *in, const InstDesc *d)
+{
+    if (desc_has(d, MOD_FTZ)) in->flags |= IF_FTZ;
+    if (desc_has(d, MOD_SAT)) in->flags |= IF_SAT;
+    if (desc_has(d, MOD_APPROX)) in->flags |= IF_APPROX;
+}
+
+/* Pick from a RndOps set. need_rnd: the rounding modifier is mandatory. f64 takes no
+ * .ftz/.sat. */
+static const char *bind_rnd(Inst *in, const InstDesc *d, const RndOps *o, int ns,
+                            int need_rnd, const int *allowed)
+{
+    const char *e = check(d, ns, allowed);
+    if (e) return e;
+    int rnd = fp_desc_rnd(d), ftz = desc_has(d, MOD_FTZ), sat = desc_has(d, MOD_SAT);
+    if (need_rnd && rnd == RND_NONE) return "rounding modifier (.rn/.rz/.rm/.rp) required";
+    in->rnd = (uint8_t)(rnd == RND_NONE ? RND_RN : rnd);
+    set_flags(in, d);
+    if (d->types[0] == TY_F64) {
+        if (ftz || sat) return ".ftz/.sat not allowed on .f64";
+        in->fn = in->rnd == RND_RN ? o->f64 : o->f64_dir;
+    } else {
+        in->fn = in->rnd == RND_RN ? o->f32[ftz + 2 * sat] : o->f32_dir;
+    }
+    return NULL;
+}
+
+#define HALF_FIRST(d)                                                         \
+    do {                                                                      \
+        if ((d)->ntypes >= 1 && fp_ty_is_half((d)->types[0]))                \
+            return bind_half_arith(in, d);                                    \
+    } while (0)
+
+const char *bind_flt_add(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_rnd(in, d, &add_ops, 2, 0, M_RND_FTZ_SAT);
+}
+
+const char *bind_flt_sub(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_rnd(in, d, &sub_ops, 2, 0, M_RND_FTZ_SAT);
+}
+
+const char *bind_flt_mul(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_rnd(in, d, &mul_ops, 2, 0, M_RND_FTZ_SAT);
+}
+
+/* mad.f32 without a rounding modifier is the sm_1x form (mul then add, truncated) that
+ * ptxas rejects for sm_20+; we reject it too. */
+const char *bind_flt_mad(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_rnd(in, d, &fma_ops, 3, 1, M_RND_FTZ_SAT);
+}
+
+const char *bind_fma(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_rnd(in, d, &fma_ops, 3, 1, M_RND_FTZ_SAT);
+}
+
+/* Pick an approximate f32 function by .ftz. */
+static const char *bind_approx(Inst *in, const InstDesc *d, Handler plain, Handler ftz,
+                               const int *allowed)
+{
+    const char *e = check(d, 1 + (d->op == OP_div), allowed);
+    if (e) return e;
+    if (d->types[0] != TY_F32) return "only .f32 has this form";
+    set_flags(in, d);
+    in->fn = desc_has(d, MOD_FTZ) ? ftz : plain;
+    return NULL;
+}
+
+const char *bind_flt_div(Inst *in, const InstDesc *d)
+{
+    static const int allowed[] = {MOD_APPROX, MOD_FULL, MOD_RN, MOD_RZ, MOD_RM, MOD_RP,
+                                  MOD_FTZ, -1};
+    HALF_FIRST(d);
+    if (desc_has(d, MOD_APPROX))
+        return bind_approx(in, d, div_approx_f32, div_approx_f32_ftz, allowed);
+    if (desc_has(d, MOD_FULL))
+        return bind_approx(in, d, div_full_f32, div_full_f32_ftz, allowed);
+    return bind_rnd(in, d, &div_ops, 2, 1, M_RND_FTZ);
+}
+
+const char *bind_rcp(Inst *in, const InstDesc *d)
+{
+    static const int allowed[] = {MOD_APPROX, MOD_RN, MOD_RZ, MOD_RM, MOD_RP, MOD_FTZ, -1};
+    if (desc_has(d, MOD_APPROX)) {
+        if (d->ntypes == 1 && d->types[0] == TY_F64) {
+            const char *e = check(d, 1, allowed);
+            if (e) return e;
+            if (!desc_has(d, MOD_FTZ) || fp_desc_rnd(d) != RND_NONE)
+                return "rcp.approx.f64 exists only as rcp.approx.ftz.f64";
+            set_flags(in, d);
+            in->fn = rcp_approx_ftz_f64;
+            return NULL;
+        }
+        return bind_approx(in, d, rcp_approx_f32, rcp_approx_f32_ftz, M_APPROX_FTZ);
+    }
+    return bind_rnd(in, d, &rcp_ops, 1, 1, M_RND_FTZ);
+}
+
+const char *bind_sqrt(Inst *in, const InstDesc *d)
+{
+    if (desc_has(d, MOD_APPROX))
+        return bind_approx(in, d, sqrt_approx_f32, sqrt_approx_f32_ftz, M_APPROX_FTZ);
+    return bind_rnd(in, d, &sqrt_ops, 1, 1, M_RND_FTZ);
+}
+
+const char *bind_rsqrt(Inst *in, const InstDesc *d)
+{
+    const char *e = check(d, 1, M_APPROX_FTZ);
+    if (e) return e;
+    if (!desc_has(d, MOD_APPROX)) return "rsqrt requires .approx";
+    if (d->types[0] == TY_F64) {
+        set_flags(in, d);
+        in->fn = desc_has(d, MOD_FTZ) ? rsqrt_approx_ftz_f64 : rsqrt_approx_f64;
+        return NULL;
+    }
+    return bind_approx(in, d, rsqrt_approx_f32, rsqrt_approx_f32_ftz, M_APPROX_FTZ);
+}
+
+/* sin, cos, lg2, ex2: .approx{.ftz}.f32 (ex2 also on halves); tanh: .approx.f32. */
+static const char *bind_sfu(Inst *in, const InstDesc *d, Handler plain, Handler ftz)
+{
+    if (!desc_has(d, MOD_APPROX)) return "requires .approx";
+    return bind_approx(in, d, plain, ftz, M_APPROX_FTZ);
+}
+
+const char *bind_sin(Inst *in, const InstDesc *d)
+{
+    return bind_sfu(in, d, sin_approx_f32, sin_approx_f32_ftz);
+}
+
+const char *bind_cos(Inst *in, const InstDesc *d)
+{
+    return bind_sfu(in, d, cos_approx_f32, cos_approx_f32_ftz);
+}
+
+const char *bind_lg2(Inst *in, const InstDesc *d)
+{
+    return bind_sfu(in, d, lg2_approx_f32, lg2_approx_f32_ftz);
+}
+
+const char *bind_ex2(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_sfu(in, d, ex2_approx_f32, ex2_approx_f32_ftz);
+}
+
+const char *bind_tanh(Inst *in, const InstDesc *d)
+{
+    static const int allowed[] = {MOD_APPROX, -1};
+    HALF_FIRST(d);
+    if (!desc_has(d, MOD_APPROX)) return "tanh requires .approx";
+    return bind_approx(in, d, tanh_approx_f32, tanh_approx_f32_ftz, allowed);
+}
+
+/* abs, neg: {.ftz}.f32 and .f64 */
+static const char *bind_bitop(Inst *in, const InstDesc *d, Handler f32, Handler f32_ftz,
+                              Handler f64, int ns, const int *allowed)
+{
+    const char *e = check(d, ns, allowed);
+    if (e) return e;
+    set_flags(in, d);
+    if (d->types[0] == TY_F64) {
+        if (desc_has(d, MOD_FTZ)) return ".ftz not allowed on .f64";
+        in->fn = f64;
+    } else {
+        in->fn = desc_has(d, MOD_FTZ) ? f32_ftz : f32;
+    }
+    return NULL;
+}
+
+const char *bind_flt_abs(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_bitop(in, d, abs_f32, abs_f32_ftz, abs_f64, 1, M_FTZ);
+}
+
+const char *bind_flt_neg(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_bitop(in, d, neg_f32, neg_f32_ftz, neg_f64, 1, M_FTZ);
+}
+
+const char *bind_copysign(Inst *in, const InstDesc *d)
+{
+    return bind_bitop(in, d, copysign_f32, copysign_f32_ftz, copysign_f64, 2, M_NONE);
+}
+
+/* min/max{.ftz}{.NaN}{.xorsign.abs}.f32, min/max.f64 */
+static const char *bind_minmax(Inst *in, const InstDesc *d, Handler f32, Handler f32_ftz,
+                               Handler f32_any, Handler f64)
+{
+    static const int allowed[] = {MOD_FTZ, MOD_NAN, MOD_XORSIGN, MOD_ABS, -1};
+    const char *e = check(d, 2, allowed);
+    if (e) return e;
+    int fl = desc_has(d, MOD_FTZ) | desc_has(d, MOD_NAN) << 1 | desc_has(d, MOD_XORSIGN) << 2;
+    if (desc_has(d, MOD_XORSIGN) != desc_has(d, MOD_ABS)) return ".xorsign needs .abs";
+    set_flags(in, d);
+    if (fl & 2) in->flags |= IF_NAN;
+    in->aux8 = (uint8_t)fl;
+    if (d->types[0] == TY_F64) {
+        if (fl) return ".ftz/.NaN/.xorsign not allowed on .f64";
+        in->fn = f64;
+    } else {
+        in->fn = fl == 0 ? f32 : fl == 1 ? f32_ftz : f32_any;
+    }
+    return NULL;
+}
+
+const char *bind_flt_min(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_minmax(in, d, min_f32, min_f32_ftz, min_f32_any, min_f64);
+}
+
+const char *bind_flt_max(Inst *in, const InstDesc *d)
+{
+    HALF_FIRST(d);
+    return bind_minmax(in, d, max_f32, max_f32_ftz, max_f32_any, max_f64);
+}
+
+/* testp.op.type p, a: the class words are modifiers FINITE .. SUBNORMAL. */
+const char *bind_testp(Inst *in, const InstDesc *d)
+{
+    static const int ops[] = {MOD_FINITE, MOD_INFINITE, MOD_NUMBER, MOD_NOTANUMBER,
+                              MOD_NORMAL, MOD_SUBNORMAL};
+    int n = 0, op = 0;
+    for (int i = 0; i < 6; i++)
+        if (desc_has(d, ops[i])) { n++; op = i; }
+    if (n != 1) return "testp needs exactly one of .finite .infinite .number .notanumber "
+                       ".normal .subnormal";
+    if (d->ntypes != 1 || (d->types[0] != TY_F32 && d->types[0] != TY_F64))
+        return "testp: unsupported type";
+    if (d->nd != 1 || d->ns != 1) return "wrong number of operands";
+    static const int allowed[] = {MOD_FINITE, MOD_INFINITE, MOD_NUMBER, MOD_NOTANUMBER,
+                                  MOD_NORMAL, MOD_SUBNORMAL, -1};
+    if (!fp_mods_only(d, allowed)) return "unsupported modifier";
+    in->aux8 = (uint8_t)op;
+    in->fn = d->types[0] == TY_F64 ? testp_f64 : testp_f32;
+    return NULL;
+}

@@ -1,0 +1,702 @@
+/* exec_int.c - integer arithmetic and bit-manipulation handlers (add..max, carry chains,
+ * 24-bit multiplies, sad, popc/clz/bfind/fns/brev, bfe/bfi/bmsk/szext, dp4a/dp2a).
+ *
+ * Semantics follow the PTX ISA; where it leaves a result unspecified (integer division by
+ * zero, fns with base > 31) the choice is commented at the helper and listed for checking
+ * on hardware. The carry flag CC.CF lives in Warp.cc, one bit per lane; subtraction keeps
+ * its borrow there, as the ISA describes sub.cc/subc.
+ */
+#include "exec_int_tmpl.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static inline uint32_t sat32(int64_t v)
+{
+    return (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
+}
+
+static inline uint16_t hi_u16(uint16_t a, uint16_t b) { return (uint16_t)(((uint32_t)a * b) >> 16); }
+static inline uint16_t hi_s16(int16_t a, int16_t b) { return (uint16_t)(((int32_t)a * b) >> 16); }
+static inline uint32_t hi_u32(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+static inline uint32_t hi_s32(int32_t a, int32_t b) { return (uint32_t)(((int64_t)a * b) >> 32); }
+static inline uint64_t hi_u64(uint64_t a, uint64_t b) { return (uint64_t)(((u128)a * b) >> 64); }
+static inline uint64_t hi_s64(int64_t a, int64_t b) { return (uint64_t)(((s128)a * b) >> 64); }
+
+/* Division by zero is unspecified in PTX; ptxas's expansion ends with "b == 0 ? ~b", so
+ * the quotient and the remainder are all ones (to be confirmed on hardware, see report).
+ * The signed overflow case MIN / -1 wraps to MIN with remainder 0, as the GPU does. */
+#define DEF_DIV(sfx, ST, UT) \
+static inline UT udiv_##sfx(UT a, UT b) { return b ? (UT)(a / b) : (UT)~(UT)0; } \
+static inline UT urem_##sfx(UT a, UT b) { return b ? (UT)(a % b) : (UT)~(UT)0; } \
+static inline UT sdiv_##sfx(ST a, ST b) \
+{ return b == 0 ? (UT)~(UT)0 : b == -1 ? (UT)((UT)0 - (UT)a) : (UT)(a / b); } \
+static inline UT srem_##sfx(ST a, ST b) \
+{ return b == 0 ? (UT)~(UT)0 : b == -1 ? (UT)0 : (UT)(a % b); }
+DEF_DIV(16, int16_t, uint16_t)
+DEF_DIV(32, int32_t, uint32_t)
+DEF_DIV(64, int64_t, uint64_t)
+
+/* ---------------------------------------------------------------- add, sub, mul, mad */
+
+H_BIN(add_16, uint16_t, uint16_t, uint16_t, a + b)
+H_BIN(add_32, uint32_t, uint32_t, uint32_t, a + b)
+H_BIN(add_64, uint64_t, uint64_t, uint64_t, a + b)
+H_BIN(add_sat_s32, int32_t, int32_t, uint32_t, sat32((int64_t)a + b))
+H_BIN(sub_16, uint16_t, uint16_t, uint16_t, a - b)
+H_BIN(sub_32, uint32_t, uint32_t, uint32_t, a - b)
+H_BIN(sub_64, uint64_t, uint64_t, uint64_t, a - b)
+H_BIN(sub_sat_s32, int32_t, int32_t, uint32_t, sat32((int64_t)a - b))
+static const Handler add_h[3] = { h_add_16, h_add_32, h_add_64 };
+static const Handler sub_h[3] = { h_sub_16, h_sub_32, h_sub_64 };
+
+H_BIN(mul_lo_16, uint16_t, uint16_t, uint16_t, (uint32_t)a * b)
+H_BIN(mul_lo_32, uint32_t, uint32_t, uint32_t, a * b)
+H_BIN(mul_lo_64, uint64_t, uint64_t, uint64_t, a * b)
+H_BIN(mul_hi_u16, uint16_t, uint16_t, uint16_t, hi_u16(a, b))
+H_BIN(mul_hi_s16, int16_t, int16_t, uint16_t, hi_s16(a, b))
+H_BIN(mul_hi_u32, uint32_t, uint32_t, uint32_t, hi_u32(a, b))
+H_BIN(mul_hi_s32, int32_t, int32_t, uint32_t, hi_s32(a, b))
+H_BIN(mul_hi_u64, uint64_t, uint64_t, uint64_t, hi_u64(a, b))
+H_BIN(mul_hi_s64, int64_t, int64_t, uint64_t, hi_s64(a, b))
+H_BIN(mul_wide_u16, uint16_t, uint16_t, uint32_t, (uint32_t)a * b)
+H_BIN(mul_wide_s16, int16_t, int16_t, uint32_t, (int32_t)a * b)
+H_BIN(mul_wide_u32, uint32_t, uint32_t, uint64_t, (uint64_t)a * b)
+H_BIN(mul_wide_s32, int32_t, int32_t, uint64_t, (int64_t)a * b)
+static const Handler mul_lo_h[3] = { h_mul_lo_16, h_mul_lo_32, h_mul_lo_64 };
+static const Handler mul_hi_h[2][3] = { { h_mul_hi_u16, h_mul_hi_u32, h_mul_hi_u64 },
+                                        { h_mul_hi_s16, h_mul_hi_s32, h_mul_hi_s64 } };
+static const Handler mul_wide_h[2][3] = { { h_mul_wide_u16, h_mul_wide_u32, NULL },
+                                          { h_mul_wide_s16, h_mul_wide_s32, NULL } };
+
+H_TER(mad_lo_16, uint16_t, uint16_t, uint16_t, uint16_t, (uint32_t)a * b + c)
+H_TER(mad_lo_32, uint32_t, uint32_t, uint32_t, uint32_t, a * b + c)
+H_TER(mad_lo_64, uint64_t, uint64_t, uint64_t, uint64_t, a * b + c)
+H_TER(mad_hi_u16, uint16_t, uint16_t, uint16_t, uint16_t, hi_u16(a, b) + c)
+H_TER(mad_hi_s16, int16_t, int16_t, uint16_t, uint16_t, hi_s16(a, b) + c)
+H_TER(mad_hi_u32, uint32_t, uint32_t, uint32_t, uint32_t, hi_u32(a, b) + c)
+H_TER(mad_hi_s32, int32_t, int32_t, uint32_t, uint32_t, hi_s32(a, b) + c)
+H_TER(mad_hi_u64, uint64_t, uint64_t, uint64_t, uint64_t, hi_u64(a, b) + c)
+H_TER(mad_hi_s64, int64_t, int64_t, uint64_t, uint64_t, hi_s64(a, b) + c)
+H_TER(mad_wide_u16, uint16_t, uint16_t, uint32_t, uint32_t, (uint32_t)a * b + c)
+H_TER(mad_wide_s16, int16_t, int16_t, uint32_t, uint32_t, (uint32_t)((int32_t)a * b) + c)
+H_TER(mad_wide_u32, uint32_t, uint32_t, uint64_t, uint64_t, (uint64_t)a * b + c)
+H_TER(mad_wide_s32, int32_t, int32_t, uint64_t, uint64_t, (uint64_t)((int64_t)a * b) + c)
+/* The sum is formed exactly, then clamped: mad.hi.sat.s32 never wraps. */
+H_TER(mad_hi_sat_s32, int32_t, int32_t, int32_t, uint32_t, sat32((int64_t)(int32_t)hi_s32(a, b) + c))
+static const Handler mad_lo_h[3] = { h_mad_lo_16, h_mad_lo_32, h_mad_lo_64 };
+static const Handler mad_hi_h[2][3] = { { h_mad_hi_u16, h_mad_hi_u32, h_mad_hi_u64 },
+                                        { h_mad_hi_s16, h_mad_hi_s32, h_mad_hi_s64 } };
+static const Handler mad_wide_h[2][3] = { { h_mad_wide_u16, h_mad_wide_u32, NULL },
+                                          { h_mad_wide_s16, h_mad_wide_s32, NULL } };
+
+/* ---------------------------------------------------------------- carry chains
+ * d = FIRST +/- SECOND +/- CC.CF, computed in a type twice as wide so bit W of the result
+ * is the carry (or the borrow for subtraction). CIN: read CC.CF; COUT: write it. */
+#define H_CARRY(name, UT, WT, W, FIRST, SECOND, SUB, CIN, COUT) \
+static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
+{ \
+    uint64_t *d = ROW(w, in->d[0]); \
+    const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]), *C = ROW(w, in->s[2]); \
+    uint32_t cc = w->cc, out = 0; \
+    (void)C; \
+    FOR_LANES(mask, l) { \
+        WT x = (UT)(FIRST), y = (UT)(SECOND), ci = (CIN) ? (cc >> l) & 1u : 0; \
+        WT r = (SUB) ? x - y - ci : x + y + ci; \
+        d[l] = (UT)r; \
+        out |= (uint32_t)((r >> (W)) & 1u) << l; \
+    } \
+    if (COUT) w->cc = (cc & ~mask) | out; \
+    return STEP_NEXT; \
+}
+/* The three carry variants of one operation: carry out only, carry in only, both. */
+#define H_CARRY3(name, UT, WT, W, FIRST, SECOND, SUB) \
+    H_CARRY(name##_co, UT, WT, W, FIRST, SECOND, SUB, 0, 1) \
+    H_CARRY(name##_ci, UT, WT, W, FIRST, SECOND, SUB, 1, 0) \
+    H_CARRY(name##_cio, UT, WT, W, FIRST, SECOND, SUB, 1, 1) \
+    static const Handler name##_cc[3] = { h_##name##_co, h_##name##_ci, h_##name##_cio };
+
+H_CARRY3(addk_32, uint32_t, uint64_t, 32, A[l], B[l], 0)
+H_CARRY3(addk_64, uint64_t, u128, 64, A[l], B[l], 0)
+H_CARRY3(subk_32, uint32_t, uint64_t, 32, A[l], B[l], 1)
+H_CARRY3(subk_64, uint64_t, u128, 64, A[l], B[l], 1)
+H_CARRY3(madk_lo_32, uint32_t, uint64_t, 32, (uint32_t)A[l] * (uint32_t)B[l], C[l], 0)
+H_CARRY3(madk_lo_64, uint64_t, u128, 64, A[l] * B[l], C[l], 0)
+H_CARRY3(madk_hi_u32, uint32_t, uint64_t, 32, hi_u32((uint32_t)A[l], (uint32_t)B[l]), C[l], 0)
+H_CARRY3(madk_hi_s32, uint32_t, uint64_t, 32, hi_s32((int32_t)A[l], (int32_t)B[l]), C[l], 0)
+H_CARRY3(madk_hi_u64, uint64_t, u128, 64, hi_u64(A[l], B[l]), C[l], 0)
+H_CARRY3(madk_hi_s64, uint64_t, u128, 64, hi_s64((int64_t)A[l], (int64_t)B[l]), C[l], 0)
+
+/* Pick a carry variant: tables are indexed co, ci, cio; cin without cout is index 1. */
+static const char *carry_pick(Inst *in, const InstDesc *d, const Handler *t32,
+                              const Handler *t64, int cin, int cout)
+{
+    int t = d->types[0];
+    if (!ty_is_int(t) || (ty_bits(t) != 32 && ty_bits(t) != 64))
+        return "carry arithmetic needs type .u32, .s32, .u64 or .s64";
+    const Handler *tab = ty_bits(t) == 32 ? t32 : t64;
+    in->fn = tab[cin ? (cout ? 2 : 1) : 0];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- div, rem, abs, neg, min, max */
+
+H_BIN(div_u16, uint16_t, uint16_t, uint16_t, udiv_16(a, b))
+H_BIN(div_s16, int16_t, int16_t, uint16_t, sdiv_16(a, b))
+H_BIN(div_u32, uint32_t, uint32_t, uint32_t, udiv_32(a, b))
+H_BIN(div_s32, int32_t, int32_t, uint32_t, sdiv_32(a, b))
+H_BIN(div_u64, uint64_t, uint64_t, uint64_t, udiv_64(a, b))
+H_BIN(div_s64, int64_t, int64_t, uint64_t, sdiv_64(a, b))
+H_BIN(rem_u16, uint16_t, uint16_t, uint16_t, urem_16(a, b))
+H_BIN(rem_s16, int16_t, int16_t, uint16_t, srem_16(a, b))
+H_BIN(rem_u32, uint32_t, uint32_t, uint32_t, urem_32(a, b))
+H_BIN(rem_s32, int32_t, int32_t, uint32_t, srem_32(a, b))
+H_BIN(rem_u64, uint64_t, uint64_t, uint64_t, urem_64(a, b))
+H_BIN(rem_s64, int64_t, int64_t, uint64_t, srem_64(a, b))
+static const Handler div_h[2][3] = { { h_div_u16, h_div_u32, h_div_u64 },
+                                     { h_div_s16, h_div_s32, h_div_s64 } };
+static const Handler rem_h[2][3] = { { h_rem_u16, h_rem_u32, h_rem_u64 },
+                                     { h_rem_s16, h_rem_s32, h_rem_s64 } };
+
+/* abs(MIN) and neg(MIN) wrap to MIN. */
+H_UN(abs_s16, int16_t, uint16_t, a < 0 ? 0u - (uint16_t)a : (uint16_t)a)
+H_UN(abs_s32, int32_t, uint32_t, a < 0 ? 0u - (uint32_t)a : (uint32_t)a)
+H_UN(abs_s64, int64_t, uint64_t, a < 0 ? 0u - (uint64_t)a : (uint64_t)a)
+H_UN(neg_16, uint16_t, uint16_t, 0u - a)
+H_UN(neg_32, uint32_t, uint32_t, 0u - a)
+H_UN(neg_64, uint64_t, uint64_t, 0u - a)
+static const Handler abs_h[3] = { h_abs_s16, h_abs_s32, h_abs_s64 };
+static const Handler neg_h[3] = { h_neg_16, h_neg_32, h_neg_64 };
+
+#define MINV(a, b) ((a) < (b) ? (a) : (b))
+#define MAXV(a, b) ((a) > (b) ? (a) : (b))
+H_BIN(min_u16, uint16_t, uint16_t, uint16_t, MINV(a, b))
+H_BIN(min_s16, int16_t, int16_t, uint16_t, MINV(a, b))
+H_BIN(min_u32, uint32_t, uint32_t, uint32_t, MINV(a, b))
+H_BIN(min_s32, int32_t, int32_t, uint32_t, MINV(a, b))
+H_BIN(min_u64, uint64_t, uint64_t, uint64_t, MINV(a, b))
+H_BIN(min_s64, int64_t, int64_t, uint64_t, MINV(a, b))
+H_BIN(max_u16, uint16_t, uint16_t, uint16_t, MAXV(a, b))
+H_BIN(max_s16, int16_t, int16_t, uint16_t, MAXV(a, b))
+H_BIN(max_u32, uint32_t, uint32_t, uint32_t, MAXV(a, b))
+H_BIN(max_s32, int32_t, int32_t, uint32_t, MAXV(a, b))
+H_BIN(max_u64, uint64_t, uint64_t, uint64_t, MAXV(a, b))
+H_BIN(max_s64, int64_t, int64_t, uint64_t, MAXV(a, b))
+H_BIN(min_relu_s32, int32_t, int32_t, uint32_t, MAXV(MINV(a, b), 0))
+H_BIN(max_relu_s32, int32_t, int32_t, uint32_t, MAXV(MAXV(a, b), 0))
+static const Handler min_h[2][3] = { { h_min_u16, h_min_u32, h_min_u64 },
+                                     { h_min_s16, h_min_s32, h_min_s64 } };
+static const Handler max_h[2][3] = { { h_max_u16, h_max_u32, h_max_u64 },
+                                     { h_max_s16, h_max_s32, h_max_s64 } };
+
+/* ---------------------------------------------------------------- 24-bit multiplies, sad */
+
+static inline int64_t s24(uint32_t x) { return (int32_t)(x << 8) >> 8; }
+static inline uint64_t u24(uint32_t x) { return x & 0xffffffu; }
+
+H_BIN(mul24_lo_u32, uint32_t, uint32_t, uint32_t, u24(a) * u24(b))
+H_BIN(mul24_lo_s32, uint32_t, uint32_t, uint32_t, s24(a) * s24(b))
+H_BIN(mul24_hi_u32, uint32_t, uint32_t, uint32_t, (u24(a) * u24(b)) >> 16)
+H_BIN(mul24_hi_s32, uint32_t, uint32_t, uint32_t, (s24(a) * s24(b)) >> 16)
+H_TER(mad24_lo_u32, uint32_t, uint32_t, uint32_t, uint32_t, (uint32_t)(u24(a) * u24(b)) + c)
+H_TER(mad24_lo_s32, uint32_t, uint32_t, uint32_t, uint32_t, (uint32_t)(s24(a) * s24(b)) + c)
+H_TER(mad24_hi_u32, uint32_t, uint32_t, uint32_t, uint32_t, (uint32_t)((u24(a) * u24(b)) >> 16) + c)
+H_TER(mad24_hi_s32, uint32_t, uint32_t, uint32_t, uint32_t, (uint32_t)((s24(a) * s24(b)) >> 16) + c)
+H_TER(mad24_hi_sat_s32, uint32_t, uint32_t, int32_t, uint32_t,
+      sat32((int32_t)(uint32_t)((s24(a) * s24(b)) >> 16) + (int64_t)c))
+static const Handler mul24_h[2][2] = { { h_mul24_lo_u32, h_mul24_lo_s32 },
+                                       { h_mul24_hi_u32, h_mul24_hi_s32 } };
+static const Handler mad24_h[2][2] = { { h_mad24_lo_u32, h_mad24_lo_s32 },
+                                       { h_mad24_hi_u32, h_mad24_hi_s32 } };
+
+/* d = c + |a - b|; the difference is taken in the unsigned type of the width. */
+#define ABSDIFF(UT, a, b) ((a) < (b) ? (UT)((UT)(b) - (UT)(a)) : (UT)((UT)(a) - (UT)(b)))
+H_TER(sad_u16, uint16_t, uint16_t, uint16_t, uint16_t, c + ABSDIFF(uint16_t, a, b))
+H_TER(sad_s16, int16_t, int16_t, uint16_t, uint16_t, c + ABSDIFF(uint16_t, a, b))
+H_TER(sad_u32, uint32_t, uint32_t, uint32_t, uint32_t, c + ABSDIFF(uint32_t, a, b))
+H_TER(sad_s32, int32_t, int32_t, uint32_t, uint32_t, c + ABSDIFF(uint32_t, a, b))
+H_TER(sad_u64, uint64_t, uint64_t, uint64_t, uint64_t, c + ABSDIFF(uint64_t, a, b))
+H_TER(sad_s64, int64_t, int64_t, uint64_t, uint64_t, c + ABSDIFF(uint64_t, a, b))
+static const Handler sad_h[2][3] = { { h_sad_u16, h_sad_u32, h_sad_u64 },
+                                     { h_sad_s16, h_sad_s32, h_sad_s64 } };
+
+/* ---------------------------------------------------------------- bit counting and reversal */
+
+H_UN(popc_32, uint32_t, uint32_t, __builtin_popcount(a))
+H_UN(popc_64, uint64_t, uint32_t, __builtin_popcountll(a))
+H_UN(clz_32, uint32_t, uint32_t, a ? __builtin_clz(a) : 32)
+H_UN(clz_64, uint64_t, uint32_t, a ? __builtin_clzll(a) : 64)
+
+static inline uint64_t brev64(uint64_t x)
+{
+    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+    x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
+    return __builtin_bswap64(x);
+}
+H_UN(brev_32, uint32_t, uint32_t, brev64(a) >> 32)
+H_UN(brev_64, uint64_t, uint64_t, brev64(a))
+
+/* bfind: position of the most significant non-sign bit (a negative signed input is
+ * complemented first); 0xffffffff when there is none; .shiftamt gives msb - position. */
+static inline uint32_t bfind(uint64_t a, int msb, int sgn, int shiftamt)
+{
+    if (sgn && ((a >> msb) & 1)) a = ~a & (msb == 63 ? ~0ull : (1ull << (msb + 1)) - 1);
+    if (!a) return 0xffffffffu;
+    uint32_t pos = 63u - (uint32_t)__builtin_clzll(a);
+    return shiftamt ? (uint32_t)msb - pos : pos;
+}
+H_UN(bfind_u32, uint32_t, uint32_t, bfind(a, 31, 0, 0))
+H_UN(bfind_s32, uint32_t, uint32_t, bfind(a, 31, 1, 0))
+H_UN(bfind_u64, uint64_t, uint32_t, bfind(a, 63, 0, 0))
+H_UN(bfind_s64, uint64_t, uint32_t, bfind(a, 63, 1, 0))
+H_UN(bfind_sa_u32, uint32_t, uint32_t, bfind(a, 31, 0, 1))
+H_UN(bfind_sa_s32, uint32_t, uint32_t, bfind(a, 31, 1, 1))
+H_UN(bfind_sa_u64, uint64_t, uint32_t, bfind(a, 63, 0, 1))
+H_UN(bfind_sa_s64, uint64_t, uint32_t, bfind(a, 63, 1, 1))
+/* [shiftamt][signed][32/64] */
+static const Handler bfind_h[2][2][2] = {
+    { { h_bfind_u32, h_bfind_u64 }, { h_bfind_s32, h_bfind_s64 } },
+    { { h_bfind_sa_u32, h_bfind_sa_u64 }, { h_bfind_sa_s32, h_bfind_sa_s64 } } };
+
+/* fns: the n-th set bit of mask counting from base (towards bit 31 for a positive offset,
+ * towards bit 0 for a negative one; offset 0 tests bit base itself). A base above 31 is
+ * undefined in PTX: we answer "not found" (0xffffffff); to be checked on hardware. */
+static inline uint32_t fns(uint32_t m, uint32_t base, int32_t off)
+{
+    if (base > 31) return 0xffffffffu;
+    if (off == 0) return (m >> base) & 1 ? base : 0xffffffffu;
+    uint32_t count = (off > 0 ? (uint32_t)off : 0u - (uint32_t)off) - 1;
+    int inc = off > 0 ? 1 : -1;
+    for (int pos = (int)base; pos >= 0 && pos < 32; pos += inc)
+        if ((m >> pos) & 1) {
+            if (count == 0) return (uint32_t)pos;
+            count--;
+        }
+    return 0xffffffffu;
+}
+H_TER(fns_b32, uint32_t, uint32_t, int32_t, uint32_t, fns(a, b, c))
+
+/* ---------------------------------------------------------------- bit fields */
+
+static inline uint64_t low_mask(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+
+/* bfe: extract len bits at pos (both taken mod 256); signed types fill with the field's top
+ * bit, or with bit msb when the field runs past it. */
+static inline uint64_t bfe(uint64_t a, uint32_t b, uint32_t c, int msb, int sgn)
+{
+    unsigned pos = b & 0xff, len = c & 0xff;
+    if (len == 0) return 0;
+    a &= low_mask((unsigned)msb + 1);
+    uint64_t sbit = sgn ? (a >> (pos + len - 1 < (unsigned)msb ? pos + len - 1 : (unsigned)msb)) & 1 : 0;
+    if (pos > (unsigned)msb) return sbit ? low_mask((unsigned)msb + 1) : 0;
+    unsigned n = len < (unsigned)msb + 1 - pos ? len : (unsigned)msb + 1 - pos;
+    uint64_t m = low_mask(n), v = (a >> pos) & m;
+    return (sbit ? v | ~m : v) & low_mask((unsigned)msb + 1);
+}
+H_TER(bfe_u32, uint32_t, uint32_t, uint32_t, uint32_t, bfe(a, b, c, 31, 0))
+H_TER(bfe_s32, uint32_t, uint32_t, uint32_t, uint32_t, bfe(a, b, c, 31, 1))
+H_TER(bfe_u64, uint64_t, uint32_t, uint32_t, uint64_t, bfe(a, b, c, 63, 0))
+H_TER(bfe_s64, uint64_t, uint32_t, uint32_t, uint64_t, bfe(a, b, c, 63, 1))
+
+/* bfi: insert the low len bits of a into b at pos; nothing past msb is written. */
+static inline uint64_t bfi(uint64_t a, uint64_t b, uint32_t c, uint32_t e, int msb)
+{
+    unsigned pos = c & 0xff, len = e & 0xff;
+    if (len == 0 || pos > (unsigned)msb) return b;
+    unsigned n = len < (unsigned)msb + 1 - pos ? len : (unsigned)msb + 1 - pos;
+    uint64_t m = low_mask(n) << pos;
+    return (b & ~m) | ((a << pos) & m);
+}
+H_QUAD(bfi_b32, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bfi(a, b, c, e, 31))
+H_QUAD(bfi_b64, uint64_t, uint64_t, uint32_t, uint32_t, uint64_t, bfi(a, b, c, e, 63))
+
+/* bmsk: b bits of ones starting at bit a (PTX ISA pseudo-code, .clamp or .wrap). */
+static inline uint32_t bmsk(uint32_t a, uint32_t b, int clamp)
+{
+    uint32_t a1 = a & 0x1f, b1 = b & 0x1f, sum = a1 + b1;
+    uint32_t mask0 = ~0u << a1, mask1 = sum >= 32 ? 0 : ~0u << sum;
+    int over = sum >= 32;
+    if (clamp && a >= 32) { over = 1; mask0 = 0; }
+    if (clamp && b >= 32) over = 1;
+    if (over) mask1 = 0;
+    else if (b1 == 0) mask1 = ~0u;
+    return mask0 & ~mask1;
+}
+H_BIN(bmsk_clamp, uint32_t, uint32_t, uint32_t, bmsk(a, b, 1))
+H_BIN(bmsk_wrap, uint32_t, uint32_t, uint32_t, bmsk(a, b, 0))
+
+/* szext: keep the low N = b bits of a, sign- or zero-extended (PTX ISA pseudo-code). */
+static inline uint32_t szext(uint32_t a, uint32_t b, int clamp, int sgn)
+{
+    uint32_t b1 = b & 0x1f;
+    int too_large = b >= 32 && clamp;
+    uint32_t mask = too_large ? 0 : ~0u << b1;
+    int sbit = (b1 == 0 || too_large || !sgn) ? 0 : (a >> ((b1 - 1) & 0x1f)) & 1;
+    return (a & ~mask) | (sbit ? mask : 0);
+}
+H_BIN(szext_clamp_u32, uint32_t, uint32_t, uint32_t, szext(a, b, 1, 0))
+H_BIN(szext_clamp_s32, uint32_t, uint32_t, uint32_t, szext(a, b, 1, 1))
+H_BIN(szext_wrap_u32, uint32_t, uint32_t, uint32_t, szext(a, b, 0, 0))
+H_BIN(szext_wrap_s32, uint32_t, uint32_t, uint32_t, szext(a, b, 0, 1))
+
+/* ---------------------------------------------------------------- dot products */
+
+static inline int32_t byte_x(uint32_t v, int i, int sgn)
+{
+    uint32_t x = (v >> (8 * i)) & 0xff;
+    return sgn ? (int32_t)(int8_t)x : (int32_t)x;
+}
+static inline int32_t half_x(uint32_t v, int i, int sgn)
+{
+    uint32_t x = (v >> (16 * i)) & 0xffff;
+    return sgn ? (int32_t)(int16_t)x : (int32_t)x;
+}
+/* Products of bytes fit in 32 bits; the sum wraps modulo 2^32 like the GPU's. */
+static inline uint32_t dp4a(uint32_t a, uint32_t b, uint32_t c, int sa, int sb)
+{
+    uint32_t d = c;
+    for (int i = 0; i < 4; i++) d += (uint32_t)(byte_x(a, i, sa) * byte_x(b, i, sb));
+    return d;
+}
+static inline uint32_t dp2a(uint32_t a, uint32_t b, uint32_t c, int sa, int sb, int hi)
+{
+    uint32_t d = c;
+    for (int i = 0; i < 2; i++)
+        d += (uint32_t)((int64_t)half_x(a, i, sa) * byte_x(b, 2 * hi + i, sb));
+    return d;
+}
+#define DP4A(sfx, SA, SB) H_TER(dp4a_##sfx, uint32_t, uint32_t, uint32_t, uint32_t, dp4a(a, b, c, SA, SB))
+#define DP2A(sfx, SA, SB, HI) \
+    H_TER(dp2a_##sfx, uint32_t, uint32_t, uint32_t, uint32_t, dp2a(a, b, c, SA, SB, HI))
+DP4A(uu, 0, 0) DP4A(us, 0, 1) DP4A(su, 1, 0) DP4A(ss, 1, 1)
+DP2A(lo_uu, 0, 0, 0) DP2A(lo_us, 0, 1, 0) DP2A(lo_su, 1, 0, 0) DP2A(lo_ss, 1, 1, 0)
+DP2A(hi_uu, 0, 0, 1) DP2A(hi_us, 0, 1, 1) DP2A(hi_su, 1, 0, 1) DP2A(hi_ss, 1, 1, 1)
+static const Handler dp4a_h[2][2] = { { h_dp4a_uu, h_dp4a_us }, { h_dp4a_su, h_dp4a_ss } };
+static const Handler dp2a_h[2][2][2] = {
+    { { h_dp2a_lo_uu, h_dp2a_lo_us }, { h_dp2a_lo_su, h_dp2a_lo_ss } },
+    { { h_dp2a_hi_uu, h_dp2a_hi_us }, { h_dp2a_hi_su, h_dp2a_hi_ss } } };
+
+/* ---------------------------------------------------------------- binders */
+
+/* An integer type (.uN/.sN) of 16, 32 or 64 bits, or -1. */
+static int int_ix(int t) { return ty_is_int(t) ? wix(t) : -1; }
+
+/* Exactly one of .lo/.hi/.wide; 0 = lo, 1 = hi, 2 = wide, -1 none or several. */
+static int mul_mode(const InstDesc *d, int allow_default_lo)
+{
+    int lo = desc_has(d, MOD_LO), hi = desc_has(d, MOD_HI), wide = desc_has(d, MOD_WIDE);
+    if (lo + hi + wide > 1) return -1;
+    if (hi) return 1;
+    if (wide) return 2;
+    return lo || allow_default_lo ? 0 : -1;
+}
+
+const char *bind_int_add(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 2);
+    int t = d->types[0], k = int_ix(t);
+    if (e) return e;
+    if (k < 0) return "add: unsupported integer type";
+    if (desc_has(d, MOD_CC)) {
+        if (desc_has(d, MOD_SAT)) return "add: .sat cannot be combined with .cc";
+        return carry_pick(in, d, addk_32_cc, addk_64_cc, 0, 1);
+    }
+    if (desc_has(d, MOD_SAT))
+        return set_fn(in, t == TY_S32 ? h_add_sat_s32 : NULL, "add.sat needs type .s32");
+    in->fn = add_h[k];
+    return NULL;
+}
+
+const char *bind_int_sub(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 2);
+    int t = d->types[0], k = int_ix(t);
+    if (e) return e;
+    if (k < 0) return "sub: unsupported integer type";
+    if (desc_has(d, MOD_CC)) {
+        if (desc_has(d, MOD_SAT)) return "sub: .sat cannot be combined with .cc";
+        return carry_pick(in, d, subk_32_cc, subk_64_cc, 0, 1);
+    }
+    if (desc_has(d, MOD_SAT))
+        return set_fn(in, t == TY_S32 ? h_sub_sat_s32 : NULL, "sub.sat needs type .s32");
+    in->fn = sub_h[k];
+    return NULL;
+}
+
+const char *bind_int_mul(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 2);
+    int t = d->types[0], k = int_ix(t), m = mul_mode(d, 0), s = ty_is_signed(t);
+    if (e) return e;
+    if (k < 0) return "mul: unsupported integer type";
+    if (m < 0) return "mul needs exactly one of .lo, .hi, .wide";
+    if (m == 0) in->fn = mul_lo_h[k];
+    else if (m == 1) in->fn = mul_hi_h[s][k];
+    else return set_fn(in, mul_wide_h[s][k], "mul.wide needs a 16- or 32-bit type");
+    return NULL;
+}
+
+const char *bind_int_mad(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 3);
+    int t = d->types[0], k = int_ix(t), m = mul_mode(d, 0), s = ty_is_signed(t);
+    if (e) return e;
+    if (k < 0) return "mad: unsupported integer type";
+    if (m < 0) return "mad needs exactly one of .lo, .hi, .wide";
+    if (desc_has(d, MOD_CC)) {
+        if (m == 2 || desc_has(d, MOD_SAT)) return "mad.cc allows only .lo or .hi";
+        return carry_pick(in, d, m == 0 ? madk_lo_32_cc : s ? madk_hi_s32_cc : madk_hi_u32_cc,
+                          m == 0 ? madk_lo_64_cc : s ? madk_hi_s64_cc : madk_hi_u64_cc, 0, 1);
+    }
+    if (desc_has(d, MOD_SAT))
+        return set_fn(in, m == 1 && t == TY_S32 ? h_mad_hi_sat_s32 : NULL,
+                      "mad.sat exists only as mad.hi.sat.s32");
+    if (m == 0) in->fn = mad_lo_h[k];
+    else if (m == 1) in->fn = mad_hi_h[s][k];
+    else return set_fn(in, mad_wide_h[s][k], "mad.wide needs a 16- or 32-bit type");
+    return NULL;
+}
+
+const char *bind_addc(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 2);
+    return e ? e : carry_pick(in, d, addk_32_cc, addk_64_cc, 1, desc_has(d, MOD_CC));
+}
+
+const char *bind_subc(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 2);
+    return e ? e : carry_pick(in, d, subk_32_cc, subk_64_cc, 1, desc_has(d, MOD_CC));
+}
+
+const char *bind_madc(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 3);
+    int m = mul_mode(d, 1), s = ty_is_signed(d->types[0]);
+    if (e) return e;
+    if (m < 0 || m == 2) return "madc allows only .lo or .hi";
+    return carry_pick(in, d, m == 0 ? madk_lo_32_cc : s ? madk_hi_s32_cc : madk_hi_u32_cc,
+                      m == 0 ? madk_lo_64_cc : s ? madk_hi_s64_cc : madk_hi_u64_cc, 1,
+                      desc_has(d, MOD_CC));
+}
+
+/* div, rem, min, max, sad: one handler per signedness and width. */
+static const char *bind_sw(Inst *in, const InstDesc *d, const Handler tab[2][3], int ns,
+                           const char *msg)
+{
+    const char *e = need_ops(d, 1, ns);
+    int k = int_ix(d->types[0]);
+    if (e) return e;
+    if (k < 0) return msg;
+    in->fn = tab[ty_is_signed(d->types[0])][k];
+    return NULL;
+}
+
+const char *bind_int_div(Inst *in, const InstDesc *d)
+{
+    return bind_sw(in, d, div_h, 2, "div: unsupported integer type");
+}
+
+const char *bind_int_rem(Inst *in, const InstDesc *d)
+{
+    return bind_sw(in, d, rem_h, 2, "rem: unsupported integer type");
+}
+
+const char *bind_sad(Inst *in, const InstDesc *d)
+{
+    return bind_sw(in, d, sad_h, 3, "sad: unsupported integer type");
+}
+
+static const char *bind_minmax(Inst *in, const InstDesc *d, const Handler tab[2][3], Handler relu)
+{
+    if (desc_has(d, MOD_RELU)) {
+        const char *e = need_ops(d, 1, 2);
+        return e ? e : set_fn(in, d->types[0] == TY_S32 ? relu : NULL,
+                              "integer .relu is supported for .s32 only");
+    }
+    return bind_sw(in, d, tab, 2, "min/max: unsupported integer type (.u16x2/.s16x2 are "
+                   "not representable yet)");
+}
+
+const char *bind_int_min(Inst *in, const InstDesc *d)
+{
+    return bind_minmax(in, d, min_h, h_min_relu_s32);
+}
+
+const char *bind_int_max(Inst *in, const InstDesc *d)
+{
+    return bind_minmax(in, d, max_h, h_max_relu_s32);
+}
+
+const char *bind_int_abs(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 1);
+    if (e) return e;
+    if (!ty_is_signed(d->types[0]) || wix(d->types[0]) < 0) return "abs needs .s16, .s32 or .s64";
+    in->fn = abs_h[wix(d->types[0])];
+    return NULL;
+}
+
+const char *bind_int_neg(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 1);
+    if (e) return e;
+    if (!ty_is_signed(d->types[0]) || wix(d->types[0]) < 0) return "neg needs .s16, .s32 or .s64";
+    in->fn = neg_h[wix(d->types[0])];
+    return NULL;
+}
+
+/* mul24/mad24: .lo or .hi required, .u32 or .s32. */
+static const char *bind_24(Inst *in, const InstDesc *d, const Handler tab[2][2], int ns)
+{
+    const char *e = need_ops(d, 1, ns);
+    int t = d->types[0], hi = desc_has(d, MOD_HI);
+    if (e) return e;
+    if (t != TY_U32 && t != TY_S32) return "mul24/mad24 need type .u32 or .s32";
+    if (hi == desc_has(d, MOD_LO)) return "mul24/mad24 need exactly one of .lo, .hi";
+    in->fn = tab[hi][t == TY_S32];
+    return NULL;
+}
+
+const char *bind_mul24(Inst *in, const InstDesc *d)
+{
+    return bind_24(in, d, mul24_h, 2);
+}
+
+const char *bind_mad24(Inst *in, const InstDesc *d)
+{
+    if (desc_has(d, MOD_SAT)) {
+        const char *e = need_ops(d, 1, 3);
+        if (e) return e;
+        return set_fn(in, desc_has(d, MOD_HI) && d->types[0] == TY_S32 ? h_mad24_hi_sat_s32 : NULL,
+                      "mad24.sat exists only as mad24.hi.sat.s32");
+    }
+    return bind_24(in, d, mad24_h, 3);
+}
+
+/* popc, clz, brev: a 32- or 64-bit operand of any integer or bit type. */
+static const char *bind_w3264(Inst *in, const InstDesc *d, Handler h32, Handler h64, const char *msg)
+{
+    const char *e = need_ops(d, 1, 1);
+    int t = d->types[0], b = ty_bits(t);
+    if (e) return e;
+    if (!(ty_is_int(t) || ty_is_bits(t)) || (b != 32 && b != 64)) return msg;
+    in->fn = b == 32 ? h32 : h64;
+    return NULL;
+}
+
+const char *bind_popc(Inst *in, const InstDesc *d)
+{
+    return bind_w3264(in, d, h_popc_32, h_popc_64, "popc needs .b32 or .b64");
+}
+
+const char *bind_clz(Inst *in, const InstDesc *d)
+{
+    return bind_w3264(in, d, h_clz_32, h_clz_64, "clz needs .b32 or .b64");
+}
+
+const char *bind_brev(Inst *in, const InstDesc *d)
+{
+    return bind_w3264(in, d, h_brev_32, h_brev_64, "brev needs .b32 or .b64");
+}
+
+const char *bind_bfind(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 1);
+    int t = d->types[0], b = ty_bits(t);
+    if (e) return e;
+    if (!ty_is_int(t) || (b != 32 && b != 64)) return "bfind needs .u32, .s32, .u64 or .s64";
+    in->fn = bfind_h[desc_has(d, MOD_SHIFTAMT)][ty_is_signed(t)][b == 64];
+    return NULL;
+}
+
+const char *bind_fns(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 3);
+    if (e) return e;
+    if (ty_bits(d->types[0]) != 32 || ty_is_float(d->types[0])) return "fns needs .b32";
+    in->fn = h_fns_b32;
+    return NULL;
+}
+
+const char *bind_bfe(Inst *in, const InstDesc *d)
+{
+    static const Handler tab[2][2] = { { h_bfe_u32, h_bfe_u64 }, { h_bfe_s32, h_bfe_s64 } };
+    const char *e = need_ops(d, 1, 3);
+    int t = d->types[0], b = ty_bits(t);
+    if (e) return e;
+    if (!ty_is_int(t) || (b != 32 && b != 64)) return "bfe needs .u32, .s32, .u64 or .s64";
+    in->fn = tab[ty_is_signed(t)][b == 64];
+    return NULL;
+}
+
+const char *bind_bfi(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 4);
+    int t = d->types[0], b = ty_bits(t);
+    if (e) return e;
+    if (!(ty_is_bits(t) || ty_is_int(t)) || (b != 32 && b != 64)) return "bfi needs .b32 or .b64";
+    in->fn = b == 32 ? h_bfi_b32 : h_bfi_b64;
+    return NULL;
+}
+
+/* .clamp or .wrap, exactly one (bmsk, szext). */
+static int clamp_mode(const InstDesc *d)
+{
+    int c = desc_has(d, MOD_CLAMP), w = desc_has(d, MOD_WRAP);
+    return c == w ? -1 : c;
+}
+
+const char *bind_bmsk(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 2);
+    int c = clamp_mode(d);
+    if (e) return e;
+    if (d->types[0] != TY_B32) return "bmsk needs .b32";
+    if (c < 0) return "bmsk needs exactly one of .clamp, .wrap";
+    in->fn = c ? h_bmsk_clamp : h_bmsk_wrap;
+    return NULL;
+}
+
+const char *bind_szext(Inst *in, const InstDesc *d)
+{
+    const char *e = need_ops(d, 1, 2);
+    int c = clamp_mode(d), t = d->types[0];
+    if (e) return e;
+    if (t != TY_U32 && t != TY_S32) return "szext needs .u32 or .s32";
+    if (c < 0) return "szext needs exactly one of .clamp, .wrap";
+    in->fn = c ? (t == TY_S32 ? h_szext_clamp_s32 : h_szext_clamp_u32)
+               : (t == TY_S32 ? h_szext_wrap_s32 : h_szext_wrap_u32);
+    return NULL;
+}
+
+/* dp4a/dp2a: .atype.btype, each .u32 or .s32. */
+static int dp_types(const InstDesc *d, int *sa, int *sb)
+{
+    int a = d->types[0], b = d->types[1];
+    if (d->ntypes != 2 || (a != TY_U32 && a != TY_S32) || (b != TY_U32 && b != TY_S32)) return -1;
+    *sa = a == TY_S32;
+    *sb = b == TY_S32;
+    return 0;
+}
+
+const char *bind_dp4a(Inst *in, const InstDesc *d)
+{
+    int sa, sb;
+    const char *e = need_ops(d, 1, 3);
+    if (e) return e;
+    if (dp_types(d, &sa, &sb)) return "dp4a needs .atype.btype from .u32/.s32";
+    in->fn = dp4a_h[sa][sb];
+    return NULL;
+}
+
+const char *bind_dp2a(Inst *in, const InstDesc *d)
+{
+    int sa, sb, hi = desc_has(d, MOD_HI);
+    const char *e = need_ops(d, 1, 3);
+    if (e) return e;
+    if (dp_types(d, &sa, &sb)) return "dp2a needs .atype.btype from .u32/.s32";
+    if (hi == desc_has(d, MOD_LO)) return "dp2a needs exactly one of .lo, .hi";
+    in->fn = dp2a_h[hi][sa][sb];
+    return NULL;
+}

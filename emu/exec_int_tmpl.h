@@ -1,0 +1,139 @@
+/* exec_int_tmpl.h - handler templates and type helpers shared by exec_int.c and exec_cmp.c.
+ *
+ * Private to those two files. A template instance is one specialised handler: the operand
+ * C types and the lane expression are fixed at compile time, so a handler body is a single
+ * loop the compiler can vectorize when the whole warp runs (mask == FULL_MASK).
+ */
+#ifndef PTXEMU_EXEC_INT_TMPL_H
+#define PTXEMU_EXEC_INT_TMPL_H
+
+#include <stdint.h>
+#include <string.h>
+#include "exec.h"
+
+typedef unsigned __int128 u128;
+typedef __int128 s128;
+
+/* Run `body` for every lane of mask; the full-warp case is a plain counted loop so that
+ * gcc -O2 vectorizes the simple ones. `l` is the lane inside body. Rows are either the same
+ * row or disjoint, so lane l only ever touches index l of each row: no dependence crosses
+ * iterations, which ivdep tells gcc (without it -O2 will not add alias checks and keeps
+ * every loop scalar). */
+#define LANES(mask, ...) do { \
+        if ((mask) == FULL_MASK) { \
+            _Pragma("GCC ivdep") for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__; } \
+        } \
+        else { FOR_LANES(mask, l) { __VA_ARGS__; } } \
+    } while (0)
+
+/* One source: a (type TA) -> result stored as RT (unsigned, zero-extended into the row). */
+#define H_UN(name, TA, RT, expr) \
+static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
+{ \
+    uint64_t *d = ROW(w, in->d[0]); \
+    const uint64_t *A = ROW(w, in->s[0]); \
+    LANES(mask, TA a = (TA)A[l]; d[l] = (RT)(expr)); \
+    return STEP_NEXT; \
+}
+
+/* Two sources a (TA), b (TB). */
+#define H_BIN(name, TA, TB, RT, expr) \
+static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
+{ \
+    uint64_t *d = ROW(w, in->d[0]); \
+    const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]); \
+    LANES(mask, TA a = (TA)A[l]; TB b = (TB)B[l]; d[l] = (RT)(expr)); \
+    return STEP_NEXT; \
+}
+
+/* Three sources a (TA), b (TB), c (TC). */
+#define H_TER(name, TA, TB, TC, RT, expr) \
+static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
+{ \
+    uint64_t *d = ROW(w, in->d[0]); \
+    const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]), *C = ROW(w, in->s[2]); \
+    LANES(mask, TA a = (TA)A[l]; TB b = (TB)B[l]; TC c = (TC)C[l]; d[l] = (RT)(expr)); \
+    return STEP_NEXT; \
+}
+
+/* Four sources (bfi, lop3). */
+#define H_QUAD(name, TA, TB, TC, TE, RT, expr) \
+static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
+{ \
+    uint64_t *d = ROW(w, in->d[0]); \
+    const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]), *C = ROW(w, in->s[2]), \
+                   *E = ROW(w, in->s[3]); \
+    LANES(mask, TA a = (TA)A[l]; TB b = (TB)B[l]; TC c = (TC)C[l]; TE e = (TE)E[l]; \
+                d[l] = (RT)(expr)); \
+    return STEP_NEXT; \
+}
+
+/* Write the lanes of mask of predicate p from the bit mask v. */
+static inline void pred_put(Warp *w, uint32_t p, uint32_t mask, uint32_t v)
+{
+    w->P[p] = (w->P[p] & ~mask) | (v & mask);
+}
+
+/* Type helpers. */
+static inline int ty_bits(int t)
+{
+    switch (t) {
+    case TY_B8: case TY_U8: case TY_S8: return 8;
+    case TY_B16: case TY_U16: case TY_S16: case TY_F16: case TY_BF16: return 16;
+    case TY_B32: case TY_U32: case TY_S32: case TY_F32: case TY_F16X2: case TY_BF16X2:
+        return 32;
+    case TY_B64: case TY_U64: case TY_S64: case TY_F64: return 64;
+    default: return 0;
+    }
+}
+static inline int ty_is_signed(int t) { return t == TY_S8 || t == TY_S16 || t == TY_S32 || t == TY_S64; }
+static inline int ty_is_unsigned(int t) { return t == TY_U8 || t == TY_U16 || t == TY_U32 || t == TY_U64; }
+static inline int ty_is_bits(int t) { return t == TY_B8 || t == TY_B16 || t == TY_B32 || t == TY_B64; }
+/* An integer type of 16, 32 or 64 bits, signed or unsigned (not .bN). */
+static inline int ty_is_int(int t) { return ty_is_signed(t) || ty_is_unsigned(t); }
+
+/* Index 0..2 of the width 16/32/64 for handler tables, -1 otherwise. */
+static inline int wix(int t)
+{
+    switch (ty_bits(t)) { case 16: return 0; case 32: return 1; case 64: return 2; default: return -1; }
+}
+
+/* Common binder checks. */
+static inline const char *need_ops(const InstDesc *d, int nd, int ns)
+{
+    if (d->nd != nd || d->ns != ns) return "wrong number of operands";
+    return NULL;
+}
+
+/* Install a handler, or report the combination as unsupported. */
+static inline const char *set_fn(Inst *in, Handler h, const char *msg)
+{
+    if (!h) return msg;
+    in->fn = h;
+    return NULL;
+}
+
+/* Float views of row bits. */
+static inline float f32_of(uint64_t v)
+{
+    uint32_t u = (uint32_t)v; float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static inline double f64_of(uint64_t v)
+{
+    double f;
+    memcpy(&f, &v, sizeof f);
+    return f;
+}
+/* .ftz: a subnormal f32 input counts as a zero of the same sign. */
+static inline float f32_ftz(uint64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    if (!(u & 0x7f800000u)) u &= 0x80000000u;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+#endif

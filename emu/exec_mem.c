@@ -1,0 +1,284 @@
+/* exec_mem.c - ld/ldu, st, prefetch, cvta, isspacep and fence/membar.
+ *
+ * One handler per element kind and vector width; the state space is resolved per
+ * instruction by mem_warp_ptrs (memory.c), which checks the whole warp at once in the common
+ * case. The emulator keeps a single coherent copy of memory, so cache operators (.ca .cg .cs
+ * .lu .cv .nc, .L1::*, .L2::*) and .volatile/.relaxed/.weak/.mmio only select plain
+ * accesses; .acquire and .release add the matching host fence.
+ */
+#include <string.h>
+#include "exec.h"
+#include "memory.h"
+
+enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st */
+
+/* ---- ld / ldu: one handler per (element type, vector width) ---- */
+
+/* Loads write whole 64-bit rows: converting T to uint64_t zero-extends unsigned types and
+ * sign-extends signed ones, as ld.s8/.s16 into a wider register requires. */
+#define DEF_LD(K, T, V)                                                              \
+    static int ld_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
+    {                                                                                \
+        uint8_t *p[WARP_SIZE];                                                       \
+        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_READ, p)) return STEP_FAULT; \
+        for (int e = 0; e < V; e++) {                                                \
+            uint64_t *d = ROW(w, in->d[e]);                                          \
+            FOR_LANES(mask, l) {                                                     \
+                T v;                                                                 \
+                memcpy(&v, p[l] + e * sizeof(T), sizeof v);                          \
+                d[l] = (uint64_t)v;                                                  \
+            }                                                                        \
+        }                                                                            \
+        if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
+        return STEP_NEXT;                                                            \
+    }
+#define DEF_LD_ALL(K, T) DEF_LD(K, T, 1) DEF_LD(K, T, 2) DEF_LD(K, T, 4)
+DEF_LD_ALL(u8, uint8_t)
+DEF_LD_ALL(s8, int8_t)
+DEF_LD_ALL(u16, uint16_t)
+DEF_LD_ALL(s16, int16_t)
+DEF_LD_ALL(u32, uint32_t)
+DEF_LD_ALL(s32, int32_t)
+DEF_LD_ALL(u64, uint64_t)
+
+#define LD_ROW(K) { ld_##K##_v1, ld_##K##_v2, ld_##K##_v4 }
+enum { K_U8, K_S8, K_U16, K_S16, K_U32, K_S32, K_U64, K_COUNT };
+static const Handler ld_fn[K_COUNT][3] = {
+    LD_ROW(u8), LD_ROW(s8), LD_ROW(u16), LD_ROW(s16), LD_ROW(u32), LD_ROW(s32), LD_ROW(u64)
+};
+
+/* ---- st: one handler per (element size, vector width); lanes store in lane order, so
+ * when lanes write the same address the highest lane's value stays ---- */
+
+#define DEF_ST(T, V)                                                                 \
+    static int st_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
+    {                                                                                \
+        uint8_t *p[WARP_SIZE];                                                       \
+        const uint64_t *s[V];                                                        \
+        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_WRITE, p)) return STEP_FAULT; \
+        for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
+        if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
+        FOR_LANES(mask, l) {                                                         \
+            for (int e = 0; e < V; e++) {                                            \
+                T v = (T)s[e][l];                                                    \
+                memcpy(p[l] + e * sizeof(T), &v, sizeof v);                          \
+            }                                                                        \
+        }                                                                            \
+        return STEP_NEXT;                                                            \
+    }
+#define DEF_ST_ALL(T) DEF_ST(T, 1) DEF_ST(T, 2) DEF_ST(T, 4)
+DEF_ST_ALL(uint8_t)
+DEF_ST_ALL(uint16_t)
+DEF_ST_ALL(uint32_t)
+DEF_ST_ALL(uint64_t)
+
+#define ST_ROW(T) { st_##T##_v1, st_##T##_v2, st_##T##_v4 }
+static const Handler st_fn[4][3] = {
+    ST_ROW(uint8_t), ST_ROW(uint16_t), ST_ROW(uint32_t), ST_ROW(uint64_t)
+};
+
+/* ---- binders of ld and st ---- */
+
+/* Element kind of a load type, or -1. Halves load as their bits. */
+static int ld_kind(int t)
+{
+    switch (t) {
+    case TY_B8: case TY_U8: return K_U8;
+    case TY_S8: return K_S8;
+    case TY_B16: case TY_U16: case TY_F16: case TY_BF16: return K_U16;
+    case TY_S16: return K_S16;
+    case TY_B32: case TY_U32: case TY_F32: case TY_F16X2: case TY_BF16X2: return K_U32;
+    case TY_S32: return K_S32;
+    case TY_B64: case TY_U64: case TY_S64: case TY_F64: return K_U64;
+    default: return -1;
+    }
+}
+
+static int vec_index(int vec) { return vec == 1 ? 0 : vec == 2 ? 1 : vec == 4 ? 2 : -1; }
+
+/* The space the handler resolves in: frame-relative operands live in local memory (the
+ * translator marks them IF_FRAME), and no space named means generic. */
+static const char *bind_space(Inst *in, const InstDesc *d, const char *op)
+{
+    int sp = (in->flags & IF_FRAME) ? SP_LOCAL : d->space;
+    switch (sp) {
+    case SP_NONE: case SP_GENERIC: in->space = SP_GENERIC; return NULL;
+    case SP_GLOBAL: case SP_SHARED: case SP_SHARED_CLUSTER: case SP_LOCAL: case SP_CONST:
+    case SP_PARAM:
+        in->space = (uint8_t)sp;
+        return NULL;
+    default:
+        return op[0] == 'l' ? "unsupported state space for ld" : "unsupported state space for st";
+    }
+}
+
+/* Shared checks of ld and st: vector width, address operand, and the ordering fence. */
+static const char *bind_access(Inst *in, const InstDesc *d, int nvals, int is_ld)
+{
+    if (d->types[0] == TY_B128)
+        return is_ld ? "ld.b128 is not supported (registers are 64-bit rows)"
+                     : "st.b128 is not supported (registers are 64-bit rows)";
+    if (d->vec == 8)
+        return is_ld ? "ld.v8 is not supported (sm_100 and later)"
+                     : "st.v8 is not supported (sm_100 and later)";
+    if (vec_index(d->vec) < 0) return "bad vector width";
+    if (!d->has_addr) return is_ld ? "ld needs an address operand [a]" : "st needs an address operand [a]";
+    if (nvals < d->vec) return "too few vector elements for the vector width";
+    if (desc_has(d, MOD_RELEASE) && is_ld) return "ld cannot be .release";
+    if (desc_has(d, MOD_ACQUIRE) && !is_ld) return "st cannot be .acquire";
+    in->vec = (uint8_t)d->vec;
+    in->aux8 = desc_has(d, MOD_ACQUIRE) ? MO_ACQUIRE : desc_has(d, MOD_RELEASE) ? MO_RELEASE : 0;
+    return bind_space(in, d, is_ld ? "ld" : "st");
+}
+
+const char *bind_ld(Inst *in, const InstDesc *d)
+{
+    const char *err = bind_access(in, d, d->nd, 1);
+    if (err) return err;
+    int k = ld_kind(d->types[0]);
+    if (k < 0) return "unsupported type for ld";
+    in->fn = ld_fn[k][vec_index(d->vec)];
+    return NULL;
+}
+
+const char *bind_st(Inst *in, const InstDesc *d)
+{
+    const char *err = bind_access(in, d, d->ns, 0);
+    if (err) return err;
+    int k = ld_kind(d->types[0]);
+    if (k < 0) return "unsupported type for st";
+    static const int size_index[K_COUNT] = { 0, 0, 1, 1, 2, 2, 3 };
+    in->fn = st_fn[size_index[k]][vec_index(d->vec)];
+    return NULL;
+}
+
+/* ---- prefetch, prefetchu ----
+ * A prefetch only warms caches; the GPU drops prefetches of invalid addresses instead of
+ * faulting, and the emulator has no caches, so executing one has no effect at all. */
+static int h_prefetch(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)w; (void)in; (void)mask;
+    return STEP_NEXT;
+}
+
+const char *bind_prefetch(Inst *in, const InstDesc *d)
+{
+    if (!d->has_addr) return "prefetch needs an address operand [a]";
+    in->fn = h_prefetch;
+    return NULL;
+}
+
+/* ---- cvta: generic = window + offset for shared and local; global, const and param
+ * addresses are arena addresses, already generic. The binder folds the window into imm, so
+ * d = src + imm (+ frame pointer), truncated for .u32. ---- */
+
+static int cvta_u64(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *a = ROW(w, in->base);
+    uint64_t k = (uint64_t)in->imm;
+    FOR_LANES(mask, l) d[l] = a[l] + k;
+    return STEP_NEXT;
+}
+
+static int cvta_u32(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *a = ROW(w, in->base);
+    uint64_t k = (uint64_t)in->imm;
+    FOR_LANES(mask, l) d[l] = (uint32_t)(a[l] + k);
+    return STEP_NEXT;
+}
+
+static int cvta_frame(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *a = ROW(w, in->base);
+    uint64_t k = (uint64_t)in->imm, trunc = in->t == TY_U32 ? 0xffffffffull : ~0ull;
+    FOR_LANES(mask, l) d[l] = (a[l] + k + w->fp[l]) & trunc;
+    return STEP_NEXT;
+}
+
+const char *bind_cvta(Inst *in, const InstDesc *d)
+{
+    int t = d->types[0];
+    if (t != TY_U32 && t != TY_U64 && t != TY_B32 && t != TY_B64)
+        return "cvta needs .u32 or .u64";
+    uint64_t window;
+    switch (d->space) {
+    case SP_GLOBAL: case SP_CONST: case SP_PARAM: window = 0; break;
+    case SP_SHARED: case SP_SHARED_CLUSTER: window = SHARED_WINDOW; break;
+    case SP_LOCAL: window = LOCAL_WINDOW; break;
+    default: return "cvta needs a state space (.global .shared .local .const .param)";
+    }
+    if (d->nd < 1) return "cvta needs a destination";
+    if (!d->has_addr) {                /* register or variable source: value + 0 */
+        if (d->ns < 1) return "cvta needs a source";
+        in->base = in->s[0];
+        in->imm = 0;
+    }
+    in->imm += (int64_t)(desc_has(d, MOD_TO) ? 0 - window : window);
+    int is32 = t == TY_U32 || t == TY_B32;
+    in->t = is32 ? TY_U32 : TY_U64;
+    in->fn = (in->flags & IF_FRAME) ? cvta_frame : is32 ? cvta_u32 : cvta_u64;
+    return NULL;
+}
+
+/* ---- isspacep: which window a generic address is in. The .param window (kernel
+ * parameters) lies inside .global, as the PTX ISA says; .const is the module-variable
+ * blocks (module .global variables too: the arena does not tell them apart). ---- */
+
+static int in_kind(uint64_t a, int want)
+{
+    int kind;
+    return mem_find(a, NULL, &kind) && kind == want;
+}
+
+#define DEF_ISSPACEP(NAME, TEST)                                                     \
+    static int isspacep_##NAME(Warp *w, const Inst *in, uint32_t mask)              \
+    {                                                                                \
+        const uint64_t *a = ROW(w, in->s[0]);                                        \
+        uint32_t r = 0;                                                              \
+        FOR_LANES(mask, l) {                                                         \
+            uint64_t x = a[l];                                                       \
+            r |= (uint32_t)(TEST) << l;                                              \
+        }                                                                            \
+        uint32_t *p = &w->P[in->d[0]];                                               \
+        *p = (*p & ~mask) | r;                                                       \
+        return STEP_NEXT;                                                            \
+    }
+DEF_ISSPACEP(global, x - SHARED_WINDOW >= WINDOW_SIZE && x - LOCAL_WINDOW >= WINDOW_SIZE)
+DEF_ISSPACEP(shared, x - SHARED_WINDOW < WINDOW_SIZE)
+DEF_ISSPACEP(local, x - LOCAL_WINDOW < WINDOW_SIZE)
+DEF_ISSPACEP(const, in_kind(x, MEM_MODULE))
+DEF_ISSPACEP(param, in_kind(x, MEM_PARAM))
+
+const char *bind_isspacep(Inst *in, const InstDesc *d)
+{
+    if (d->nd < 1 || d->ns < 1) return "isspacep needs a predicate and an address";
+    switch (d->space) {
+    case SP_GLOBAL: in->fn = isspacep_global; return NULL;
+    case SP_SHARED: case SP_SHARED_CLUSTER: in->fn = isspacep_shared; return NULL;
+    case SP_LOCAL: in->fn = isspacep_local; return NULL;
+    case SP_CONST: in->fn = isspacep_const; return NULL;
+    case SP_PARAM: in->fn = isspacep_param; return NULL;
+    default: return "isspacep needs .global .shared .local .const or .param";
+    }
+}
+
+/* ---- fence, membar: every form is a full host fence. Worker threads run CTAs in parallel
+ * on one coherent memory, so a seq_cst fence gives every scope and every proxy the ordering
+ * the program asked for. ---- */
+static int h_fence(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)w; (void)in; (void)mask;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return STEP_NEXT;
+}
+
+const char *bind_fence(Inst *in, const InstDesc *d)
+{
+    (void)d;
+    in->fn = h_fence;
+    return NULL;
+}

@@ -1,0 +1,239 @@
+/* exec_warp.c - warp-level operations: shfl.sync, vote.sync, match.sync, redux.sync and
+ * activemask.
+ *
+ * Every .sync form first waits (warp_converge, engine.c) until all live lanes of membermask
+ * execute it together; the operation then runs once for the whole group. The group of a
+ * result is mask & membermask: lanes outside membermask make the instruction undefined in
+ * PTX, so they simply contribute nothing. The pre-sm_70 forms without .sync are rejected.
+ */
+#include "exec.h"
+
+/* membermask as the first executing lane sees it (an immediate is a constant row). */
+static inline uint32_t members_of(Warp *w, uint32_t row, uint32_t mask)
+{
+    return (uint32_t)ROW(w, row)[__builtin_ctz(mask)];
+}
+
+static inline void set_pred(Warp *w, uint32_t p, uint32_t mask, uint32_t bits)
+{
+    w->P[p] = (w->P[p] & ~mask) | (bits & mask);
+}
+
+#define CONVERGE(members)                                                            \
+    do {                                                                             \
+        int r_ = warp_converge(w, in, mask, (members));                              \
+        if (r_) return r_;                                                           \
+    } while (0)
+
+/* ---- shfl.sync.mode.b32 d[|p], a, b, c, membermask ----
+ * The source lane j follows the PTX ISA pseudo-code: c[4:0] is the clamp, c[12:8] the
+ * segment mask. Out of range (pval false), a lane keeps its own a. An in-range source lane
+ * that is not executing is undefined in PTX; like the hardware's register file, the
+ * emulator returns that lane's current value of a. */
+enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
+
+static inline int shfl_run(Warp *w, const Inst *in, uint32_t mask, int mode)
+{
+    CONVERGE(members_of(w, in->s[3], mask));
+    const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
+    uint64_t *d = ROW(w, in->d[0]);
+    uint32_t src[WARP_SIZE], out[WARP_SIZE], pv = 0;
+    for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)a[l];   /* d may be a */
+    FOR_LANES(mask, l) {
+        int bval = (int)(b[l] & 31), cval = (int)(c[l] & 31), seg = (int)((c[l] >> 8) & 31);
+        int maxl = (l & seg) | (cval & ~seg), minl = l & seg, j, ok;
+        switch (mode) {
+        case SH_UP:   j = l - bval; ok = j >= maxl; break;
+        case SH_DOWN: j = l + bval; ok = j <= maxl; break;
+        case SH_BFLY: j = l ^ bval; ok = j <= maxl; break;
+        default:      j = minl | (bval & ~seg); ok = j <= maxl; break;
+        }
+        out[l] = src[ok ? j : l];
+        pv |= (uint32_t)ok << l;
+    }
+    FOR_LANES(mask, l) d[l] = out[l];
+    set_pred(w, in->d[1], mask, pv);
+    return STEP_NEXT;
+}
+
+static int shfl_up(Warp *w, const Inst *in, uint32_t m) { return shfl_run(w, in, m, SH_UP); }
+static int shfl_down(Warp *w, const Inst *in, uint32_t m) { return shfl_run(w, in, m, SH_DOWN); }
+static int shfl_bfly(Warp *w, const Inst *in, uint32_t m) { return shfl_run(w, in, m, SH_BFLY); }
+static int shfl_idx(Warp *w, const Inst *in, uint32_t m) { return shfl_run(w, in, m, SH_IDX); }
+
+const char *bind_shfl(Inst *in, const InstDesc *d)
+{
+    if (!desc_has(d, MOD_SYNC)) return "shfl without .sync is not supported on sm_70 and later";
+    int t = d->types[0];
+    if (t != TY_B32 && t != TY_U32 && t != TY_S32 && t != TY_F32) return "shfl needs .b32";
+    if (d->nd < 1 || d->ns < 4) return "shfl.sync needs d[|p], a, b, c, membermask";
+    if (d->nd < 2) in->d[1] = PRED_SINK;
+    if (desc_has(d, MOD_UP)) in->fn = shfl_up;
+    else if (desc_has(d, MOD_DOWN)) in->fn = shfl_down;
+    else if (desc_has(d, MOD_BFLY)) in->fn = shfl_bfly;
+    else if (desc_has(d, MOD_IDX)) in->fn = shfl_idx;
+    else return "shfl needs .up, .down, .bfly or .idx";
+    return NULL;
+}
+
+/* ---- vote.sync.{all,any,uni}.pred d, a, membermask; vote.sync.ballot.b32 d, a, mask ---- */
+
+static inline uint32_t vote_in(Warp *w, const Inst *in)
+{
+    return w->P[in->s[0]] ^ ((in->flags & IF_NEG_C) ? 0xffffffffu : 0);
+}
+
+#define DEF_VOTE(NAME, RESULT)                                                       \
+    static int vote_##NAME(Warp *w, const Inst *in, uint32_t mask)                   \
+    {                                                                                \
+        uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;                \
+        CONVERGE(mm);                                                                \
+        uint32_t t = vote_in(w, in) & grp;                                           \
+        set_pred(w, in->d[0], mask, (RESULT) ? mask : 0);                            \
+        return STEP_NEXT;                                                            \
+    }
+DEF_VOTE(all, t == grp)
+DEF_VOTE(any, t != 0)
+DEF_VOTE(uni, t == grp || t == 0)
+
+static int vote_ballot(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;
+    CONVERGE(mm);
+    uint32_t t = vote_in(w, in) & grp;
+    uint64_t *d = ROW(w, in->d[0]);
+    FOR_LANES(mask, l) d[l] = t;
+    return STEP_NEXT;
+}
+
+const char *bind_vote(Inst *in, const InstDesc *d)
+{
+    if (!desc_has(d, MOD_SYNC)) return "vote without .sync is not supported on sm_70 and later";
+    if (d->nd < 1 || d->ns < 2) return "vote.sync needs d, a, membermask";
+    int ballot = desc_has(d, MOD_BALLOT);
+    int t = d->types[0];
+    if (ballot ? (t != TY_B32 && t != TY_U32) : t != TY_PRED)
+        return ballot ? "vote.ballot needs .b32" : "vote.all/.any/.uni need .pred";
+    if (ballot) in->fn = vote_ballot;
+    else if (desc_has(d, MOD_ALL)) in->fn = vote_all;
+    else if (desc_has(d, MOD_ANY)) in->fn = vote_any;
+    else if (desc_has(d, MOD_UNI)) in->fn = vote_uni;
+    else return "vote needs .all, .any, .uni or .ballot";
+    return NULL;
+}
+
+/* ---- match.any.sync.bN d, a, membermask; match.all.sync.bN d[|p], a, membermask ---- */
+
+#define DEF_MATCH(T)                                                                 \
+    static int match_any_##T(Warp *w, const Inst *in, uint32_t mask)                 \
+    {                                                                                \
+        uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;                \
+        CONVERGE(mm);                                                                \
+        const uint64_t *a = ROW(w, in->s[0]);                                        \
+        uint32_t res[WARP_SIZE] = {0};                                               \
+        for (uint32_t todo = grp; todo;) {      /* one pass per distinct value */    \
+            T v = (T)a[__builtin_ctz(todo)];                                         \
+            uint32_t eq = 0;                                                         \
+            FOR_LANES(todo, k) if ((T)a[k] == v) eq |= 1u << k;                      \
+            FOR_LANES(eq, k) res[k] = eq;                                            \
+            todo &= ~eq;                                                             \
+        }                                                                            \
+        uint64_t *d = ROW(w, in->d[0]);                                              \
+        FOR_LANES(mask, l) d[l] = res[l];                                            \
+        return STEP_NEXT;                                                            \
+    }                                                                                \
+    static int match_all_##T(Warp *w, const Inst *in, uint32_t mask)                 \
+    {                                                                                \
+        uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;                \
+        CONVERGE(mm);                                                                \
+        const uint64_t *a = ROW(w, in->s[0]);                                        \
+        T v = (T)a[__builtin_ctz(mask)];                                             \
+        uint32_t same = 1;                                                           \
+        FOR_LANES(grp, l) same &= (T)a[l] == v;                                      \
+        uint64_t *d = ROW(w, in->d[0]);                                              \
+        FOR_LANES(mask, l) d[l] = same ? grp : 0;                                    \
+        set_pred(w, in->d[1], mask, same ? mask : 0);                                \
+        return STEP_NEXT;                                                            \
+    }
+DEF_MATCH(uint32_t)
+DEF_MATCH(uint64_t)
+
+const char *bind_match(Inst *in, const InstDesc *d)
+{
+    if (!desc_has(d, MOD_SYNC)) return "match needs .sync";
+    if (d->nd < 1 || d->ns < 2) return "match.sync needs d, a, membermask";
+    int t = d->types[0], wide;
+    if (t == TY_B32 || t == TY_U32 || t == TY_S32) wide = 0;
+    else if (t == TY_B64 || t == TY_U64 || t == TY_S64) wide = 1;
+    else return "match needs .b32 or .b64";
+    if (desc_has(d, MOD_ANY)) {
+        if (d->nd > 1) return "match.any has no predicate destination";
+        in->fn = wide ? match_any_uint64_t : match_any_uint32_t;
+    } else if (desc_has(d, MOD_ALL)) {
+        if (d->nd < 2) in->d[1] = PRED_SINK;
+        in->fn = wide ? match_all_uint64_t : match_all_uint32_t;
+    } else {
+        return "match needs .any or .all";
+    }
+    return NULL;
+}
+
+/* ---- redux.sync.op.type d, a, membermask (32-bit integers) ---- */
+
+#define DEF_REDUX(NAME, T, INIT, COMBINE)                                            \
+    static int redux_##NAME(Warp *w, const Inst *in, uint32_t mask)                  \
+    {                                                                                \
+        uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;                \
+        CONVERGE(mm);                                                                \
+        const uint64_t *a = ROW(w, in->s[0]);                                        \
+        T acc = (INIT);                                                              \
+        FOR_LANES(grp, l) {                                                          \
+            T x = (T)a[l];                                                           \
+            acc = (COMBINE);                                                         \
+        }                                                                            \
+        uint64_t *d = ROW(w, in->d[0]);                                              \
+        FOR_LANES(mask, l) d[l] = (uint32_t)acc;                                     \
+        return STEP_NEXT;                                                            \
+    }
+DEF_REDUX(add, uint32_t, 0, acc + x)
+DEF_REDUX(min_u32, uint32_t, UINT32_MAX, x < acc ? x : acc)
+DEF_REDUX(max_u32, uint32_t, 0, x > acc ? x : acc)
+DEF_REDUX(min_s32, int32_t, INT32_MAX, x < acc ? x : acc)
+DEF_REDUX(max_s32, int32_t, INT32_MIN, x > acc ? x : acc)
+DEF_REDUX(and, uint32_t, UINT32_MAX, acc & x)
+DEF_REDUX(or, uint32_t, 0, acc | x)
+DEF_REDUX(xor, uint32_t, 0, acc ^ x)
+
+const char *bind_redux(Inst *in, const InstDesc *d)
+{
+    if (!desc_has(d, MOD_SYNC)) return "redux needs .sync";
+    if (d->nd < 1 || d->ns < 2) return "redux.sync needs d, a, membermask";
+    int t = d->types[0];
+    if (t == TY_F32) return "redux.sync on .f32 needs sm_100a (this emulator is sm_90)";
+    int is_s = t == TY_S32, is_int = t == TY_U32 || t == TY_S32 || t == TY_B32;
+    if (!is_int) return "redux.sync needs .u32, .s32 or .b32";
+    if (desc_has(d, MOD_ADD)) in->fn = redux_add;
+    else if (desc_has(d, MOD_MIN)) in->fn = is_s ? redux_min_s32 : redux_min_u32;
+    else if (desc_has(d, MOD_MAX)) in->fn = is_s ? redux_max_s32 : redux_max_u32;
+    else if (desc_has(d, MOD_AND)) in->fn = redux_and;
+    else if (desc_has(d, MOD_OR)) in->fn = redux_or;
+    else if (desc_has(d, MOD_XOR)) in->fn = redux_xor;
+    else return "redux needs .add .min .max .and .or or .xor";
+    return NULL;
+}
+
+/* ---- activemask.b32 d: the lanes executing this instruction ---- */
+
+static int h_activemask(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    FOR_LANES(mask, l) d[l] = mask;
+    return STEP_NEXT;
+}
+
+const char *bind_activemask(Inst *in, const InstDesc *d)
+{
+    if (d->nd < 1) return "activemask needs a destination";
+    in->fn = h_activemask;
+    return NULL;
+}

@@ -1,0 +1,148 @@
+/* inst.h - the decoded instruction: what translation produces and the interpreter runs.
+ *
+ * Contract: every Inst carries its handler `fn`, chosen once at translation by the opcode's
+ * binder from its types and modifiers, and fully resolved operands: register rows (immediates
+ * and per-warp constants such as %tid.x are rows too, filled when a warp starts), a base row
+ * plus byte offset for addresses, and a pc for branch targets. Handlers never look at text.
+ */
+#ifndef PTXEMU_INST_H
+#define PTXEMU_INST_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "../frontend/ptx_ast.h"
+
+typedef struct Warp Warp;
+typedef struct Inst Inst;
+
+/* What a handler returns to the run loop. */
+enum {
+    STEP_NEXT = 0,   /* go on at pc+1 (the common case)                                    */
+    STEP_JUMP,       /* the handler set the lanes' next pc itself (bra, call, ret)          */
+    STEP_BLOCK,      /* the running lanes wait (barrier, warp sync); pc already advanced     */
+    STEP_EXIT,       /* the running lanes have exited                                       */
+    STEP_FAULT       /* a fault was recorded with warp_fault(); the kernel is aborted       */
+};
+
+/* mask: the lanes that execute (active group AND guard predicate). Never 0 when called
+ * for ordinary instructions; control handlers may be called with 0 (a guarded branch
+ * nobody takes) and must handle it. */
+typedef int (*Handler)(Warp *w, const Inst *in, uint32_t mask);
+
+/* Modifiers an instruction may carry, declared once. The translator sets bits in
+ * InstDesc.mods; binders test them with desc_has(). */
+#define PTX_MODS(X) \
+    X(RN) X(RZ) X(RM) X(RP) X(RNI) X(RZI) X(RMI) X(RPI) X(RNA) X(RS) \
+    X(FTZ) X(SAT) X(APPROX) X(FULL) X(NAN) X(XORSIGN) X(ABS) X(RELU) X(SATFINITE) \
+    X(HI) X(LO) X(WIDE) X(CC) \
+    X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(LS) X(HS) \
+    X(EQU) X(NEU) X(LTU) X(LEU) X(GTU) X(GEU) X(NUM) \
+    X(AND) X(OR) X(XOR) X(NOT) \
+    X(ADD) X(MIN) X(MAX) X(INC) X(DEC) X(CAS) X(EXCH) X(POPC) X(RED) \
+    X(UP) X(DOWN) X(BFLY) X(IDX) \
+    X(ALL) X(ANY) X(UNI) X(BALLOT) \
+    X(SYNC) X(ALIGNED) X(ARRIVE) X(WARP) X(POS) \
+    X(CA) X(CG) X(CS) X(LU) X(CV) X(WB) X(WT) X(NC) X(VOLATILE) \
+    X(RELAXED) X(ACQUIRE) X(RELEASE) X(ACQ_REL) X(SC) X(WEAK) X(MMIO) \
+    X(CTA) X(GPU) X(SYS) X(CLUSTER) \
+    X(TO) X(SHIFTAMT) X(L) X(R) X(WRAP) X(CLAMP) X(SHR7) X(SHR15) \
+    X(F4E) X(B4E) X(RC8) X(ECL) X(ECR) X(RC16) \
+    X(RCP) X(SQRT) X(RSQRT) X(SIN) X(COS) X(LG2) X(EX2) X(TANH) \
+    X(NOFTZ) X(CODE) X(PROXY) X(ASYNC) X(ALIAS) X(PARTIAL) X(MASK) X(EXPAND) \
+    X(NOINC) X(BYTE) X(ZEROFILL) X(SHARED_CTA) X(SHARED_CLUSTER) \
+    X(L1_EVICT_NORMAL) X(L1_EVICT_FIRST) X(L1_EVICT_LAST) X(L1_EVICT_UNCHANGED) \
+    X(L1_NO_ALLOCATE) X(L2_EVICT_NORMAL) X(L2_EVICT_FIRST) X(L2_EVICT_LAST) \
+    X(L2_CACHE_HINT) X(L2_64B) X(L2_128B) X(L2_256B) X(L2) X(L1) X(LEVEL) \
+    X(FINITE) X(INFINITE) X(NUMBER) X(NOTANUMBER) X(NORMAL) X(SUBNORMAL) X(GL) X(UNIFORM)
+
+enum {
+#define X(n) MOD_##n,
+    PTX_MODS(X)
+#undef X
+    MOD_COUNT
+};
+
+/* Everything the binder needs besides the Inst itself; lives only during translation. */
+typedef struct InstDesc {
+    int op;                     /* OP_* from ops.def */
+    uint8_t types[4];           /* the type modifiers in order, e.g. cvt.f32.s32 -> {F32,S32} */
+    int ntypes;
+    uint64_t mods[(MOD_COUNT + 63) / 64];
+    int vec;                    /* .v2/.v4/.v8, else 1 */
+    int space;                  /* SP_* named on the instruction, SP_NONE when none */
+    int nd, ns;                 /* how many destination / source rows were filled in Inst */
+    int has_addr;               /* a [..] operand was lowered into base/imm */
+    int src_imm_mask;           /* bit i: source i was an immediate (now a constant row) */
+    const char *text;           /* the opcode with modifiers, for messages */
+} InstDesc;
+
+static inline int desc_has(const InstDesc *d, int mod)
+{
+    return (int)((d->mods[mod >> 6] >> (mod & 63)) & 1);
+}
+
+/* Rounding modes (Inst.rnd). */
+enum { RND_NONE = 0, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RS };
+/* Comparison codes (Inst.cmp); the unordered ones are true when either input is NaN. */
+enum { CMP_EQ = 0, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQU, CMP_NEU, CMP_LTU,
+       CMP_LEU, CMP_GTU, CMP_GEU, CMP_NUM, CMP_NAN };
+/* Inst.flags bits. */
+enum { IF_FTZ = 1, IF_SAT = 2, IF_APPROX = 4, IF_FRAME = 8 /* address is frame-relative */,
+       IF_NEG_C = 16 /* predicate source negated */, IF_RELU = 32, IF_NAN = 64 };
+
+#define INST_MAXD 4
+#define INST_MAXS 4
+
+struct Inst {
+    Handler fn;
+    uint16_t op;            /* OP_* (for messages, traces and counters)                     */
+    uint8_t t, t2;          /* primary and secondary type (cvt: t = destination, t2 = source)*/
+    uint8_t rnd, cmp;       /* rounding mode, comparison                                    */
+    uint8_t bop;            /* boolean combine (setp .and/.or/.xor) or atomic/reduce op     */
+    uint8_t flags;          /* IF_*                                                          */
+    uint8_t space;          /* SP_* for memory instructions                                  */
+    uint8_t vec;            /* vector width of a memory access, 1 otherwise                  */
+    uint8_t nd, ns;         /* destinations / sources used                                   */
+    uint8_t aux8;           /* binder-specific small field (shfl mode, vote mode, ...)       */
+    uint8_t pneg_bit;       /* guard negated                                                 */
+    uint16_t pg;            /* guard predicate index (0 = always-true predicate)            */
+    uint32_t pneg;          /* 0 or 0xffffffff: xor applied to the guard's mask             */
+    uint32_t d[INST_MAXD];  /* destination rows (GPR rows or predicate indices by opcode)   */
+    uint32_t s[INST_MAXS];  /* source rows (GPR rows or predicate indices by opcode)        */
+    uint32_t base;          /* address base row (row 0 is all zeros)                         */
+    int64_t imm;            /* address offset; branch/call target pc; binder-specific        */
+    uint32_t line;          /* PTX source line                                               */
+    uint32_t loc;           /* index into Program.locs (CUDA file:line), 0 = none            */
+    void *aux;              /* binder-specific data owned by the Program (call descriptors) */
+};
+
+/* Reserved rows and predicates of every program. */
+enum { ROW_ZERO = 0, ROW_SINK = 1, ROW_FIRST_FREE = 2 };
+enum { PRED_TRUE = 0, PRED_SINK = 1, PRED_FIRST_FREE = 2 };
+
+/* A binder chooses the handler for one instruction. Returns NULL on success, else a static
+ * message such as "unsupported type for add". */
+typedef const char *(*Binder)(Inst *in, const InstDesc *d);
+
+/* Opcode ids, one per line of ops.def. */
+enum {
+#define OP(name, str, fmt, binder) OP_##name,
+#include "ops.def"
+#undef OP
+    OP_COUNT
+};
+
+/* Operand formats (ops.def column 3): how the translator lays out operands. */
+enum {
+    FMT_DS,      /* first operand is a destination (vector/pair allowed), the rest sources  */
+    FMT_S,       /* all operands are sources (st, red, bar, ...)                            */
+    FMT_BRANCH,  /* bra label                                                                */
+    FMT_CALL,    /* call (rets), func, (args)                                                */
+    FMT_NONE     /* no operands (ret, exit, trap, ...)                                      */
+};
+
+typedef struct OpInfo { const char *name; int fmt; Binder bind; } OpInfo;
+extern const OpInfo op_info[OP_COUNT];
+int op_lookup(const char *name);   /* OP_* or -1 */
+
+#endif

@@ -1,0 +1,148 @@
+/* machine.h - the running machine: translated programs, launches, CTAs and warps.
+ *
+ * Contract: a Program is immutable after translation and shared by all launches. A Launch
+ * owns one kernel run; a worker thread takes CTAs of it one at a time and runs their warps
+ * (warps are data, see engine.c); the first fault of a launch wins and aborts it.
+ * Registers of a warp are lane-contiguous rows: row r of lane l is w->R[r * 32 + l].
+ */
+#ifndef PTXEMU_MACHINE_H
+#define PTXEMU_MACHINE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <pthread.h>
+#include "inst.h"
+
+#define WARP_SIZE 32
+#define FULL_MASK 0xffffffffu
+
+/* Special registers that are constant for a warp become rows filled at warp start. */
+enum {
+    SR_TID_X, SR_TID_Y, SR_TID_Z, SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
+    SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z, SR_NCTAID_X, SR_NCTAID_Y, SR_NCTAID_Z,
+    SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID,
+    SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE, SR_LANEMASK_GT, SR_LANEMASK_GE,
+    SR_DYN_SMEM, SR_TOTAL_SMEM, SR_PARAMBASE,
+    SR_CLUSTERID_X, SR_CLUSTERID_Y, SR_CLUSTERID_Z, SR_NCLUSTERID_X, SR_NCLUSTERID_Y,
+    SR_NCLUSTERID_Z, SR_CLUSTER_CTAID_X, SR_CLUSTER_CTAID_Y, SR_CLUSTER_CTAID_Z,
+    SR_CLUSTER_NCTAID_X, SR_CLUSTER_NCTAID_Y, SR_CLUSTER_NCTAID_Z, SR_CLUSTER_CTARANK,
+    SR_CLUSTER_NCTARANK, SR_IS_EXPLICIT_CLUSTER,
+    SR_COUNT_STATIC,
+    /* time-varying ones, read by the <sreg> op (Inst.imm holds the id) */
+    SR_CLOCK = SR_COUNT_STATIC, SR_CLOCK_HI, SR_CLOCK64, SR_GLOBALTIMER, SR_GLOBALTIMER_LO,
+    SR_GLOBALTIMER_HI,
+    SR_COUNT
+};
+
+/* A source location of CUDA code, from .loc. */
+typedef struct SrcLoc { uint32_t file, line; } SrcLoc;
+
+/* Extern host functions called through libffi (exec_call.c). */
+typedef struct CallDesc CallDesc;
+
+typedef struct Program {
+    char *name;                 /* kernel name (mangled)                                    */
+    Inst *code;                 /* the kernel body first, then every .func it can reach      */
+    uint32_t ncode;
+    uint32_t nrows;             /* GPR rows per warp                                        */
+    uint32_t npreds;            /* predicates per warp                                       */
+    uint64_t *row_init;         /* nrows values: rows < first_var_row are constants          */
+    uint32_t first_var_row;     /* rows below this are constants, copied at warp start       */
+    int32_t sreg_row[SR_COUNT_STATIC]; /* row holding each static special register, -1 none */
+    uint32_t shared_static;     /* bytes of static .shared, dynamic shared starts after it   */
+    uint32_t dyn_shared_align;  /* alignment of the extern .shared array                     */
+    uint32_t frame_size;        /* local bytes the kernel's own frame needs                  */
+    uint32_t uses_local;        /* kernel touches local memory or calls functions            */
+    uint32_t param_size;        /* bytes of kernel parameters                                */
+    uint32_t nparams;
+    uint32_t *param_offset, *param_size_of; /* layout of each kernel parameter              */
+    int reqntid[3], maxntid[3];
+    const char *const *files;   /* .file paths by index (owned by the Module)               */
+    uint32_t nfiles;
+    SrcLoc *locs; uint32_t nlocs;
+    const char *ptx_name;       /* source name of the PTX, for messages                      */
+} Program;
+
+typedef struct Launch Launch;
+typedef struct Cta Cta;
+
+struct Warp {
+    uint64_t *R;                /* nrows * 32                                              */
+    uint32_t *P;                /* npreds bit masks, one bit a lane                          */
+    uint32_t pc;                /* pc of the running group                                   */
+    uint32_t active;            /* lanes of the running group                                */
+    uint32_t alive;             /* lanes that have not exited                                */
+    uint32_t waiting;           /* lanes parked at a barrier or a warp sync                  */
+    uint32_t merge_pc;          /* lowest pc among other runnable lanes, UINT32_MAX if none  */
+    uint32_t lane_pc[WARP_SIZE];/* pc of lanes outside the running group                     */
+    uint32_t fp[WARP_SIZE];     /* frame pointer (local-space offset) of each lane           */
+    uint16_t depth[WARP_SIZE];  /* call depth of each lane                                   */
+    uint32_t sync_wait;         /* lanes of `waiting` parked at a warp-synchronous instruction */
+    uint32_t bar_wait;          /* lanes of `waiting` parked at a CTA barrier                */
+    uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on               */
+    uint32_t id;                /* warp index within the CTA                                 */
+    uint32_t valid;             /* lanes that exist (last warp of a CTA may be partial)      */
+    uint32_t cc;                /* carry flag CC.CF of each lane (add.cc, addc, mad.cc, ...) */
+    int blocked;                /* 0 runnable; else waiting on barrier id+1                  */
+    int done;
+    uint64_t steps;             /* warp-instructions executed                                */
+    uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
+    Cta *cta;
+    Launch *launch;
+    const Program *prog;
+    uint8_t *local;             /* local memory of lane 0; lane l at local + l * local_stride */
+    uint32_t local_stride;
+};
+
+#define ROW(w, r) ((w)->R + (size_t)(r) * WARP_SIZE)
+
+struct Cta {
+    uint32_t ctaid[3];
+    uint32_t linear;            /* linear CTA index in the grid                               */
+    uint8_t *shared;            /* static + dynamic shared memory                             */
+    uint32_t shared_size;
+    Warp *warps; uint32_t nwarps;
+    uint32_t nthreads;
+    /* barriers 0..15: arrived thread count and expected count (0 = all threads) */
+    uint32_t bar_arrived[16], bar_expected[16];
+    uint32_t bar_red[16];       /* bar.red accumulators: popc count / and / or               */
+    int bar_red_op[16];
+    uint32_t exited_threads;
+    Launch *launch;
+};
+
+typedef struct Fault {
+    int code;                   /* cudaError_t value to report                               */
+    char msg[768];              /* the one-line diagnostic                                   */
+} Fault;
+
+struct Launch {
+    const Program *prog;
+    uint32_t grid[3], block[3];
+    uint32_t dyn_shared;
+    uint64_t param_addr;        /* device address of the parameter buffer (in the arena)     */
+    uint8_t *params;            /* host view of it                                           */
+    uint32_t shared_total;      /* static + dynamic shared bytes of each CTA                 */
+    size_t local_stride;        /* local bytes per thread (0 = the kernel uses none)         */
+    uint64_t *const_rows;       /* constant rows broadcast to 32 lanes, copied at warp start */
+    uint64_t ncta;
+    uint64_t next_cta;          /* atomic: next CTA to hand out                              */
+    volatile int aborted;       /* set when a fault is recorded                              */
+    Fault fault;
+    pthread_mutex_t lock;       /* guards fault and printf buffer                            */
+    char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */
+    uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
+    uint64_t warp_insts;
+};
+
+/* Record a fault for the lane and abort the launch. The message names the kernel, the PTX
+ * line and CUDA file:line of the current instruction, the block, the thread and whatever the
+ * caller formats. Returns STEP_FAULT so handlers can `return warp_fault(...)`. */
+int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Lane loops: the full-warp form is a plain loop the compiler can vectorize. */
+#define FOR_LANES(mask, l) \
+    for (int l = 0; l < WARP_SIZE; l++) if (((mask) >> l) & 1u)
+
+#endif

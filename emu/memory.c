@@ -1,0 +1,480 @@
+/* memory.c - the device memory arena: allocation, the allocation table, and per-space address
+ * resolution with the diagnostics of bad accesses.
+ *
+ * Layout: one 96 GiB PROT_NONE reservation. Each block starts 256-byte aligned (cudaMalloc's
+ * alignment) and owns a footprint of its size rounded up to 256 plus a 256-byte gap, so a
+ * small overrun lands in no live allocation. Space below `bump` that no live footprint covers
+ * is kept in a sorted, coalesced free list (first fit); freeing the topmost block lowers
+ * `bump`, so a cudaMalloc/cudaFree loop reuses the same address and never grows. Pages are
+ * committed with mprotect on allocation and returned (MADV_DONTNEED + PROT_NONE) once no live
+ * footprint touches them.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "memory.h"
+#include "emu.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define ARENA_SIZE  (96ull << 30)
+#define ARENA_HINT  0x700000000000ull
+#define DEVICE_MEM  (80ull << 30)      /* reported total: 80 GiB, an H100 80GB rounded      */
+#define BLOCK_ALIGN 256ull
+#define GAP         256ull
+#define HISTORY     64                 /* recently freed blocks remembered for messages     */
+
+typedef struct Block { uint64_t start, size; int kind; } Block;
+typedef struct Range { uint64_t start, end; } Range;
+
+static struct {
+    pthread_rwlock_t lock;
+    uint64_t bump, hwm;                /* next never-used byte; highest bump ever          */
+    Block *live; size_t nlive, clive;  /* sorted by start                                   */
+    Range *free; size_t nfree, cfree;  /* sorted, coalesced, all below bump                 */
+    size_t used;                       /* bytes of live device-side blocks                  */
+    Block freed[HISTORY]; unsigned nfreed;
+    long page;
+} A = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+
+__thread MemCache mem_cache __attribute__((tls_model("initial-exec")));
+uint64_t mem_generation;
+uint64_t mem_arena_lo, mem_arena_hi;
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_status = -1;
+
+static void arena_reserve(void)
+{
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    void *p = mmap((void *)ARENA_HINT, ARENA_SIZE, PROT_NONE, flags | MAP_FIXED_NOREPLACE,
+                   -1, 0);
+    if (p == MAP_FAILED)              /* hint taken (or refused): anywhere will do         */
+        p = mmap(NULL, ARENA_SIZE, PROT_NONE, flags, -1, 0);
+    if (p == MAP_FAILED) return;
+    mem_arena_lo = (uint64_t)(uintptr_t)p;
+    mem_arena_hi = mem_arena_lo + ARENA_SIZE;
+    /* Start one block in, so no device pointer is ever the arena's first byte and an
+     * underrun of the first allocation is still inside the arena for messages. */
+    A.bump = A.hwm = mem_arena_lo + 4096;
+    A.page = sysconf(_SC_PAGESIZE);
+    init_status = 0;
+}
+
+int mem_init(void)
+{
+    pthread_once(&init_once, arena_reserve);
+    return init_status;
+}
+
+int mem_in_arena(uint64_t addr) { return mem_in_arena_fast(addr); }
+
+static uint64_t footprint(uint64_t size)
+{
+    return ((size + BLOCK_ALIGN - 1) & ~(BLOCK_ALIGN - 1)) + GAP;
+}
+
+static uint64_t page_down(uint64_t a) { return a & ~(uint64_t)(A.page - 1); }
+static uint64_t page_up(uint64_t a) { return page_down(a + A.page - 1); }
+
+/* Index of the last live block starting at or below addr, or -1. */
+static long find_below(uint64_t addr)
+{
+    size_t lo = 0, hi = A.nlive;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (A.live[mid].start <= addr) lo = mid + 1; else hi = mid;
+    }
+    return (long)lo - 1;
+}
+
+static const Block *find_live(uint64_t addr)
+{
+    long i = find_below(addr);
+    return (i >= 0 && addr - A.live[i].start < A.live[i].size) ? &A.live[i] : NULL;
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    void *p = realloc(*arr, nc * elem);
+    if (!p) return -1;
+    *arr = p; *cap = nc;
+    return 0;
+}
+
+/* Take fsz bytes: first fit in the free list, else from bump. 0 when the arena is full. */
+static uint64_t take_range(uint64_t fsz)
+{
+    for (size_t i = 0; i < A.nfree; i++) {
+        Range *r = &A.free[i];
+        if (r->end - r->start < fsz) continue;
+        uint64_t s = r->start;
+        r->start += fsz;
+        if (r->start == r->end) {
+            memmove(r, r + 1, (A.nfree - i - 1) * sizeof *r);
+            A.nfree--;
+        }
+        return s;
+    }
+    if (mem_arena_hi - A.bump < fsz) return 0;
+    uint64_t s = A.bump;
+    A.bump += fsz;
+    if (A.bump > A.hwm) A.hwm = A.bump;
+    return s;
+}
+
+/* Give [s, e) back: coalesce into the free list (or lower bump); returns the whole free range
+ * now containing it, so the caller can decommit its pages. -1 when the list cannot grow. */
+static int give_range(uint64_t s, uint64_t e, Range *out)
+{
+    size_t i = 0;
+    while (i < A.nfree && A.free[i].start < s) i++;
+    int left = i > 0 && A.free[i - 1].end == s;
+    int right = i < A.nfree && A.free[i].start == e;
+    if (left && right) {
+        A.free[i - 1].end = A.free[i].end;
+        memmove(&A.free[i], &A.free[i + 1], (A.nfree - i - 1) * sizeof(Range));
+        A.nfree--;
+        i--;
+    } else if (left) {
+        A.free[--i].end = e;
+    } else if (right) {
+        A.free[i].start = s;
+    } else {
+        if (grow((void **)&A.free, &A.cfree, A.nfree, sizeof(Range))) return -1;
+        memmove(&A.free[i + 1], &A.free[i], (A.nfree - i) * sizeof(Range));
+        A.free[i] = (Range){ s, e };
+        A.nfree++;
+    }
+    *out = A.free[i];
+    if (out->end == A.bump) {          /* the top of the used space: hand it back to bump  */
+        A.bump = out->start;
+        A.nfree--;
+    }
+    return 0;
+}
+
+static int counts_as_device(int kind) { return kind != MEM_HOST_PINNED; }
+
+uint64_t mem_alloc(size_t size, int kind)
+{
+    if (size == 0 || mem_init() || size > ARENA_SIZE) return 0;
+    uint64_t fsz = footprint(size), s = 0;
+    pthread_rwlock_wrlock(&A.lock);
+    if (counts_as_device(kind) && A.used + size > DEVICE_MEM) goto out;
+    if (grow((void **)&A.live, &A.clive, A.nlive, sizeof(Block))) goto out;
+    s = take_range(fsz);
+    if (!s) goto out;
+    if (mprotect((void *)(uintptr_t)page_down(s), page_up(s + size) - page_down(s),
+                 PROT_READ | PROT_WRITE)) {
+        Range r;
+        give_range(s, s + fsz, &r);   /* cannot fail: s came from a range just split      */
+        s = 0;
+        goto out;
+    }
+    size_t i = (size_t)(find_below(s) + 1);
+    memmove(&A.live[i + 1], &A.live[i], (A.nlive - i) * sizeof(Block));
+    A.live[i] = (Block){ s, size, kind };
+    A.nlive++;
+    if (counts_as_device(kind)) A.used += size;
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return s;
+}
+
+int mem_free(uint64_t addr, int kind)
+{
+    if (mem_init()) return -1;
+    int rc = -1;
+    pthread_rwlock_wrlock(&A.lock);
+    long i = find_below(addr);
+    if (i < 0 || A.live[i].start != addr) goto out;
+    Block b = A.live[i];
+    if (b.kind != kind && !(kind == MEM_DEVICE && b.kind == MEM_MANAGED)) goto out;
+    uint64_t fsz = footprint(b.size);
+    Range r;
+    if (give_range(b.start, b.start + fsz, &r)) goto out;
+    memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
+    A.nlive--;
+    if (counts_as_device(b.kind)) A.used -= b.size;
+    A.freed[A.nfreed++ % HISTORY] = b;
+    /* Return the pages no live footprint touches any more: those inside the coalesced free
+     * range that overlap the block just freed. */
+    uint64_t lo = page_up(r.start), hi = page_down(r.end);
+    uint64_t flo = page_down(b.start), fhi = page_up(b.start + fsz);
+    if (flo > lo) lo = flo;
+    if (fhi < hi) hi = fhi;
+    if (lo < hi) {
+        madvise((void *)(uintptr_t)lo, hi - lo, MADV_DONTNEED);
+        mprotect((void *)(uintptr_t)lo, hi - lo, PROT_NONE);
+    }
+    __atomic_add_fetch(&mem_generation, 1, __ATOMIC_RELEASE);
+    rc = 0;
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
+}
+
+void *mem_host(uint64_t addr, size_t size)
+{
+    void *p = NULL;
+    pthread_rwlock_rdlock(&A.lock);
+    const Block *b = find_live(addr);
+    if (b && size <= b->size - (addr - b->start)) p = (void *)(uintptr_t)addr;
+    pthread_rwlock_unlock(&A.lock);
+    return p;
+}
+
+uint64_t mem_find(uint64_t addr, size_t *size_out, int *kind_out)
+{
+    uint64_t s = 0;
+    pthread_rwlock_rdlock(&A.lock);
+    const Block *b = find_live(addr);
+    if (b) {
+        s = b->start;
+        if (size_out) *size_out = b->size;
+        if (kind_out) *kind_out = b->kind;
+    }
+    pthread_rwlock_unlock(&A.lock);
+    return s;
+}
+
+void mem_usage(size_t *used, size_t *total)
+{
+    pthread_rwlock_rdlock(&A.lock);
+    if (used) *used = A.used;
+    pthread_rwlock_unlock(&A.lock);
+    if (total) *total = DEVICE_MEM;
+}
+
+int mem_generic_space(uint64_t addr)
+{
+    if (mem_in_arena_fast(addr)) return SP_GLOBAL;
+    if (addr - SHARED_WINDOW < WINDOW_SIZE) return SP_SHARED;
+    if (addr - LOCAL_WINDOW < WINDOW_SIZE) return SP_LOCAL;
+    return SP_NONE;
+}
+
+/* ---- resolution of one lane, and the messages of bad accesses ---- */
+
+static const char *acc_name(int access)
+{
+    return access == ACC_WRITE ? "write" : access == ACC_ATOMIC ? "atomic" : "read";
+}
+
+static const char *space_name(int space)
+{
+    switch (space) {
+    case SP_CONST: return "const";
+    case SP_PARAM: return "param";
+    case SP_SHARED: case SP_SHARED_CLUSTER: return "shared";
+    case SP_LOCAL: return "local";
+    case SP_GENERIC: return "generic";
+    default: return "global";
+    }
+}
+
+/* Why [addr, addr+size) is not inside a live allocation, for the fault message. Called with
+ * the read lock held. */
+static void explain(uint64_t addr, unsigned size, char *buf, size_t n)
+{
+    long i = find_below(addr);
+    const Block *b = i >= 0 ? &A.live[i] : NULL;
+    const Block *next = (size_t)(i + 1) < A.nlive ? &A.live[i + 1] : NULL;
+    if (addr < 0x10000) {
+        snprintf(buf, n, addr ? " (near a null pointer)" : " (null pointer)");
+    } else if (!mem_in_arena_fast(addr)) {
+        snprintf(buf, n, " (not a device address: not inside any cudaMalloc'd block)");
+    } else if (b && addr < b->start + b->size) {
+        snprintf(buf, n, ": the access runs %llu bytes past the end of a %llu-byte allocation "
+                 "at 0x%llx", (unsigned long long)(addr + size - b->start - b->size),
+                 (unsigned long long)b->size, (unsigned long long)b->start);
+    } else if (next && next->start - addr <= GAP &&
+               (!b || next->start - addr < addr - b->start - b->size)) {
+        snprintf(buf, n, ": %llu bytes before the start of a %llu-byte allocation at 0x%llx",
+                 (unsigned long long)(next->start - addr), (unsigned long long)next->size,
+                 (unsigned long long)next->start);
+    } else if (b && addr < b->start + footprint(b->size)) {
+        snprintf(buf, n, ": %llu bytes past the end of a %llu-byte allocation at 0x%llx",
+                 (unsigned long long)(addr - b->start - b->size),
+                 (unsigned long long)b->size, (unsigned long long)b->start);
+    } else if (addr < A.hwm) {
+        for (unsigned k = 0; k < HISTORY && k < A.nfreed; k++) {
+            const Block *f = &A.freed[(A.nfreed - 1 - k) % HISTORY];
+            if (addr - f->start < footprint(f->size)) {
+                snprintf(buf, n, " (freed memory: inside a %llu-byte allocation at 0x%llx "
+                         "that was freed)", (unsigned long long)f->size,
+                         (unsigned long long)f->start);
+                return;
+            }
+        }
+        snprintf(buf, n, " (freed memory)");
+    } else {
+        snprintf(buf, n, " (not inside any allocation)");
+    }
+}
+
+static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int lane,
+                         int access)
+{
+    char why[200];
+    uint64_t gen = __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE);
+    pthread_rwlock_rdlock(&A.lock);
+    const Block *b = find_live(addr);
+    if (b && size <= b->size - (addr - b->start)) {
+        mem_cache = (MemCache){ b->start, b->size, gen };
+        pthread_rwlock_unlock(&A.lock);
+        return (void *)(uintptr_t)addr;
+    }
+    explain(addr, size, why, sizeof why);
+    pthread_rwlock_unlock(&A.lock);
+    warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "out-of-bounds %s %s of %u bytes at 0x%llx%s",
+               space_name(space), acc_name(access), size, (unsigned long long)addr, why);
+    return NULL;
+}
+
+static void *shared_slow(Warp *w, uint64_t off, unsigned size, int lane, int access)
+{
+    uint32_t have = w->cta ? w->cta->shared_size : 0;
+    if (off < have && size <= have - off) return w->cta->shared + off;
+    warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "out-of-bounds shared %s of %u bytes at "
+               "offset 0x%llx (the block has %u bytes of shared memory)", acc_name(access),
+               size, (unsigned long long)off, have);
+    return NULL;
+}
+
+static void *local_slow(Warp *w, uint64_t off, unsigned size, int lane, int access)
+{
+    if (w->local && off < w->local_stride && size <= w->local_stride - off)
+        return w->local + (size_t)lane * w->local_stride + off;
+    warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "local memory access out of bounds (stack "
+               "overflow?): %s of %u bytes at offset 0x%llx, %u bytes of local memory per "
+               "thread", acc_name(access), size, (unsigned long long)off, w->local_stride);
+    return NULL;
+}
+
+void *mem_lane_ptr_slow(Warp *w, int space, uint64_t addr, unsigned size, unsigned align,
+                        int lane, int access)
+{
+    if (align > 1 && (addr & (align - 1))) {
+        warp_fault(w, lane, EMU_ERR_MISALIGNED_ADDRESS, "misaligned %s %s of %u bytes at "
+                   "0x%llx (must be %u-byte aligned)", space_name(space), acc_name(access),
+                   size, (unsigned long long)addr, align);
+        return NULL;
+    }
+    switch (space) {
+    case SP_SHARED: case SP_SHARED_CLUSTER: return shared_slow(w, addr, size, lane, access);
+    case SP_LOCAL: return local_slow(w, addr, size, lane, access);
+    case SP_GLOBAL: case SP_CONST: case SP_PARAM:
+        return global_slow(w, space, addr, size, lane, access);
+    default: break;
+    }
+    switch (mem_generic_space(addr)) {
+    case SP_GLOBAL: return global_slow(w, SP_GLOBAL, addr, size, lane, access);
+    case SP_SHARED: return shared_slow(w, addr - SHARED_WINDOW, size, lane, access);
+    case SP_LOCAL: return local_slow(w, addr - LOCAL_WINDOW, size, lane, access);
+    default: break;
+    }
+    char why[200];
+    pthread_rwlock_rdlock(&A.lock);
+    explain(addr, size, why, sizeof why);
+    pthread_rwlock_unlock(&A.lock);
+    warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "out-of-bounds generic %s of %u bytes at "
+               "0x%llx: generic address 0x%llx is not in any state space%s", acc_name(access),
+               size, (unsigned long long)addr, (unsigned long long)addr, why);
+    return NULL;
+}
+
+/* ---- whole-warp resolution: one bounds check for the warp when it can, else per lane ---- */
+
+/* Per-lane fallback: exact checks and the fault of the lowest bad lane. */
+static int lanes_slow(Warp *w, int space, uint32_t mask, const uint64_t *addr, unsigned size,
+                      int access, uint8_t **host)
+{
+    FOR_LANES(mask, l) {
+        host[l] = mem_lane_ptr(w, space, addr[l], size, size, l, access);
+        if (!host[l]) return STEP_FAULT;
+    }
+    return 0;
+}
+
+/* All lanes in one cached allocation and aligned: device address == host address. */
+static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_t **host)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, any = 0;
+    FOR_LANES(mask, l) {
+        uint64_t a = addr[l];
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+        any |= a;
+    }
+    if ((any & (size - 1)) || !mem_cache_hit(lo, size) || !mem_cache_hit(hi, size)) return -1;
+    FOR_LANES(mask, l) host[l] = (uint8_t *)(uintptr_t)addr[l];
+    return 0;
+}
+
+/* Offsets into one window of `limit` bytes starting at host base + l * stride. */
+static int window_fast(uint32_t mask, const uint64_t *off, unsigned size, uint8_t *base,
+                       uint64_t stride, uint64_t limit, uint8_t **host)
+{
+    uint64_t hi = 0, any = 0;
+    FOR_LANES(mask, l) {
+        hi = off[l] > hi ? off[l] : hi;
+        any |= off[l];
+    }
+    if (!base || (any & (size - 1)) || size > limit || hi > limit - size) return -1;
+    FOR_LANES(mask, l) host[l] = base + l * stride + off[l];
+    return 0;
+}
+
+/* Generic addresses all in the shared window and in bounds. */
+static int generic_shared_fast(Warp *w, uint32_t mask, const uint64_t *addr, unsigned size,
+                               uint8_t **host)
+{
+    uint64_t off[WARP_SIZE];
+    if (!w->cta || addr[__builtin_ctz(mask)] - SHARED_WINDOW >= WINDOW_SIZE) return -1;
+    FOR_LANES(mask, l) off[l] = addr[l] - SHARED_WINDOW;
+    return window_fast(mask, off, size, w->cta->shared, 0, w->cta->shared_size, host);
+}
+
+int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                  uint8_t *host[WARP_SIZE])
+{
+    const uint64_t *a = ROW(w, in->base);
+    uint64_t imm = (uint64_t)in->imm, addr[WARP_SIZE];
+    int space = (in->flags & IF_FRAME) ? SP_LOCAL : in->space;
+    switch (space) {
+    case SP_GLOBAL: case SP_CONST: case SP_PARAM:
+        FOR_LANES(mask, l) addr[l] = a[l] + imm;
+        if (!arena_fast(mask, addr, size, host)) return 0;
+        break;
+    case SP_SHARED: case SP_SHARED_CLUSTER: {
+        FOR_LANES(mask, l) addr[l] = (uint32_t)(a[l] + imm);
+        uint32_t ss = w->cta ? w->cta->shared_size : 0;
+        if (!window_fast(mask, addr, size, w->cta ? w->cta->shared : NULL, 0, ss, host))
+            return 0;
+        break;
+    }
+    case SP_LOCAL:
+        FOR_LANES(mask, l) addr[l] = (uint32_t)(a[l] + imm);
+        if (in->flags & IF_FRAME) FOR_LANES(mask, l) addr[l] = (uint32_t)(addr[l] + w->fp[l]);
+        if (!window_fast(mask, addr, size, w->local, w->local_stride, w->local_stride, host))
+            return 0;
+        break;
+    default:                           /* generic: the common cases are all-global, all-shared */
+        space = SP_GENERIC;
+        FOR_LANES(mask, l) addr[l] = a[l] + imm;
+        if (!arena_fast(mask, addr, size, host) || !generic_shared_fast(w, mask, addr, size, host))
+            return 0;
+        break;
+    }
+    return lanes_slow(w, space, mask, addr, size, access, host);
+}

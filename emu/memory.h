@@ -1,0 +1,88 @@
+/* memory.h - device memory: the global arena, allocations, and address resolution per space.
+ *
+ * Contract: every device allocation (cudaMalloc, host-pinned, managed, module variables,
+ * kernel parameter buffers) lives in one reserved address range, the arena; a device
+ * address is the host address of the same byte, so the runtime can memcpy directly. Any
+ * access outside a live allocation is a fault. Generic addresses of shared and local memory
+ * are windows that no host mapping uses (see docs/architecture.md).
+ */
+#ifndef PTXEMU_MEMORY_H
+#define PTXEMU_MEMORY_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "machine.h"
+
+#define SHARED_WINDOW 0x0000020000000000ull   /* generic = SHARED_WINDOW + shared offset  */
+#define LOCAL_WINDOW  0x0000030000000000ull   /* generic = LOCAL_WINDOW + local offset    */
+#define WINDOW_SIZE   0x0000000100000000ull   /* each window spans 4 GiB                   */
+
+enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_HEAP };
+
+int mem_init(void);                              /* reserve the arena; 0 on success        */
+uint64_t mem_alloc(size_t size, int kind);       /* 0 when out of memory                   */
+/* 0 ok, -1 not the start of a live block of that kind (MEM_DEVICE also frees MEM_MANAGED,
+ * as cudaFree does). mem_alloc(0) returns 0: the caller decides what a 0-byte request means. */
+int mem_free(uint64_t addr, int kind);
+/* Host view of [addr, addr+size) when it lies inside one live allocation, else NULL. */
+void *mem_host(uint64_t addr, size_t size);
+/* Start and size of the live allocation holding addr; 0 when none. */
+uint64_t mem_find(uint64_t addr, size_t *size_out, int *kind_out);
+void mem_usage(size_t *used, size_t *total);     /* for cudaMemGetInfo                     */
+int mem_in_arena(uint64_t addr);
+
+enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
+
+/* mem_lane_ptr(w, space, addr, size, align, lane, access), defined inline below:
+ * resolve addr in `space` for one lane of w: checks alignment (addr % align), bounds and
+ * liveness, and returns the host pointer. On failure records the fault (warp_fault) and
+ * returns NULL; the handler then returns STEP_FAULT. */
+
+/* Which space a generic address falls in: SP_GLOBAL, SP_SHARED, SP_LOCAL or SP_NONE. */
+int mem_generic_space(uint64_t addr);
+
+/* Resolve the address of every lane of mask for the memory instruction `in`: lane l uses
+ * ROW(w, in->base)[l] + in->imm (+ w->fp[l] in local space when in->flags has IF_FRAME) in
+ * in->space (SP_GENERIC when none was named), for an access of `size` bytes that must be
+ * size-aligned. Fills host[l] for the lanes of mask. Returns 0, or STEP_FAULT after
+ * recording the fault of the lowest faulting lane. Shared and local offsets are 32-bit. */
+int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                  uint8_t *host[WARP_SIZE]);
+
+/* ---- fast paths (state owned by memory.c) ----
+ * Each worker thread caches the last allocation it resolved; mem_free bumps mem_generation,
+ * which invalidates every cache at once (allocating never invalidates: live blocks do not
+ * move). The arena bounds are fixed after mem_init. */
+typedef struct MemCache { uint64_t start, len, gen; } MemCache;
+extern __thread MemCache mem_cache __attribute__((tls_model("initial-exec")));
+extern uint64_t mem_generation;
+extern uint64_t mem_arena_lo, mem_arena_hi;
+
+/* [addr, addr+size) lies inside the cached live allocation. */
+static inline int mem_cache_hit(uint64_t addr, uint64_t size)
+{
+    uint64_t off = addr - mem_cache.start;
+    return off < mem_cache.len && size <= mem_cache.len - off &&
+           mem_cache.gen == __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE);
+}
+
+static inline int mem_in_arena_fast(uint64_t addr)
+{
+    return addr - mem_arena_lo < mem_arena_hi - mem_arena_lo;
+}
+
+void *mem_lane_ptr_slow(Warp *w, int space, uint64_t addr, unsigned size, unsigned align,
+                        int lane, int access);
+
+/* A global access hitting the cached allocation is resolved inline; everything else, and
+ * every fault, goes through mem_lane_ptr_slow. */
+static inline void *mem_lane_ptr(Warp *w, int space, uint64_t addr, unsigned size,
+                                 unsigned align, int lane, int access)
+{
+    if ((space == SP_GLOBAL || space == SP_CONST || space == SP_PARAM) && align &&
+        !(addr & (align - 1)) && mem_cache_hit(addr, size))
+        return (void *)(uintptr_t)addr;
+    return mem_lane_ptr_slow(w, space, addr, size, align, lane, access);
+}
+
+#endif

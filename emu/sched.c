@@ -1,0 +1,339 @@
+/* sched.c - the worker pool, CTA setup, the warp round-robin, and CTA barriers.
+ *
+ * A launch hands out CTAs in index order through one atomic counter; each worker runs its
+ * CTA to completion before taking the next, so only resident CTAs hold registers, shared
+ * and local memory (memory stays bounded for any grid size). Inside a CTA, warps run in
+ * round-robin order, each until it blocks, exits or uses up its time slice.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sched.h"
+#include "engine.h"
+#include "exec.h"
+#include "memory.h"
+
+#define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
+
+typedef struct WorkerBuf {
+    uint8_t *shared; size_t shared_cap;
+    uint64_t *regs; size_t regs_cap;
+    uint32_t *preds; size_t preds_cap;
+    uint8_t *local; size_t local_cap;
+    Warp *warps; size_t warps_cap;
+} WorkerBuf;
+
+static void *reserve(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return *p;
+    void *n = realloc(*p, need);
+    if (!n) return NULL;
+    *p = n;
+    *cap = need;
+    return n;
+}
+
+/* ---- barriers ---------------------------------------------------------------------- */
+
+static void bar_release(Cta *c, int id)
+{
+    int kind = c->bar_red_op[id];
+    uint32_t result = c->bar_red[id];
+    c->bar_arrived[id] = 0;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        Warp *w = &c->warps[i];
+        uint32_t lanes = 0;
+        for (uint32_t m = w->bar_wait; m; m &= m - 1)
+            if (w->bar_id[__builtin_ctz(m)] == id) lanes |= 1u << __builtin_ctz(m);
+        if (!lanes) continue;
+        if (kind >= BAR_RED_POPC)
+            for (uint32_t m = lanes; m; m &= m - 1) {
+                int l = __builtin_ctz(m);
+                const Inst *in = &w->prog->code[w->lane_pc[l] - 1];
+                if (kind == BAR_RED_POPC) ROW(w, in->d[0])[l] = result;
+                else w->P[in->d[0]] = (w->P[in->d[0]] & ~(1u << l)) | ((result & 1u) << l);
+            }
+        w->bar_wait &= ~lanes;
+        warp_unpark(w, lanes);
+    }
+}
+
+static void bar_check(Cta *c, int id)
+{
+    if (!c->bar_arrived[id]) return;
+    uint32_t expected = c->bar_expected[id] ? c->bar_expected[id] : c->nthreads - c->exited_threads;
+    if (c->bar_arrived[id] >= expected) bar_release(c, id);
+}
+
+int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits)
+{
+    Cta *c = w->cta;
+    if (!c->bar_arrived[id]) {
+        c->bar_expected[id] = count;
+        c->bar_red_op[id] = kind;
+        c->bar_red[id] = kind == BAR_RED_AND ? 1 : 0;
+    }
+    c->bar_arrived[id] += (uint32_t)__builtin_popcount(mask & w->valid);
+    if (kind == BAR_RED_POPC) c->bar_red[id] += (uint32_t)__builtin_popcount(cbits);
+    else if (kind == BAR_RED_AND) c->bar_red[id] &= (cbits & mask) == mask;
+    else if (kind == BAR_RED_OR) c->bar_red[id] |= cbits != 0;
+    w->pc++;
+    if (kind == BAR_ARRIVE) {
+        bar_check(c, id);
+        return STEP_JUMP;
+    }
+    w->waiting |= mask;
+    w->bar_wait |= mask;
+    for (uint32_t m = mask; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = (uint8_t)id;
+    warp_regroup(w);
+    bar_check(c, id);
+    return STEP_BLOCK;
+}
+
+void cta_threads_exited(Cta *c, uint32_t n)
+{
+    c->exited_threads += n;
+    /* threads that exit no longer count towards barriers that wait for all threads */
+    for (int id = 0; id < 16; id++)
+        if (c->bar_arrived[id] && !c->bar_expected[id]) bar_check(c, id);
+}
+
+/* ---- CTAs -------------------------------------------------------------------------- */
+
+static void fill_sregs(Warp *w, const Launch *L, const Cta *c)
+{
+    const Program *p = w->prog;
+    for (int id = 0; id < SR_COUNT_STATIC; id++) {
+        if (p->sreg_row[id] < 0) continue;
+        uint64_t *r = ROW(w, p->sreg_row[id]);
+        for (int l = 0; l < WARP_SIZE; l++) {
+            uint32_t t = w->id * WARP_SIZE + (uint32_t)l;
+            uint64_t v = 0;
+            switch (id) {
+            case SR_TID_X: v = t % L->block[0]; break;
+            case SR_TID_Y: v = t / L->block[0] % L->block[1]; break;
+            case SR_TID_Z: v = t / (L->block[0] * L->block[1]); break;
+            case SR_NTID_X: case SR_NTID_Y: case SR_NTID_Z: v = L->block[id - SR_NTID_X]; break;
+            case SR_CTAID_X: case SR_CTAID_Y: case SR_CTAID_Z: v = c->ctaid[id - SR_CTAID_X]; break;
+            case SR_NCTAID_X: case SR_NCTAID_Y: case SR_NCTAID_Z: v = L->grid[id - SR_NCTAID_X]; break;
+            case SR_LANEID: v = (uint32_t)l; break;
+            case SR_WARPID: v = w->id; break;
+            case SR_NWARPID: v = 64; break;            /* H100: 64 warp slots per SM */
+            case SR_SMID: v = c->linear % 132; break;   /* H100 SXM: 132 SMs           */
+            case SR_NSMID: v = 132; break;
+            case SR_GRIDID: v = 1; break;
+            case SR_LANEMASK_EQ: v = 1u << l; break;
+            case SR_LANEMASK_LT: v = (1u << l) - 1; break;
+            case SR_LANEMASK_LE: v = (uint32_t)((2ull << l) - 1); break;
+            case SR_LANEMASK_GT: v = ~(uint32_t)((2ull << l) - 1); break;
+            case SR_LANEMASK_GE: v = ~((1u << l) - 1); break;
+            case SR_DYN_SMEM: v = L->dyn_shared; break;
+            case SR_TOTAL_SMEM: v = c->shared_size; break;
+            case SR_PARAMBASE: v = L->param_addr; break;
+            case SR_CLUSTERID_X: case SR_CLUSTERID_Y: case SR_CLUSTERID_Z:
+                v = c->ctaid[id - SR_CLUSTERID_X]; break;
+            case SR_NCLUSTERID_X: case SR_NCLUSTERID_Y: case SR_NCLUSTERID_Z:
+                v = L->grid[id - SR_NCLUSTERID_X]; break;
+            case SR_CLUSTER_NCTAID_X: case SR_CLUSTER_NCTAID_Y: case SR_CLUSTER_NCTAID_Z:
+            case SR_CLUSTER_NCTARANK: v = 1; break;
+            default: v = 0; break;   /* cluster ctaid/rank 0, not an explicit cluster */
+            }
+            r[l] = v;
+        }
+    }
+}
+
+static int setup_cta(WorkerBuf *b, Launch *L, uint64_t linear, Cta *c)
+{
+    const Program *p = L->prog;
+    memset(c, 0, sizeof *c);
+    c->launch = L;
+    c->linear = (uint32_t)linear;
+    c->ctaid[0] = (uint32_t)(linear % L->grid[0]);
+    c->ctaid[1] = (uint32_t)(linear / L->grid[0] % L->grid[1]);
+    c->ctaid[2] = (uint32_t)(linear / ((uint64_t)L->grid[0] * L->grid[1]));
+    c->nthreads = L->block[0] * L->block[1] * L->block[2];
+    c->nwarps = (c->nthreads + WARP_SIZE - 1) / WARP_SIZE;
+    c->shared_size = L->shared_total;
+    size_t regs = (size_t)p->nrows * WARP_SIZE * sizeof(uint64_t);
+    size_t stride = L->local_stride;
+    if (!reserve((void **)&b->shared, &b->shared_cap, c->shared_size + 16) ||
+        !reserve((void **)&b->regs, &b->regs_cap, regs * c->nwarps) ||
+        !reserve((void **)&b->preds, &b->preds_cap, (size_t)p->npreds * 4 * c->nwarps) ||
+        !reserve((void **)&b->warps, &b->warps_cap, sizeof(Warp) * c->nwarps) ||
+        (stride && !reserve((void **)&b->local, &b->local_cap, stride * WARP_SIZE * c->nwarps)))
+        return -1;
+    /* shared memory starts zeroed so runs are repeatable (the GPU leaves it undefined) */
+    memset(b->shared, 0, c->shared_size);
+    c->shared = b->shared;
+    c->warps = b->warps;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        Warp *w = &c->warps[i];
+        memset(w, 0, offsetof(Warp, cta));
+        w->cta = c; w->launch = L; w->prog = p; w->id = i;
+        w->R = b->regs + (regs / sizeof(uint64_t)) * i;
+        w->P = b->preds + (size_t)p->npreds * i;
+        memcpy(w->R, L->const_rows, (size_t)p->first_var_row * WARP_SIZE * sizeof(uint64_t));
+        memset(w->P, 0, (size_t)p->npreds * 4);
+        w->P[PRED_TRUE] = FULL_MASK;
+        uint32_t first = i * WARP_SIZE, n = c->nthreads - first;
+        w->valid = n >= WARP_SIZE ? FULL_MASK : (1u << n) - 1;
+        w->alive = w->active = w->valid;
+        w->merge_pc = UINT32_MAX;
+        w->local = stride ? b->local + stride * WARP_SIZE * i : NULL;
+        w->local_stride = (uint32_t)stride;
+        fill_sregs(w, L, c);
+    }
+    return 0;
+}
+
+static void deadlock(Cta *c)
+{
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        Warp *w = &c->warps[i];
+        if (!w->alive) continue;
+        int l = __builtin_ctz(w->alive & w->waiting ? w->alive & w->waiting : w->alive);
+        w->pc = w->lane_pc[l] ? w->lane_pc[l] - ((w->bar_wait >> l & 1) ? 1 : 0) : 0;
+        if (w->bar_wait >> l & 1) {
+            int id = w->bar_id[l];
+            uint32_t expected = c->bar_expected[id] ? c->bar_expected[id] : c->nthreads - c->exited_threads;
+            warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
+                       "deadlock: barrier %d waits for %u threads but only %u arrived and no "
+                       "other thread of the block can run", id, expected, c->bar_arrived[id]);
+        } else
+            warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
+                       "deadlock: warp-synchronous instruction waits for lanes that never arrive");
+        return;
+    }
+}
+
+static void run_cta(WorkerBuf *b, Launch *L, uint64_t linear)
+{
+    Cta c;
+    if (setup_cta(b, L, linear, &c) < 0) {
+        pthread_mutex_lock(&L->lock);
+        if (!L->aborted) {
+            L->fault.code = EMU_ERR_MEMORY_ALLOCATION;
+            snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: out of host memory "
+                     "for a block of %u threads", L->prog->name, c.nthreads);
+            L->aborted = 1;
+        }
+        pthread_mutex_unlock(&L->lock);
+        return;
+    }
+    uint32_t live = c.nwarps;
+    while (live) {
+        int progress = 0;
+        live = 0;
+        for (uint32_t i = 0; i < c.nwarps; i++) {
+            Warp *w = &c.warps[i];
+            if (w->active) {
+                progress = 1;
+                if (warp_run(w, SLICE_JUMPS) == RUN_FAULT) goto out;
+            }
+            live += w->alive != 0;
+        }
+        if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) break;
+        if (live && !progress) { deadlock(&c); break; }
+    }
+out:;
+    uint64_t wi = 0, ti = 0;
+    for (uint32_t i = 0; i < c.nwarps; i++) { wi += c.warps[i].steps; ti += c.warps[i].lane_steps; }
+    __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
+}
+
+/* ---- the worker pool ------------------------------------------------------------------ */
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t go, done;
+    Launch *launch;
+    uint64_t generation;
+    int nthreads, busy;
+    pthread_once_t once;
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+           NULL, 0, 0, 0, PTHREAD_ONCE_INIT };
+
+static __thread WorkerBuf tls_buf;
+
+static void work(Launch *L)
+{
+    for (;;) {
+        if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) return;
+        uint64_t i = __atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
+        if (i >= L->ncta) return;
+        run_cta(&tls_buf, L, i);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    (void)arg;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&pool.lock);
+    for (;;) {
+        while (pool.generation == seen) pthread_cond_wait(&pool.go, &pool.lock);
+        seen = pool.generation;
+        Launch *L = pool.launch;
+        pthread_mutex_unlock(&pool.lock);
+        work(L);
+        pthread_mutex_lock(&pool.lock);
+        if (--pool.busy == 0) pthread_cond_signal(&pool.done);
+    }
+    return NULL;
+}
+
+static int want_threads;
+
+static void start_pool(void)
+{
+    int n = want_threads;
+    if (n <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n = c > 0 ? (int)c : 1;
+    }
+    pool.nthreads = 1;   /* the launching thread works too */
+    for (int i = 1; i < n; i++) {
+        pthread_t th;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&th, &a, worker_main, NULL) == 0) pool.nthreads++;
+        pthread_attr_destroy(&a);
+    }
+}
+
+int sched_init(int nthreads)
+{
+    want_threads = nthreads;
+    pthread_once(&pool.once, start_pool);
+    return 0;
+}
+
+int sched_threads(void)
+{
+    return pool.nthreads;
+}
+
+void sched_run(Launch *L)
+{
+    sched_init(want_threads);
+    int helpers = pool.nthreads - 1;
+    if (L->ncta < 2) helpers = 0;   /* one CTA: no point waking the pool */
+    if (helpers) {
+        pthread_mutex_lock(&pool.lock);
+        pool.launch = L;
+        pool.busy = helpers;
+        pool.generation++;
+        pthread_cond_broadcast(&pool.go);
+        pthread_mutex_unlock(&pool.lock);
+    }
+    work(L);
+    if (helpers) {
+        pthread_mutex_lock(&pool.lock);
+        while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+    }
+}

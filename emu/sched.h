@@ -1,0 +1,23 @@
+/* sched.h - who runs when: workers take CTAs of a launch, and a CTA's warps take turns.
+ *
+ * Contract: every scheduling decision lives in sched.c (a later mode will take them all
+ * from a seed). Barriers are CTA state, so their bookkeeping lives here too.
+ */
+#ifndef PTXEMU_SCHED_H
+#define PTXEMU_SCHED_H
+
+#include "machine.h"
+
+enum { BAR_SYNC, BAR_ARRIVE, BAR_RED_POPC, BAR_RED_AND, BAR_RED_OR };
+
+int sched_init(int nthreads);        /* start the worker pool (0 = number of cores) */
+int sched_threads(void);
+/* Run every CTA of L to completion or until a fault aborts it. */
+void sched_run(Launch *L);
+
+/* A group of lanes of w arrives at barrier id (count 0 = all live threads of the CTA);
+ * kind is BAR_*; cbits the lanes whose predicate is true for bar.red. */
+int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits);
+void cta_threads_exited(Cta *c, uint32_t n);
+
+#endif

@@ -1,0 +1,53 @@
+/* ptx_names.c - PTX type and state-space names <-> the TY_* / SP_* enums of ptx_ast.h. */
+#include "ptx_ast.h"
+
+#include <string.h>
+
+/* Indexed by TY_*; size 0 for TY_NONE and for .pred, which has no memory representation. */
+static const struct { const char *name; int size; } types[TY_COUNT] = {
+    [TY_NONE] = {"", 0},
+    [TY_B8] = {"b8", 1},       [TY_B16] = {"b16", 2},     [TY_B32] = {"b32", 4},
+    [TY_B64] = {"b64", 8},     [TY_B128] = {"b128", 16},
+    [TY_U8] = {"u8", 1},       [TY_U16] = {"u16", 2},     [TY_U32] = {"u32", 4},
+    [TY_U64] = {"u64", 8},
+    [TY_S8] = {"s8", 1},       [TY_S16] = {"s16", 2},     [TY_S32] = {"s32", 4},
+    [TY_S64] = {"s64", 8},
+    [TY_F16] = {"f16", 2},     [TY_F16X2] = {"f16x2", 4}, [TY_BF16] = {"bf16", 2},
+    [TY_BF16X2] = {"bf16x2", 4}, [TY_F32] = {"f32", 4},   [TY_F64] = {"f64", 8},
+    [TY_E4M3X2] = {"e4m3x2", 2}, [TY_E5M2X2] = {"e5m2x2", 2}, [TY_TF32] = {"tf32", 4},
+    [TY_PRED] = {"pred", 0},
+};
+
+int ptx_type_from_name(const char *s)
+{
+    if (!s || !*s) return TY_NONE;
+    if (*s == '.') s++;
+    for (int t = 1; t < TY_COUNT; t++)
+        if (strcmp(s, types[t].name) == 0) return t;
+    return TY_NONE;
+}
+
+int ptx_type_size(int ty)
+{
+    return ty > 0 && ty < TY_COUNT ? types[ty].size : 0;
+}
+
+const char *ptx_type_name(int ty)
+{
+    return ty > 0 && ty < TY_COUNT ? types[ty].name : "?";
+}
+
+int ptx_space_from_name(const char *s)
+{
+    static const struct { const char *name; int sp; } spaces[] = {
+        {"reg", SP_REG}, {"sreg", SP_SREG}, {"const", SP_CONST}, {"global", SP_GLOBAL},
+        {"local", SP_LOCAL}, {"param", SP_PARAM}, {"param::entry", SP_PARAM},
+        {"param::func", SP_PARAM}, {"shared", SP_SHARED}, {"shared::cta", SP_SHARED},
+        {"shared::cluster", SP_SHARED_CLUSTER}, {"tex", SP_TEX},
+    };
+    if (!s) return SP_NONE;
+    if (*s == '.') s++;
+    for (size_t i = 0; i < sizeof spaces / sizeof spaces[0]; i++)
+        if (strcmp(s, spaces[i].name) == 0) return spaces[i].sp;
+    return SP_NONE;
+}

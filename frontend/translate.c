@@ -1,0 +1,1102 @@
+/* translate.c - lowers a parsed kernel to the decoded Program the engine runs.
+ *
+ * Passes: (1) find the .funcs the kernel reaches and give each a code range, register
+ * range and frame layout; (2) lower every instruction: operands become rows (immediates and
+ * special registers get constant rows, tagged until the row map is final), addresses become
+ * base row + offset; (3) renumber rows so constants come first (a warp start copies only
+ * them), patch branch targets, and let each opcode's binder choose the handler.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "translate.h"
+#include "../emu/exec.h"
+#include "../emu/call.h"
+
+/* Row ids carry a tag until pass 3 knows how many constants there are. */
+#define TAG_CONST 0x20000000u
+#define TAG_SREG  0x10000000u
+#define TAG_VAR   0x40000000u
+#define TAG_MASK  0xf0000000u
+
+typedef struct Name { const char *key; int val; } Name;
+typedef struct NameMap { Name *v; uint32_t cap, n; } NameMap;
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    while (*s) h = (h ^ (uint8_t)*s++) * 16777619u;
+    return h;
+}
+
+static int map_get(const NameMap *m, const char *k, int *out)
+{
+    if (!m->cap) return 0;
+    for (uint32_t i = hash_str(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->v[i].key) return 0;
+        if (strcmp(m->v[i].key, k) == 0) { *out = m->v[i].val; return 1; }
+    }
+}
+
+static int map_put(NameMap *m, const char *k, int val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 64;
+        Name *nv = calloc(nc, sizeof *nv);
+        if (!nv) return -1;
+        for (uint32_t i = 0; i < m->cap; i++)
+            if (m->v[i].key) {
+                uint32_t j = hash_str(m->v[i].key) & (nc - 1);
+                while (nv[j].key) j = (j + 1) & (nc - 1);
+                nv[j] = m->v[i];
+            }
+        free(m->v);
+        m->v = nv;
+        m->cap = nc;
+    }
+    uint32_t j = hash_str(k) & (m->cap - 1);
+    while (m->v[j].key && strcmp(m->v[j].key, k)) j = (j + 1) & (m->cap - 1);
+    if (!m->v[j].key) m->n++;
+    m->v[j].key = k;
+    m->v[j].val = val;
+    return 0;
+}
+
+/* What a name means inside one function. */
+enum { NK_ROW, NK_PRED, NK_FRAME, NK_SHARED_LOCAL, NK_KPARAM };
+#define NK_SHIFT 28
+
+typedef struct Fn {
+    const PtxFunc *f;
+    uint32_t pc_base;          /* first pc of its code                                */
+    uint32_t *pc_of;           /* pc of the first decoded inst of each PtxInst (+1)   */
+    NameMap names;             /* regs, frame vars, function-scope shared vars         */
+    NameMap labels;
+    uint32_t frame;            /* frame size                                           */
+    uint32_t var_lo, var_hi;   /* var row ids [lo,hi) (untagged numbering)            */
+    uint32_t pred_lo, pred_hi;
+    int recursive;
+    int visiting, done;        /* call-graph walk                                      */
+} Fn;
+
+typedef struct Tr {
+    const PtxModule *m;
+    TrLookupFn lookup; void *ctx;
+    Fn *fns; int nfns, capfns;
+    NameMap fn_index;          /* function name -> index in fns (bodies only)         */
+    Inst *code; uint32_t ncode, capcode;
+    InstDesc *descs; uint32_t capdescs; /* one per Inst, for the binders in pass 3   */
+    char **owned; uint32_t nowned, capowned; /* strings made during translation    */
+    uint64_t *consts; uint32_t nconsts, capconsts;
+    int32_t sreg_id[SR_COUNT_STATIC];  /* tagged sreg index or -1                      */
+    uint32_t nsregs;
+    uint32_t nvars, npreds;
+    NameMap shared_off;        /* module- and function-scope shared var -> offset      */
+    uint32_t shared_size, dyn_align;
+    int has_dyn_shared;
+    NameMap kparams;           /* kernel param name -> offset                          */
+    uint32_t *kp_off, *kp_size, nkp, kp_bytes;
+    SrcLoc *locs; uint32_t nlocs, caplocs;
+    CallDesc **calls; uint32_t ncalls, capcalls;
+    int uses_local;
+    char *err; size_t errlen;
+    int failed;
+} Tr;
+
+static int fail(Tr *t, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(Tr *t, int line, int col, const char *fmt, ...)
+{
+    if (t->failed) return -1;
+    t->failed = 1;
+    int n = snprintf(t->err, t->errlen, "%s:%d:%d: ", t->m->source_name ? t->m->source_name : "ptx",
+                     line, col);
+    if (n < 0 || (size_t)n >= t->errlen) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->err + n, t->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap) return p;
+    uint32_t nc = *cap ? *cap : 16;
+    while (nc < need) nc *= 2;
+    void *np = realloc(p, (size_t)nc * elem);
+    if (!np) return NULL;
+    memset((char *)np + (size_t)*cap * elem, 0, (size_t)(nc - *cap) * elem);
+    *cap = nc;
+    return np;
+}
+
+static uint32_t align_up(uint32_t v, uint32_t a)
+{
+    return a ? (v + a - 1) / a * a : v;
+}
+
+static uint32_t var_bytes(const PtxVar *v)
+{
+    uint64_t n = (uint64_t)ptx_type_size(v->type) * (uint32_t)(v->vec > 1 ? v->vec : 1);
+    if (v->is_array) n *= (uint64_t)(v->array_len > 0 ? v->array_len : 0);
+    return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
+}
+
+static uint32_t var_align(const PtxVar *v)
+{
+    uint32_t a = v->align ? (uint32_t)v->align
+                          : (uint32_t)ptx_type_size(v->type) * (uint32_t)(v->vec > 1 ? v->vec : 1);
+    return a ? a : 1;
+}
+
+uint32_t translate_param_layout(const PtxFunc *e, uint32_t *offset, uint32_t *size)
+{
+    uint32_t off = 0;
+    for (int i = 0; i < e->nparams; i++) {
+        off = align_up(off, var_align(&e->params[i]));
+        if (offset) offset[i] = off;
+        if (size) size[i] = var_bytes(&e->params[i]);
+        off += var_bytes(&e->params[i]);
+    }
+    return off;
+}
+
+/* ---- special registers ---------------------------------------------------------- */
+
+static const struct { const char *name; int id; } sreg_names[] = {
+    {"%tid.x", SR_TID_X}, {"%tid.y", SR_TID_Y}, {"%tid.z", SR_TID_Z},
+    {"%ntid.x", SR_NTID_X}, {"%ntid.y", SR_NTID_Y}, {"%ntid.z", SR_NTID_Z},
+    {"%ctaid.x", SR_CTAID_X}, {"%ctaid.y", SR_CTAID_Y}, {"%ctaid.z", SR_CTAID_Z},
+    {"%nctaid.x", SR_NCTAID_X}, {"%nctaid.y", SR_NCTAID_Y}, {"%nctaid.z", SR_NCTAID_Z},
+    {"%laneid", SR_LANEID}, {"%warpid", SR_WARPID}, {"%nwarpid", SR_NWARPID},
+    {"%smid", SR_SMID}, {"%nsmid", SR_NSMID}, {"%gridid", SR_GRIDID},
+    {"%lanemask_eq", SR_LANEMASK_EQ}, {"%lanemask_lt", SR_LANEMASK_LT},
+    {"%lanemask_le", SR_LANEMASK_LE}, {"%lanemask_gt", SR_LANEMASK_GT},
+    {"%lanemask_ge", SR_LANEMASK_GE}, {"%dynamic_smem_size", SR_DYN_SMEM},
+    {"%total_smem_size", SR_TOTAL_SMEM},
+    {"%clusterid.x", SR_CLUSTERID_X}, {"%clusterid.y", SR_CLUSTERID_Y},
+    {"%clusterid.z", SR_CLUSTERID_Z}, {"%nclusterid.x", SR_NCLUSTERID_X},
+    {"%nclusterid.y", SR_NCLUSTERID_Y}, {"%nclusterid.z", SR_NCLUSTERID_Z},
+    {"%cluster_ctaid.x", SR_CLUSTER_CTAID_X}, {"%cluster_ctaid.y", SR_CLUSTER_CTAID_Y},
+    {"%cluster_ctaid.z", SR_CLUSTER_CTAID_Z}, {"%cluster_nctaid.x", SR_CLUSTER_NCTAID_X},
+    {"%cluster_nctaid.y", SR_CLUSTER_NCTAID_Y}, {"%cluster_nctaid.z", SR_CLUSTER_NCTAID_Z},
+    {"%cluster_ctarank", SR_CLUSTER_CTARANK}, {"%cluster_nctarank", SR_CLUSTER_NCTARANK},
+    {"%is_explicit_cluster", SR_IS_EXPLICIT_CLUSTER},
+    {"%clock", SR_CLOCK}, {"%clock_hi", SR_CLOCK_HI}, {"%clock64", SR_CLOCK64},
+    {"%globaltimer", SR_GLOBALTIMER}, {"%globaltimer_lo", SR_GLOBALTIMER_LO},
+    {"%globaltimer_hi", SR_GLOBALTIMER_HI},
+};
+
+static int sreg_lookup(const char *name)
+{
+    for (size_t i = 0; i < sizeof sreg_names / sizeof sreg_names[0]; i++)
+        if (strcmp(sreg_names[i].name, name) == 0) return sreg_names[i].id;
+    return -1;
+}
+
+static uint32_t sreg_row(Tr *t, int id)
+{
+    if (t->sreg_id[id] < 0) t->sreg_id[id] = (int32_t)t->nsregs++;
+    return TAG_SREG | (uint32_t)t->sreg_id[id];
+}
+
+static uint32_t const_row(Tr *t, uint64_t v)
+{
+    for (uint32_t i = 0; i < t->nconsts; i++)   /* few distinct constants per kernel */
+        if (t->consts[i] == v) return TAG_CONST | i;
+    uint64_t *nc = grow(t->consts, &t->capconsts, t->nconsts + 1, sizeof *nc);
+    if (!nc) { t->failed = 1; return ROW_ZERO; }
+    t->consts = nc;
+    t->consts[t->nconsts] = v;
+    return TAG_CONST | t->nconsts++;
+}
+
+static char *own(Tr *t, const char *s)
+{
+    char **no = grow(t->owned, &t->capowned, t->nowned + 1, sizeof *no);
+    char *c = strdup(s);
+    if (!no || !c) { free(c); t->failed = 1; return NULL; }
+    t->owned = no;
+    return t->owned[t->nowned++] = c;
+}
+
+/* ---- pass 1: functions, registers, frames ------------------------------------- */
+
+static int fn_find(Tr *t, const char *name)
+{
+    int i;
+    return map_get(&t->fn_index, name, &i) ? i : -1;
+}
+
+static const PtxFunc *module_func(const PtxModule *m, const char *name, int want_body)
+{
+    const PtxFunc *proto = NULL;
+    for (int i = 0; i < m->nfuncs; i++)
+        if (strcmp(m->funcs[i].name, name) == 0) {
+            if (m->funcs[i].has_body) return &m->funcs[i];
+            proto = &m->funcs[i];
+        }
+    return want_body ? NULL : proto;
+}
+
+static int add_fn(Tr *t, const PtxFunc *f)
+{
+    int idx = fn_find(t, f->name);
+    if (idx >= 0) return idx;
+    Fn *nf = grow(t->fns, (uint32_t *)&t->capfns, (uint32_t)t->nfns + 1, sizeof *nf);
+    if (!nf) return -1;
+    t->fns = nf;
+    idx = t->nfns++;
+    memset(&t->fns[idx], 0, sizeof t->fns[idx]);
+    t->fns[idx].f = f;
+    map_put(&t->fn_index, f->name, idx);
+    return idx;
+}
+
+static const char *call_target(const PtxInst *in)
+{
+    for (int i = 0; i < in->nopds; i++)
+        if (in->opds[i].kind == OPD_SYM) return in->opds[i].name;
+    return NULL;
+}
+
+/* Depth-first walk of the call graph from fns[i]: adds every reachable body and marks
+ * functions that lie on a cycle (they need their registers saved on call). */
+static int walk_calls(Tr *t, int i)
+{
+    t->fns[i].visiting = 1;
+    const PtxFunc *f = t->fns[i].f;
+    for (int k = 0; k < f->ninsts; k++) {
+        if (strcmp(f->insts[k].opcode, "call") != 0) continue;
+        const char *name = call_target(&f->insts[k]);
+        if (!name) return fail(t, f->insts[k].line, f->insts[k].col, "call without a target");
+        const PtxFunc *g = module_func(t->m, name, 1);
+        if (!g) continue;   /* extern: bound to the host later */
+        int j = add_fn(t, g);
+        if (j < 0) return -1;
+        if (t->fns[j].visiting) { t->fns[j].recursive = 1; continue; }
+        if (!t->fns[j].done && walk_calls(t, j) < 0) return -1;
+    }
+    t->fns[i].visiting = 0;
+    t->fns[i].done = 1;
+    return 0;
+}
+
+static int decl_reg(Tr *t, Fn *fn, const PtxVar *v)
+{
+    int is_pred = v->type == TY_PRED;
+    int count = v->nrange > 0 ? v->nrange : 1;
+    char buf[256];
+    for (int k = 0; k < count; k++) {
+        const char *name = v->name;
+        if (v->nrange > 0) {
+            snprintf(buf, sizeof buf, "%s%d", v->name, k);
+            name = own(t, buf);
+            if (!name) return -1;
+        }
+        int val = is_pred ? (NK_PRED << NK_SHIFT) | (int)t->npreds++
+                          : (NK_ROW << NK_SHIFT) | (int)t->nvars++;
+        if (v->vec > 1)
+            return fail(t, v->line, v->col, "vector registers (.reg .v%d) are not supported",
+                        v->vec);
+        map_put(&fn->names, name, val);
+    }
+    return 0;
+}
+
+static int frame_var(Tr *t, Fn *fn, const PtxVar *v)
+{
+    (void)t;
+    fn->frame = align_up(fn->frame, var_align(v));
+    map_put(&fn->names, v->name, (NK_FRAME << NK_SHIFT) | (int)fn->frame);
+    fn->frame += var_bytes(v);
+    return 0;
+}
+
+static int shared_var(Tr *t, const PtxVar *v, const char *key)
+{
+    int off;
+    if (map_get(&t->shared_off, key, &off)) return off;
+    if (v->is_extern || (v->is_array && v->array_len < 0)) {
+        /* dynamic shared memory: every extern array aliases the start of it */
+        t->has_dyn_shared = 1;
+        if (var_align(v) > t->dyn_align) t->dyn_align = var_align(v);
+        map_put(&t->shared_off, key, -1);
+        return -1;
+    }
+    t->shared_size = align_up(t->shared_size, var_align(v));
+    off = (int)t->shared_size;
+    t->shared_size += var_bytes(v);
+    map_put(&t->shared_off, key, off);
+    return off;
+}
+
+static int layout_fn(Tr *t, int i)
+{
+    Fn *fn = &t->fns[i];
+    const PtxFunc *f = fn->f;
+    fn->var_lo = t->nvars;
+    fn->pred_lo = t->npreds;
+    fn->frame = f->is_entry ? 0 : FRAME_HEADER;
+    if (!f->is_entry) {
+        for (int k = 0; k < f->nparams; k++) frame_var(t, fn, &f->params[k]);
+        for (int k = 0; k < f->nrets; k++) frame_var(t, fn, &f->rets[k]);
+    }
+    for (int k = 0; k < f->nvars; k++) {
+        const PtxVar *v = &f->vars[k];
+        switch (v->space) {
+        case SP_REG: if (decl_reg(t, fn, v) < 0) return -1; break;
+        case SP_LOCAL: case SP_PARAM: frame_var(t, fn, v); t->uses_local = 1; break;
+        case SP_SHARED: {
+            /* function-scope shared variables are per CTA like module-scope ones */
+            map_put(&fn->names, v->name, (NK_SHARED_LOCAL << NK_SHIFT) | k);
+            break;
+        }
+        default:
+            return fail(t, v->line, v->col, "variable '%s' in an unsupported state space "
+                        "inside a function", v->name);
+        }
+    }
+    if (!f->is_entry) t->uses_local = 1;
+    fn->var_hi = t->nvars;
+    fn->pred_hi = t->npreds;
+    fn->frame = align_up(fn->frame, 16);
+    if (fn->recursive) fn->frame += (fn->var_hi - fn->var_lo) * 8 + (fn->pred_hi - fn->pred_lo);
+    fn->frame = align_up(fn->frame, 16);
+    for (int k = 0; k < f->nlabels; k++)
+        map_put(&fn->labels, f->labels[k].name, f->labels[k].inst_index);
+    return 0;
+}
+
+/* ---- pass 2: lowering ------------------------------------------------------------ */
+
+static Inst *emit(Tr *t)
+{
+    uint32_t capd = t->capdescs;
+    Inst *nc = grow(t->code, &t->capcode, t->ncode + 1, sizeof *nc);
+    if (nc) t->code = nc;
+    InstDesc *nd = grow(t->descs, &capd, t->ncode + 1, sizeof *nd);
+    if (nd) { t->descs = nd; t->capdescs = capd; }
+    if (!nc || !nd) { t->failed = 1; return NULL; }
+    Inst *in = &t->code[t->ncode];
+    memset(in, 0, sizeof *in);
+    memset(&t->descs[t->ncode], 0, sizeof t->descs[0]);
+    t->descs[t->ncode].vec = 1;
+    t->ncode++;
+    in->vec = 1;
+    return in;
+}
+
+static uint32_t loc_index(Tr *t, const PtxInst *pi)
+{
+    if (!pi->loc_file || !pi->loc_line) return 0;
+    if (t->nlocs && t->locs[t->nlocs - 1].file == (uint32_t)pi->loc_file &&
+        t->locs[t->nlocs - 1].line == (uint32_t)pi->loc_line)
+        return t->nlocs - 1;
+    SrcLoc *nl = grow(t->locs, &t->caplocs, t->nlocs + 1, sizeof *nl);
+    if (!nl) return 0;
+    t->locs = nl;
+    t->locs[t->nlocs].file = (uint32_t)pi->loc_file;
+    t->locs[t->nlocs].line = (uint32_t)pi->loc_line;
+    return t->nlocs++;
+}
+
+/* The bit pattern of an immediate used as a value of type ty. */
+static uint64_t imm_bits(const PtxOperand *o, int ty)
+{
+    int is_f32 = ty == TY_F32, is_f64 = ty == TY_F64;
+    switch (o->kind) {
+    case OPD_IMM_INT:
+        if (is_f32) { float f = (float)o->ival; uint32_t b; memcpy(&b, &f, 4); return b; }
+        if (is_f64) { double f = (double)o->ival; uint64_t b; memcpy(&b, &f, 8); return b; }
+        return (uint64_t)o->ival;
+    case OPD_IMM_F32:
+        if (is_f64) {
+            uint32_t b = (uint32_t)o->ival; float f; memcpy(&f, &b, 4);
+            double dd = f; uint64_t r; memcpy(&r, &dd, 8); return r;
+        }
+        return (uint32_t)o->ival;
+    case OPD_IMM_F64:
+        if (is_f32) {
+            uint64_t b = (uint64_t)o->ival; double dd; memcpy(&dd, &b, 8);
+            float f = (float)dd; uint32_t r; memcpy(&r, &f, 4); return r;
+        }
+        return (uint64_t)o->ival;
+    case OPD_IMM_DEC:
+        if (is_f32) { float f = (float)o->fval; uint32_t b; memcpy(&b, &f, 4); return b; }
+        if (is_f64) { uint64_t b; memcpy(&b, &o->fval, 8); return b; }
+        return (uint64_t)(int64_t)o->fval;
+    default:
+        return 0;
+    }
+}
+
+typedef struct Lower {
+    Tr *t; Fn *fn; const PtxInst *pi; Inst *in; InstDesc *d;
+    int src_ty;         /* type used to encode immediate sources */
+    uint32_t negtmp[8]; int nneg, negused; /* predicates holding !p operands, in order */
+} Lower;
+
+static int is_imm(const PtxOperand *o)
+{
+    return o->kind == OPD_IMM_INT || o->kind == OPD_IMM_F32 || o->kind == OPD_IMM_F64 ||
+           o->kind == OPD_IMM_DEC;
+}
+
+/* Resolve a non-register symbol used as a value or address: sets row, imm and frame so that
+ * address = row + imm (+ frame pointer when IF_FRAME). Returns the space, or -1. */
+static int resolve_sym(Lower *L, const char *name, uint32_t *row, int64_t *imm, int *frame)
+{
+    Tr *t = L->t;
+    int v;
+    *row = ROW_ZERO; *imm = 0; *frame = 0;
+    if (map_get(&L->fn->names, name, &v)) {
+        int kind = v >> NK_SHIFT, val = v & ((1 << NK_SHIFT) - 1);
+        if (kind == NK_FRAME) { *imm = val; *frame = 1; return SP_LOCAL; }
+        if (kind == NK_SHARED_LOCAL) {
+            const PtxVar *sv = &L->fn->f->vars[val];
+            char key[300];
+            snprintf(key, sizeof key, "%s/%s", L->fn->f->name, name);
+            char *k = own(t, key);
+            if (!k) return -1;
+            int off = shared_var(t, sv, k);
+            *imm = off;   /* -1 (DYN_SHARED_MARK) for an extern array */
+            return SP_SHARED;
+        }
+    }
+    if (L->fn->f->is_entry && map_get(&t->kparams, name, &v)) {
+        *row = sreg_row(t, SR_PARAMBASE);
+        *imm = v;
+        return SP_PARAM;
+    }
+    int space; uint64_t addr;
+    if (t->lookup(t->ctx, name, &space, &addr) == 0) {
+        if (space == SP_SHARED) {
+            for (int i = 0; i < t->m->nglobals; i++)
+                if (strcmp(t->m->globals[i].name, name) == 0) {
+                    int off = shared_var(t, &t->m->globals[i], t->m->globals[i].name);
+                    *imm = off < 0 ? -1 : off;
+                    return SP_SHARED;
+                }
+            return -1;
+        }
+        *imm = (int64_t)addr;
+        return space;
+    }
+    return -1;
+}
+
+/* Dynamic shared arrays resolve to offset -1 above; the real offset (after all static
+ * shared variables) is only known at the end, so those uses are patched in pass 3. */
+#define DYN_SHARED_MARK (-1)
+#define DYN_ROW_MARK 0xE0000000u
+
+static int lower_value(Lower *L, const PtxOperand *o, uint32_t *slot, int want_pred)
+{
+    Tr *t = L->t;
+    int v;
+    switch (o->kind) {
+    case OPD_SINK:
+        *slot = want_pred ? PRED_SINK : ROW_SINK;
+        return 0;
+    case OPD_REG:
+    case OPD_SYM:
+        if (map_get(&L->fn->names, o->name, &v)) {
+            int kind = v >> NK_SHIFT, val = v & ((1 << NK_SHIFT) - 1);
+            if (kind == NK_ROW) { *slot = TAG_VAR | (uint32_t)val; return 0; }
+            if (kind == NK_PRED) {
+                if (o->neg) {
+                    /* !p was materialised into a fresh predicate before this inst */
+                    if (L->negused >= L->nneg) return fail(t, o->line, o->col, "internal: !p");
+                    *slot = TAG_VAR | 0x08000000u | L->negtmp[L->negused++];
+                    return 0;
+                }
+                *slot = TAG_VAR | 0x08000000u | (uint32_t)val;
+                return 0;
+            }
+        }
+        {
+            int id = sreg_lookup(o->name);
+            if (id >= 0) {
+                if (id >= SR_COUNT_STATIC) {
+                    if (L->in->op != OP_mov)
+                        return fail(t, o->line, o->col, "%s can only be read with mov", o->name);
+                    L->in->op = OP_sreg;
+                    L->in->imm = id;
+                    *slot = ROW_ZERO;
+                    return 0;
+                }
+                *slot = sreg_row(t, id);
+                return 0;
+            }
+        }
+        {
+            uint32_t row; int64_t imm; int frame;
+            int sp = resolve_sym(L, o->name, &row, &imm, &frame);
+            if (sp < 0)
+                return fail(t, o->line, o->col, "unknown name '%s'", o->name);
+            if (sp == SP_SHARED && imm == DYN_SHARED_MARK) {
+                *slot = DYN_ROW_MARK;   /* the dynamic shared offset's row, patched later */
+                return 0;
+            }
+            if (frame || row != ROW_ZERO) {
+                /* address of a frame slot or kernel parameter: computed per lane */
+                if (L->in->op != OP_mov)
+                    return fail(t, o->line, o->col, "the address of '%s' can only be taken "
+                                "with mov", o->name);
+                L->in->op = OP_lea_frame;
+                L->in->base = row;
+                L->in->imm = imm;
+                if (frame) L->in->flags |= IF_FRAME;
+                *slot = ROW_ZERO;
+                return 0;
+            }
+            *slot = const_row(t, (uint64_t)imm);
+            return 0;
+        }
+    case OPD_IMM_INT: case OPD_IMM_F32: case OPD_IMM_F64: case OPD_IMM_DEC:
+        if (want_pred) {
+            *slot = o->ival ? PRED_TRUE : PRED_SINK;   /* only constant true is meaningful */
+            if (!o->ival) return fail(t, o->line, o->col, "constant false predicate operand");
+            return 0;
+        }
+        *slot = const_row(t, imm_bits(o, L->src_ty));
+        return 0;
+    default:
+        return fail(t, o->line, o->col, "unexpected operand");
+    }
+}
+
+static int lower_addr(Lower *L, const PtxOperand *o)
+{
+    Tr *t = L->t;
+    Inst *in = L->in;
+    in->imm = o->ival;
+    in->base = ROW_ZERO;
+    L->d->has_addr = 1;
+    if (!o->name) return 0;
+    int v;
+    if (map_get(&L->fn->names, o->name, &v) && (v >> NK_SHIFT) == NK_ROW) {
+        in->base = TAG_VAR | (uint32_t)(v & ((1 << NK_SHIFT) - 1));
+        return 0;
+    }
+    if (sreg_lookup(o->name) >= 0)
+        return fail(t, o->line, o->col, "special register %s used as an address", o->name);
+    uint32_t row; int64_t imm; int frame;
+    int sp = resolve_sym(L, o->name, &row, &imm, &frame);
+    if (sp < 0) return fail(t, o->line, o->col, "unknown name '%s'", o->name);
+    if (sp == SP_SHARED && imm == DYN_SHARED_MARK) {
+        in->base = DYN_ROW_MARK;   /* the dynamic shared base row, patched in pass 3 */
+        return 0;
+    }
+    in->base = row;
+    in->imm += imm;
+    if (frame) {
+        in->flags |= IF_FRAME;
+        /* .param/.local variables of a frame are read and written in local memory */
+        if (L->d->space == SP_PARAM || L->d->space == SP_LOCAL || L->d->space == SP_NONE)
+            in->space = SP_LOCAL;
+    }
+    return 0;
+}
+
+/* A [..] operand inside a vector or list is not legal PTX; values are. */
+static int lower_opd(Lower *L, const PtxOperand *o, int is_dest, int want_pred)
+{
+    Inst *in = L->in;
+    InstDesc *d = L->d;
+    if (o->kind == OPD_ADDR) return lower_addr(L, o);
+    if (o->kind == OPD_VEC || o->kind == OPD_PAIR) {
+        for (int k = 0; k < o->nelems; k++) {
+            int p = want_pred || (o->kind == OPD_PAIR && k == 1);
+            uint32_t slot;
+            if (lower_value(L, &o->elems[k], &slot, p) < 0) return -1;
+            in = L->in;
+            if (is_dest) { if (d->nd >= INST_MAXD) goto many; in->d[d->nd++] = slot; }
+            else { if (d->ns >= INST_MAXS) goto many; in->s[d->ns++] = slot; }
+        }
+        return 0;
+    }
+    uint32_t slot;
+    if (lower_value(L, o, &slot, want_pred) < 0) return -1;
+    in = L->in;
+    if (is_imm(o)) d->src_imm_mask |= 1 << d->ns;
+    if (is_dest) { if (d->nd >= INST_MAXD) goto many; in->d[d->nd++] = slot; }
+    else { if (d->ns >= INST_MAXS) goto many; in->s[d->ns++] = slot; }
+    return 0;
+many:
+    return fail(L->t, o->line, o->col, "too many operands");
+}
+
+static int operand_is_pred(const Lower *L, const PtxOperand *o)
+{
+    int v;
+    return (o->kind == OPD_REG || o->kind == OPD_SYM) && map_get(&L->fn->names, o->name, &v) &&
+           (v >> NK_SHIFT) == NK_PRED;
+}
+
+/* ---- modifiers ------------------------------------------------------------------ */
+
+static const char *const mod_names[MOD_COUNT] = {
+#define X(n) #n,
+    PTX_MODS(X)
+#undef X
+};
+
+static int mod_lookup(const char *s)
+{
+    char buf[64];
+    size_t j = 0;
+    for (size_t i = 0; s[i] && j + 1 < sizeof buf; i++) {
+        if (s[i] == ':' && s[i + 1] == ':') { buf[j++] = '_'; i++; continue; }
+        buf[j++] = s[i];
+    }
+    buf[j] = 0;
+    for (int i = 0; i < MOD_COUNT; i++)
+        if (strcasecmp(mod_names[i], buf) == 0) return i;
+    return -1;
+}
+
+static int parse_mods(Lower *L)
+{
+    const PtxInst *pi = L->pi;
+    InstDesc *d = L->d;
+    for (int i = 0; i < pi->nmods; i++) {
+        const char *m = pi->mods[i];
+        int ty = ptx_type_from_name(m);
+        if (ty != TY_NONE) {
+            if (d->ntypes >= 4) return fail(L->t, pi->line, pi->col, "too many types");
+            d->types[d->ntypes++] = (uint8_t)ty;
+            continue;
+        }
+        if (!strcmp(m, "v2") || !strcmp(m, "v4") || !strcmp(m, "v8")) { d->vec = m[1] - '0'; continue; }
+        int sp = ptx_space_from_name(m);
+        if (sp == SP_NONE) {
+            if (!strcmp(m, "shared::cta")) sp = SP_SHARED;
+            else if (!strcmp(m, "shared::cluster")) sp = SP_SHARED_CLUSTER;
+        }
+        if (sp != SP_NONE && sp != SP_REG && sp != SP_SREG) { d->space = sp; continue; }
+        int id = mod_lookup(m);
+        if (id < 0)
+            return fail(L->t, pi->line, pi->col, "unsupported modifier .%s on %s", m, pi->opcode);
+        d->mods[id >> 6] |= 1ull << (id & 63);
+    }
+    return 0;
+}
+
+static void desc_text(const PtxInst *pi, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s", pi->opcode);
+    for (int i = 0; i < pi->nmods && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, ".%s", pi->mods[i]);
+}
+
+/* ---- calls ---------------------------------------------------------------------- */
+
+static int frame_off_of(Lower *L, const PtxOperand *o, uint32_t *off)
+{
+    int v;
+    if (o->kind == OPD_SYM || o->kind == OPD_REG) {
+        if (map_get(&L->fn->names, o->name, &v) && (v >> NK_SHIFT) == NK_FRAME) {
+            *off = (uint32_t)(v & ((1 << NK_SHIFT) - 1));
+            return CA_FRAME;
+        }
+        if (map_get(&L->fn->names, o->name, &v) && (v >> NK_SHIFT) == NK_ROW) {
+            *off = TAG_VAR | (uint32_t)(v & ((1 << NK_SHIFT) - 1));
+            return CA_ROW;
+        }
+    }
+    return -1;
+}
+
+static uint32_t param_var_size(const Fn *fn, const char *name)
+{
+    const PtxFunc *f = fn->f;
+    for (int k = 0; k < f->nvars; k++)
+        if (!strcmp(f->vars[k].name, name)) return var_bytes(&f->vars[k]);
+    return 8;
+}
+
+static int lower_call(Lower *L)
+{
+    Tr *t = L->t;
+    const PtxInst *pi = L->pi;
+    const PtxOperand *rets = NULL, *args = NULL, *target = NULL;
+    for (int i = 0; i < pi->nopds; i++) {
+        const PtxOperand *o = &pi->opds[i];
+        if (o->kind == OPD_SYM && !target) target = o;
+        else if (o->kind == OPD_LIST) { if (!target) rets = o; else args = o; }
+    }
+    if (!target) return fail(t, pi->line, pi->col, "call without a target");
+    CallDesc *cd = calloc(1, sizeof *cd);
+    CallDesc **nc = grow(t->calls, &t->capcalls, t->ncalls + 1, sizeof *nc);
+    if (!cd || !nc) { free(cd); return fail(t, pi->line, pi->col, "out of memory"); }
+    t->calls = nc;
+    t->calls[t->ncalls++] = cd;
+    cd->name = target->name;
+    cd->caller_frame = L->fn->frame;
+    L->in->aux = cd;
+    int nargs = args ? args->nelems : 0, nrets = rets ? rets->nelems : 0;
+    const PtxFunc *callee = module_func(t->m, target->name, 1);
+    const PtxFunc *proto = callee ? callee : module_func(t->m, target->name, 0);
+    if (!proto) return fail(t, target->line, target->col, "call of unknown function '%s'", target->name);
+    if (nargs != proto->nparams || nrets != proto->nrets)
+        return fail(t, pi->line, pi->col, "call of '%s' with %d arguments and %d results, "
+                    "but it takes %d and returns %d", target->name, nargs, nrets,
+                    proto->nparams, proto->nrets);
+    cd->args = calloc((size_t)nargs + 1, sizeof *cd->args);
+    cd->rets = calloc((size_t)nrets + 1, sizeof *cd->rets);
+    if (!cd->args || !cd->rets) return fail(t, pi->line, pi->col, "out of memory");
+    cd->nargs = (uint32_t)nargs;
+    cd->nrets = (uint32_t)nrets;
+    Fn *cf = NULL;
+    if (callee) cf = &t->fns[fn_find(t, callee->name)];
+    for (int k = 0; k < nargs; k++) {
+        const PtxOperand *o = &args->elems[k];
+        CallArg *a = &cd->args[k];
+        int kind = frame_off_of(L, o, &a->src);
+        if (kind < 0) {
+            if (is_imm(o)) {
+                L->src_ty = proto->params[k].type;
+                kind = CA_ROW;
+                a->src = const_row(t, imm_bits(o, L->src_ty));
+            } else
+                return fail(t, o->line, o->col, "unsupported call argument '%s'", o->name ? o->name : "?");
+        }
+        a->kind = (uint8_t)kind;
+        a->size = var_bytes(&proto->params[k]);
+        if (kind == CA_FRAME && param_var_size(L->fn, o->name) < a->size)
+            return fail(t, o->line, o->col, "argument '%s' is smaller than parameter %d of '%s'",
+                        o->name, k, target->name);
+        if (cf) {
+            int v;
+            if (!map_get(&cf->names, proto->params[k].name, &v))
+                return fail(t, o->line, o->col, "internal: parameter layout");
+            a->dst = (uint32_t)(v & ((1 << NK_SHIFT) - 1));
+        }
+    }
+    for (int k = 0; k < nrets; k++) {
+        const PtxOperand *o = &rets->elems[k];
+        CallArg *r = &cd->rets[k];
+        int kind = frame_off_of(L, o, &r->dst);
+        if (kind < 0) return fail(t, o->line, o->col, "unsupported call result operand");
+        r->kind = (uint8_t)kind;
+        r->size = var_bytes(&proto->rets[k]);
+        if (cf) {
+            int v;
+            if (!map_get(&cf->names, proto->rets[k].name, &v))
+                return fail(t, o->line, o->col, "internal: return layout");
+            r->src = (uint32_t)(v & ((1 << NK_SHIFT) - 1));
+        }
+    }
+    if (cf) {
+        cd->callee_frame = cf->frame;
+        cd->recursive = cf->recursive;
+        L->in->imm = fn_find(t, callee->name);   /* patched to the entry pc in pass 3 */
+        return 0;
+    }
+    cd->is_extern = 1;
+    const char *msg = call_bind_extern(cd, proto);
+    if (msg) return fail(t, pi->line, pi->col, "%s", msg);
+    return 0;
+}
+
+/* The type immediates of this instruction's sources are encoded in. */
+static int source_type(const InstDesc *d, int op)
+{
+    if (op == OP_cvt || op == OP_set) return d->ntypes > 1 ? d->types[1] : d->types[0];
+    return d->types[0];
+}
+
+/* Emit `not.pred tmp, p` for every !p operand, so handlers never negate sources. */
+static int materialise_negations(Lower *L, const PtxOperand *opds, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const PtxOperand *o = &opds[i];
+        if (o->kind == OPD_VEC || o->kind == OPD_PAIR || o->kind == OPD_LIST) {
+            if (materialise_negations(L, o->elems, o->nelems) < 0) return -1;
+            continue;
+        }
+        int v;
+        if (!o->neg || !(o->kind == OPD_REG || o->kind == OPD_SYM) ||
+            !map_get(&L->fn->names, o->name, &v) || (v >> NK_SHIFT) != NK_PRED)
+            continue;
+        if (L->nneg >= 8) return fail(L->t, o->line, o->col, "too many negated operands");
+        Tr *t = L->t;
+        uint32_t tmp = t->npreds++;
+        L->negtmp[L->nneg++] = tmp;
+        Inst *nt = emit(t);
+        if (!nt) return -1;
+        nt->op = OP_not; nt->t = TY_PRED; nt->nd = 1; nt->ns = 1;
+        nt->d[0] = TAG_VAR | 0x08000000u | tmp;
+        nt->s[0] = TAG_VAR | 0x08000000u | (uint32_t)(v & ((1 << NK_SHIFT) - 1));
+        nt->line = (uint32_t)L->pi->line;
+        nt->loc = loc_index(t, L->pi);
+        InstDesc *d = &t->descs[t->ncode - 1];
+        d->op = OP_not; d->types[0] = TY_PRED; d->ntypes = 1; d->nd = 1; d->ns = 1;
+        d->text = "not.pred";
+    }
+    return 0;
+}
+
+static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
+{
+    int op = op_lookup(pi->opcode);
+    if (op == OP_cvt)
+        for (int i = 0; i < pi->nmods; i++) if (!strcmp(pi->mods[i], "pack")) op = OP_cvt_pack;
+    if (op < 0) return fail(t, pi->line, pi->col, "unsupported instruction '%s'", pi->opcode);
+    Lower L;
+    memset(&L, 0, sizeof L);
+    L.t = t; L.fn = fn; L.pi = pi;
+    if (materialise_negations(&L, pi->opds, pi->nopds) < 0) return -1;
+    if (!emit(t)) return fail(t, pi->line, pi->col, "out of memory");
+    uint32_t at = t->ncode - 1;
+    Inst *in = L.in = &t->code[at];
+    InstDesc *d = L.d = &t->descs[at];
+    d->op = op;
+    in->op = (uint16_t)op;
+    in->line = (uint32_t)pi->line;
+    in->loc = loc_index(t, pi);
+    if (parse_mods(&L) < 0) return -1;
+    L.src_ty = source_type(d, op);
+    in->t = d->types[0];
+    in->t2 = d->types[1];
+    in->space = (uint8_t)d->space;
+    in->vec = (uint8_t)d->vec;
+    if (pi->guard) {
+        int v;
+        if (!map_get(&fn->names, pi->guard, &v) || (v >> NK_SHIFT) != NK_PRED)
+            return fail(t, pi->line, pi->col, "guard '%s' is not a predicate", pi->guard);
+        in->pg = (uint16_t)((v & 0xffff) + 1);   /* 0 = no guard; made an index in pass 3 */
+        in->pneg = pi->guard_neg ? 0xffffffffu : 0;
+        in->pneg_bit = (uint8_t)(pi->guard_neg != 0);
+    }
+    int fmt = op_info[op].fmt;
+    if ((op == OP_bar || op == OP_barrier) && desc_has(d, MOD_RED)) fmt = FMT_DS;
+    if (fmt == FMT_CALL) {
+        if (lower_call(&L) < 0) return -1;
+    } else if (fmt == FMT_BRANCH) {
+        if (pi->nopds != 1 || pi->opds[0].kind != OPD_SYM)
+            return fail(t, pi->line, pi->col, "bra needs one label");
+        int idx;
+        if (!map_get(&fn->labels, pi->opds[0].name, &idx))
+            return fail(t, pi->opds[0].line, pi->opds[0].col, "unknown label '%s'", pi->opds[0].name);
+        in->imm = idx;   /* PtxInst index; becomes a pc in pass 3 */
+    } else {
+        for (int i = 0; i < pi->nopds; i++) {
+            const PtxOperand *o = &pi->opds[i];
+            int is_dest = fmt == FMT_DS && i == 0;
+            if (lower_opd(&L, o, is_dest, operand_is_pred(&L, o)) < 0) return -1;
+        }
+    }
+    in->nd = (uint8_t)d->nd;
+    in->ns = (uint8_t)d->ns;
+    if (in->space == SP_NONE) in->space = (uint8_t)d->space;
+    d->op = in->op;   /* mov may have become <sreg> or <lea.frame> */
+    d->vec = in->vec;
+    return 0;
+}
+
+/* ---- pass 3: renumber, patch, bind ------------------------------------------------ */
+
+static uint32_t fix_row(const Tr *t, uint32_t v, uint32_t dyn_row)
+{
+    if (v == DYN_ROW_MARK) return dyn_row;
+    switch (v & TAG_MASK) {
+    case TAG_CONST: return ROW_FIRST_FREE + (v & ~TAG_MASK);
+    case TAG_SREG: return ROW_FIRST_FREE + t->nconsts + (v & ~TAG_MASK);
+    case TAG_VAR:
+        if (v & 0x08000000u) return PRED_FIRST_FREE + (v & 0x07ffffffu);
+        return ROW_FIRST_FREE + t->nconsts + t->nsregs + (v & ~TAG_MASK);
+    default: return v;
+    }
+}
+
+void program_free(Program *p)
+{
+    if (!p) return;
+    for (uint32_t i = 0; i < p->ncode; i++)
+        if (p->code[i].op == OP_call && p->code[i].aux) {
+            CallDesc *cd = p->code[i].aux;
+            free(cd->args); free(cd->rets); free(cd);
+        }
+    free(p->code); free(p->row_init); free(p->locs); free(p->param_offset);
+    free(p->param_size_of); free(p->name);
+    free(p);
+}
+
+static void free_tr(Tr *t, int keep_calls)
+{
+    for (int i = 0; i < t->nfns; i++) {
+        free(t->fns[i].pc_of);
+        free(t->fns[i].names.v);
+        free(t->fns[i].labels.v);
+    }
+    free(t->fns);
+    free(t->fn_index.v);
+    for (uint32_t k = 0; k < t->nowned; k++) free(t->owned[k]);
+    free(t->owned);
+    free(t->descs);
+    free(t->shared_off.v);
+    free(t->kparams.v);
+    free(t->consts);
+    if (!keep_calls) {
+        for (uint32_t i = 0; i < t->ncalls; i++) {
+            free(t->calls[i]->args); free(t->calls[i]->rets); free(t->calls[i]);
+        }
+        free(t->code);
+        free(t->locs);
+        free(t->kp_off); free(t->kp_size);
+    }
+    free(t->calls);
+}
+
+static const char *bind_inst(Inst *in, InstDesc *d)
+{
+    d->nd = in->nd;
+    d->ns = in->ns;
+    return op_info[in->op].bind(in, d);
+}
+
+Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn lookup,
+                          void *ctx, char *err, size_t errlen)
+{
+    Tr t;
+    memset(&t, 0, sizeof t);
+    t.m = m; t.lookup = lookup; t.ctx = ctx; t.err = err; t.errlen = errlen;
+    for (int i = 0; i < SR_COUNT_STATIC; i++) t.sreg_id[i] = -1;
+    t.dyn_align = 16;
+    Program *p = NULL;
+
+    /* kernel parameters */
+    t.nkp = (uint32_t)entry->nparams;
+    t.kp_off = calloc(t.nkp + 1, sizeof *t.kp_off);
+    t.kp_size = calloc(t.nkp + 1, sizeof *t.kp_size);
+    if (!t.kp_off || !t.kp_size) goto oom;
+    t.kp_bytes = translate_param_layout(entry, t.kp_off, t.kp_size);
+    for (uint32_t i = 0; i < t.nkp; i++) map_put(&t.kparams, entry->params[i].name, (int)t.kp_off[i]);
+
+    /* pass 1 */
+    if (add_fn(&t, entry) < 0 || walk_calls(&t, 0) < 0) goto out;
+    for (int i = 0; i < t.nfns; i++) if (layout_fn(&t, i) < 0) goto out;
+
+    /* pass 2: each function's code, then an implicit ret so falling off the end is
+     * well defined */
+    for (int i = 0; i < t.nfns; i++) {
+        Fn *fn = &t.fns[i];
+        const PtxFunc *f = fn->f;
+        fn->pc_base = t.ncode;
+        fn->pc_of = calloc((size_t)f->ninsts + 1, sizeof *fn->pc_of);
+        if (!fn->pc_of) goto oom;
+        for (int k = 0; k < f->ninsts; k++) {
+            fn->pc_of[k] = t.ncode;
+            if (lower_inst(&t, fn, &f->insts[k]) < 0) goto out;
+        }
+        fn->pc_of[f->ninsts] = t.ncode;
+        Inst *r = emit(&t);
+        if (!r) goto oom;
+        r->op = OP_ret;
+        r->line = f->ninsts ? (uint32_t)f->insts[f->ninsts - 1].line : (uint32_t)f->line;
+        t.descs[t.ncode - 1].op = OP_ret;
+    }
+    if (t.failed) goto out;
+
+    uint32_t dyn_row = 0;
+    if (t.has_dyn_shared) {
+        /* dynamic shared memory starts after the static variables */
+        t.shared_size = align_up(t.shared_size, t.dyn_align);
+        dyn_row = TAG_CONST | 0;
+        dyn_row = const_row(&t, t.shared_size);
+    }
+    uint32_t dyn_fixed = fix_row(&t, dyn_row, 0);
+
+    /* pass 3 */
+    for (uint32_t pc = 0; pc < t.ncode; pc++) {
+        Inst *in = &t.code[pc];
+        for (int k = 0; k < in->nd; k++) in->d[k] = fix_row(&t, in->d[k], dyn_fixed);
+        for (int k = 0; k < in->ns; k++) in->s[k] = fix_row(&t, in->s[k], dyn_fixed);
+        in->base = fix_row(&t, in->base, dyn_fixed);
+        if (in->pg) in->pg = (uint16_t)(PRED_FIRST_FREE + in->pg - 1);
+        if (in->op == OP_call && in->aux) {
+            CallDesc *cd = in->aux;
+            for (uint32_t k = 0; k < cd->nargs; k++)
+                if (cd->args[k].kind == CA_ROW) cd->args[k].src = fix_row(&t, cd->args[k].src, dyn_fixed);
+            for (uint32_t k = 0; k < cd->nrets; k++)
+                if (cd->rets[k].kind == CA_ROW) cd->rets[k].dst = fix_row(&t, cd->rets[k].dst, dyn_fixed);
+            if (!cd->is_extern) {
+                Fn *cf = &t.fns[in->imm];
+                in->imm = cf->pc_base;
+                cd->callee_frame = cf->frame;
+                cd->recursive = cf->recursive;
+                cd->row_lo = fix_row(&t, TAG_VAR | cf->var_lo, 0);
+                cd->row_hi = fix_row(&t, TAG_VAR | cf->var_hi, 0);
+                cd->pred_lo = PRED_FIRST_FREE + cf->pred_lo;
+                cd->pred_hi = PRED_FIRST_FREE + cf->pred_hi;
+                cd->save_off = cf->frame - ((cf->var_hi - cf->var_lo) * 8 + (cf->pred_hi - cf->pred_lo));
+                cd->save_off &= ~15u;
+            }
+        }
+    }
+    /* branch targets: PtxInst index -> pc, per function */
+    for (int i = 0; i < t.nfns; i++) {
+        Fn *fn = &t.fns[i];
+        uint32_t end = i + 1 < t.nfns ? t.fns[i + 1].pc_base : t.ncode;
+        for (uint32_t pc = fn->pc_base; pc < end; pc++)
+            if (t.code[pc].op == OP_bra) t.code[pc].imm = fn->pc_of[t.code[pc].imm];
+    }
+    for (uint32_t pc = 0; pc < t.ncode; pc++) {
+        Inst *in = &t.code[pc];
+        const char *msg = bind_inst(in, &t.descs[pc]);
+        if (msg) {
+            const PtxInst *pi = NULL;
+            for (int f = 0; f < t.nfns && !pi; f++)
+                for (int k = 0; k < t.fns[f].f->ninsts; k++)
+                    if (t.fns[f].pc_of[k] <= pc && pc < t.fns[f].pc_of[k + 1]) {
+                        pi = &t.fns[f].f->insts[k];
+                        break;
+                    }
+            char txt[160] = "?";
+            if (pi) desc_text(pi, txt, sizeof txt);
+            fail(&t, pi ? pi->line : (int)in->line, pi ? pi->col : 0, "%s: %s", txt, msg);
+            goto out;
+        }
+    }
+
+    p = calloc(1, sizeof *p);
+    if (!p) goto oom;
+    p->name = strdup(entry->name);
+    p->code = t.code;
+    p->ncode = t.ncode;
+    p->first_var_row = ROW_FIRST_FREE + t.nconsts + t.nsregs;
+    p->nrows = p->first_var_row + t.nvars;
+    p->npreds = PRED_FIRST_FREE + t.npreds;
+    p->row_init = calloc(p->first_var_row, sizeof *p->row_init);
+    if (!p->name || !p->row_init) goto oom;
+    for (uint32_t i = 0; i < t.nconsts; i++) p->row_init[ROW_FIRST_FREE + i] = t.consts[i];
+    for (int i = 0; i < SR_COUNT_STATIC; i++)
+        p->sreg_row[i] = t.sreg_id[i] < 0 ? -1 : (int32_t)(ROW_FIRST_FREE + t.nconsts + (uint32_t)t.sreg_id[i]);
+    p->shared_static = t.has_dyn_shared ? t.shared_size : align_up(t.shared_size, 1);
+    p->dyn_shared_align = t.dyn_align;
+    p->frame_size = t.fns[0].frame;
+    p->uses_local = (uint32_t)t.uses_local;
+    p->param_size = t.kp_bytes;
+    p->nparams = t.nkp;
+    p->param_offset = t.kp_off;
+    p->param_size_of = t.kp_size;
+    for (int k = 0; k < 3; k++) { p->reqntid[k] = entry->reqntid[k]; p->maxntid[k] = entry->maxntid[k]; }
+    p->locs = t.locs;
+    p->nlocs = t.nlocs;
+    p->ptx_name = m->source_name;
+    free_tr(&t, 1);
+    return p;
+oom:
+    fail(&t, entry->line, entry->col, "out of memory while translating '%s'", entry->name);
+out:
+    if (p) { free(p->name); free(p->row_init); free(p); }
+    free_tr(&t, 0);
+    return NULL;
+}

@@ -1,0 +1,315 @@
+/* launch.c - kernel launches (<<<>>>, cudaLaunchKernel), function attributes and occupancy.
+ *
+ * Launches run to completion inside emu_launch, holding the runtime lock, so work happens in
+ * issue order. A fault during the run becomes the context's sticky error; like an
+ * asynchronous launch on a GPU, the launch call itself still returns cudaSuccess and the
+ * fault surfaces at the next call that uses the context.
+ */
+#include <string.h>
+#include "runtime/cudart_internal.h"
+
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                               struct CUstream_st *stream);
+cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+                                                 size_t *sharedMem, void *stream);
+cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun);
+cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                         void **args, size_t sharedMem, cudaStream_t stream);
+
+/* <<<>>> pushes its configuration, then the stub pops it; launches nested in argument
+ * expressions push more than one, hence a small per-thread stack. */
+typedef struct RtConfig { dim3 grid, block; size_t smem; cudaStream_t stream; } RtConfig;
+#define RT_CONFIG_DEPTH 16
+static _Thread_local RtConfig rt_configs[RT_CONFIG_DEPTH];
+static _Thread_local int rt_nconfigs;
+
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                               struct CUstream_st *stream)
+{
+    if (rt_nconfigs == RT_CONFIG_DEPTH) {
+        rt_diag("kernel launches nested more than %d deep in one expression", RT_CONFIG_DEPTH);
+        rt_ret(cudaErrorInvalidConfiguration);
+        return 1;   /* nonzero: the generated code skips the launch */
+    }
+    RtConfig *c = &rt_configs[rt_nconfigs++];
+    c->grid = gridDim;
+    c->block = blockDim;
+    c->smem = sharedMem;
+    c->stream = stream;
+    return 0;
+}
+
+cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+                                                 size_t *sharedMem, void *stream)
+{
+    if (rt_nconfigs == 0) return rt_ret(cudaErrorMissingConfiguration);
+    const RtConfig *c = &rt_configs[--rt_nconfigs];
+    *gridDim = c->grid;
+    *blockDim = c->block;
+    *sharedMem = c->smem;
+    *(cudaStream_t *)stream = c->stream;
+    return cudaSuccess;
+}
+
+/* Grid and block shape against the H100's limits. */
+static cudaError_t rt_check_shape(dim3 g, dim3 b)
+{
+    if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return cudaErrorInvalidConfiguration;
+    if (b.x > RT_MAX_BLOCK_X || b.y > RT_MAX_BLOCK_Y || b.z > RT_MAX_BLOCK_Z)
+        return cudaErrorInvalidConfiguration;
+    if ((uint64_t)b.x * b.y * b.z > RT_MAX_THREADS_PER_BLOCK) return cudaErrorInvalidConfiguration;
+    if (g.x > RT_MAX_GRID_X || g.y > RT_MAX_GRID_YZ || g.z > RT_MAX_GRID_YZ)
+        return cudaErrorInvalidConfiguration;
+    return cudaSuccess;
+}
+
+/* The kernel's own limits: .maxntid/.reqntid and its dynamic shared memory allowance. */
+static cudaError_t rt_check_kernel(RtFunc *f, const EmuKernelInfo *info, dim3 b, size_t smem)
+{
+    uint64_t threads = (uint64_t)b.x * b.y * b.z;
+    if (threads > info->max_threads) return cudaErrorLaunchOutOfResources;
+    if (info->reqntid[0] > 0 && ((int)b.x != info->reqntid[0] || (int)b.y != info->reqntid[1] ||
+                                 (int)b.z != info->reqntid[2]))
+        return cudaErrorLaunchOutOfResources;
+    if (smem > rt_func_max_dyn_smem(f, info)) return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+/* Run one launch; caller holds the lock. */
+static cudaError_t rt_launch(RtFunc *f, dim3 g, dim3 b, void **args, size_t smem,
+                             cudaStream_t stream)
+{
+    if (!rt_stream_valid(stream)) return cudaErrorInvalidResourceHandle;
+    cudaError_t e = rt_check_shape(g, b);
+    if (e != cudaSuccess) return e;
+    EmuKernel *k;
+    if ((e = rt_func_kernel(f, &k)) != cudaSuccess) return e;
+    EmuKernelInfo info;
+    if (emu_kernel_info(k, &info) != EMU_OK) return cudaErrorInvalidDeviceFunction;
+    if ((e = rt_check_kernel(f, &info, b, smem)) != cudaSuccess) return e;
+    if (info.nparams > 0 && !args) return cudaErrorInvalidValue;
+    unsigned grid[3] = { g.x, g.y, g.z }, block[3] = { b.x, b.y, b.z };
+    char err[2048] = "";
+    int rc = emu_launch(k, grid, block, smem, args, err, sizeof err);
+    if (rc == EMU_OK) return cudaSuccess;
+    if (rt_error_is_sticky(rc)) {
+        rt_set_sticky((cudaError_t)rc, err[0] ? err : cudaGetErrorString((cudaError_t)rc));
+        return cudaSuccess;
+    }
+    if (err[0] && rt_func_report_once(f)) rt_diag("%s", err);
+    return (cudaError_t)rc;
+}
+
+static cudaError_t rt_launch_locked(RtFunc *f, const void *key, dim3 g, dim3 b, void **args,
+                                    size_t smem, cudaStream_t stream)
+{
+    RT_STICKY_CHECK();
+    cudaError_t e = rt_init();
+    if (e != cudaSuccess) return rt_ret(e);
+    rt_lock();
+    if (!f) f = rt_func_by_stub(key);
+    e = f ? rt_launch(f, g, b, args, smem, stream) : cudaErrorInvalidDeviceFunction;
+    rt_unlock();
+    return rt_ret(e);
+}
+
+/* The handle <<<>>> caches is our RtFunc itself. */
+cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+    if (!kernel) return rt_ret(cudaErrorInvalidValue);
+    rt_lock();
+    RtFunc *f = rt_func_by_stub(hostFun);
+    rt_unlock();
+    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
+    *kernel = (cudaKernel_t)(void *)f;
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+    return __cudaGetKernel(kernelPtr, entryFuncAddr);
+}
+
+cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                         void **args, size_t sharedMem, cudaStream_t stream)
+{
+    RT_STICKY_CHECK();
+    rt_lock();
+    RtFunc *f = rt_func_by_handle((const void *)kernel);
+    rt_unlock();
+    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
+    return rt_launch_locked(f, NULL, gridDim, blockDim, args, sharedMem, stream);
+}
+RT_TWIN(cudaError_t, __cudaLaunchKernel_ptsz, __cudaLaunchKernel,
+        (cudaKernel_t k, dim3 g, dim3 b, void **a, size_t s, cudaStream_t st),
+        (k, g, b, a, s, st))
+
+cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                       void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return rt_launch_locked(NULL, func, gridDim, blockDim, args, sharedMem, stream);
+}
+RT_TWIN(cudaError_t, cudaLaunchKernel_ptsz, cudaLaunchKernel,
+        (const void *f, dim3 g, dim3 b, void **a, size_t s, cudaStream_t st),
+        (f, g, b, a, s, st))
+
+/* Find the kernel behind a host stub with its info; caller holds the lock. */
+static cudaError_t rt_func_info(const void *func, RtFunc **fp, EmuKernelInfo *info)
+{
+    cudaError_t e = rt_init();
+    if (e != cudaSuccess) return e;
+    RtFunc *f = func ? rt_func_by_stub(func) : NULL;
+    if (!f) return cudaErrorInvalidDeviceFunction;
+    EmuKernel *k;
+    if ((e = rt_func_kernel(f, &k)) != cudaSuccess) return e;
+    if (emu_kernel_info(k, info) != EMU_OK) return cudaErrorInvalidDeviceFunction;
+    *fp = f;
+    return cudaSuccess;
+}
+
+static void rt_fill_func_attrs(struct cudaFuncAttributes *a, RtFunc *f,
+                               const EmuKernelInfo *info)
+{
+    memset(a, 0, sizeof *a);
+    a->sharedSizeBytes = info->shared_static;
+    a->constSizeBytes = 0;          /* constant data is module-scope, not per kernel */
+    a->localSizeBytes = info->local_bytes;
+    a->maxThreadsPerBlock = (int)info->max_threads;
+    a->numRegs = (int)info->num_regs;
+    a->ptxVersion = 90;
+    a->binaryVersion = 90;
+    a->maxDynamicSharedSizeBytes = (int)rt_func_max_dyn_smem(f, info);
+    a->preferredShmemCarveout = rt_func_carveout(f);
+}
+
+cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    RT_STICKY_CHECK();
+    if (!attr) return rt_ret(cudaErrorInvalidValue);
+    rt_lock();
+    RtFunc *f;
+    EmuKernelInfo info;
+    cudaError_t e = rt_func_info(func, &f, &info);
+    if (e == cudaSuccess) rt_fill_func_attrs(attr, f, &info);
+    rt_unlock();
+    return rt_ret(e);
+}
+
+static cudaError_t rt_set_attr(RtFunc *f, const EmuKernelInfo *info, enum cudaFuncAttribute attr,
+                               int value)
+{
+    switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+        if (value < 0 || (uint64_t)value + info->shared_static > RT_SMEM_PER_BLOCK_OPTIN)
+            return cudaErrorInvalidValue;
+        rt_func_set_max_dyn_smem(f, (size_t)value);
+        return cudaSuccess;
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+        if (value < -1 || value > 100) return cudaErrorInvalidValue;
+        rt_func_set_carveout(f, value);   /* a hint about the L1/shared split: no effect here */
+        return cudaSuccess;
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+cudaError_t CUDARTAPI cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
+                                           int value)
+{
+    RT_STICKY_CHECK();
+    rt_lock();
+    RtFunc *f;
+    EmuKernelInfo info;
+    cudaError_t e = rt_func_info(func, &f, &info);
+    if (e == cudaSuccess) e = rt_set_attr(f, &info, attr, value);
+    rt_unlock();
+    return rt_ret(e);
+}
+
+/* Cache and bank configurations are performance preferences; they do not change results. */
+cudaError_t CUDARTAPI cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    RT_STICKY_CHECK();
+    if ((unsigned)cacheConfig > cudaFuncCachePreferEqual) return rt_ret(cudaErrorInvalidValue);
+    rt_lock();
+    RtFunc *f;
+    EmuKernelInfo info;
+    cudaError_t e = rt_func_info(func, &f, &info);
+    rt_unlock();
+    return rt_ret(e);
+}
+
+cudaError_t CUDARTAPI cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
+{
+    RT_STICKY_CHECK();
+    if ((unsigned)config > cudaSharedMemBankSizeEightByte) return rt_ret(cudaErrorInvalidValue);
+    rt_lock();
+    RtFunc *f;
+    EmuKernelInfo info;
+    cudaError_t e = rt_func_info(func, &f, &info);
+    rt_unlock();
+    return rt_ret(e);
+}
+
+/* Blocks of `bs` threads that fit on one SM, from thread, block-slot and shared-memory
+ * limits. Registers are not counted: PTX declares virtual registers, not what ptxas would
+ * allocate, so they would give a meaningless bound. */
+static int rt_occupancy(RtFunc *f, const EmuKernelInfo *info, int bs, size_t dyn)
+{
+    if ((unsigned)bs > info->max_threads || dyn > rt_func_max_dyn_smem(f, info)) return 0;
+    int warps = (bs + 31) / 32;
+    int n = RT_THREADS_PER_SM / 32 / warps;
+    if (n > RT_BLOCKS_PER_SM) n = RT_BLOCKS_PER_SM;
+    size_t smem = info->shared_static + dyn;
+    if (smem) {
+        size_t by_smem = RT_SMEM_PER_SM / (smem + RT_SMEM_RESERVED_PER_BLOCK);
+        if (by_smem < (size_t)n) n = (int)by_smem;
+    }
+    return n;
+}
+
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    RT_STICKY_CHECK();
+    if (!numBlocks || blockSize <= 0 || (flags & ~(unsigned)cudaOccupancyDisableCachingOverride))
+        return rt_ret(cudaErrorInvalidValue);
+    rt_lock();
+    RtFunc *f;
+    EmuKernelInfo info;
+    cudaError_t e = rt_func_info(func, &f, &info);
+    if (e == cudaSuccess) *numBlocks = rt_occupancy(f, &info, blockSize, dynamicSMemSize);
+    rt_unlock();
+    return rt_ret(e);
+}
+
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                   const void *func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+                                                                  dynamicSMemSize, 0);
+}
+
+cudaError_t CUDARTAPI cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                               const void *func, int numBlocks,
+                                                               int blockSize)
+{
+    RT_STICKY_CHECK();
+    if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0) return rt_ret(cudaErrorInvalidValue);
+    rt_lock();
+    RtFunc *f;
+    EmuKernelInfo info;
+    cudaError_t e = rt_func_info(func, &f, &info);
+    if (e == cudaSuccess) {
+        size_t per = RT_SMEM_PER_SM / (size_t)numBlocks;
+        size_t used = info.shared_static + RT_SMEM_RESERVED_PER_BLOCK;
+        size_t avail = per > used ? per - used : 0;
+        size_t cap = rt_func_max_dyn_smem(f, &info);
+        int fits = rt_occupancy(f, &info, blockSize, 0) >= numBlocks;
+        *dynamicSmemSize = fits ? (avail < cap ? avail : cap) : 0;
+    }
+    rt_unlock();
+    return rt_ret(e);
+}
