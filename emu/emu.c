@@ -6,7 +6,7 @@
 #include "emu.h"
 #include "machine.h"
 #include "memory.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "../frontend/translate.h"
 
 int emu_log_level = 1;

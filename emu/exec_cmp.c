@@ -295,7 +295,7 @@ const char *bind_set(Inst *in, const InstDesc *d)
 {
     int dt = d->types[0], st = d->types[1];
     if (d->ntypes != 2) return "set needs .dtype.stype";
-    if (ty_is_half(st)) return bind_half_set(in, d);
+    if (ty_is_half(st) || ty_is_half(dt)) return bind_half_set(in, d);
     if (dt != TY_U32 && dt != TY_S32 && dt != TY_F32) return "set: destination must be .u32, .s32 or .f32";
     if (d->nd != 1) return "wrong number of operands";
     in->aux8 = CMP_TO_GPR;

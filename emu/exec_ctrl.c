@@ -6,7 +6,7 @@
 #include "exec.h"
 #include "call.h"
 #include "memory.h"
-#include "sched.h"
+#include "scheduler.h"
 
 /* ---- branches ------------------------------------------------------------------- */
 

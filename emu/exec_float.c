@@ -51,21 +51,25 @@ FP_INLINE float f32_in(uint64_t v, int ftz)
     return fp_bits_f32(ftz ? fp_ftz32(u) : u);
 }
 
-FP_INLINE uint64_t f32_out(float r, int ftz, int sat)
+/* tiny: the exact result is below 2^-126 in magnitude. The GPU flushes such results under
+ * .ftz even when they round up to the smallest normal (H100: mul.rn.ftz.f32 0x00ffffff *
+ * 0.5 gives 0), so the flush looks at the exact value, not only at the rounded one. */
+FP_INLINE uint64_t f32_out(float r, int ftz, int sat, int tiny)
 {
+    if (ftz && tiny) r = copysignf(0.0f, r);
     if (sat) r = r > 0.0f ? (r < 1.0f ? r : 1.0f) : 0.0f;   /* NaN and -0 -> +0 */
     uint32_t u = fp_canon32(fp_f32_bits(r));
     return ftz ? fp_ftz32(u) : u;
 }
 
 FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
-FP_INLINE uint64_t f64_out(double r) { return fp_canon64(fp_f64_bits(r)); }
 
 /* ---- templates ---------------------------------------------------------------------- */
 
 /* f32 kernel over sources a, b, c (unused ones read s[0]) with .ftz and .sat as
- * arguments: the handlers below call it with constants so each is specialised. */
-#define F32_K(NAME, EXPR)                                                     \
+ * arguments: the handlers below call it with constants so each is specialised. TINY says
+ * whether the exact result is below the smallest normal (only evaluated under .ftz). */
+#define F32_K(NAME, EXPR, TINY)                                               \
     FP_INLINE int NAME##_k(W, int ftz, int sat)                               \
     {                                                                         \
         uint64_t *d = ROW(w, in->d[0]);                                       \
@@ -76,7 +80,7 @@ FP_INLINE uint64_t f64_out(double r) { return fp_canon64(fp_f64_bits(r)); }
             float a = f32_in(ra[l], ftz), b = f32_in(rb[l], ftz);             \
             float c = f32_in(rc[l], ftz);                                     \
             (void)b; (void)c;                                                 \
-            d[l] = f32_out(EXPR, ftz, sat);                                   \
+            d[l] = f32_out(EXPR, ftz, sat, ftz && (TINY));                    \
         });                                                                   \
         return STEP_NEXT;                                                     \
     }
@@ -105,7 +109,7 @@ FP_INLINE uint64_t f64_out(double r) { return fp_canon64(fp_f64_bits(r)); }
         LANES(l, {                                                            \
             double a = f64_in(ra[l]), b = f64_in(rb[l]), c = f64_in(rc[l]);   \
             (void)b; (void)c;                                                 \
-            d[l] = f64_out(EXPR);                                             \
+            d[l] = fp_nan64(EXPR, a, b, c);                                   \
         });                                                                   \
         return STEP_NEXT;                                                     \
     }
@@ -117,8 +121,8 @@ typedef struct RndOps {
     Handler f32_dir, f64, f64_dir;
 } RndOps;
 
-#define RND_OP(NAME, EXPR32, EXPR64)                                          \
-    F32_K(NAME, EXPR32)                                                       \
+#define RND_OP(NAME, EXPR32, TINY, EXPR64)                                    \
+    F32_K(NAME, EXPR32, TINY)                                                 \
     F32_H5(NAME)                                                              \
     F64_K(NAME, EXPR64)                                                       \
     F64_DIR(NAME)                                                             \
@@ -126,18 +130,21 @@ typedef struct RndOps {
         {NAME##_f32, NAME##_f32_ftz, NAME##_f32_sat, NAME##_f32_ftz_sat},     \
         NAME##_f32_dir, NAME##_f64, NAME##_f64_dir};
 
-#define APPROX_OP(NAME, EXPR) F32_K(NAME, EXPR) F32_H2(NAME)
+#define APPROX_OP(NAME, EXPR) F32_K(NAME, EXPR, 0) F32_H2(NAME)
+#define TINY(x) (fabs(x) < 0x1p-126)
 
 /* ---- IEEE-rounded operations ------------------------------------------------------ */
 
-RND_OP(add, a + b, a + b)
-RND_OP(sub, a - b, a - b)
-RND_OP(mul, a * b, a * b)
+/* sums of f32 values below 2^-125 are exact, so add/sub need no tiny test; products
+ * and quotients are exact or far enough from 2^-126 in double */
+RND_OP(add, a + b, 0, a + b)
+RND_OP(sub, a - b, 0, a - b)
+RND_OP(mul, a * b, TINY((double)a * b), a * b)
 /* mad.rnd.f32 and mad.rnd.f64 are fused on sm_20+, the same as fma */
-RND_OP(fma, fmaf(a, b, c), fma(a, b, c))
-RND_OP(div, a / b, a / b)
-RND_OP(rcp, 1.0f / a, 1.0 / a)
-RND_OP(sqrt, sqrtf(a), sqrt(a))
+RND_OP(fma, fmaf(a, b, c), TINY(fma((double)a, b, c)), fma(a, b, c))
+RND_OP(div, a / b, TINY((double)a / b), a / b)
+RND_OP(rcp, 1.0f / a, TINY(1.0 / a), 1.0 / a)
+RND_OP(sqrt, sqrtf(a), 0, sqrt(a))
 
 /* ---- approximate functions (f32, optional .ftz) ------------------------------------ */
 
@@ -190,7 +197,10 @@ static int rcp_approx_ftz_f64(W)
 {
     uint64_t *d = ROW(w, in->d[0]);
     const uint64_t *ra = ROW(w, in->s[0]);
-    LANES(l, { d[l] = f64_out(rcp_approx_f64(ra[l])); });
+    LANES(l, {
+        double a = f64_in(ra[l]);
+        d[l] = fp_nan64(rcp_approx_f64(ra[l]), a, a, a);
+    });
     return STEP_NEXT;
 }
 F64_K(rsqrt_approx, rsqrt_f64(a, 0))
@@ -198,7 +208,9 @@ F64_K(rsqrt_approx_ftz, rsqrt_f64(a, 1))
 
 /* ---- bit operations: abs, neg, copysign --------------------------------------------- */
 
-/* abs/neg only touch the sign bit (NaN payloads pass through: hardware check). */
+/* abs/neg change the sign bit, but a NaN comes out as the canonical NaN (f32) or quieted
+ * and unchanged (f64), as from arithmetic (H100, tests/ptx/f32_nan and f64_arith);
+ * copysign is a pure bit operation. */
 #define BITOP32(NAME, EXPR)                                                   \
     FP_INLINE int NAME##_k(W, int ftz)                                        \
     {                                                                         \
@@ -232,10 +244,11 @@ F64_K(rsqrt_approx_ftz, rsqrt_f64(a, 1))
 
 #define SIGN32 0x80000000u
 #define SIGN64 0x8000000000000000ull
-BITOP32(abs, a & ~SIGN32)
-BITOP64(abs, a & ~SIGN64)
-BITOP32(neg, a ^ SIGN32)
-BITOP64(neg, a ^ SIGN64)
+#define QUIET64 (1ull << 51)
+BITOP32(abs, fp_isnan32(a) ? FP_NAN_F32 : a & ~SIGN32)
+BITOP64(abs, fp_isnan64(a) ? a | QUIET64 : a & ~SIGN64)
+BITOP32(neg, fp_isnan32(a) ? FP_NAN_F32 : a ^ SIGN32)
+BITOP64(neg, fp_isnan64(a) ? a | QUIET64 : a ^ SIGN64)
 /* copysign d, a, b: b with the sign of a */
 BITOP32(copysign, (b & ~SIGN32) | (a & SIGN32))
 BITOP64(copysign, (b & ~SIGN64) | (a & SIGN64))
@@ -243,22 +256,27 @@ BITOP64(copysign, (b & ~SIGN64) | (a & SIGN64))
 /* ---- min / max -------------------------------------------------------------------- */
 
 /* min/max: one NaN input gives the other input; two (or any, with .NaN) give the
- * canonical NaN; -0 is below +0. .xorsign.abs compares |a| and |b| and gives the result
- * the sign sign(a) ^ sign(b) unless it is NaN. */
+ * canonical NaN (f64: b quieted, as the H100 does); -0 is below +0. .xorsign.abs compares
+ * |a| and |b| and gives the result the sign sign(a) ^ sign(b) unless it is NaN. */
+/* min/max of two numbers (no NaN): -0 is below +0. */
+FP_INLINE double minmax_num(double a, double b, int is_max)
+{
+    if (a == b) return (signbit(a) != 0) == is_max ? b : a;
+    return (a < b) != is_max ? a : b;
+}
 FP_INLINE float minmax32(float a, float b, int is_max, int nanp)
 {
     if (a != a || b != b) {
         if (nanp || (a != a && b != b)) return NAN;
         return a != a ? b : a;
     }
-    if (a == b) return (signbit(a) != 0) == is_max ? b : a;
-    return (a < b) != is_max ? a : b;
+    return (float)minmax_num(a, b, is_max);
 }
-FP_INLINE double minmax64(double a, double b, int is_max)
+FP_INLINE uint64_t minmax64(double a, double b, int is_max)
 {
-    if (a != a || b != b) return (a != a && b != b) ? NAN : a != a ? b : a;
-    if (a == b) return (signbit(a) != 0) == is_max ? b : a;
-    return (a < b) != is_max ? a : b;
+    if (a != a || b != b)
+        return a != a && b != b ? fp_f64_bits(b) | QUIET64 : fp_f64_bits(a != a ? b : a);
+    return fp_f64_bits(minmax_num(a, b, is_max));
 }
 
 /* flags: 1 .ftz, 2 .NaN, 4 .xorsign.abs */
@@ -286,8 +304,7 @@ FP_INLINE double minmax64(double a, double b, int is_max)
     {                                                                         \
         uint64_t *d = ROW(w, in->d[0]);                                       \
         const uint64_t *ra = ROW(w, in->s[0]), *rb = ROW(w, in->s[1]);        \
-        LANES(l, { d[l] = f64_out(minmax64(f64_in(ra[l]), f64_in(rb[l]),      \
-                                           IS_MAX)); });                      \
+        LANES(l, { d[l] = minmax64(f64_in(ra[l]), f64_in(rb[l]), IS_MAX); }); \
         return STEP_NEXT;                                                     \
     }
 MM32(min, 0)
@@ -305,7 +322,8 @@ FP_INLINE int testp_class(int op, uint64_t e, uint64_t emax, int frac0)
     case TP_INFINITE:  return e == emax && frac0;
     case TP_NUMBER:    return e != emax || frac0;
     case TP_NOTANUMBER: return e == emax && !frac0;
-    case TP_NORMAL:    return e != 0 && e != emax;
+    /* zero counts as normal on the GPU (H100, tests/ptx/f32_testp) */
+    case TP_NORMAL:    return e != emax && !(e == 0 && !frac0);
     default:           return e == 0 && !frac0;
     }
 }

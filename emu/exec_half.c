@@ -5,7 +5,8 @@
  * Each element is widened exactly to double; products are exact there, sums are rounded
  * to odd (fp_add_rto), so the one final rounding to f16/bf16 (round to nearest even, the
  * only mode these instructions have) is correct. The host stays in round-to-nearest.
- * NaN results are the canonical 0x7fff; .ftz flushes f16 subnormal inputs and results;
+ * NaN results (abs and neg included) are the canonical 0x7fff; .ftz flushes f16 subnormal
+ * inputs and results;
  * .sat clamps to [0, 1] (NaN -> +0); .relu clamps negatives (and -0) to +0.
  * Build with -ffp-contract=off.
  */
@@ -39,11 +40,14 @@ FP_INLINE double h_val(uint32_t h, int bf)
     return fp_to_f64(h, bf ? FP_BF16 : FP_F16);
 }
 
-/* Round r to the element format under .sat/.relu/.ftz. */
+/* Round r to the element format under .sat/.relu/.ftz. .ftz flushes when the exact value
+ * is below the smallest normal, even if it would round up to it (as f32 does on the GPU);
+ * r is exact or rounded to odd, which keeps that comparison. */
 FP_INLINE uint32_t h_enc(double r, int bf, int fl)
 {
     if (fl & HF_SAT) r = r > 0 ? (r < 1 ? r : 1) : 0;
     if ((fl & HF_RELU) && r <= 0) r = 0;            /* NaN fails the test and stays NaN */
+    if ((fl & HF_FTZ) && fabs(r) < (bf ? 0x1p-126 : 0x1p-14)) r = copysign(0.0, r);
     uint32_t h = (uint32_t)fp_from_f64(r, bf ? FP_BF16 : FP_F16, RND_RN, 0);
     return (fl & HF_FTZ) ? h_ftz(h, bf) : h;
 }
@@ -71,8 +75,9 @@ FP_INLINE uint32_t h_elem(int op, int bf, int fl, uint32_t a, uint32_t b, uint32
 {
     if (fl & HF_FTZ) { a = h_ftz(a, bf); b = h_ftz(b, bf); c = h_ftz(c, bf); }
     switch (op) {
-    case HA_ABS: return a & 0x7fffu;
-    case HA_NEG: return a ^ 0x8000u;
+    /* NaN gives the canonical NaN (H100, tests/ptx/f16x2) */
+    case HA_ABS: return (a & 0x7fffu) > (bf ? 0x7f80u : 0x7c00u) ? 0x7fffu : a & 0x7fffu;
+    case HA_NEG: return (a & 0x7fffu) > (bf ? 0x7f80u : 0x7c00u) ? 0x7fffu : a ^ 0x8000u;
     case HA_MIN: return h_minmax(a, b, bf, fl, 0);
     case HA_MAX: return h_minmax(a, b, bf, fl, 1);
     default: break;

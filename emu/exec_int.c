@@ -3,8 +3,11 @@
  *
  * Semantics follow the PTX ISA; where it leaves a result unspecified (integer division by
  * zero, fns with base > 31) the choice is commented at the helper and listed for checking
- * on hardware. The carry flag CC.CF lives in Warp.cc, one bit per lane; subtraction keeps
- * its borrow there, as the ISA describes sub.cc/subc.
+ * on hardware. The carry flag CC.CF lives in Warp.cc, one bit per lane. Subtraction works
+ * as the H100 does: a - b is a + ~b + 1, sub.cc leaves the carry of that sum (1 = no borrow)
+ * and subc computes a + ~b + CF. Chains of sub.cc/subc match the ISA's borrow wording
+ * either way; only mixed chains (add.cc then subc) tell them apart, and there the H100
+ * gives 5 - 2 after a carrying add.cc = 3, not 2 (checked on hardware).
  */
 #include "exec_int_tmpl.h"
 
@@ -90,8 +93,9 @@ static const Handler mad_wide_h[2][3] = { { h_mad_wide_u16, h_mad_wide_u32, NULL
                                           { h_mad_wide_s16, h_mad_wide_s32, NULL } };
 
 /* ---------------------------------------------------------------- carry chains
- * d = FIRST +/- SECOND +/- CC.CF, computed in a type twice as wide so bit W of the result
- * is the carry (or the borrow for subtraction). CIN: read CC.CF; COUT: write it. */
+ * d = FIRST + SECOND + carry-in (SECOND complemented for subtraction, whose carry-in is 1
+ * without CIN), computed in a type twice as wide so bit W of the sum is the carry out.
+ * CIN: the carry-in is CC.CF; COUT: write CC.CF. */
 #define H_CARRY(name, UT, WT, W, FIRST, SECOND, SUB, CIN, COUT) \
 static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
 { \
@@ -100,8 +104,10 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
     uint32_t cc = w->cc, out = 0; \
     (void)C; \
     FOR_LANES(mask, l) { \
-        WT x = (UT)(FIRST), y = (UT)(SECOND), ci = (CIN) ? (cc >> l) & 1u : 0; \
-        WT r = (SUB) ? x - y - ci : x + y + ci; \
+        UT y0 = (UT)(SECOND); \
+        WT x = (UT)(FIRST), y = (SUB) ? (UT)~y0 : y0; \
+        WT ci = (CIN) ? (cc >> l) & 1u : (SUB) ? 1u : 0u; \
+        WT r = x + y + ci; \
         d[l] = (UT)r; \
         out |= (uint32_t)((r >> (W)) & 1u) << l; \
     } \

@@ -98,7 +98,7 @@ static int vec_index(int vec) { return vec == 1 ? 0 : vec == 2 ? 1 : vec == 4 ? 
 
 /* The space the handler resolves in: frame-relative operands live in local memory (the
  * translator marks them IF_FRAME), and no space named means generic. */
-static const char *bind_space(Inst *in, const InstDesc *d, const char *op)
+static const char *bind_space(Inst *in, const InstDesc *d)
 {
     int sp = (in->flags & IF_FRAME) ? SP_LOCAL : d->space;
     switch (sp) {
@@ -108,7 +108,7 @@ static const char *bind_space(Inst *in, const InstDesc *d, const char *op)
         in->space = (uint8_t)sp;
         return NULL;
     default:
-        return op[0] == 'l' ? "unsupported state space for ld" : "unsupported state space for st";
+        return "unsupported state space for ld/st";
     }
 }
 
@@ -122,13 +122,13 @@ static const char *bind_access(Inst *in, const InstDesc *d, int nvals, int is_ld
         return is_ld ? "ld.v8 is not supported (sm_100 and later)"
                      : "st.v8 is not supported (sm_100 and later)";
     if (vec_index(d->vec) < 0) return "bad vector width";
-    if (!d->has_addr) return is_ld ? "ld needs an address operand [a]" : "st needs an address operand [a]";
+    if (!d->has_addr) return "ld/st need an address operand [a]";
     if (nvals < d->vec) return "too few vector elements for the vector width";
     if (desc_has(d, MOD_RELEASE) && is_ld) return "ld cannot be .release";
     if (desc_has(d, MOD_ACQUIRE) && !is_ld) return "st cannot be .acquire";
     in->vec = (uint8_t)d->vec;
     in->aux8 = desc_has(d, MOD_ACQUIRE) ? MO_ACQUIRE : desc_has(d, MOD_RELEASE) ? MO_RELEASE : 0;
-    return bind_space(in, d, is_ld ? "ld" : "st");
+    return bind_space(in, d);
 }
 
 const char *bind_ld(Inst *in, const InstDesc *d)
@@ -168,9 +168,9 @@ const char *bind_prefetch(Inst *in, const InstDesc *d)
     return NULL;
 }
 
-/* ---- cvta: generic = window + offset for shared and local; global, const and param
- * addresses are arena addresses, already generic. The binder folds the window into imm, so
- * d = src + imm (+ frame pointer), truncated for .u32. ---- */
+/* ---- cvta: generic = window + offset for shared and local (local offsets are already
+ * per-thread); global, const and param addresses are arena addresses, already generic. The
+ * binder folds the window into imm, so d = src + imm, truncated for .u32. ---- */
 
 static int cvta_u64(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -190,15 +190,6 @@ static int cvta_u32(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
-static int cvta_frame(Warp *w, const Inst *in, uint32_t mask)
-{
-    uint64_t *d = ROW(w, in->d[0]);
-    const uint64_t *a = ROW(w, in->base);
-    uint64_t k = (uint64_t)in->imm, trunc = in->t == TY_U32 ? 0xffffffffull : ~0ull;
-    FOR_LANES(mask, l) d[l] = (a[l] + k + w->fp[l]) & trunc;
-    return STEP_NEXT;
-}
-
 const char *bind_cvta(Inst *in, const InstDesc *d)
 {
     int t = d->types[0];
@@ -212,6 +203,7 @@ const char *bind_cvta(Inst *in, const InstDesc *d)
     default: return "cvta needs a state space (.global .shared .local .const .param)";
     }
     if (d->nd < 1) return "cvta needs a destination";
+    if (in->flags & IF_FRAME) return "cvta of a frame address (take it with mov first)";
     if (!d->has_addr) {                /* register or variable source: value + 0 */
         if (d->ns < 1) return "cvta needs a source";
         in->base = in->s[0];
@@ -220,7 +212,7 @@ const char *bind_cvta(Inst *in, const InstDesc *d)
     in->imm += (int64_t)(desc_has(d, MOD_TO) ? 0 - window : window);
     int is32 = t == TY_U32 || t == TY_B32;
     in->t = is32 ? TY_U32 : TY_U64;
-    in->fn = (in->flags & IF_FRAME) ? cvta_frame : is32 ? cvta_u32 : cvta_u64;
+    in->fn = is32 ? cvta_u32 : cvta_u64;
     return NULL;
 }
 

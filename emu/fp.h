@@ -21,12 +21,15 @@ FP_INLINE float fp_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; 
 FP_INLINE uint64_t fp_f64_bits(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 FP_INLINE double fp_bits_f64(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 
-/* Canonical NaNs of results. f32/f16/bf16 are documented; the f64 and fp8 ones are to be
- * confirmed on hardware (see the checks list in the report of exec_float.c). */
+/* NaN results. f32, f16 and bf16 arithmetic give these canonical NaNs whatever the inputs
+ * (PTX ISA; checked on an H100). f64 arithmetic behaves like IEEE hardware with NaN
+ * propagation instead (H100, tests/ptx/f64_arith): a NaN input comes out quieted with its
+ * payload and sign (fp_nan64), an invalid operation gives the default NaN below. The fp8
+ * NaNs are the formats' only (e4m3) or all-ones (e5m2) patterns. */
 #define FP_NAN_F16  0x7fffu
 #define FP_NAN_BF16 0x7fffu
 #define FP_NAN_F32  0x7fffffffu
-#define FP_NAN_F64  0x7fffffffffffffffull
+#define FP_NAN_F64  0xfff8000000000000ull
 #define FP_NAN_E4M3 0x7fu
 #define FP_NAN_E5M2 0x7fu
 
@@ -159,6 +162,19 @@ FP_INLINE int fp_isnanbf16(uint32_t h) { return (h & 0x7fffu) > 0x7f80u; }
 FP_INLINE uint32_t fp_canon32(uint32_t u) { return fp_isnan32(u) ? FP_NAN_F32 : u; }
 FP_INLINE uint64_t fp_canon64(uint64_t u) { return fp_isnan64(u) ? FP_NAN_F64 : u; }
 
+/* The f64 result r of an operation on a, b, c (repeat a for fewer inputs): when r is NaN,
+ * the first NaN input quieted, else the default NaN (invalid operation). */
+FP_INLINE uint64_t fp_nan64(double r, double a, double b, double c)
+{
+    uint64_t u = fp_f64_bits(r);
+    if (!fp_isnan64(u)) return u;
+    const uint64_t quiet = 1ull << 51;
+    if (a != a) return fp_f64_bits(a) | quiet;
+    if (b != b) return fp_f64_bits(b) | quiet;
+    if (c != c) return fp_f64_bits(c) | quiet;
+    return FP_NAN_F64;
+}
+
 /* a + b rounded to odd in double: the result then rounds correctly (once) to any format
  * of at most 51 significant bits. Needs the host in round-to-nearest (the default). */
 FP_INLINE double fp_add_rto(double a, double b)
@@ -186,6 +202,14 @@ FP_INLINE uint32_t fp_bf16_add_rn(uint32_t a, uint32_t b)
     return (uint32_t)fp_from_f64(r, FP_BF16, RND_RN, 0);
 }
 
+/* Round half to even, whatever the host's rounding mode (x - floor(x) is exact). */
+FP_INLINE double fp_roundeven(double x)
+{
+    double r = __builtin_floor(x), diff = x - r;
+    if (diff > 0.5 || (diff == 0.5 && r * 0.5 != __builtin_floor(r * 0.5))) r += 1.0;
+    return r == 0 ? __builtin_copysign(0.0, x) : r;
+}
+
 /* Round to an integral value (cvt .rni/.rzi/.rmi/.rpi, given as RND_RN..RND_RP). */
 FP_INLINE double fp_rint(double x, int rnd)
 {
@@ -194,7 +218,7 @@ FP_INLINE double fp_rint(double x, int rnd)
     case RND_RM: return __builtin_floor(x);
     case RND_RP: return __builtin_ceil(x);
     case RND_RNA: return __builtin_round(x);
-    default: return __builtin_roundeven(x);
+    default: return fp_roundeven(x);
     }
 }
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "sched.h"
+#include "scheduler.h"
 #include "engine.h"
 #include "exec.h"
 #include "memory.h"

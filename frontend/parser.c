@@ -6,8 +6,9 @@
  * 1. Scoped names. PTX lets `{ }` blocks declare registers and .param variables (every call
  *    block declares its own param0/retval0; every inline-asm block may declare `.reg .pred p`).
  *    The AST has no blocks, so a declaration whose name was already declared earlier in the
- *    same function is renamed "name#K" (K counts per function; '#' cannot occur in PTX
- *    names), and every use inside its scope gets the new name. A renamed %r<N> range gets the
+ *    same function (or that overlaps an earlier %r<N> range: %r1 vs %r<4>) is renamed
+ *    "name#K" (K counts per function; '#' cannot occur in PTX names), and every use inside
+ *    its scope gets the new name. A renamed %r<N> range gets the
  *    prefix "%r#K_", so its registers read "%r#K_0".."%r#K_(N-1)". After parsing, every
  *    name in PtxFunc.params/rets/vars is unique within the function.
  *    Labels defined inside a nested block are always renamed "L#K" and the block's uses
@@ -118,6 +119,7 @@ typedef struct Sym {
     const char *s;
     uint32_t len, hash;
     int decl, gen, label_gen;
+    int range_gen, range_max;     /* largest %name<N> declared with this prefix in range_gen */
 } Sym;
 
 typedef struct Decl { int sym; const char *name; int is_reg, nrange, prev, depth; } Decl;
@@ -147,6 +149,8 @@ typedef struct Parser {
     Vec params, rets, vars, insts, labels, decls, fixes;
     Vec ostk;                 /* operand stack for nested lists */
     Vec inits;                /* initializer elements of the variable being parsed */
+    Vec proto;                /* parameters of a .callprototype, checked and dropped */
+    Vec digit_singles;        /* syms of single names ending in a digit, this function */
     Block blocks[MAX_DEPTH + 1];
     int depth;
     int fn_gen, renames;
@@ -328,7 +332,7 @@ static int intern(Parser *P, const char *s, size_t n)
     memcpy(copy, s, n);
     copy[n] = 0;
     k = P->nsyms++;
-    P->syms[k] = (Sym){copy, (uint32_t)n, h, -1, 0, 0};
+    P->syms[k] = (Sym){copy, (uint32_t)n, h, -1, 0, 0, 0, 0};
     P->slots[slot] = k;
     return k;
 }
@@ -339,7 +343,11 @@ static int sym_find(const Parser *P, const char *s, size_t n)
     return sym_lookup(P, s, n, hash_bytes(s, n), &slot);
 }
 
-static const char *istr(Parser *P, const char *s, size_t n) { return P->syms[intern(P, s, n)].s; }
+static const char *istr(Parser *P, const char *s, size_t n)
+{
+    int k = intern(P, s, n);      /* before reading P->syms: interning may move it */
+    return P->syms[k].s;
+}
 
 /* ---------------------------------------------------------------- tokens */
 
@@ -475,14 +483,45 @@ static void pop_block(Parser *P)
     P->depth--;
 }
 
-/* Declares a name in the current block and returns the name the AST will use. */
+/* Whether `s` (a single name such as %r1) is a member of a range (%r<4>) declared earlier
+ * in this function. */
+static int in_earlier_range(const Parser *P, const Sym *s)
+{
+    size_t p = s->len;
+    while (p > 0 && s->s[p - 1] >= '0' && s->s[p - 1] <= '9') p--;
+    if (p == 0 || p == s->len || s->len - p > 9 || (s->s[p] == '0' && s->len - p > 1)) return 0;
+    int pk = sym_find(P, s->s, p);
+    return pk >= 0 && P->syms[pk].range_gen == P->fn_gen &&
+           strtol(s->s + p, NULL, 10) < P->syms[pk].range_max;
+}
+
+/* Whether a range prefix<n> would cover a single name declared earlier in this function. */
+static int covers_earlier_single(const Parser *P, const Sym *s, int n)
+{
+    for (int i = 0; i < P->digit_singles.n; i++) {
+        const Sym *y = &P->syms[VEC_AT(P->digit_singles, int, i)];
+        if (y->len > s->len && memcmp(y->s, s->s, s->len) == 0) {
+            const char *d = y->s + s->len;
+            if ((d[0] != '0' || d[1] == 0) && strspn(d, "0123456789") == strlen(d) &&
+                strlen(d) <= 9 && strtol(d, NULL, 10) < n)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Declares a name in the current block and returns the name the AST will use: the name
+ * itself, or "name#K" when it (or a register it overlaps through a %r<N> range) was
+ * declared before in this function. */
 static const char *declare(Parser *P, const PtxToken *t, int sym, int is_reg, int nrange)
 {
     Sym *s = &P->syms[sym];
     if (s->decl >= 0 && VEC_AT(P->decls, Decl, s->decl).depth == P->depth)
         fail_tok(P, t, "'%s' is already declared in this scope", s->s);
     const char *name = s->s;
-    if (s->gen == P->fn_gen) {
+    int clash = s->gen == P->fn_gen ||
+                (nrange ? covers_earlier_single(P, s, nrange) : in_earlier_range(P, s));
+    if (clash) {
         char buf[64];
         int k = snprintf(buf, sizeof buf, nrange ? "#%d_" : "#%d", ++P->renames);
         char *tmp = malloc(s->len + (size_t)k + 1);
@@ -493,6 +532,14 @@ static const char *declare(Parser *P, const PtxToken *t, int sym, int is_reg, in
         free(tmp);
         s = &P->syms[sym];    /* interning may have moved the table */
     }
+    if (nrange) {
+        if (s->range_gen != P->fn_gen) s->range_max = 0;
+        s->range_gen = P->fn_gen;
+        if (nrange > s->range_max) s->range_max = nrange;
+    } else if (s->len && s->s[s->len - 1] >= '0' && s->s[s->len - 1] <= '9' &&
+               s->gen != P->fn_gen) {
+        *(int *)vec_push(P, &P->digit_singles, sizeof(int)) = sym;
+    }
     s->gen = P->fn_gen;
     Decl *d = vec_push(P, &P->decls, sizeof(Decl));
     *d = (Decl){sym, name, is_reg, nrange, s->decl, P->depth};
@@ -501,38 +548,53 @@ static const char *declare(Parser *P, const PtxToken *t, int sym, int is_reg, in
 }
 
 /* Looks a name up in the open scopes: sets o->kind (OPD_REG/OPD_SYM) and o->name. */
+/* The visible range declaration (%r<N>) that has `name` as a member, or -1. Ranges are
+ * searched innermost first, and an inner %r<2> hides only %r0 and %r1 of an outer %r<4>
+ * (as ptxas does). *digits is where the index starts in name. */
+static int range_decl(const Parser *P, const char *s, size_t n, size_t *digits)
+{
+    size_t p = n;
+    while (p > 0 && s[p - 1] >= '0' && s[p - 1] <= '9') p--;
+    if (p == 0 || p == n || n - p > 9 || (s[p] == '0' && n - p > 1)) return -1;
+    int pk = sym_find(P, s, p);
+    if (pk < 0) return -1;
+    long idx = strtol(s + p, NULL, 10);
+    *digits = p;
+    for (int di = P->syms[pk].decl; di >= 0; di = VEC_AT(P->decls, Decl, di).prev)
+        if (VEC_AT(P->decls, Decl, di).nrange > idx) return di;
+    return -1;
+}
+
+/* Looks a name up in the open scopes: sets o->kind (OPD_REG/OPD_SYM) and o->name. The
+ * innermost declaration wins; visible declarations sit on a stack, so that is the one
+ * with the larger index. */
 static void resolve(Parser *P, PtxOperand *o, const char *s, size_t n)
 {
     int k = intern(P, s, n);
     const Sym *y = &P->syms[k];
     o->kind = OPD_SYM;
     o->name = y->s;
-    if (y->decl >= 0) {
-        const Decl *d = &VEC_AT(P->decls, Decl, y->decl);
-        if (d->nrange == 0) {
+    size_t p = 0;
+    int direct = y->decl, range = range_decl(P, s, n, &p);
+    if (direct > range) {
+        const Decl *d = &VEC_AT(P->decls, Decl, direct);
+        if (d->nrange == 0) {     /* a bare range name (%r of %r<4>) stays a symbol */
             o->kind = d->is_reg ? OPD_REG : OPD_SYM;
             o->name = d->name;
         }
         return;
     }
-    /* a member of a %r<N> range: prefix + index without leading zeros */
-    size_t p = n;
-    while (p > 0 && s[p - 1] >= '0' && s[p - 1] <= '9') p--;
-    if (p == 0 || p == n || n - p > 9 || (s[p] == '0' && n - p > 1)) return;
-    int pk = sym_find(P, s, p);
-    if (pk < 0 || P->syms[pk].decl < 0) return;
-    const Decl *d = &VEC_AT(P->decls, Decl, P->syms[pk].decl);
-    long idx = strtol(s + p, NULL, 10);
-    if (d->nrange == 0 || idx >= d->nrange) return;
+    if (range < 0) return;
+    const Decl *d = &VEC_AT(P->decls, Decl, range);
     o->kind = OPD_REG;
-    if (d->name != P->syms[pk].s) {
-        char buf[96];
+    if (strlen(d->name) != p || memcmp(d->name, s, p) != 0) {   /* renamed range */
         size_t dl = strlen(d->name);
-        if (dl + (n - p) < sizeof buf) {
-            memcpy(buf, d->name, dl);
-            memcpy(buf + dl, s + p, n - p);
-            o->name = istr(P, buf, dl + (n - p));
-        }
+        char *buf = malloc(dl + (n - p));
+        if (!buf) out_of_memory(P);
+        memcpy(buf, d->name, dl);
+        memcpy(buf + dl, s + p, n - p);
+        o->name = istr(P, buf, dl + (n - p));
+        free(buf);
     }
 }
 
@@ -1107,14 +1169,11 @@ static void parse_label_decl(Parser *P, const PtxToken *name)
     v.line = name->line;
     v.col = name->col;
     if (tok_is(&kw, ".callprototype")) {
-        Vec tmp = {0};
-        /* parameter names are placeholders (`_`); the vector only checks the syntax */
-        if (is_punct(peek(P, 0), '(')) parse_param_list(P, &tmp, 0);
-        tmp.n = 0;
-        PtxToken u = expect_ident(P, "'_' in .callprototype");
-        (void)u;
-        if (is_punct(peek(P, 0), '(')) parse_param_list(P, &tmp, 0);
-        free(tmp.a);
+        /* parameter names are placeholders (`_`); only the syntax is checked */
+        if (is_punct(peek(P, 0), '(')) parse_param_list(P, &P->proto, 0);
+        expect_ident(P, "'_' in .callprototype");
+        if (is_punct(peek(P, 0), '(')) parse_param_list(P, &P->proto, 0);
+        P->proto.n = 0;
         if (peek(P, 0)->kind == PTK_DIR && tok_is(peek(P, 0), ".noreturn")) next(P);
     } else {
         P->inits.n = 0;
@@ -1255,8 +1314,8 @@ static void parse_body(Parser *P, const PtxToken *open)
     for (;;) {
         PtxToken *t = peek(P, 0);
         if (t->kind == PTK_EOF)
-            fail_tok(P, t, "unexpected end of input: missing '}' of function '%s' (opened at line %d)",
-                     P->fn_name, open->line);
+            fail_tok(P, t, "unexpected end of input: missing '}' of function '%s' "
+                     "(opened at line %d)", P->fn_name, open->line);
         if (is_punct(t, '}')) {
             next(P);
             pop_block(P);
@@ -1305,10 +1364,12 @@ static void parse_function(Parser *P, const PtxToken *kw, Linkage lk)
     f.col = kw->col;
     P->fn_gen++;
     P->renames = 0;
+    P->digit_singles.n = 0;
     P->depth = 0;
     P->blocks[0] = (Block){0, 0, 0, 0};
     P->pending_label = NULL;
     P->fn_name = "?";
+    P->loc_file = P->loc_line = 0;        /* a .loc does not carry over into the next function */
     if (!f.is_entry && is_punct(peek(P, 0), '(')) parse_param_list(P, &P->rets, 1);
     PtxToken name = expect_ident(P, "a function name");
     f.name = istr(P, name.p, name.len);
@@ -1430,7 +1491,8 @@ static void parse_module_directive(Parser *P)
 {
     PtxToken d = next(P);
     char b[96];
-    if (d.kind != PTK_DIR) fail_tok(P, &d, "expected a directive, found %s", tok_desc(&d, b, sizeof b));
+    if (d.kind != PTK_DIR)
+        fail_tok(P, &d, "expected a directive, found %s", tok_desc(&d, b, sizeof b));
     if (tok_is(&d, ".version")) { parse_version(P, &d); return; }
     if (!P->have_version) fail_tok(P, &d, "the module must start with a .version directive");
     if (tok_is(&d, ".target")) { parse_target(P, &d); return; }
@@ -1470,7 +1532,8 @@ static void parse_module_directive(Parser *P)
 static void free_scratch(Parser *P)
 {
     Vec *vs[] = {&P->globals, &P->funcs, &P->files, &P->params, &P->rets, &P->vars,
-                 &P->insts, &P->labels, &P->decls, &P->fixes, &P->ostk, &P->inits};
+                 &P->insts, &P->labels, &P->decls, &P->fixes, &P->ostk, &P->inits, &P->proto,
+                 &P->digit_singles};
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
         free(vs[i]->a);
         vs[i]->a = NULL;
@@ -1479,6 +1542,26 @@ static void free_scratch(Parser *P)
     free(P->slots);
     P->syms = NULL;
     P->slots = NULL;
+}
+
+/* The error path: every failure longjmps back here; the caller frees what is left. */
+static PtxModule *parse_guarded(Parser *P)
+{
+    if (setjmp(P->jb)) return NULL;
+    P->m = palloc(P, sizeof *P->m);
+    memset(P->m, 0, sizeof *P->m);
+    P->m->address_size = 32;
+    while (peek(P, 0)->kind != PTK_EOF) parse_module_directive(P);
+    PtxToken *end = peek(P, 0);
+    if (!P->have_version) fail_tok(P, end, "empty PTX: missing .version directive");
+    if (!P->have_target) fail_tok(P, end, "missing .target directive");
+    PtxModule *m = P->m;
+    m->globals = vec_to_arena(P, &P->globals, sizeof(PtxVar), &m->nglobals);
+    m->funcs = vec_to_arena(P, &P->funcs, sizeof(PtxFunc), &m->nfuncs);
+    m->files = vec_to_arena(P, &P->files, sizeof(PtxFile), &m->nfiles);
+    m->source_name = istr(P, P->src_name, strlen(P->src_name));
+    m->arena = P->arena;
+    return m;
 }
 
 PtxModule *ptx_parse(const char *text, size_t len, const char *source_name, char *err,
@@ -1501,26 +1584,11 @@ PtxModule *ptx_parse(const char *text, size_t len, const char *source_name, char
     P->errlen = errlen;
     if (!text) len = 0;
     ptx_lex_init(&P->lx, text ? text : "", len);
-    if (setjmp(P->jb)) {
+    PtxModule *m = parse_guarded(P);
+    if (!m) {
         if (is_version_error) *is_version_error = P->version_error;
-        free_scratch(P);
         arena_free(P->arena);
-        free(P);
-        return NULL;
     }
-    P->m = palloc(P, sizeof *P->m);
-    memset(P->m, 0, sizeof *P->m);
-    P->m->address_size = 32;
-    while (peek(P, 0)->kind != PTK_EOF) parse_module_directive(P);
-    PtxToken *end = peek(P, 0);
-    if (!P->have_version) fail_tok(P, end, "empty PTX: missing .version directive");
-    if (!P->have_target) fail_tok(P, end, "missing .target directive");
-    PtxModule *m = P->m;
-    m->globals = vec_to_arena(P, &P->globals, sizeof(PtxVar), &m->nglobals);
-    m->funcs = vec_to_arena(P, &P->funcs, sizeof(PtxFunc), &m->nfuncs);
-    m->files = vec_to_arena(P, &P->files, sizeof(PtxFile), &m->nfiles);
-    m->source_name = istr(P, P->src_name, strlen(P->src_name));
-    m->arena = P->arena;
     free_scratch(P);
     free(P);
     return m;

@@ -257,11 +257,10 @@ static int add_fn(Tr *t, const PtxFunc *f)
     return idx;
 }
 
+/* The parser gives every call the operands [LIST rets, callee, LIST args (, prototype)]. */
 static const char *call_target(const PtxInst *in)
 {
-    for (int i = 0; i < in->nopds; i++)
-        if (in->opds[i].kind == OPD_SYM) return in->opds[i].name;
-    return NULL;
+    return in->nopds >= 3 && in->opds[1].kind == OPD_SYM ? in->opds[1].name : NULL;
 }
 
 /* Depth-first walk of the call graph from fns[i]: adds every reachable body and marks
@@ -273,7 +272,9 @@ static int walk_calls(Tr *t, int i)
     for (int k = 0; k < f->ninsts; k++) {
         if (strcmp(f->insts[k].opcode, "call") != 0) continue;
         const char *name = call_target(&f->insts[k]);
-        if (!name) return fail(t, f->insts[k].line, f->insts[k].col, "call without a target");
+        if (!name)
+            return fail(t, f->insts[k].line, f->insts[k].col,
+                        "indirect calls (through a function pointer) are not supported yet");
         const PtxFunc *g = module_func(t->m, name, 1);
         if (!g) continue;   /* extern: bound to the host later */
         int j = add_fn(t, g);
@@ -351,6 +352,8 @@ static int layout_fn(Tr *t, int i)
         switch (v->space) {
         case SP_REG: if (decl_reg(t, fn, v) < 0) return -1; break;
         case SP_LOCAL: case SP_PARAM: frame_var(t, fn, v); t->uses_local = 1; break;
+        case SP_NONE:   /* .branchtargets / .calltargets / .callprototype declarations */
+            break;
         case SP_SHARED: {
             /* function-scope shared variables are per CTA like module-scope ones */
             map_put(&fn->names, v->name, (NK_SHARED_LOCAL << NK_SHIFT) | k);
@@ -725,13 +728,9 @@ static int lower_call(Lower *L)
 {
     Tr *t = L->t;
     const PtxInst *pi = L->pi;
-    const PtxOperand *rets = NULL, *args = NULL, *target = NULL;
-    for (int i = 0; i < pi->nopds; i++) {
-        const PtxOperand *o = &pi->opds[i];
-        if (o->kind == OPD_SYM && !target) target = o;
-        else if (o->kind == OPD_LIST) { if (!target) rets = o; else args = o; }
-    }
-    if (!target) return fail(t, pi->line, pi->col, "call without a target");
+    if (!call_target(pi))
+        return fail(t, pi->line, pi->col, "indirect calls are not supported yet");
+    const PtxOperand *rets = &pi->opds[0], *target = &pi->opds[1], *args = &pi->opds[2];
     CallDesc *cd = calloc(1, sizeof *cd);
     CallDesc **nc = grow(t->calls, &t->capcalls, t->ncalls + 1, sizeof *nc);
     if (!cd || !nc) { free(cd); return fail(t, pi->line, pi->col, "out of memory"); }

@@ -23,6 +23,9 @@ cudaError_t rt_sticky(void);             /* the sticky error, or cudaSuccess    
 void rt_set_sticky(cudaError_t e, const char *msg);
 void rt_clear_sticky(void);              /* cudaDeviceReset                           */
 void rt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Body of every stub in unimplemented.c (which declares it itself: it cannot include the
+ * CUDA headers). Prints once per *told flag, records and returns cudaErrorNotSupported. */
+int rt_not_implemented(const char *name, int *told);
 
 #define RT_STICKY_CHECK()                                                        \
     do { cudaError_t st_ = rt_sticky(); if (st_ != cudaSuccess) return rt_ret(st_); } while (0)

@@ -288,3 +288,11 @@ cudaError_t CUDARTAPI cudaPeekAtLastError(void)
     if (st != cudaSuccess) return st;
     return rt_last_error;
 }
+
+/* The body of every entry point listed in unimplemented.c. */
+int rt_not_implemented(const char *name, int *told)
+{
+    if (!__atomic_exchange_n(told, 1, __ATOMIC_RELAXED))
+        rt_diag("%s is not implemented yet", name);
+    return rt_ret(cudaErrorNotSupported);
+}

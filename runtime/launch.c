@@ -313,3 +313,51 @@ cudaError_t CUDARTAPI cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicS
     rt_unlock();
     return rt_ret(e);
 }
+
+/* Launch attributes that only tune performance and so cannot change results here. */
+static int rt_attr_is_hint(cudaLaunchAttributeID id)
+{
+    switch (id) {
+    case cudaLaunchAttributeIgnore: case cudaLaunchAttributeAccessPolicyWindow:
+    case cudaLaunchAttributePriority: case cudaLaunchAttributeMemSyncDomainMap:
+    case cudaLaunchAttributeMemSyncDomain: case cudaLaunchAttributePreferredSharedMemoryCarveout:
+    case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+    case cudaLaunchAttributeNvlinkUtilCentricScheduling:
+    /* it allows the next kernel to overlap this one; running them in order is allowed */
+    case cudaLaunchAttributeProgrammaticStreamSerialization:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Attributes that change what runs (cooperative grids, clusters, events) are refused by
+ * name until the emulator supports them; a cooperative value of 0 asks for nothing. */
+static cudaError_t rt_check_attrs(const cudaLaunchConfig_t *config)
+{
+    static int told;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute *a = &config->attrs[i];
+        if (rt_attr_is_hint(a->id)) continue;
+        if (a->id == cudaLaunchAttributeCooperative && a->val.cooperative == 0) continue;
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            rt_diag("cudaLaunchKernelExC: launch attribute %d (%s) is not implemented yet",
+                    (int)a->id, a->id == cudaLaunchAttributeCooperative ? "cooperative"
+                                : a->id == cudaLaunchAttributeClusterDimension ? "cluster dimension"
+                                : "see cudaLaunchAttributeID");
+        return cudaErrorNotSupported;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                          void **args)
+{
+    if (!config || (config->numAttrs && !config->attrs)) return rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = rt_check_attrs(config);
+    if (e != cudaSuccess) return rt_ret(e);
+    return rt_launch_locked(NULL, func, config->gridDim, config->blockDim, args,
+                            config->dynamicSmemBytes, config->stream);
+}
+RT_TWIN(cudaError_t, cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC,
+        (const cudaLaunchConfig_t *c, const void *f, void **a), (c, f, a))

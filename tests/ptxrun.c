@@ -19,6 +19,7 @@
  *   // @expect-error                the module load or the launch is meant to fail
  *   // @tolerance-ulp N             (read by run_ptx_tests.sh only) 32-bit results may be
  *                                   N ulps from the expected ones: approximate functions
+ *   // @tolerance-abs X             (same) 32-bit results, read as f32, may differ by X
  * @arg lines give the kernel's parameters in order. TYPE is u8 u16 u32 u64 s8 s16 s32 s64
  * b8 b16 b32 b64 f16 bf16 f32 f64. A VALUE is a decimal integer (may be negative), raw bits
  * in hex (0x7f800000, any type), or for f32/f64 a decimal float (1.5, -0, inf, 1e-40);
@@ -141,9 +142,12 @@ static int parse_value(const char *tok, const Type *ty, unsigned char *dst)
     } else if (ty->kind == 'h') {
         return -1;                          /* f16/bf16: hex bits only */
     } else if (tok[0] == '-') {
-        bits = (uint64_t)strtoll(tok, &end, 10);
+        int64_t v = strtoll(tok, &end, 10);
+        if (ty->size < 8 && v < -(INT64_C(1) << (8 * ty->size - 1))) return -1;
+        bits = (uint64_t)v;
     } else {
         bits = strtoull(tok, &end, 10);
+        if (ty->size < 8 && bits >> (8 * ty->size)) return -1;
     }
     if (*end || end == tok || errno == EINVAL) return -1;
     for (unsigned i = 0; i < ty->size; i++) dst[i] = (unsigned char)(bits >> (8 * i));
@@ -182,7 +186,7 @@ static void parse_arg(Test *t, int line, char **w, int n)
         if (!(a->type = find_type(w[3]))) die(t, line, "unknown type", w[3]);
         a->count = strtoul(w[4], &end, 0);
         if (*end || a->count == 0 || a->count > (1u << 24)) die(t, line, "bad count", w[4]);
-        if ((size_t)(n - 6) > a->count) die(t, line, "more values than elements", NULL);
+        if (n > 6 && (size_t)(n - 6) > a->count) die(t, line, "more values than elements", NULL);
         a->host = malloc(a->count * a->type->size);
         if (!a->host) die(t, line, "out of memory", NULL);
         memset(a->host, FILL_BYTE, a->count * a->type->size);
@@ -219,7 +223,9 @@ static void parse_directive(Test *t, int line, char *text)
     else if (!strcmp(w[0], "@arg")) parse_arg(t, line, w, n);
     else if (!strcmp(w[0], "@dump")) parse_dump(t, line, w, n);
     else if (!strcmp(w[0], "@expect-error") && n == 1) t->expect_error = 1;
-    else if (!strcmp(w[0], "@tolerance-ulp") && n == 2) { /* the comparing script's */ }
+    else if ((!strcmp(w[0], "@tolerance-ulp") || !strcmp(w[0], "@tolerance-abs")) && n == 2) {
+        /* read by run_ptx_tests.sh, which compares */
+    }
     else die(t, line, "unknown or malformed directive", w[0]);
 }
 

@@ -52,9 +52,10 @@ for arg in "$@"; do
         pass=$((pass + 1))
     else
         echo "FAIL: $name (exit status $rc, expected $want_rc)"
-        diff -u "$want" "$tmp/$name.out" | head -n 60
         echo "--- stderr of $name:"
-        head -n 40 "$tmp/$name.err"
+        head -n 20 "$tmp/$name.err"
+        echo "--- diff expected actual:"
+        diff -u "$want" "$tmp/$name.out" | head -n 60
         fail=$((fail + 1))
     fi
 done

@@ -3,8 +3,8 @@
  * Contract: every scheduling decision lives in sched.c (a later mode will take them all
  * from a seed). Barriers are CTA state, so their bookkeeping lives here too.
  */
-#ifndef PTXEMU_SCHED_H
-#define PTXEMU_SCHED_H
+#ifndef PTXEMU_SCHEDULER_H
+#define PTXEMU_SCHEDULER_H
 
 #include "machine.h"
 

@@ -1,0 +1,163 @@
+/* ptxemu.c - the launcher: runs a CUDA program with ptxemu's libcudart.so.13 found first.
+ *
+ * `ptxemu [options] PROGRAM [ARGS...]` puts the directory of our libcudart.so.13 in front of
+ * LD_LIBRARY_PATH and execs PROGRAM. The library is looked for in $PTXEMU_LIBDIR, then next
+ * to this executable in the build tree (runtime/ and libtool's runtime/.libs/), then in the
+ * installed package library directory, which is not on the default search path so that an
+ * installed ptxemu never shadows a real CUDA.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PACKAGE_VERSION
+#ifdef PTXEMU_VERSION
+#define PACKAGE_VERSION PTXEMU_VERSION
+#else
+#error "define PACKAGE_VERSION (config.h) or PTXEMU_VERSION"
+#endif
+#endif
+
+#define LIBNAME "libcudart.so.13"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "Usage: ptxemu [options] PROGRAM [ARGS...]\n"
+        "Run a CUDA program built with `nvcc -arch=sm_90 --cudart shared` on the CPU:\n"
+        "its kernels execute on ptxemu, an emulated sm_90 (H100) GPU.\n"
+        "\n"
+        "Options:\n"
+        "  -t, --threads N  worker threads (same as PTXEMU_THREADS=N)\n"
+        "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
+        "  -h, --help       show this help and exit\n"
+        "  -V, --version    show the version and exit\n"
+        "  --               end of options\n"
+        "\n"
+        "Environment:\n"
+        "  PTXEMU_THREADS   worker threads that run thread blocks (default: number of cores)\n"
+        "  PTXEMU_LOG       diagnostics level: 0 = only errors, 1 = warnings (default),\n"
+        "                   2 = information, 3 = trace\n"
+        "  PTXEMU_LIBDIR    directory holding ptxemu's " LIBNAME " (default: found\n"
+        "                   next to this program, or in the installed package directory)\n"
+        "\n"
+        "Exit status: PROGRAM's, or 127 if PROGRAM cannot be found, 126 if it cannot be run.\n");
+}
+
+static int is_lib_dir(const char *dir)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, LIBNAME) >= (int)sizeof path) return 0;
+    return access(path, R_OK) == 0;
+}
+
+/* The build tree: this executable is runtime/ptxemu, the library runtime/.libs/ or runtime/. */
+static int find_in_build_tree(char *out, size_t n)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return 0;
+    self[len] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash) return 0;
+    *slash = 0;
+    const char *subdirs[] = { "/.libs", "" };
+    for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
+        if (snprintf(out, n, "%s%s", self, subdirs[i]) >= (int)n) continue;
+        if (is_lib_dir(out)) return 1;
+    }
+    return 0;
+}
+
+static int find_libdir(char *out, size_t n)
+{
+    const char *env = getenv("PTXEMU_LIBDIR");
+    if (env && *env) {
+        if (is_lib_dir(env) && snprintf(out, n, "%s", env) < (int)n) return 1;
+        fprintf(stderr, "ptxemu: PTXEMU_LIBDIR=%s does not contain %s\n", env, LIBNAME);
+        return 0;
+    }
+    if (find_in_build_tree(out, n)) return 1;
+#ifdef PTXEMU_PKGLIBDIR
+    if (is_lib_dir(PTXEMU_PKGLIBDIR) && snprintf(out, n, "%s", PTXEMU_PKGLIBDIR) < (int)n)
+        return 1;
+#endif
+    fprintf(stderr, "ptxemu: cannot find ptxemu's %s (set PTXEMU_LIBDIR to its directory)\n",
+            LIBNAME);
+    return 0;
+}
+
+static int prepend_library_path(const char *dir)
+{
+    const char *old = getenv("LD_LIBRARY_PATH");
+    size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+    char *v = malloc(len);
+    if (!v) return -1;
+    snprintf(v, len, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+    int rc = setenv("LD_LIBRARY_PATH", v, 1);
+    free(v);
+    return rc;
+}
+
+/* An option's value: "--opt N" or "-o N"; returns the index of the value or -1. */
+static int set_from_option(int argc, char **argv, int i, const char *var)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "ptxemu: %s needs a value\n", argv[i]);
+        return -1;
+    }
+    if (setenv(var, argv[i + 1], 1) != 0) return -1;
+    return i + 1;
+}
+
+/* Parse options; returns the index of PROGRAM, or -1 when done (exit code in *status). */
+static int parse_options(int argc, char **argv, int *status)
+{
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) { i++; break; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); *status = 0; return -1; }
+        if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+            printf("ptxemu %s\n", PACKAGE_VERSION);
+            *status = 0;
+            return -1;
+        }
+        int v = -2;
+        if (!strcmp(a, "-t") || !strcmp(a, "--threads")) v = set_from_option(argc, argv, i, "PTXEMU_THREADS");
+        else if (!strcmp(a, "-l") || !strcmp(a, "--log")) v = set_from_option(argc, argv, i, "PTXEMU_LOG");
+        else fprintf(stderr, "ptxemu: unknown option %s (try ptxemu --help)\n", a);
+        if (v < 0) { *status = 2; return -1; }
+        i = v;
+    }
+    if (i >= argc) {
+        usage(stderr);
+        *status = 2;
+        return -1;
+    }
+    return i;
+}
+
+int main(int argc, char **argv)
+{
+    int status = 0;
+    int prog = parse_options(argc, argv, &status);
+    if (prog < 0) return status;
+    char dir[PATH_MAX];
+    if (!find_libdir(dir, sizeof dir)) return 1;
+    if (prepend_library_path(dir) != 0) {
+        fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH: %s\n", strerror(errno));
+        return 1;
+    }
+    execvp(argv[prog], &argv[prog]);
+    int err = errno;
+    fprintf(stderr, "ptxemu: %s: %s\n", argv[prog],
+            err == ENOENT ? "command not found" : strerror(err));
+    return err == ENOENT || err == ENOTDIR ? 127 : 126;
+}
