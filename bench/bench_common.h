@@ -37,12 +37,13 @@ static int bench_warmups(int argc, char **argv)
 }
 
 // The line bench/run.sh reads: kernel wall time (launch to synchronize, host clock) and
-// the bytes this program allocated on the device.
-static void bench_report(const char *name, long long n, size_t device_bytes, double seconds,
-                         int ok)
+// the bytes this program allocated on the device and on the host (malloc), so that the
+// emulator's own memory can be told apart from the program's.
+static void bench_report(const char *name, long long n, size_t device_bytes, size_t host_bytes,
+                         double seconds, int ok)
 {
-    printf("bench: name=%s n=%lld device_bytes=%zu kernel_seconds=%.6f check=%s\n", name, n,
-           device_bytes, seconds, ok ? "ok" : "FAILED");
+    printf("bench: name=%s n=%lld device_bytes=%zu host_bytes=%zu kernel_seconds=%.6f "
+           "check=%s\n", name, n, device_bytes, host_bytes, seconds, ok ? "ok" : "FAILED");
 }
 
 #endif

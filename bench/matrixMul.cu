@@ -61,7 +61,7 @@ int main(int argc, char **argv)
             ref += (double)a[r * DIM + k] * b[k * DIM + col];
         ok = c[i] == (float)ref;
     }
-    bench_report("matrixMul", (long long)DIM * DIM * DIM, 3 * bytes, t, ok);
+    bench_report("matrixMul", (long long)DIM * DIM * DIM, 3 * bytes, 3 * bytes, t, ok);
     CHECK(cudaFree(da));
     CHECK(cudaFree(db));
     CHECK(cudaFree(dc));

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     unsigned long long got;
     CHECK(cudaMemcpy(&got, dtotal, sizeof(got), cudaMemcpyDeviceToHost));
     int ok = (long long)got == ref;
-    bench_report("reduction", n, bytes + sizeof(*dtotal), t, ok);
+    bench_report("reduction", n, bytes + sizeof(*dtotal), bytes, t, ok);
     CHECK(cudaFree(d));
     CHECK(cudaFree(dtotal));
     free(h);

@@ -81,12 +81,13 @@ for b in $benches; do
     native=$(native_s "$b")
     rss=$(rss_kb "$all.err")
     dev=$(field device_bytes "$all.out" bench:)
+    host=$(field host_bytes "$all.out" bench:)
     check=$(field check "$all.out" bench:)
     rows+=("$(awk -v b="$b" -v i="${insts:-}" -v s1="${s1:-}" -v sn="${sn:-}" -v nat="${native:-}" \
-                  -v rss="${rss:-}" -v dev="${dev:-}" -v ck="${check:-none}" 'BEGIN {
+                  -v rss="${rss:-}" -v dev="${dev:-}" -v host="${host:-0}" -v ck="${check:-none}" 'BEGIN {
         rate = (i != "" && s1 > 0) ? sprintf("%.1f", i / s1 / 1e6) : "n/a"
         slow = (sn > 0 && nat > 0) ? sprintf("%.0f", sn / nat) : "n/a"
-        mem = (rss != "" && dev != "") ? sprintf("%.1f", (rss * 1024 - dev) / 1048576) : "n/a"
+        mem = (rss != "" && dev != "") ? sprintf("%.1f", (rss * 1024 - dev - host) / 1048576) : "n/a"
         printf "%-10s %12s %10s %10s %10s %9s %12s %6s", b, rate, \
             (s1 == "" ? "n/a" : s1), (sn == "" ? "n/a" : sn), (nat == "" ? "n/a" : nat), \
             slow, mem, ck }')")
@@ -96,6 +97,6 @@ done
 echo
 echo "ptxemu benchmarks (default workers: $nthreads_default; method: docs/benchmarks.md)"
 printf '%-10s %12s %10s %10s %10s %9s %12s %6s\n' benchmark "Minst/s/wkr" "emu_s_1w" \
-    "emu_s_Nw" "native_s" "slowdown" "rss-dev_MiB" check
+    "emu_s_Nw" "native_s" "slowdown" "overhead_MiB" check
 for r in "${rows[@]}"; do echo "$r"; done
 exit $status

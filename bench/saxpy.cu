@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     int ok = 1;
     for (int i = 0; i < n && ok; i++)   // the device uses fma: compare with fmaf
         ok = r[i] == fmaf(alpha, x[i], y[i]);
-    bench_report("saxpy", n, 2 * bytes, t, ok);
+    bench_report("saxpy", n, 2 * bytes, 3 * bytes, t, ok);
     CHECK(cudaFree(dx));
     CHECK(cudaFree(dy));
     free(x);

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     int ok = 1;
     for (int i = 0; i < n && ok; i++)
         ok = c[i] == a[i] + b[i];
-    bench_report("vectorAdd", n, 3 * bytes, t, ok);
+    bench_report("vectorAdd", n, 3 * bytes, 3 * bytes, t, ok);
     CHECK(cudaFree(da));
     CHECK(cudaFree(db));
     CHECK(cudaFree(dc));

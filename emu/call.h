@@ -16,10 +16,13 @@
 
 enum { CA_FRAME = 0, CA_ROW = 1 };
 
+/* One value moved by a call or a return: from src to dst, each either a frame offset
+ * (a .param variable, in the caller's frame for src of an argument / dst of a result and
+ * in the callee's frame otherwise) or a register row (.reg parameters, register operands). */
 typedef struct CallArg {
-    uint8_t kind;          /* CA_FRAME: caller frame offset; CA_ROW: a register row   */
-    uint32_t src, dst;     /* arguments: src in caller, dst callee frame offset;
-                              returns: src callee frame offset, dst in caller          */
+    uint8_t kind;          /* how src is given: CA_FRAME or CA_ROW                    */
+    uint8_t dkind;         /* how dst is given                                        */
+    uint32_t src, dst;
     uint32_t size;
 } CallArg;
 

@@ -2,12 +2,21 @@
  * appends the text to the launch's output buffer.
  *
  * The argument buffer is laid out by nvcc: each argument at the next offset aligned to its
- * own size; int-sized promotions take 4 bytes, long/long long/size_t/pointers/doubles 8
- * (float arguments arrive promoted to double). The CUDA driver formats on the host with the
- * C library, so each conversion is handed to the host snprintf with an argument of the
- * matching C type. Supported: flags "#0- +", width (digits or *), precision (digits),
- * lengths hh h l ll z j t L, conversions d i u o x X c s p f F e E g G a A and %%. Like the
- * driver, conversions past the 32nd argument are copied out as written.
+ * own size; int-sized promotions take 4 bytes, long/long long/pointers/doubles 8 (float
+ * arguments arrive promoted to double). The CUDA driver formats on the host with the C
+ * library, so each conversion is handed to the host snprintf with an argument of the
+ * matching C type. What the driver accepts was read on an H100 (driver 580, CUDA 13):
+ *  - flags "#0- +", width (digits or *, a * takes an int argument), precision (digits);
+ *  - lengths h, hh, l, ll; the argument is 8 bytes for l/ll (%lc and %llc too), else 4;
+ *    %s and %p always take 8, floating conversions always a double;
+ *  - conversions d i u o x X c s p e E f F g G a A and %% (also with flags: "%5%" is "%");
+ *  - anything else (an unknown conversion, lengths j z t L, the ' flag, a precision of *,
+ *    a '%' at the end) is printed as written and takes no argument;
+ *  - %s of NULL prints "(null)", or nothing when the precision is below 6 (glibc);
+ *  - the return value counts the arguments taken, * widths included.
+ * Differences kept on purpose (the GPU prints garbage there): %.*d, %hh*, and conversions
+ * past the 32nd argument, which we print as written. %n and %ls are refused (-1): on the
+ * GPU %n crashes the host process.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,11 +81,13 @@ static int take(const uint8_t *args, size_t len, size_t *off, size_t size, uint6
 typedef struct Spec {
     char flags[8];
     int width_star, width, prec;    /* width -1 / prec -1: not given */
+    int prec_star;                  /* ".*": not supported by the driver */
     char len[3];                    /* "", "h", "hh", "l", "ll", "z", "j", "t", "L" */
-    char conv;
+    char conv;                      /* 0 when the format ended first */
 } Spec;
 
-/* Parse after the '%'; returns the character after the conversion, or NULL if malformed. */
+/* Parse after the '%'; returns the character after the conversion (or the end of the
+ * format), or NULL for an absurd width or precision. */
 static const char *parse_spec(const char *p, Spec *sp)
 {
     int nf = 0;
@@ -93,7 +104,7 @@ static const char *parse_spec(const char *p, Spec *sp)
     }
     if (*p == '.') {
         p++;
-        if (*p == '*') return NULL;     /* precision '*' is not in CUDA's list */
+        if (*p == '*') { sp->prec_star = 1; p++; }
         for (sp->prec = 0; *p >= '0' && *p <= '9'; p++)
             if ((sp->prec = sp->prec * 10 + (*p - '0')) > 1000000) return NULL;
     }
@@ -102,9 +113,15 @@ static const char *parse_spec(const char *p, Spec *sp)
     } else if (*p && strchr("hlzjtL", *p)) {
         sp->len[0] = *p++;
     }
-    if (!*p) return NULL;
-    sp->conv = *p++;
+    if (*p) sp->conv = *p++;
     return p;
+}
+
+/* Whether the driver formats this specification (else it is printed as written). */
+static int spec_supported(const Spec *sp)
+{
+    return sp->conv && strchr("diouxXcspeEfFgGaA", sp->conv) && !sp->prec_star &&
+           !(sp->len[0] && strchr("zjtL", sp->len[0]));
 }
 
 /* The host conversion spec for sp: width -1 means none, left adds the '-' flag (a negative
@@ -148,10 +165,9 @@ static int convert(Warp *w, int lane, const Spec *sp, const uint8_t *args, size_
         width = x < -1000000 || x > 1000000 ? 1000000 : left ? -x : x;
     }
     const char *len = sp->len;
-    int is8 = len[0] == 'l' || len[0] == 'z' || len[0] == 'j' || len[0] == 't';
+    int is8 = len[0] == 'l';
     switch (sp->conv) {
     case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': {
-        if (len[0] == 'L') return -1;
         if (take(args, args_len, off, is8 ? 8 : 4, &v)) return -1;
         int sgn = sp->conv == 'd' || sp->conv == 'i';
         if (!is8) {
@@ -166,28 +182,29 @@ static int convert(Warp *w, int lane, const Spec *sp, const uint8_t *args, size_
         break;
     }
     case 'c':
-        if (len[0] || take(args, args_len, off, 4, &v)) return -1;
+        if (take(args, args_len, off, is8 ? 8 : 4, &v)) return -1;
         host_spec(spec, sizeof spec, sp, width, left, "");
         str_fmt(out, spec, (int)(int32_t)v);
         break;
     case 'p':
-        if (len[0] || take(args, args_len, off, 8, &v)) return -1;
+        if (take(args, args_len, off, 8, &v)) return -1;
         host_spec(spec, sizeof spec, sp, width, left, "");
         str_fmt(out, spec, (void *)(uintptr_t)v);
         break;
     case 's': {
         Str str = { 0 };
-        if (len[0] || take(args, args_len, off, 8, &v)) return -1;
+        if (is8) return -1;                             /* wide strings */
+        if (take(args, args_len, off, 8, &v)) return -1;
         if (v && read_dev_string(w, lane, v, sp->prec, &str)) { free(str.p); return -1; }
         if (str.bad) { free(str.p); return -1; }
         host_spec(spec, sizeof spec, sp, width, left, "");
-        str_fmt(out, spec, v ? (str.p ? str.p : "") : "(null)");
+        /* glibc prints "(null)" for NULL unless the precision cuts it: then nothing */
+        str_fmt(out, spec, v ? (str.p ? str.p : "") : sp->prec < 0 || sp->prec >= 6 ? "(null)" : "");
         free(str.p);
         break;
     }
     case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
         double x;
-        if ((len[0] && len[0] != 'l' && len[0] != 'L') || len[1]) return -1;
         if (take(args, args_len, off, 8, &v)) return -1;
         memcpy(&x, &v, sizeof x);
         host_spec(spec, sizeof spec, sp, width, left, "");
@@ -195,7 +212,7 @@ static int convert(Warp *w, int lane, const Spec *sp, const uint8_t *args, size_
         break;
     }
     default:
-        return -1;      /* %n and anything unknown */
+        return -1;      /* not reached: spec_supported() filters */
     }
     (*nargs)++;
     return 0;
@@ -242,7 +259,11 @@ int devprintf(Warp *w, int lane, const char *fmt, const uint8_t *args, size_t ar
         if (!next) goto bad;
         p = next;
         if (sp.conv == '%') { str_add(&out, "%", 1); continue; }
-        if (nargs >= MAX_ARGS) { str_add(&out, start, (size_t)(p - start)); continue; }
+        if (sp.conv == 'n' || (sp.conv == 's' && sp.len[0] == 'l')) goto bad;
+        if (!spec_supported(&sp) || nargs >= MAX_ARGS) {
+            str_add(&out, start, (size_t)(p - start));  /* as the driver: printed as written */
+            continue;
+        }
         if (convert(w, lane, &sp, args, args_len, &off, &nargs, &out)) goto bad;
     }
     if (out.bad) goto bad;

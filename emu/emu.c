@@ -11,7 +11,7 @@
 
 int emu_log_level = 1;
 
-typedef struct ModVar { const char *name; int space; uint64_t addr; size_t size; } ModVar;
+typedef struct ModVar { const char *name; int space, kind; uint64_t addr; size_t size; } ModVar;
 
 struct EmuKernel {
     EmuModule *mod;
@@ -134,7 +134,8 @@ static int place_vars(EmuModule *m, char *err, size_t errlen)
                      v->line, v->col, v->name);
             return -1;
         }
-        mv->addr = mem_alloc(mv->size ? mv->size : 1, MEM_MODULE);
+        mv->kind = v->space == SP_CONST ? MEM_CONST : MEM_MODULE;
+        mv->addr = mem_alloc(mv->size ? mv->size : 1, mv->kind);
         if (!mv->addr) { snprintf(err, errlen, "out of device memory for '%s'", v->name); return -1; }
     }
     for (int i = 0; i < a->nglobals; i++) {
@@ -194,7 +195,7 @@ EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name,
 void emu_module_free(EmuModule *m)
 {
     if (!m) return;
-    for (int i = 0; i < m->nvars; i++) if (m->vars[i].addr) mem_free(m->vars[i].addr, MEM_MODULE);
+    for (int i = 0; i < m->nvars; i++) if (m->vars[i].addr) mem_free(m->vars[i].addr, m->vars[i].kind);
     for (int i = 0; i < m->nkernels; i++) {
         program_free(m->kernels[i].prog);
         free(m->kernels[i].param_off);

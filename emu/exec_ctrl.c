@@ -72,12 +72,49 @@ static inline uint8_t *lane_local(Warp *w, int l, uint32_t off)
     return w->local + (size_t)l * w->local_stride + off;
 }
 
+/* Read or write one call value of lane l: a frame slot (relative to fp) or a register. */
+static void value_get(Warp *w, int l, uint8_t kind, uint32_t at, uint32_t fp, uint32_t size,
+                      uint8_t *buf)
+{
+    if (kind == CA_FRAME) memcpy(buf, lane_local(w, l, fp + at), size);
+    else { uint64_t v = ROW(w, at)[l]; memset(buf, 0, size); memcpy(buf, &v, size > 8 ? 8 : size); }
+}
+
+static void value_put(Warp *w, int l, uint8_t kind, uint32_t at, uint32_t fp, uint32_t size,
+                      const uint8_t *buf)
+{
+    if (kind == CA_FRAME) { memcpy(lane_local(w, l, fp + at), buf, size); return; }
+    uint64_t v = 0;
+    memcpy(&v, buf, size > 8 ? 8 : size);
+    if (at != ROW_SINK) ROW(w, at)[l] = v;
+}
+
+static void regs_save(Warp *w, int l, const CallDesc *cd, uint8_t *save)
+{
+    for (uint32_t row = cd->row_lo; row < cd->row_hi; row++, save += 8)
+        memcpy(save, &ROW(w, row)[l], 8);
+    for (uint32_t p = cd->pred_lo; p < cd->pred_hi; p++, save++)
+        *save = (uint8_t)(w->P[p] >> l & 1);
+}
+
+static void regs_restore(Warp *w, int l, const CallDesc *cd, const uint8_t *save)
+{
+    for (uint32_t row = cd->row_lo; row < cd->row_hi; row++, save += 8)
+        memcpy(&ROW(w, row)[l], save, 8);
+    for (uint32_t p = cd->pred_lo; p < cd->pred_hi; p++, save++)
+        w->P[p] = (w->P[p] & ~(1u << l)) | ((uint32_t)*save << l);
+}
+
+#define CALL_VALUE_MAX 4096   /* bytes of results a return may carry per lane */
+
 /* Return from a .func: each lane pops its own frame (lanes may return to different call
- * sites); at depth 0 ret ends the thread, as in an .entry. */
+ * sites); at depth 0 ret ends the thread, as in an .entry. Results are read before the
+ * callee's registers are restored: a recursive callee's result rows may be restored. */
 static int h_ret(Warp *w, const Inst *in, uint32_t mask)
 {
     (void)in;
     uint32_t leaving = 0;
+    uint8_t vals[CALL_VALUE_MAX];
     for (uint32_t m = mask; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         if (w->depth[l] == 0) { leaving |= 1u << l; continue; }
@@ -85,22 +122,16 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
         memcpy(&ret_pc, lane_local(w, l, fp), 4);
         memcpy(&caller_fp, lane_local(w, l, fp + 4), 4);
         const CallDesc *cd = w->prog->code[ret_pc - 1].aux;
+        uint32_t off = 0;
         for (uint32_t k = 0; k < cd->nrets; k++) {
-            const CallArg *r = &cd->rets[k];
-            if (r->kind == CA_FRAME)
-                memmove(lane_local(w, l, caller_fp + r->dst), lane_local(w, l, fp + r->src), r->size);
-            else {
-                uint64_t v = 0;
-                memcpy(&v, lane_local(w, l, fp + r->src), r->size > 8 ? 8 : r->size);
-                ROW(w, r->dst)[l] = v;
-            }
+            value_get(w, l, cd->rets[k].kind, cd->rets[k].src, fp, cd->rets[k].size, vals + off);
+            off += cd->rets[k].size;
         }
-        if (cd->recursive) {
-            const uint8_t *save = lane_local(w, l, fp + cd->save_off);
-            for (uint32_t row = cd->row_lo; row < cd->row_hi; row++, save += 8)
-                memcpy(&ROW(w, row)[l], save, 8);
-            for (uint32_t p = cd->pred_lo; p < cd->pred_hi; p++, save++)
-                w->P[p] = (w->P[p] & ~(1u << l)) | ((uint32_t)*save << l);
+        if (cd->recursive) regs_restore(w, l, cd, lane_local(w, l, fp + cd->save_off));
+        off = 0;
+        for (uint32_t k = 0; k < cd->nrets; k++) {
+            value_put(w, l, cd->rets[k].dkind, cd->rets[k].dst, caller_fp, cd->rets[k].size, vals + off);
+            off += cd->rets[k].size;
         }
         w->fp[l] = caller_fp;
         w->depth[l]--;
@@ -149,19 +180,13 @@ static int h_call(Warp *w, const Inst *in, uint32_t mask)
                               "raises it)", cd->name, w->depth[l] + 1u, w->local_stride);
         memcpy(lane_local(w, l, nfp), &back, 4);
         memcpy(lane_local(w, l, nfp + 4), &fp, 4);
+        /* save first: .reg parameters are callee registers the arguments overwrite */
+        if (cd->recursive) regs_save(w, l, cd, lane_local(w, l, nfp + cd->save_off));
+        uint8_t buf[CALL_VALUE_MAX];
         for (uint32_t k = 0; k < cd->nargs; k++) {
             const CallArg *a = &cd->args[k];
-            if (a->kind == CA_FRAME)
-                memmove(lane_local(w, l, nfp + a->dst), lane_local(w, l, fp + a->src), a->size);
-            else
-                memcpy(lane_local(w, l, nfp + a->dst), &ROW(w, a->src)[l], a->size > 8 ? 8 : a->size);
-        }
-        if (cd->recursive) {
-            uint8_t *save = lane_local(w, l, nfp + cd->save_off);
-            for (uint32_t row = cd->row_lo; row < cd->row_hi; row++, save += 8)
-                memcpy(save, &ROW(w, row)[l], 8);
-            for (uint32_t p = cd->pred_lo; p < cd->pred_hi; p++, save++)
-                *save = (uint8_t)(w->P[p] >> l & 1);
+            value_get(w, l, a->kind, a->src, fp, a->size, buf);
+            value_put(w, l, a->dkind, a->dst, nfp, a->size, buf);
         }
         w->fp[l] = nfp;
         w->depth[l]++;
@@ -193,8 +218,7 @@ static int h_call_extern(Warp *w, const Inst *in, uint32_t mask)
         if (cd->nrets) {
             const CallArg *r = &cd->rets[0];
             uint64_t v = (uint64_t)ret;
-            if (r->kind == CA_FRAME) memcpy(lane_local(w, l, w->fp[l] + r->dst), &v, r->size > 8 ? 8 : r->size);
-            else ROW(w, r->dst)[l] = v;
+            value_put(w, l, r->dkind, r->dst, w->fp[l], r->size > 8 ? 8 : r->size, (uint8_t *)&v);
         }
     }
     return STEP_NEXT;

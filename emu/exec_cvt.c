@@ -10,7 +10,11 @@
  *  - signed results are stored sign-extended to 64 bits, everything else zero-extended;
  *  - .ftz flushes f32 subnormal inputs and f32 results; .sat clamps float results to
  *    [0, 1] (NaN -> 0); .relu clamps negatives to +0 (NaN stays NaN); .satfinite clamps
- *    infinities and overflow to MAX_NORM; NaN results are the format's canonical NaN.
+ *    infinities and overflow to MAX_NORM.
+ * NaNs follow the H100 (tests/ptx/cvt_*): to f64, and from f64, the payload is kept (quieted,
+ * sign kept, fraction shifted); bf16 -> f32 is a plain shift; every other float result is
+ * the format's canonical NaN. NaN -> integer is 0, except 64-bit destinations and f64 ->
+ * 32-bit ones, which give the most negative value's bits (0x8000...).
  * Build with -ffp-contract=off.
  */
 #include <math.h>
@@ -83,6 +87,27 @@ FP_INLINE uint64_t fk_enc(int k, double x, int rnd, int satfin, int ftz)
     }
 }
 
+/* A NaN source v of kind sk converted to kind dk (see the file comment). */
+FP_INLINE uint64_t cvt_nan(int sk, int dk, uint64_t v)
+{
+    uint64_t sign, frac;                            /* fraction left-aligned in 64 bits */
+    switch (sk) {
+    case FK_F64: sign = v >> 63; frac = v << 12; break;
+    case FK_F32: sign = (v >> 31) & 1; frac = v << 41; break;
+    case FK_BF16: sign = (v >> 15) & 1; frac = v << 57; break;
+    default: sign = (v >> 15) & 1; frac = v << 54; break;
+    }
+    if (dk == FK_F64) return sign << 63 | 0x7ff8000000000000ull | frac >> 12;
+    if (sk == FK_BF16 && dk == FK_F32) return (v & 0xffff) << 16;
+    if (sk != FK_F64) return fk_fmt(dk == FK_TF32 ? FK_F32 : dk).nan;
+    switch (dk) {
+    case FK_F32: return sign << 31 | 0x7fc00000u | frac >> 41;
+    case FK_BF16: return sign << 15 | 0x7fc0u | frac >> 57;
+    case FK_F16: return sign << 15 | 0x7e00u | frac >> 54;
+    default: return FP_NAN_F32;
+    }
+}
+
 /* .sat and .relu on a float value before its final rounding. */
 FP_INLINE double clampf(double x, int fl)
 {
@@ -102,7 +127,10 @@ FP_INLINE int cvt_ff_k(W, int sk, int dk)
     LANES(l, {
         double x = fk_dec(sk, ra[l], fl & CF_FTZ);
         if (fl & CF_INT) x = fp_rint(x, rnd);
-        d[l] = fk_enc(dk, clampf(x, fl), erd, fl & CF_SATFIN, fl & CF_FTZ);
+        if (x != x && !(fl & CF_SAT))
+            d[l] = cvt_nan(sk, dk, ra[l]);
+        else
+            d[l] = fk_enc(dk, clampf(x, fl), erd, fl & CF_SATFIN, fl & CF_FTZ);
     });
     return STEP_NEXT;
 }
@@ -121,12 +149,15 @@ FP_INLINE int cvt_fi_k(W, int sk)
     double hi = fp_pow2(wd - sg);                   /* first value above the range */
     uint64_t maxv = sg ? (1ull << (wd - 1)) - 1 : ~0ull >> sh;
     uint64_t minv = sg ? ~maxv : 0;                 /* -2^(w-1), sign-extended */
+    /* NaN: 0x8000... for 64-bit results and for f64 -> 32-bit ones, else 0 */
+    uint64_t nanv = wd == 64 ? 1ull << 63
+                  : (sk == FK_F64 && wd == 32) ? (sg ? ~0ull << 31 : 1ull << 31) : 0;
     uint64_t *d = ROW(w, in->d[0]);
     const uint64_t *ra = ROW(w, in->s[0]);
     LANES(l, {
         double r = fp_rint(fk_dec(sk, ra[l], fl & CF_FTZ), rnd);
         uint64_t v;
-        if (r != r) v = 0;
+        if (r != r) v = nanv;
         else if (r >= hi) v = maxv;
         else if (sg) v = r <= -hi ? minv : (uint64_t)(int64_t)r;
         else v = r <= 0 ? 0 : (uint64_t)r;

@@ -217,8 +217,8 @@ const char *bind_cvta(Inst *in, const InstDesc *d)
 }
 
 /* ---- isspacep: which window a generic address is in. The .param window (kernel
- * parameters) lies inside .global, as the PTX ISA says; .const is the module-variable
- * blocks (module .global variables too: the arena does not tell them apart). ---- */
+ * parameters) lies inside .global, as the PTX ISA says; .const is the blocks of module
+ * .const variables (allocated as MEM_CONST). ---- */
 
 static int in_kind(uint64_t a, int want)
 {
@@ -239,10 +239,12 @@ static int in_kind(uint64_t a, int want)
         *p = (*p & ~mask) | r;                                                       \
         return STEP_NEXT;                                                            \
     }
-DEF_ISSPACEP(global, x - SHARED_WINDOW >= WINDOW_SIZE && x - LOCAL_WINDOW >= WINDOW_SIZE)
+/* measured on an H100: a generic address of a .const variable is not .global */
+DEF_ISSPACEP(global, x - SHARED_WINDOW >= WINDOW_SIZE && x - LOCAL_WINDOW >= WINDOW_SIZE &&
+                     !in_kind(x, MEM_CONST))
 DEF_ISSPACEP(shared, x - SHARED_WINDOW < WINDOW_SIZE)
 DEF_ISSPACEP(local, x - LOCAL_WINDOW < WINDOW_SIZE)
-DEF_ISSPACEP(const, in_kind(x, MEM_MODULE))
+DEF_ISSPACEP(const, in_kind(x, MEM_CONST))
 DEF_ISSPACEP(param, in_kind(x, MEM_PARAM))
 
 const char *bind_isspacep(Inst *in, const InstDesc *d)

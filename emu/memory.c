@@ -341,11 +341,16 @@ static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int l
     return NULL;
 }
 
+#define SHARED_SM_BYTES (228u * 1024)
+
 static void *shared_slow(Warp *w, uint64_t off, unsigned size, int lane, int access)
 {
     uint32_t have = w->cta ? w->cta->shared_size : 0;
     if (off < have && size <= have - off) return w->cta->shared + off;
-    warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "out-of-bounds shared %s of %u bytes at "
+    /* Measured on an H100: an offset far outside any possible shared memory (16 MiB)
+     * fails as cudaErrorIllegalInstruction; we use the 228 KiB an SM has as the line. */
+    int code = off >= SHARED_SM_BYTES ? EMU_ERR_ILLEGAL_INSTRUCTION : EMU_ERR_ILLEGAL_ADDRESS;
+    warp_fault(w, lane, code, "out-of-bounds shared %s of %u bytes at "
                "offset 0x%llx (the block has %u bytes of shared memory)", acc_name(access),
                size, (unsigned long long)off, have);
     return NULL;

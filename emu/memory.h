@@ -17,7 +17,8 @@
 #define LOCAL_WINDOW  0x0000030000000000ull   /* generic = LOCAL_WINDOW + local offset    */
 #define WINDOW_SIZE   0x0000000100000000ull   /* each window spans 4 GiB                   */
 
-enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_HEAP };
+enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_HEAP,
+       MEM_CONST /* module .const variables: not in the generic .global window */ };
 
 int mem_init(void);                              /* reserve the arena; 0 on success        */
 uint64_t mem_alloc(size_t size, int kind);       /* 0 when out of memory                   */

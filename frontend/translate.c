@@ -93,6 +93,7 @@ typedef struct Tr {
     int32_t sreg_id[SR_COUNT_STATIC];  /* tagged sreg index or -1                      */
     uint32_t nsregs;
     uint32_t nvars, npreds;
+    uint8_t *var_ty; uint32_t capvarty;   /* declared type of each register row       */
     NameMap shared_off;        /* module- and function-scope shared var -> offset      */
     uint32_t shared_size, dyn_align;
     int has_dyn_shared;
@@ -299,6 +300,12 @@ static int decl_reg(Tr *t, Fn *fn, const PtxVar *v)
             name = own(t, buf);
             if (!name) return -1;
         }
+        if (!is_pred) {
+            uint8_t *nt = grow(t->var_ty, &t->capvarty, t->nvars + 1, 1);
+            if (!nt) return -1;
+            t->var_ty = nt;
+            t->var_ty[t->nvars] = (uint8_t)v->type;
+        }
         int val = is_pred ? (NK_PRED << NK_SHIFT) | (int)t->npreds++
                           : (NK_ROW << NK_SHIFT) | (int)t->nvars++;
         if (v->vec > 1)
@@ -344,8 +351,13 @@ static int layout_fn(Tr *t, int i)
     fn->pred_lo = t->npreds;
     fn->frame = f->is_entry ? 0 : FRAME_HEADER;
     if (!f->is_entry) {
-        for (int k = 0; k < f->nparams; k++) frame_var(t, fn, &f->params[k]);
-        for (int k = 0; k < f->nrets; k++) frame_var(t, fn, &f->rets[k]);
+        /* parameters declared .reg are registers of the callee; .param ones frame slots */
+        for (int k = 0; k < f->nparams; k++)
+            if (f->params[k].space == SP_REG ? decl_reg(t, fn, &f->params[k]) < 0
+                                             : frame_var(t, fn, &f->params[k]) < 0) return -1;
+        for (int k = 0; k < f->nrets; k++)
+            if (f->rets[k].space == SP_REG ? decl_reg(t, fn, &f->rets[k]) < 0
+                                           : frame_var(t, fn, &f->rets[k]) < 0) return -1;
     }
     for (int k = 0; k < f->nvars; k++) {
         const PtxVar *v = &f->vars[k];
@@ -442,6 +454,7 @@ typedef struct Lower {
     Tr *t; Fn *fn; const PtxInst *pi; Inst *in; InstDesc *d;
     int src_ty;         /* type used to encode immediate sources */
     uint32_t negtmp[8]; int nneg, negused; /* predicates holding !p operands, in order */
+    int exact_size;     /* register operands must have the instruction type's size   */
 } Lower;
 
 static int is_imm(const PtxOperand *o)
@@ -510,7 +523,15 @@ static int lower_value(Lower *L, const PtxOperand *o, uint32_t *slot, int want_p
     case OPD_SYM:
         if (map_get(&L->fn->names, o->name, &v)) {
             int kind = v >> NK_SHIFT, val = v & ((1 << NK_SHIFT) - 1);
-            if (kind == NK_ROW) { *slot = TAG_VAR | (uint32_t)val; return 0; }
+            if (kind == NK_ROW) {
+                int rs = ptx_type_size(t->var_ty[val]);
+                if (L->exact_size && rs != L->exact_size)
+                    return fail(t, o->line, o->col, "operand %s is a %d-bit register, but %s "
+                                "needs %d-bit operands", o->name, rs * 8, L->pi->opcode,
+                                L->exact_size * 8);
+                *slot = TAG_VAR | (uint32_t)val;
+                return 0;
+            }
             if (kind == NK_PRED) {
                 if (o->neg) {
                     /* !p was materialised into a fresh predicate before this inst */
@@ -724,6 +745,17 @@ static uint32_t param_var_size(const Fn *fn, const char *name)
     return 8;
 }
 
+/* Where a callee keeps a parameter: a frame offset or a (tagged) register row. */
+static int callee_slot(const Fn *cf, const char *name, uint8_t *kind, uint32_t *slot)
+{
+    int v;
+    if (!map_get(&cf->names, name, &v)) return -1;
+    int k = v >> NK_SHIFT, val = v & ((1 << NK_SHIFT) - 1);
+    if (k == NK_FRAME) { *kind = CA_FRAME; *slot = (uint32_t)val; return 0; }
+    if (k == NK_ROW) { *kind = CA_ROW; *slot = TAG_VAR | (uint32_t)val; return 0; }
+    return -1;
+}
+
 static int lower_call(Lower *L)
 {
     Tr *t = L->t;
@@ -768,29 +800,29 @@ static int lower_call(Lower *L)
         }
         a->kind = (uint8_t)kind;
         a->size = var_bytes(&proto->params[k]);
+        if (a->size > 4096)
+            return fail(t, o->line, o->col, "parameter %d of '%s' is larger than 4096 bytes", k,
+                        target->name);
         if (kind == CA_FRAME && param_var_size(L->fn, o->name) < a->size)
             return fail(t, o->line, o->col, "argument '%s' is smaller than parameter %d of '%s'",
                         o->name, k, target->name);
-        if (cf) {
-            int v;
-            if (!map_get(&cf->names, proto->params[k].name, &v))
-                return fail(t, o->line, o->col, "internal: parameter layout");
-            a->dst = (uint32_t)(v & ((1 << NK_SHIFT) - 1));
-        }
+        if (cf && callee_slot(cf, proto->params[k].name, &a->dkind, &a->dst) < 0)
+            return fail(t, o->line, o->col, "internal: parameter layout");
     }
+    uint32_t ret_bytes = 0;
     for (int k = 0; k < nrets; k++) {
         const PtxOperand *o = &rets->elems[k];
         CallArg *r = &cd->rets[k];
         int kind = frame_off_of(L, o, &r->dst);
+        if (kind < 0 && o->kind == OPD_SINK) { kind = CA_ROW; r->dst = ROW_SINK; }
         if (kind < 0) return fail(t, o->line, o->col, "unsupported call result operand");
-        r->kind = (uint8_t)kind;
+        r->dkind = (uint8_t)kind;
         r->size = var_bytes(&proto->rets[k]);
-        if (cf) {
-            int v;
-            if (!map_get(&cf->names, proto->rets[k].name, &v))
-                return fail(t, o->line, o->col, "internal: return layout");
-            r->src = (uint32_t)(v & ((1 << NK_SHIFT) - 1));
-        }
+        ret_bytes += r->size;
+        if (ret_bytes > 4096)
+            return fail(t, o->line, o->col, "results of '%s' are larger than 4096 bytes", target->name);
+        if (cf && callee_slot(cf, proto->rets[k].name, &r->kind, &r->src) < 0)
+            return fail(t, o->line, o->col, "internal: return layout");
     }
     if (cf) {
         cd->callee_frame = cf->frame;
@@ -842,6 +874,28 @@ static int materialise_negations(Lower *L, const PtxOperand *opds, int n)
     return 0;
 }
 
+/* PTX requires register operands of the instruction type's size, except where an
+ * instruction defines other widths (ld/st/cvt may use wider registers, .wide/.hi forms,
+ * shifts and bit-field positions, compares). The check covers the plain arithmetic forms
+ * where a mismatch can only be a mistake. */
+static int exact_size_of(const InstDesc *d, int op)
+{
+    switch (op) {
+    case OP_add: case OP_sub: case OP_min: case OP_max: case OP_abs: case OP_neg:
+    case OP_and: case OP_or: case OP_xor: case OP_not: case OP_fma: case OP_rcp:
+    case OP_sqrt: case OP_rsqrt: case OP_sin: case OP_cos: case OP_ex2: case OP_lg2:
+    case OP_tanh: case OP_div: case OP_rem: case OP_copysign:
+        break;
+    case OP_mul: case OP_mad:
+        if (desc_has(d, MOD_WIDE) || desc_has(d, MOD_HI)) return 0;
+        break;
+    default:
+        return 0;
+    }
+    if (d->ntypes != 1 || d->types[0] == TY_PRED || desc_has(d, MOD_CC)) return 0;
+    return ptx_type_size(d->types[0]);
+}
+
 static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
 {
     int op = op_lookup(pi->opcode);
@@ -874,6 +928,7 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
         in->pneg = pi->guard_neg ? 0xffffffffu : 0;
         in->pneg_bit = (uint8_t)(pi->guard_neg != 0);
     }
+    L.exact_size = exact_size_of(d, op);
     int fmt = op_info[op].fmt;
     if ((op == OP_bar || op == OP_barrier) && desc_has(d, MOD_RED)) fmt = FMT_DS;
     if (fmt == FMT_CALL) {
@@ -943,6 +998,7 @@ static void free_tr(Tr *t, int keep_calls)
     free(t->shared_off.v);
     free(t->kparams.v);
     free(t->consts);
+    free(t->var_ty);
     if (!keep_calls) {
         for (uint32_t i = 0; i < t->ncalls; i++) {
             free(t->calls[i]->args); free(t->calls[i]->rets); free(t->calls[i]);
@@ -1022,10 +1078,14 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
         if (in->pg) in->pg = (uint16_t)(PRED_FIRST_FREE + in->pg - 1);
         if (in->op == OP_call && in->aux) {
             CallDesc *cd = in->aux;
-            for (uint32_t k = 0; k < cd->nargs; k++)
-                if (cd->args[k].kind == CA_ROW) cd->args[k].src = fix_row(&t, cd->args[k].src, dyn_fixed);
-            for (uint32_t k = 0; k < cd->nrets; k++)
-                if (cd->rets[k].kind == CA_ROW) cd->rets[k].dst = fix_row(&t, cd->rets[k].dst, dyn_fixed);
+            CallArg *lists[2] = { cd->args, cd->rets };
+            uint32_t counts[2] = { cd->nargs, cd->nrets };
+            for (int li = 0; li < 2; li++)
+                for (uint32_t k = 0; k < counts[li]; k++) {
+                    CallArg *a = &lists[li][k];
+                    if (a->kind == CA_ROW) a->src = fix_row(&t, a->src, dyn_fixed);
+                    if (a->dkind == CA_ROW) a->dst = fix_row(&t, a->dst, dyn_fixed);
+                }
             if (!cd->is_extern) {
                 Fn *cf = &t.fns[in->imm];
                 in->imm = cf->pc_base;

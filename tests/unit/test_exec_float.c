@@ -424,7 +424,26 @@ static void test_f32_misc(void)
     EQ("neg 0", run1("neg.f32", 0), 0x80000000u);
     EQ("neg.f64", run1("neg.f64", db(2.0)), db(-2.0));
     EQ("abs.f64", run1("abs.f64", db(-0.0)), 0);
+    EQ("neg NaN canonical", run1("neg.f32", 0x7fc00000u), 0x7fffffffu);
+    EQ("abs NaN canonical", run1("abs.f32", 0xffc12345u), 0x7fffffffu);
+    EQ("neg.f64 NaN unchanged", run1("neg.f64", 0x7ff8000000000000ull), 0x7ff8000000000000ull);
+    EQ("abs.f64 sNaN quieted", run1("abs.f64", 0x7ff0000000001234ull), 0x7ff8000000001234ull);
+    EQ("add.f64 NaN propagates", run2("add.rz.f64", 0x7ff0000000001234ull, db(2.0)),
+       0x7ff8000000001234ull);
+    EQ("add.f64 NaN b", run2("add.f64", db(2.0), 0xfff0000000000005ull), 0xfff8000000000005ull);
+    EQ("add.f64 two NaNs: a", run2("add.f64", 0x7ff8000000000001ull, 0x7ff8000000000002ull),
+       0x7ff8000000000001ull);
+    EQ("fma.f64 NaN c", run3("fma.rn.f64", 3, db(1.0), db(2.0), 0x7ff0000000000009ull),
+       0x7ff8000000000009ull);
+    EQ("div.f64 0/0 default NaN", run2("div.rn.f64", db(-0.0), db(0.0)), 0xfff8000000000000ull);
+    EQ("min.f64 two NaNs: b", run2("min.f64", 0x7ff8000000000001ull, 0xfff0000000000002ull),
+       0xfff8000000000002ull);
+    EQ("mul.ftz exact below min normal", run2("mul.rn.ftz.f32", 0x00ffffffu, fb(0.5f)), 0);
+    EQ("mul rounds up to min normal", run2("mul.rn.f32", 0x00ffffffu, fb(0.5f)), 0x00800000u);
+    EQ("div.ftz exact below min normal", run2("div.rn.ftz.f32", 0x00ffffffu, fb(2.0f)), 0);
+    EQ("fma.ftz exact below min normal", run3("fma.rn.ftz.f32", 3, 0x00ffffffu, fb(0.5f), 0), 0);
     EQ("copysign", run2("copysign.f32", fb(-1.0f), fb(3.0f)), fb(-3.0f));
+    EQ("copysign NaN bits", run2("copysign.f32", 0x7fa00000u, 0x7f800001u), 0x7f800001u);
     EQ("copysign.f64", run2("copysign.f64", db(1.0), db(-3.0)), db(3.0));
     /* testp */
     static const struct { const char *t; uint32_t v; int want; } tp[] = {
@@ -432,7 +451,8 @@ static void test_f32_misc(void)
         {"testp.infinite.f32", 0xff800000u, 1}, {"testp.infinite.f32", 0x7fc00000u, 0},
         {"testp.number.f32", 0x7f800000u, 1}, {"testp.number.f32", 0x7fc00000u, 0},
         {"testp.notanumber.f32", 0x7f800001u, 1}, {"testp.notanumber.f32", 0, 0},
-        {"testp.normal.f32", 0x00800000u, 1}, {"testp.normal.f32", 0, 0},
+        {"testp.normal.f32", 0x00800000u, 1}, {"testp.normal.f32", 0, 1},
+        {"testp.normal.f32", 0x80000000u, 1}, {"testp.normal.f32", 0x7f800000u, 0},
         {"testp.normal.f32", 0x007fffffu, 0}, {"testp.subnormal.f32", 0x807fffffu, 1},
         {"testp.subnormal.f32", 0x80000000u, 0},
     };
@@ -583,6 +603,10 @@ static void test_half(void)
     EQ("fma.rn.sat.f16x2", run3("fma.rn.sat.f16x2", 3, 0x40004000u, 0x3c00bc00u, 0),
        0x3c000000u);
     EQ("neg.f16x2", run1("neg.f16x2", 0x3c00bc00u), 0xbc003c00u);
+    EQ("neg.f16x2 NaN", run1("neg.f16x2", 0x7e007c00u), 0x7ffffc00u);
+    EQ("abs.f16x2 NaN", run1("abs.f16x2", 0x3c007d00u), 0x3c007fffu);
+    EQ("mul.ftz.f16 exact below min normal", run2("mul.ftz.f16", 0x07ff, 0x3800), 0);
+    EQ("mul.f16 rounds up to min normal", run2("mul.f16", 0x07ff, 0x3800), 0x0400);
     EQ("abs.bf16", run1("abs.bf16", 0xbf80), 0x3f80);
     EQ("abs.ftz.f16", run1("abs.ftz.f16", 0x8001), 0);
     EQ("min.f16x2 NaN", run2("min.f16x2", 0x7e003c00u, 0x40004000u), 0x40003c00u);
@@ -711,7 +735,23 @@ static void test_cvt(void)
     EQ("cvt.rn.bf16.f16", run1("cvt.rn.bf16.f16", 0x3c01), 0x3f80);
     EQ("cvt.rn.f16.bf16", run1("cvt.rn.f16.bf16", 0x4780 /* 65536 */), 0x7c00);
     EQ("cvt.f64.f32", run1("cvt.f64.f32", fb(0.1f)), db((double)0.1f));
-    EQ("cvt.f64.f32 NaN", run1("cvt.f64.f32", 0x7fc00000u), FP_NAN_F64);
+    /* NaN payloads through conversions, as the H100 gives them (tests/ptx/cvt_*) */
+    EQ("cvt.f64.f32 NaN", run1("cvt.f64.f32", 0x7fc00000u), 0x7ff8000000000000ull);
+    EQ("cvt.f64.f32 sNaN payload", run1("cvt.f64.f32", 0xff800001u), 0xfff8000020000000ull);
+    EQ("cvt.f64.f16 NaN payload", run1("cvt.f64.f16", 0x7d01), 0x7ffc040000000000ull);
+    EQ("cvt.rn.f32.f64 NaN payload", run1("cvt.rn.f32.f64", 0xfff8000040000000ull), 0xffc00002u);
+    EQ("cvt.rz.f32.f64 NaN", run1("cvt.rz.f32.f64", 0x7ff8000012345678ull), 0x7fc00000u);
+    EQ("cvt.rn.f16.f64 NaN", run1("cvt.rn.f16.f64", 0x7ff8000012345678ull), 0x7e00);
+    EQ("cvt.rni.f64.f64 NaN", run1("cvt.rni.f64.f64", 0x7ff0000012345678ull), 0x7ff8000012345678ull);
+    EQ("cvt.f32.bf16 NaN shift", run1("cvt.f32.bf16", 0x7fff), 0x7fff0000u);
+    EQ("cvt.rn.f16.f32 NaN", run1("cvt.rn.f16.f32", 0x7f812345u), 0x7fff);
+    EQ("cvt.rzi.s32.f32 NaN 0", run1("cvt.rzi.s32.f32", 0xffffffffu), 0);
+    EQ("cvt.rzi.s64.f32 NaN", run1("cvt.rzi.s64.f32", 0x7fc00000u), 1ull << 63);
+    EQ("cvt.rpi.u64.f32 NaN", run1("cvt.rpi.u64.f32", 0x7fc00000u), 1ull << 63);
+    EQ("cvt.rzi.s32.f64 NaN", run1("cvt.rzi.s32.f64", 0x7ff8000000000000ull), 0xffffffff80000000ull);
+    EQ("cvt.rni.u32.f64 NaN", run1("cvt.rni.u32.f64", 0x7ff8000000000000ull), 0x80000000u);
+    EQ("cvt.rni.s64.f64 NaN", run1("cvt.rni.s64.f64", 0x7ff8000000000000ull), 1ull << 63);
+    EQ("cvt.sat.f32.f64 NaN", run1("cvt.rn.sat.f32.f64", 0x7ff8000000000000ull), 0);
     EQ("cvt.ftz.f64.f32", run1("cvt.ftz.f64.f32", 0x80000001u), db(-0.0));
     EQ("cvt.rn.f32.f64", run1("cvt.rn.f32.f64", db(0.1)), fb(0.1f));
     EQ("cvt.rz.f32.f64", run1("cvt.rz.f32.f64", db(0.1)), fb(0.1f) - 1);
