@@ -28,9 +28,11 @@ static inline uint32_t fadd32(uint32_t r, uint32_t s, int ftz)
     return ftz ? fp_ftz32(v) : v;
 }
 
+/* f64 NaNs propagate quieted with payload and sign, and an invalid operation gives
+ * 0xfff8000000000000 (H100, tests/ptx/atom_own64): exactly what the host's SSE2 add does. */
 static inline uint64_t fadd64(uint64_t r, uint64_t s)
 {
-    return fp_canon64(fp_f64_bits(fp_bits_f64(r) + fp_bits_f64(s)));
+    return fp_f64_bits(fp_bits_f64(r) + fp_bits_f64(s));
 }
 
 /* min/max of f16 or bf16 encodings (.noftz): a NaN operand yields the other one, two NaNs

@@ -13,8 +13,9 @@
  *    infinities and overflow to MAX_NORM.
  * NaNs follow the H100 (tests/ptx/cvt_*): to f64, and from f64, the payload is kept (quieted,
  * sign kept, fraction shifted); bf16 -> f32 is a plain shift; every other float result is
- * the format's canonical NaN. NaN -> integer is 0, except 64-bit destinations and f64 ->
- * 32-bit ones, which give the most negative value's bits (0x8000...).
+ * the format's canonical NaN. NaN -> integer gives the destination's top bit alone
+ * (0x80, 0x8000, ...) from f64, and from narrower floats 0, or 0x8000000000000000 for
+ * 64-bit destinations.
  * Build with -ffp-contract=off.
  */
 #include <math.h>
@@ -149,9 +150,9 @@ FP_INLINE int cvt_fi_k(W, int sk)
     double hi = fp_pow2(wd - sg);                   /* first value above the range */
     uint64_t maxv = sg ? (1ull << (wd - 1)) - 1 : ~0ull >> sh;
     uint64_t minv = sg ? ~maxv : 0;                 /* -2^(w-1), sign-extended */
-    /* NaN: 0x8000... for 64-bit results and for f64 -> 32-bit ones, else 0 */
-    uint64_t nanv = wd == 64 ? 1ull << 63
-                  : (sk == FK_F64 && wd == 32) ? (sg ? ~0ull << 31 : 1ull << 31) : 0;
+    /* NaN: from f64 the destination's top bit alone (0x80, 0x8000, ...; sign-extended for
+     * signed types); from narrower floats 0, except 0x8000000000000000 for 64-bit results */
+    uint64_t nanv = sk == FK_F64 ? (sg ? minv : 1ull << (wd - 1)) : wd == 64 ? 1ull << 63 : 0;
     uint64_t *d = ROW(w, in->d[0]);
     const uint64_t *ra = ROW(w, in->s[0]);
     LANES(l, {

@@ -177,34 +177,34 @@ APPROX_OP(ex2_approx, (float)exp2((double)a))
 /* tanh.approx.f32: max relative error 2^-10.987 */
 APPROX_OP(tanh_approx, (float)tanh((double)a))
 
-/* rcp.approx.ftz.f64: the SFU's 1.11.20 reciprocal. Only the upper 32 bits of a are used,
- * the result's low 32 bits are zero, subnormal inputs and results flush to zero. Here:
- * exact 1/a_hi truncated to 20 mantissa bits (hardware check: last bit may differ). */
-FP_INLINE double rcp_approx_f64(uint64_t a)
+/* rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64: the SFU's 1.11.20 forms. Only the upper 32
+ * bits of a are used (so 0x7ff00000_00000001 counts as infinity), the result's low 32
+ * bits are zero, subnormals flush to zero, and a NaN result is 0x7fffffff_00000000
+ * (H100). Here: the exact result truncated to 20 mantissa bits (the last bit may differ). */
+#define SFU64_NAN 0x7fffffff00000000ull
+FP_INLINE uint64_t sfu64(uint64_t a, int is_rsqrt)
 {
     double x = fp_bits_f64(fp_ftz64(a & 0xffffffff00000000ull));
-    uint64_t r = fp_ftz64(fp_f64_bits(1.0 / x));
-    return fp_bits_f64(fp_isnan64(r) ? r : r & 0xffffffff00000000ull);
-}
-/* rsqrt.approx.f64 (and .ftz): max relative error 2^-?? per the SFU; computed exactly */
-FP_INLINE double rsqrt_f64(double a, int ftz)
-{
-    if (ftz) a = fp_bits_f64(fp_ftz64(fp_f64_bits(a)));
-    double r = 1.0 / sqrt(a);
-    return ftz ? fp_bits_f64(fp_ftz64(fp_f64_bits(r))) : r;
+    uint64_t r = fp_ftz64(fp_f64_bits(is_rsqrt ? 1.0 / sqrt(x) : 1.0 / x));
+    return fp_isnan64(r) ? SFU64_NAN : r & 0xffffffff00000000ull;
 }
 static int rcp_approx_ftz_f64(W)
 {
     uint64_t *d = ROW(w, in->d[0]);
     const uint64_t *ra = ROW(w, in->s[0]);
-    LANES(l, {
-        double a = f64_in(ra[l]);
-        d[l] = fp_nan64(rcp_approx_f64(ra[l]), a, a, a);
-    });
+    LANES(l, { d[l] = sfu64(ra[l], 0); });
     return STEP_NEXT;
 }
-F64_K(rsqrt_approx, rsqrt_f64(a, 0))
-F64_K(rsqrt_approx_ftz, rsqrt_f64(a, 1))
+static int rsqrt_approx_ftz_f64(W)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *ra = ROW(w, in->s[0]);
+    LANES(l, { d[l] = sfu64(ra[l], 1); });
+    return STEP_NEXT;
+}
+/* rsqrt.approx.f64: full-width approximation; computed in double (H100 differs by 1 ulp
+ * at times) */
+F64_K(rsqrt_approx, 1.0 / sqrt(a))
 
 /* ---- bit operations: abs, neg, copysign --------------------------------------------- */
 

@@ -2,8 +2,8 @@
  * 24-bit multiplies, sad, popc/clz/bfind/fns/brev, bfe/bfi/bmsk/szext, dp4a/dp2a).
  *
  * Semantics follow the PTX ISA; where it leaves a result unspecified (integer division by
- * zero, fns with base > 31) the choice is commented at the helper and listed for checking
- * on hardware. The carry flag CC.CF lives in Warp.cc, one bit per lane. Subtraction works
+ * zero, fns with base > 31) we return what an H100 returns, read on hardware and noted at
+ * each helper. The carry flag CC.CF lives in Warp.cc, one bit per lane. Subtraction works
  * as the H100 does: a - b is a + ~b + 1, sub.cc leaves the carry of that sum (1 = no borrow)
  * and subc computes a + ~b + CF. Chains of sub.cc/subc match the ISA's borrow wording
  * either way; only mixed chains (add.cc then subc) tell them apart, and there the H100
@@ -25,9 +25,9 @@ static inline uint32_t hi_s32(int32_t a, int32_t b) { return (uint32_t)(((int64_
 static inline uint64_t hi_u64(uint64_t a, uint64_t b) { return (uint64_t)(((u128)a * b) >> 64); }
 static inline uint64_t hi_s64(int64_t a, int64_t b) { return (uint64_t)(((s128)a * b) >> 64); }
 
-/* Division by zero is unspecified in PTX; ptxas's expansion ends with "b == 0 ? ~b", so
- * the quotient and the remainder are all ones (to be confirmed on hardware, see report).
- * The signed overflow case MIN / -1 wraps to MIN with remainder 0, as the GPU does. */
+/* Division by zero is unspecified in PTX; on an H100 the quotient and the remainder are
+ * all ones for every width and signedness (read for u16/s16/u32/s32/u64/s64, positive and
+ * negative dividends). MIN / -1 wraps to MIN with remainder 0, as on the H100. */
 #define DEF_DIV(sfx, ST, UT) \
 static inline UT udiv_##sfx(UT a, UT b) { return b ? (UT)(a / b) : (UT)~(UT)0; } \
 static inline UT urem_##sfx(UT a, UT b) { return b ? (UT)(a % b) : (UT)~(UT)0; } \
@@ -266,9 +266,11 @@ static const Handler bfind_h[2][2][2] = {
 
 /* fns: the n-th set bit of mask counting from base (towards bit 31 for a positive offset,
  * towards bit 0 for a negative one; offset 0 tests bit base itself). A base above 31 is
- * undefined in PTX: we answer "not found" (0xffffffff); to be checked on hardware. */
+ * undefined in PTX; the H100 answers "not found" (0xffffffff) there, and 0 for an offset
+ * of INT32_MIN whatever the mask and base (8960 cases compared on an H100). */
 static inline uint32_t fns(uint32_t m, uint32_t base, int32_t off)
 {
+    if (off == INT32_MIN) return 0;
     if (base > 31) return 0xffffffffu;
     if (off == 0) return (m >> base) & 1 ? base : 0xffffffffu;
     uint32_t count = (off > 0 ? (uint32_t)off : 0u - (uint32_t)off) - 1;

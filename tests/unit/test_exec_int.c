@@ -345,7 +345,9 @@ static void test_bits(void)
     E3(bind_fns, "b32", 0, 1, 0, 0);
     E3(bind_fns, "b32", 31, 0xaaaaaaaa, 1, 16);
     E3(bind_fns, "b32", 0xffffffff, 0xaaaaaaaa, 1, 17);
-    E3(bind_fns, "b32", 0xffffffff, 0xaaaaaaaa, 1, 0x80000000);
+    E3(bind_fns, "b32", 0, 0xaaaaaaaa, 1, 0x80000000);           /* as the H100 */
+    E3(bind_fns, "b32", 0xffffffff, 0xaaaaaaab, 32, (uint32_t)-1);  /* base > 31 */
+    E3(bind_fns, "b32", 29, 0xaaaaaaab, 30, (uint32_t)-1);
     E3(bind_bfe, "u32", 0x67, 0x12345678, 4, 8);
     E3(bind_bfe, "u32", 0x67, 0x12345678, 0x104, 8);
     E3(bind_bfe, "s32", 0xffffffff, 0xf0, 4, 4);
