@@ -83,14 +83,14 @@ int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
         if (in->loc && in->loc < p->nlocs) {
             const SrcLoc *s = &p->locs[in->loc];
             const char *file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
-            snprintf(src, sizeof src, " (%s:%u)", file, s->line);
+            snprintf(src, sizeof src, "%s:%u, ", file, s->line);
         }
         Cta *c = w->cta;
         uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
         uint32_t bx = L->block[0], by = L->block[1];
         snprintf(L->fault.msg, sizeof L->fault.msg,
-                 "ptxemu: kernel %s, %s:%u%s, block (%u,%u,%u), thread (%u,%u,%u): %s",
-                 p->name, p->ptx_name ? p->ptx_name : "ptx", in->line, src, c->ctaid[0],
+                 "ptxemu: kernel %s, %sPTX %s:%u, block (%u,%u,%u), thread (%u,%u,%u): %s",
+                 p->name, src, p->ptx_name ? p->ptx_name : "ptx", in->line, c->ctaid[0],
                  c->ctaid[1], c->ctaid[2], t % bx, t / bx % by, t / (bx * by), what);
         L->fault.code = cuda_err;
         __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);

@@ -81,9 +81,8 @@ FP_INLINE uint64_t fk_enc(int k, double x, int rnd, int satfin, int ftz)
                                                  : (uint32_t)fp_from_f64(x, FP_F32, rnd, satfin);
         return ftz ? fp_ftz32(u) : u;
     }
-    case FK_TF32:
-        /* f32 layout with the 13 low mantissa bits zero; NaN is the f32 canonical NaN */
-        return x != x ? FP_NAN_F32 : fp_from_f64(x, FP_TF32, rnd, satfin) << 13;
+    case FK_TF32:                /* f32 layout with the 13 low mantissa bits zero */
+        return fp_from_f64(x, FP_TF32, rnd, satfin) << 13;
     default: return fp_from_f64(x, fk_fmt(k), rnd, satfin);
     }
 }
@@ -99,6 +98,7 @@ FP_INLINE uint64_t cvt_nan(int sk, int dk, uint64_t v)
     default: sign = (v >> 15) & 1; frac = v << 54; break;
     }
     if (dk == FK_F64) return sign << 63 | 0x7ff8000000000000ull | frac >> 12;
+    if (dk == FK_TF32) return v & 0xffffe000u;     /* the NaN truncated, not quieted */
     if (sk == FK_BF16 && dk == FK_F32) return (v & 0xffff) << 16;
     if (sk != FK_F64) return fk_fmt(dk == FK_TF32 ? FK_F32 : dk).nan;
     switch (dk) {
@@ -141,6 +141,33 @@ FF_ROW(F16) FF_ROW(BF16) FF_ROW(F32) FF_ROW(F64)
 FF(F32, TF32)
 #define FF_TAB(S) {cvt_##S##_F16, cvt_##S##_BF16, cvt_##S##_F32, cvt_##S##_F64}
 static const Handler ff_tab[4][4] = {FF_TAB(F16), FF_TAB(BF16), FF_TAB(F32), FF_TAB(F64)};
+
+/* cvt.f32.f32 (any same type) with no modifier is a plain copy, NaN payloads and all
+ * (H100). */
+static int cvt_copy(W)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *ra = ROW(w, in->s[0]);
+    uint64_t m = in->imm;
+    LANES(l, { d[l] = ra[l] & m; });
+    return STEP_NEXT;
+}
+
+/* cvt.rna.satfinite.tf32.f32: what the H100 gives for an infinite or NaN input is the
+ * truncated input less one tf32 ulp (+inf -> MAX_NORM, 0x7fc00001 -> 0x7fbfe000); finite
+ * inputs round and clamp as usual. */
+static int cvt_tf32_satfinite(W)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *ra = ROW(w, in->s[0]);
+    int rnd = in->rnd;
+    LANES(l, {
+        uint32_t u = (uint32_t)ra[l];
+        d[l] = (u & 0x7f800000u) == 0x7f800000u ? (u & 0xffffe000u) - 0x2000u
+             : fp_from_f64(fp_bits_f32(u), FP_TF32, rnd, 1) << 13;
+    });
+    return STEP_NEXT;
+}
 
 /* ---- float -> int -------------------------------------------------------------------- */
 
@@ -373,7 +400,7 @@ const char *bind_cvt(Inst *in, const InstDesc *d)
         if (rnd != RND_RNA && rnd != RND_RN && rnd != RND_RZ)
             return "cvt: .tf32 needs .rna, .rn or .rz";
         if (fl & (CF_SAT | CF_FTZ | CF_INT)) return "cvt: .sat/.ftz/.rXi not allowed for .tf32";
-        in->fn = cvt_F32_TF32;
+        in->fn = (fl & CF_SATFIN) ? cvt_tf32_satfinite : cvt_F32_TF32;
         return NULL;
     }
     if (di < 0 || si < 0) return "cvt: unsupported type pair";
@@ -386,6 +413,10 @@ const char *bind_cvt(Inst *in, const InstDesc *d)
         return "cvt: .relu/.satfinite need an .f16/.bf16 destination";
     if (rnd == RND_NONE && irnd == RND_NONE) in->rnd = RND_RN;
     in->fn = ff_tab[si][di];
+    if (dt == st && rnd == RND_NONE && irnd == RND_NONE && !(fl & (CF_FTZ | CF_SAT))) {
+        in->fn = cvt_copy;
+        in->imm = (int64_t)(~0ull >> (64 - 8 * (dt == TY_F64 ? 8 : dt == TY_F32 ? 4 : 2)));
+    }
     return NULL;
 }
 

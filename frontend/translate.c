@@ -412,9 +412,10 @@ static uint32_t loc_index(Tr *t, const PtxInst *pi)
     if (t->nlocs && t->locs[t->nlocs - 1].file == (uint32_t)pi->loc_file &&
         t->locs[t->nlocs - 1].line == (uint32_t)pi->loc_line)
         return t->nlocs - 1;
-    SrcLoc *nl = grow(t->locs, &t->caplocs, t->nlocs + 1, sizeof *nl);
+    SrcLoc *nl = grow(t->locs, &t->caplocs, t->nlocs + 2, sizeof *nl);
     if (!nl) return 0;
     t->locs = nl;
+    if (!t->nlocs) t->nlocs = 1;   /* entry 0 is "no location" (grow zero-fills it) */
     t->locs[t->nlocs].file = (uint32_t)pi->loc_file;
     t->locs[t->nlocs].line = (uint32_t)pi->loc_line;
     return t->nlocs++;

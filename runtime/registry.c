@@ -5,8 +5,10 @@
  * failure is remembered: every launch of that module's kernels returns it, and its
  * diagnostic is printed once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "runtime/cudart_internal.h"
 #include "frontend/fatbin.h"
 
@@ -87,6 +89,33 @@ static void rt_fatbin_bind_managed(RtFatbin *fb)
     }
 }
 
+/* The name diagnostics give the PTX: "<cuda file>.ptx" when nvcc recorded the source
+ * file (-lineinfo, -G), else "<program>.ptx". With PTXEMU_DUMP_PTX=DIR the text is also
+ * written to DIR/<that name>, so "PTX line N" in a message can be looked up. */
+static void rt_ptx_name(const RtFatbin *fb, char *out, size_t n)
+{
+    const char *base = fb->ptx.name;
+    char exe[256] = "program";
+    if (!strcmp(base, "fatbin")) {
+        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (k > 0) exe[k] = 0;
+        const char *slash = strrchr(exe, '/');
+        base = slash ? slash + 1 : exe;
+    } else {
+        const char *slash = strrchr(base, '/');
+        if (slash) base = slash + 1;
+    }
+    snprintf(out, n, "%s.ptx", base);
+    const char *dir = getenv("PTXEMU_DUMP_PTX");
+    if (!dir || !*dir) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, out);
+    FILE *f = fopen(path, "w");
+    if (!f || fwrite(fb->ptx.text, 1, fb->ptx.len, f) != fb->ptx.len)
+        rt_diag("cannot write the PTX to %s", path);
+    if (f) fclose(f);
+}
+
 /* Parse the fatbinary's PTX into a module; caller holds the lock. */
 static cudaError_t rt_fatbin_load(RtFatbin *fb)
 {
@@ -104,7 +133,9 @@ static cudaError_t rt_fatbin_load(RtFatbin *fb)
     fb->have_ptx = 1;
     int cerr = cudaErrorInvalidPtx;
     err[0] = 0;
-    fb->mod = emu_module_load(fb->ptx.text, fb->ptx.len, fb->ptx.name, err, sizeof err, &cerr);
+    char name[300];
+    rt_ptx_name(fb, name, sizeof name);
+    fb->mod = emu_module_load(fb->ptx.text, fb->ptx.len, name, err, sizeof err, &cerr);
     if (!fb->mod) {
         fb->load_err = cerr != cudaSuccess ? (cudaError_t)cerr : cudaErrorInvalidPtx;
         rt_diag("%s", err[0] ? err : "cannot load the program's PTX");
