@@ -350,6 +350,8 @@ int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3], si
     memset(&L, 0, sizeof L);
     pthread_mutex_init(&L.lock, NULL);
     L.prog = p;
+    static uint64_t launches;
+    L.seq = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < 3; i++) { L.grid[i] = grid[i]; L.block[i] = block[i]; }
     L.dyn_shared = (uint32_t)dyn_shared;
     L.shared_total = p->shared_static + (uint32_t)dyn_shared;
@@ -377,6 +379,13 @@ int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3], si
         }
     for (uint32_t r = 0; r < p->first_var_row; r++)
         for (int l = 0; l < WARP_SIZE; l++) L.const_rows[r * WARP_SIZE + l] = p->row_init[r];
+    for (uint32_t i = 0; i < p->nkparams; i++) {
+        const KparamRow *kp = &p->kparams[i];
+        uint64_t v = 0;
+        memcpy(&v, L.params + kp->offset, kp->size);
+        if (kp->is_signed && kp->size < 8 && (v >> (kp->size * 8 - 1) & 1)) v |= ~0ull << (kp->size * 8);
+        for (int l = 0; l < WARP_SIZE; l++) L.const_rows[(size_t)kp->row * WARP_SIZE + l] = v;
+    }
 
     double t0 = now_s();
     sched_run(&L);

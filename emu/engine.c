@@ -108,7 +108,7 @@ int warp_run(Warp *w, uint32_t budget)
         const Inst *in = &code[w->pc];
         uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
         steps++;
-        lanes += (uint64_t)__builtin_popcount(m);
+        lanes += popcount32(m);
         /* an instruction no lane executes is skipped without calling its handler */
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
         if (__builtin_expect(r == STEP_NEXT, 1)) {

@@ -1,8 +1,9 @@
 /* exec_float.c - f32/f64 arithmetic, special functions, testp and copysign; the binders
  * hand f16/bf16 forms to exec_half.c. Build with -frounding-math -ffp-contract=off.
  *
- * Semantics (PTX ISA, sm_90): results that are NaN are the canonical NaN (FP_NAN_F32,
- * FP_NAN_F64); .ftz flushes subnormal inputs and results to sign-preserving zero; .sat
+ * Semantics (PTX ISA, sm_90, checked against an H100 in tests/ptx): f32 NaN results are the
+ * canonical NaN 0x7fffffff; f64 ones propagate a quieted input NaN, else 0xfff8000000000000
+ * (fp_nan64); .ftz flushes subnormal inputs and results to sign-preserving zero; .sat
  * clamps to [0, 1] with NaN -> +0. Directed rounding (.rz/.rm/.rp) sets the host rounding
  * mode once around the lane loop of a warp-instruction (never per lane); round-to-nearest
  * handlers run in the host's default mode and are the fast path.

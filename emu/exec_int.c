@@ -1,5 +1,6 @@
-/* exec_int.c - integer arithmetic and bit-manipulation handlers (add..max, carry chains,
- * 24-bit multiplies, sad, popc/clz/bfind/fns/brev, bfe/bfi/bmsk/szext, dp4a/dp2a).
+/* exec_int.c - integer arithmetic and bit-manipulation handlers (add..max, packed .u16x2/
+ * .s16x2 add/min/max, carry chains, 24-bit multiplies, sad, popc/clz/bfind/fns/brev,
+ * bfe/bfi/bmsk/szext, dp4a/dp2a).
  *
  * Semantics follow the PTX ISA; where it leaves a result unspecified (integer division by
  * zero, fns with base > 31) we return what an H100 returns, read on hardware and noted at
@@ -49,6 +50,20 @@ H_BIN(sub_16, uint16_t, uint16_t, uint16_t, a - b)
 H_BIN(sub_32, uint32_t, uint32_t, uint32_t, a - b)
 H_BIN(sub_64, uint64_t, uint64_t, uint64_t, a - b)
 H_BIN(sub_sat_s32, int32_t, int32_t, uint32_t, sat32((int64_t)a - b))
+/* Packed .u16x2/.s16x2: expr on each 16-bit half (a, b of type T), results packed back. */
+#define PK2(name, T, expr) \
+static inline uint32_t name(uint32_t x, uint32_t y) \
+{ \
+    uint32_t r = 0; \
+    for (int i = 0; i < 32; i += 16) { \
+        T a = (T)(x >> i), b = (T)(y >> i); \
+        r |= (uint32_t)(uint16_t)(expr) << i; \
+    } \
+    return r; \
+}
+/* The halves wrap independently: no carry crosses from the low half into the high one. */
+PK2(pk_add, uint16_t, a + b)
+H_BIN(add_16x2, uint32_t, uint32_t, uint32_t, pk_add(a, b))
 static const Handler add_h[3] = { h_add_16, h_add_32, h_add_64 };
 static const Handler sub_h[3] = { h_sub_16, h_sub_32, h_sub_64 };
 
@@ -189,6 +204,21 @@ H_BIN(max_u64, uint64_t, uint64_t, uint64_t, MAXV(a, b))
 H_BIN(max_s64, int64_t, int64_t, uint64_t, MAXV(a, b))
 H_BIN(min_relu_s32, int32_t, int32_t, uint32_t, MAXV(MINV(a, b), 0))
 H_BIN(max_relu_s32, int32_t, int32_t, uint32_t, MAXV(MAXV(a, b), 0))
+PK2(pk_min_u, uint16_t, MINV(a, b))
+PK2(pk_min_s, int16_t, MINV(a, b))
+PK2(pk_max_u, uint16_t, MAXV(a, b))
+PK2(pk_max_s, int16_t, MAXV(a, b))
+PK2(pk_min_relu_s, int16_t, MAXV(MINV(a, b), 0))
+PK2(pk_max_relu_s, int16_t, MAXV(MAXV(a, b), 0))
+H_BIN(min_u16x2, uint32_t, uint32_t, uint32_t, pk_min_u(a, b))
+H_BIN(min_s16x2, uint32_t, uint32_t, uint32_t, pk_min_s(a, b))
+H_BIN(max_u16x2, uint32_t, uint32_t, uint32_t, pk_max_u(a, b))
+H_BIN(max_s16x2, uint32_t, uint32_t, uint32_t, pk_max_s(a, b))
+H_BIN(min_relu_s16x2, uint32_t, uint32_t, uint32_t, pk_min_relu_s(a, b))
+H_BIN(max_relu_s16x2, uint32_t, uint32_t, uint32_t, pk_max_relu_s(a, b))
+/* Per operation: plain .u16x2, plain .s16x2, .relu.s16x2. */
+static const Handler min16x2_h[3] = { h_min_u16x2, h_min_s16x2, h_min_relu_s16x2 };
+static const Handler max16x2_h[3] = { h_max_u16x2, h_max_s16x2, h_max_relu_s16x2 };
 static const Handler min_h[2][3] = { { h_min_u16, h_min_u32, h_min_u64 },
                                      { h_min_s16, h_min_s32, h_min_s64 } };
 static const Handler max_h[2][3] = { { h_max_u16, h_max_u32, h_max_u64 },
@@ -288,16 +318,21 @@ H_TER(fns_b32, uint32_t, uint32_t, int32_t, uint32_t, fns(a, b, c))
 
 static inline uint64_t low_mask(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
 
-/* bfe: extract len bits at pos (both taken mod 256); signed types fill with the field's top
- * bit, or with bit msb when the field runs past it. */
+/* The bit-field position and length operands: the 32-bit bfe/bfi read only their low 8
+ * bits (pos 0x104 acts as 4), the 64-bit forms the whole 32-bit value (pos 0x104 is past
+ * the word: bfe gives 0 or the sign fill, bfi inserts nothing), as measured on an H100. */
+static inline uint64_t bf_count(uint32_t v, int msb) { return msb == 31 ? v & 0xffu : v; }
+
+/* bfe: extract len bits at pos; signed types fill with the field's top bit, or with bit msb
+ * when the field runs past it. Counts are 64-bit so pos + len cannot wrap. */
 static inline uint64_t bfe(uint64_t a, uint32_t b, uint32_t c, int msb, int sgn)
 {
-    unsigned pos = b & 0xff, len = c & 0xff;
+    uint64_t pos = bf_count(b, msb), len = bf_count(c, msb), top = (uint64_t)msb;
     if (len == 0) return 0;
     a &= low_mask((unsigned)msb + 1);
-    uint64_t sbit = sgn ? (a >> (pos + len - 1 < (unsigned)msb ? pos + len - 1 : (unsigned)msb)) & 1 : 0;
-    if (pos > (unsigned)msb) return sbit ? low_mask((unsigned)msb + 1) : 0;
-    unsigned n = len < (unsigned)msb + 1 - pos ? len : (unsigned)msb + 1 - pos;
+    uint64_t sbit = sgn ? (a >> (pos + len - 1 < top ? pos + len - 1 : top)) & 1 : 0;
+    if (pos > top) return sbit ? low_mask((unsigned)msb + 1) : 0;
+    unsigned n = (unsigned)(len < top + 1 - pos ? len : top + 1 - pos);
     uint64_t m = low_mask(n), v = (a >> pos) & m;
     return (sbit ? v | ~m : v) & low_mask((unsigned)msb + 1);
 }
@@ -309,9 +344,9 @@ H_TER(bfe_s64, uint64_t, uint32_t, uint32_t, uint64_t, bfe(a, b, c, 63, 1))
 /* bfi: insert the low len bits of a into b at pos; nothing past msb is written. */
 static inline uint64_t bfi(uint64_t a, uint64_t b, uint32_t c, uint32_t e, int msb)
 {
-    unsigned pos = c & 0xff, len = e & 0xff;
-    if (len == 0 || pos > (unsigned)msb) return b;
-    unsigned n = len < (unsigned)msb + 1 - pos ? len : (unsigned)msb + 1 - pos;
+    uint64_t pos = bf_count(c, msb), len = bf_count(e, msb), top = (uint64_t)msb;
+    if (len == 0 || pos > top) return b;
+    unsigned n = (unsigned)(len < top + 1 - pos ? len : top + 1 - pos);
     uint64_t m = low_mask(n) << pos;
     return (b & ~m) | ((a << pos) & m);
 }
@@ -404,6 +439,12 @@ const char *bind_int_add(Inst *in, const InstDesc *d)
     const char *e = need_ops(d, 1, 2);
     int t = d->types[0], k = int_ix(t);
     if (e) return e;
+    if (ty_is_int16x2(t)) {
+        if (desc_has(d, MOD_CC) || desc_has(d, MOD_SAT))
+            return "add: .cc and .sat do not apply to .u16x2/.s16x2";
+        in->fn = h_add_16x2;
+        return NULL;
+    }
     if (k < 0) return "add: unsupported integer type";
     if (desc_has(d, MOD_CC)) {
         if (desc_has(d, MOD_SAT)) return "add: .sat cannot be combined with .cc";
@@ -515,25 +556,32 @@ const char *bind_sad(Inst *in, const InstDesc *d)
     return bind_sw(in, d, sad_h, 3, "sad: unsupported integer type");
 }
 
-static const char *bind_minmax(Inst *in, const InstDesc *d, const Handler tab[2][3], Handler relu)
+/* min/max: .relu exists for .s32 and .s16x2 only; x2 is the op's min16x2_h/max16x2_h. */
+static const char *bind_minmax(Inst *in, const InstDesc *d, const Handler tab[2][3],
+                               const Handler x2[3], Handler relu)
 {
+    int t = d->types[0];
     if (desc_has(d, MOD_RELU)) {
         const char *e = need_ops(d, 1, 2);
-        return e ? e : set_fn(in, d->types[0] == TY_S32 ? relu : NULL,
-                              "integer .relu is supported for .s32 only");
+        return e ? e : set_fn(in, t == TY_S32 ? relu : t == TY_S16X2 ? x2[2] : NULL,
+                              "integer .relu needs type .s32 or .s16x2");
     }
-    return bind_sw(in, d, tab, 2, "min/max: unsupported integer type (.u16x2/.s16x2 are "
-                   "not representable yet)");
+    if (ty_is_int16x2(t)) {
+        const char *e = need_ops(d, 1, 2);
+        if (!e) in->fn = x2[t == TY_S16X2];
+        return e;
+    }
+    return bind_sw(in, d, tab, 2, "min/max: unsupported integer type");
 }
 
 const char *bind_int_min(Inst *in, const InstDesc *d)
 {
-    return bind_minmax(in, d, min_h, h_min_relu_s32);
+    return bind_minmax(in, d, min_h, min16x2_h, h_min_relu_s32);
 }
 
 const char *bind_int_max(Inst *in, const InstDesc *d)
 {
-    return bind_minmax(in, d, max_h, h_max_relu_s32);
+    return bind_minmax(in, d, max_h, max16x2_h, h_max_relu_s32);
 }
 
 const char *bind_int_abs(Inst *in, const InstDesc *d)

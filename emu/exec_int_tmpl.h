@@ -92,6 +92,10 @@ static inline int ty_is_bits(int t) { return t == TY_B8 || t == TY_B16 || t == T
 /* An integer type of 16, 32 or 64 bits, signed or unsigned (not .bN). */
 static inline int ty_is_int(int t) { return ty_is_signed(t) || ty_is_unsigned(t); }
 
+/* .u16x2/.s16x2: two 16-bit integers in a 32-bit word. ty_bits() leaves them out (0) so
+ * that only the binders which know the packed forms (add, min, max) accept them. */
+static inline int ty_is_int16x2(int t) { return t == TY_U16X2 || t == TY_S16X2; }
+
 /* Index 0..2 of the width 16/32/64 for handler tables, -1 otherwise. */
 static inline int wix(int t)
 {

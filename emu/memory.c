@@ -330,7 +330,11 @@ static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int l
     pthread_rwlock_rdlock(&A.lock);
     const Block *b = find_live(addr);
     if (b && size <= b->size - (addr - b->start)) {
-        mem_cache = (MemCache){ b->start, b->size, gen };
+        if (mem_cache.gen != gen) memset(&mem_cache, 0, sizeof mem_cache);
+        unsigned k = mem_cache.next++ % MEM_CACHE_WAYS;
+        mem_cache.start[k] = b->start;
+        mem_cache.len[k] = b->size;
+        mem_cache.gen = gen;
         pthread_rwlock_unlock(&A.lock);
         return (void *)(uintptr_t)addr;
     }
@@ -420,9 +424,15 @@ static int lanes_slow(Warp *w, int space, uint32_t mask, const uint64_t *addr, u
 /* All lanes aligned and inside the cached allocation: device address == host address. */
 static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_t **host)
 {
-    MemCache c = mem_cache;
-    if (c.gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE) || c.len < size) return -1;
-    uint64_t lim = c.len - size, bad = 0, any = 0;
+    const MemCache *mc = &mem_cache;
+    if (mc->gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE)) return -1;
+    /* the way holding the first lane's address; every lane must fall in the same block */
+    uint64_t a0 = addr[__builtin_ctz(mask)];
+    int k = 0;
+    while (k < MEM_CACHE_WAYS && a0 - mc->start[k] >= mc->len[k]) k++;
+    if (k == MEM_CACHE_WAYS || mc->len[k] < size) return -1;
+    struct { uint64_t start; } c = { mc->start[k] };
+    uint64_t lim = mc->len[k] - size, bad = 0, any = 0;
     if (mask == FULL_MASK) {
         for (int l = 0; l < WARP_SIZE; l++) {
             uint64_t x = addr[l];

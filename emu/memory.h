@@ -51,10 +51,13 @@ int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acc
                   uint8_t *host[WARP_SIZE]);
 
 /* ---- fast paths (state owned by memory.c) ----
- * Each worker thread caches the last allocation it resolved; mem_free bumps mem_generation,
+ * Each worker thread caches the last MEM_CACHE_WAYS allocations it resolved (a kernel
+ * typically streams through a few arrays: one entry thrashed between them and cost a
+ * third of vectorAdd's time in lookups); mem_free bumps mem_generation,
  * which invalidates every cache at once (allocating never invalidates: live blocks do not
  * move). The arena bounds are fixed after mem_init. */
-typedef struct MemCache { uint64_t start, len, gen; } MemCache;
+#define MEM_CACHE_WAYS 4
+typedef struct MemCache { uint64_t start[MEM_CACHE_WAYS], len[MEM_CACHE_WAYS], gen; unsigned next; } MemCache;
 extern __thread MemCache mem_cache __attribute__((tls_model("initial-exec")));
 extern uint64_t mem_generation;
 extern uint64_t mem_arena_lo, mem_arena_hi;
@@ -62,9 +65,12 @@ extern uint64_t mem_arena_lo, mem_arena_hi;
 /* [addr, addr+size) lies inside the cached live allocation. */
 static inline int mem_cache_hit(uint64_t addr, uint64_t size)
 {
-    uint64_t off = addr - mem_cache.start;
-    return off < mem_cache.len && size <= mem_cache.len - off &&
-           mem_cache.gen == __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE);
+    if (mem_cache.gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE)) return 0;
+    for (int i = 0; i < MEM_CACHE_WAYS; i++) {
+        uint64_t off = addr - mem_cache.start[i];
+        if (off < mem_cache.len[i] && size <= mem_cache.len[i] - off) return 1;
+    }
+    return 0;
 }
 
 static inline int mem_in_arena_fast(uint64_t addr)

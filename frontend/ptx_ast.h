@@ -19,7 +19,7 @@ enum {
     SP_TEX
 };
 
-/* Scalar types of PTX (.b8 ... .f64, .pred, packed halves). */
+/* Scalar types of PTX (.b8 ... .f64, .pred, packed halves, packed 16-bit integers). */
 enum {
     TY_NONE = 0,
     TY_B8, TY_B16, TY_B32, TY_B64, TY_B128,
@@ -27,6 +27,7 @@ enum {
     TY_S8, TY_S16, TY_S32, TY_S64,
     TY_F16, TY_F16X2, TY_BF16, TY_BF16X2, TY_F32, TY_F64,
     TY_E4M3X2, TY_E5M2X2, TY_TF32,
+    TY_U16X2, TY_S16X2,   /* two 16-bit integers in a .b32 (add/min/max, sm_90) */
     TY_PRED,
     TY_COUNT
 };

@@ -100,6 +100,7 @@ typedef struct Tr {
     NameMap kparams;           /* kernel param name -> offset                          */
     uint32_t *kp_off, *kp_size, nkp, kp_bytes;
     SrcLoc *locs; uint32_t nlocs, caplocs;
+    KparamRow *kprows; uint32_t nkprows, capkprows; /* rows filled from kernel params  */
     CallDesc **calls; uint32_t ncalls, capcalls;
     int uses_local;
     char *err; size_t errlen;
@@ -205,10 +206,23 @@ static uint32_t sreg_row(Tr *t, int id)
     return TAG_SREG | (uint32_t)t->sreg_id[id];
 }
 
+/* A row of its own (never shared with an equal constant) whose value is set per launch. */
+static uint32_t fresh_const_row(Tr *t)
+{
+    uint64_t *nc = grow(t->consts, &t->capconsts, t->nconsts + 1, sizeof *nc);
+    if (!nc) { t->failed = 1; return ROW_ZERO; }
+    t->consts = nc;
+    t->consts[t->nconsts] = 0;
+    return TAG_CONST | t->nconsts++;
+}
+
 static uint32_t const_row(Tr *t, uint64_t v)
 {
-    for (uint32_t i = 0; i < t->nconsts; i++)   /* few distinct constants per kernel */
-        if (t->consts[i] == v) return TAG_CONST | i;
+    for (uint32_t i = 0; i < t->nconsts; i++) {  /* few distinct constants per kernel */
+        int launch_row = 0;
+        for (uint32_t k = 0; k < t->nkprows; k++) launch_row |= t->kprows[k].row == i;
+        if (t->consts[i] == v && !launch_row) return TAG_CONST | i;
+    }
     uint64_t *nc = grow(t->consts, &t->capconsts, t->nconsts + 1, sizeof *nc);
     if (!nc) { t->failed = 1; return ROW_ZERO; }
     t->consts = nc;
@@ -875,6 +889,35 @@ static int materialise_negations(Lower *L, const PtxOperand *opds, int n)
     return 0;
 }
 
+/* `ld.param d, [kernel_param+off]` reads a value that is the same for every thread of a
+ * launch: it becomes a mov from a row the launch fills once (Program.kparams), instead of
+ * a load every thread checks against the parameter buffer. */
+static int param_load_to_row(Tr *t, Inst *in, InstDesc *d)
+{
+    if (in->op != OP_ld || d->space != SP_PARAM || d->vec != 1 || d->nd != 1 ||
+        t->sreg_id[SR_PARAMBASE] < 0 || in->base != (TAG_SREG | (uint32_t)t->sreg_id[SR_PARAMBASE]))
+        return 0;
+    int ty = d->types[0], size = ptx_type_size(ty);
+    if (size < 1 || size > 8 || in->imm < 0 || (uint64_t)in->imm + (uint64_t)size > t->kp_bytes)
+        return 0;
+    KparamRow *nk = grow(t->kprows, &t->capkprows, t->nkprows + 1, sizeof *nk);
+    if (!nk) return -1;
+    t->kprows = nk;
+    uint32_t row = fresh_const_row(t);
+    KparamRow *k = &t->kprows[t->nkprows++];
+    k->row = row & ~TAG_MASK;
+    k->offset = (uint32_t)in->imm;
+    k->size = (uint8_t)size;
+    k->is_signed = ty == TY_S8 || ty == TY_S16 || ty == TY_S32 || ty == TY_S64;
+    in->op = OP_mov;
+    in->s[0] = row;
+    in->ns = 1; d->ns = 1;
+    in->base = ROW_ZERO; in->imm = 0;
+    in->space = SP_NONE; d->space = SP_NONE;
+    in->t = TY_B64; d->types[0] = TY_B64; d->ntypes = 1;
+    return 0;
+}
+
 /* PTX requires register operands of the instruction type's size, except where an
  * instruction defines other widths (ld/st/cvt may use wider registers, .wide/.hi forms,
  * shifts and bit-field positions, compares). The check covers the plain arithmetic forms
@@ -951,6 +994,7 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
     in->nd = (uint8_t)d->nd;
     in->ns = (uint8_t)d->ns;
     if (in->space == SP_NONE) in->space = (uint8_t)d->space;
+    if (param_load_to_row(t, in, d) < 0) return -1;
     d->op = in->op;   /* mov may have become <sreg> or <lea.frame> */
     d->vec = in->vec;
     return 0;
@@ -979,7 +1023,7 @@ void program_free(Program *p)
             CallDesc *cd = p->code[i].aux;
             free(cd->args); free(cd->rets); free(cd);
         }
-    free(p->code); free(p->row_init); free(p->locs); free(p->param_offset);
+    free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
     free(p->param_size_of); free(p->name);
     free(p);
 }
@@ -1000,6 +1044,7 @@ static void free_tr(Tr *t, int keep_calls)
     free(t->kparams.v);
     free(t->consts);
     free(t->var_ty);
+    free(t->kprows);
     if (!keep_calls) {
         for (uint32_t i = 0; i < t->ncalls; i++) {
             free(t->calls[i]->args); free(t->calls[i]->rets); free(t->calls[i]);
@@ -1150,6 +1195,10 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     for (int k = 0; k < 3; k++) { p->reqntid[k] = entry->reqntid[k]; p->maxntid[k] = entry->maxntid[k]; }
     p->locs = t.locs;
     p->nlocs = t.nlocs;
+    p->kparams = t.kprows;
+    p->nkparams = t.nkprows;
+    t.kprows = NULL;
+    for (uint32_t i = 0; i < p->nkparams; i++) p->kparams[i].row += ROW_FIRST_FREE;
     p->ptx_name = m->source_name;
     free_tr(&t, 1);
     return p;

@@ -492,6 +492,11 @@ static void test_f32_misc(void)
        db(1.0 / 3.0) & 0xffffffff00000000ull);
     EQ("rcp.approx.ftz.f64 -0", run1("rcp.approx.ftz.f64", db(-0.0)), db(-INFINITY));
     EQ("rcp.approx.ftz.f64 subnormal", run1("rcp.approx.ftz.f64", 1), db(INFINITY));
+    EQ("rcp.approx.ftz.f64 NaN", run1("rcp.approx.ftz.f64", 0x7ff8000000000001ull),
+       0x7fffffff00000000ull);
+    EQ("rsqrt.approx.ftz.f64 3", run1("rsqrt.approx.ftz.f64", db(3.0)), 0x3fe279a700000000ull);
+    EQ("rsqrt.approx.ftz.f64 high word inf", run1("rsqrt.approx.ftz.f64", 0x7ff0000000000001ull), 0);
+    EQ("rsqrt.approx.ftz.f64 -1", run1("rsqrt.approx.ftz.f64", db(-1.0)), 0x7fffffff00000000ull);
     EQ("sin 0", run1("sin.approx.f32", 0x80000000u), 0x80000000u);
     EQ("cos 0", run1("cos.approx.f32", 0), fb(1.0f));
     EQ("sin inf", run1("sin.approx.f32", 0x7f800000u), 0x7fffffffu);
@@ -615,6 +620,8 @@ static void test_half(void)
     EQ("min.bf16 -0", run2("min.bf16", 0x0000, 0x8000), 0x8000);
     EQ("min.xorsign.abs.f16", run2("min.xorsign.abs.f16", 0xc500, 0x4200), 0xc200);
     EQ("ex2.approx.f16", run1("ex2.approx.f16", 0x4200 /* 3 */), 0x4800);
+    EQ("ex2.approx.f16x2 truncates", run1("ex2.approx.f16x2", 0x43e82000u), 0x4bbe3c05u);
+    EQ("tanh.approx.bf16 truncates", run1("tanh.approx.bf16", 0x3f80), 0x3f42);
     EQ("ex2.approx.ftz.bf16x2", run1("ex2.approx.ftz.bf16x2", 0x40400000u), 0x41003f80u);
     EQ("tanh.approx.f16", run1("tanh.approx.f16", 0x0000), 0);
     EQ("sub.bf16", run2("sub.bf16", 0x3f80, 0x3f80), 0);
@@ -775,7 +782,18 @@ static void test_cvt(void)
     EQ("cvt.rna.satfinite.tf32.f32", run1("cvt.rna.satfinite.tf32.f32", 0x7f7fffffu),
        0x7f7fe000u);
     EQ("cvt.rna.tf32.f32 rounds to inf", run1("cvt.rna.tf32.f32", 0x7f7fffffu), 0x7f800000u);
-    EQ("cvt.rna.tf32.f32 NaN", run1("cvt.rna.tf32.f32", 0x7f800001u), 0x7fffffffu);
+    /* tf32 NaNs as the H100 gives them: truncated, not quieted; .satfinite takes one ulp */
+    EQ("cvt.rna.tf32.f32 NaN", run1("cvt.rna.tf32.f32", 0x7fc00001u), 0x7fc00000u);
+    EQ("cvt.rna.tf32.f32 sNaN", run1("cvt.rna.tf32.f32", 0xff81ff81u), 0xff81e000u);
+    EQ("cvt.rna.satfinite.tf32.f32 NaN", run1("cvt.rna.satfinite.tf32.f32", 0x7fc00001u),
+       0x7fbfe000u);
+    EQ("cvt.rna.satfinite.tf32.f32 inf", run1("cvt.rna.satfinite.tf32.f32", 0xff800000u),
+       0xff7fe000u);
+    EQ("cvt.f32.f32 copies NaN", run1("cvt.f32.f32", 0xff81ff81u), 0xff81ff81u);
+    EQ("cvt.rni.f32.f32 NaN", run1("cvt.rni.f32.f32", 0xff81ff81u), 0x7fffffffu);
+    EQ("cvt.rzi.s16.f64 NaN", run1("cvt.rzi.s16.f64", 0x7ff8000000000001ull), (uint64_t)-32768);
+    EQ("cvt.rzi.u8.f64 NaN", run1("cvt.rzi.u8.f64", 0x7ff8000000000001ull), 0x80);
+    EQ("cvt.rn.bf16.f64 NaN", run1("cvt.rn.bf16.f64", 0x7ff8000000000001ull), 0x7fc0);
     /* packed */
     EQ("cvt.rn.f16x2.f32", run2("cvt.rn.f16x2.f32", fb(1.0f), fb(2.0f)), 0x3c004000u);
     EQ("cvt.rz.bf16x2.f32", run2("cvt.rz.bf16x2.f32", 0x3f81ffffu, 0xc0000000u), 0x3f81c000u);

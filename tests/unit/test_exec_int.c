@@ -68,7 +68,8 @@ static const struct { const char *name; int ty; } tynames[] = {
     { "b16", TY_B16 }, { "b32", TY_B32 }, { "b64", TY_B64 }, { "b128", TY_B128 },
     { "u16", TY_U16 }, { "u32", TY_U32 }, { "u64", TY_U64 }, { "s16", TY_S16 },
     { "s32", TY_S32 }, { "s64", TY_S64 }, { "f16", TY_F16 }, { "f32", TY_F32 },
-    { "f64", TY_F64 }, { "pred", TY_PRED }, { "u8", TY_U8 },
+    { "f64", TY_F64 }, { "pred", TY_PRED }, { "u8", TY_U8 }, { "u16x2", TY_U16X2 },
+    { "s16x2", TY_S16X2 },
 };
 static const char *modnames[] = {
 #define X(n) #n,
@@ -241,6 +242,33 @@ static void test_div_rem_misc(void)
     E3(bind_sad, "u16", 0xffff, 0, 0xffff, 0);
 }
 
+/* Packed .u16x2/.s16x2 (add, min, max): each half on its own, no carry between them. */
+static void test_packed16x2(void)
+{
+    E2(bind_int_add, "u16x2", 0x23456789, 0x12345678, 0x11111111);
+    E2(bind_int_add, "u16x2", 0, 0xffff0001, 0x0001ffff);
+    E2(bind_int_add, "s16x2", 0x7fff8000, 0x7ffe7fff, 0x00010001);
+    E2(bind_int_add, "u16x2", 0x23456789, 0xdead000012345678ull, 0x11111111); /* readers mask */
+    E2(bind_int_min, "s16x2", 0x8000ffff, 0x8000ffff, 0x00010000);
+    E2(bind_int_min, "u16x2", 0x00010000, 0x8000ffff, 0x00010000);
+    E2(bind_int_max, "s16x2", 0x00010000, 0x8000ffff, 0x00010000);
+    E2(bind_int_max, "u16x2", 0x8000ffff, 0x8000ffff, 0x00010000);
+    E2(bind_int_min, "relu s16x2", 0, 0x8000ffff, 0x00010000);
+    E2(bind_int_min, "relu s16x2", 0x00070000, 0x0007fffe, 0x7fff0003);
+    E2(bind_int_max, "relu s16x2", 0x00000005, 0xfffe0005, 0xfffd0003);
+    E2(bind_int_max, "relu s16x2", 0x7fff0001, 0x7fff8000, 0x80000001);
+    reject(bind_int_max, "relu u16x2", 1, 2);
+    reject(bind_int_min, "u16x2", 1, 3);
+    reject(bind_int_add, "sat s16x2", 1, 2);
+    reject(bind_int_add, "cc u16x2", 1, 2);
+    reject(bind_int_sub, "u16x2", 1, 2);
+    reject(bind_int_neg, "s16x2", 1, 1);
+    reject(bind_int_abs, "s16x2", 1, 1);
+    reject(bind_int_mul, "lo u16x2", 1, 2);
+    reject(bind_int_div, "u16x2", 1, 2);
+    reject(bind_bfe, "u16x2", 1, 3);
+}
+
 /* A 96-bit add, a borrow chain and an extended multiply, through Warp.cc. */
 static void test_carry(void)
 {
@@ -366,6 +394,22 @@ static void test_bits(void)
     E4(bind_bfi, "b32", 0x1234, 0xff, 0x1234, 32, 4);
     E4(bind_bfi, "b64", 0x8000000000000000ull, 1, 0, 63, 1);
     E4(bind_bfi, "b64", ~0ull, ~0ull, 0, 0, 64);
+    /* Counts past 255: the 32-bit forms keep the low 8 bits, the 64-bit ones the whole
+     * value (int_bfe.ptx, read on an H100). */
+    E3(bind_bfe, "u32", 0x21, 0x87654321, 0x100, 0x108);
+    E3(bind_bfe, "s32", 0x32, 0x87654321, 0x104, 8);
+    E4(bind_bfi, "b32", 0xaaaaa21a, 0x87654321, 0xaaaaaaaa, 0x104, 8);
+    E3(bind_bfe, "u64", 0, 0x8765432187654321ull, 0x104, 8);
+    E3(bind_bfe, "s64", ~0ull, 0x8765432187654321ull, 0x104, 8);
+    E3(bind_bfe, "s64", 0, 0x7765432187654321ull, 0x104, 8);
+    E3(bind_bfe, "u64", 0x0087654321876543ull, 0x8765432187654321ull, 8, 0x120);
+    E3(bind_bfe, "s64", 0xff87654321876543ull, 0x8765432187654321ull, 8, 0x120);
+    E3(bind_bfe, "u64", 0x0876543218765432ull, 0x8765432187654321ull, 4, 0x100);
+    E3(bind_bfe, "s64", 0xff87654321876543ull, 0x8765432187654321ull, 8, 0xffffffff);
+    E3(bind_bfe, "u64", 0, 0x8765432187654321ull, 0xffffffff, 0xffffffff);
+    E4(bind_bfi, "b64", 0, 0x8765432187654321ull, 0, 0x104, 8);
+    E4(bind_bfi, "b64", 0x6543218765432100ull, 0x8765432187654321ull, 0, 8, 0x120);
+    E4(bind_bfi, "b64", 0x1000000000000005ull, 0x21, 5, 60, 0xffffffff);
     E2(bind_bmsk, "wrap b32", 6, 1, 2);
     E2(bind_bmsk, "clamp b32", 0xffffffff, 0, 32);
     E2(bind_bmsk, "wrap b32", 0, 0, 32);
@@ -732,6 +776,7 @@ int main(void)
 {
     test_add_sub_mul();
     test_div_rem_misc();
+    test_packed16x2();
     test_carry();
     test_bits();
     test_logic();

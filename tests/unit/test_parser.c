@@ -845,7 +845,12 @@ int main(int argc, char **argv)
         free(t);
         return 0;
     }
-    const char *dir = argc > 1 ? argv[1] : "tests/ptx-corpus";
+    /* make check runs tests from the build directory: find the corpus in the source tree */
+    static char corpus[4096];
+    const char *top = getenv("abs_top_srcdir");
+    if (!top) top = getenv("top_srcdir");
+    snprintf(corpus, sizeof corpus, "%s/tests/ptx-corpus", top ? top : ".");
+    const char *dir = argc > 1 ? argv[1] : corpus;
     test_corpus(dir);
     test_corpus_details(dir);
     test_operands();
