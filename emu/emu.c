@@ -338,6 +338,45 @@ static double now_s(void)
 int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3], size_t dyn_shared,
                void **args, char *err, size_t errlen)
 {
+    return emu_launch_ex(k, grid, block, NULL, dyn_shared, args, err, errlen);
+}
+
+/* Cluster shape: the launch's, else the kernel's .reqnctapercluster, else single CTAs. */
+static int cluster_shape(const EmuKernel *k, const unsigned g[3], const unsigned *cluster,
+                         Launch *L, char *err, size_t errlen)
+{
+    const int *req = k->f->reqnctapercluster;
+    for (int i = 0; i < 3; i++) {
+        unsigned want = req[0] ? (unsigned)(req[i] ? req[i] : 1) : 0;
+        unsigned c = cluster ? cluster[i] : want ? want : 1;
+        if (cluster && want && c != want) {
+            snprintf(err, errlen, "ptxemu: kernel %s requires clusters of (%d,%d,%d) CTAs "
+                     "(.reqnctapercluster)", k->f->name, req[0], req[1] ? req[1] : 1,
+                     req[2] ? req[2] : 1);
+            return EMU_ERR_INVALID_CONFIGURATION;
+        }
+        if (!c || g[i] % c) {
+            snprintf(err, errlen, "ptxemu: kernel %s: grid (%u,%u,%u) is not a whole number of "
+                     "clusters of (%u,%u,%u)", k->f->name, g[0], g[1], g[2],
+                     cluster ? cluster[0] : 1, cluster ? cluster[1] : 1, cluster ? cluster[2] : 1);
+            return EMU_ERR_INVALID_CONFIGURATION;
+        }
+        L->cluster[i] = c;
+    }
+    L->cluster_size = L->cluster[0] * L->cluster[1] * L->cluster[2];
+    if (L->cluster_size > MAX_CLUSTER) {
+        snprintf(err, errlen, "ptxemu: kernel %s: a cluster of %u CTAs is larger than %d",
+                 k->f->name, L->cluster_size, MAX_CLUSTER);
+        return EMU_ERR_INVALID_CONFIGURATION;
+    }
+    L->explicit_cluster = cluster != NULL || req[0] || k->f->explicitcluster;
+    return EMU_OK;
+}
+
+int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                  const unsigned cluster[3], size_t dyn_shared, void **args, char *err,
+                  size_t errlen)
+{
     if (err && errlen) err[0] = 0;
     if (emu_init(0)) { snprintf(err, errlen, "ptxemu: no device memory arena"); return EMU_ERR_MEMORY_ALLOCATION; }
     int rc = kernel_program(k, err, errlen);
@@ -350,6 +389,8 @@ int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3], si
     memset(&L, 0, sizeof L);
     pthread_mutex_init(&L.lock, NULL);
     L.prog = p;
+    rc = cluster_shape(k, grid, cluster, &L, err, errlen);
+    if (rc) { pthread_mutex_destroy(&L.lock); return rc; }
     static uint64_t launches;
     L.seq = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < 3; i++) { L.grid[i] = grid[i]; L.block[i] = block[i]; }

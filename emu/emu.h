@@ -77,6 +77,12 @@ const char *emu_kernel_name(const EmuKernel *k);
 int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
                size_t dyn_shared, void **args, char *err, size_t errlen);
 
+/* The same with thread-block clusters: cluster[3] CTAs per cluster (all 1 = no clusters,
+ * unless the kernel declares .reqnctapercluster / .explicitcluster). */
+int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                  const unsigned cluster[3], size_t dyn_shared, void **args, char *err,
+                  size_t errlen);
+
 /* Device heap size for device-side malloc (cudaLimitMallocHeapSize). */
 void emu_set_heap_size(size_t bytes);
 size_t emu_heap_size(void);

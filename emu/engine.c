@@ -116,6 +116,11 @@ int warp_run(Warp *w, uint32_t budget)
             continue;
         }
         if (r == STEP_FAULT) { result = RUN_FAULT; break; }
+        if (r == STEP_YIELD) {
+            if (w->pc >= w->merge_pc) warp_regroup(w);
+            result = w->active ? RUN_YIELD : RUN_BLOCKED;
+            break;
+        }
         if (r == STEP_JUMP) {
             if (w->pc >= w->merge_pc) warp_regroup(w);
             /* a backward jump may be a spin loop waiting for another warp: yield now and

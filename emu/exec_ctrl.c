@@ -304,6 +304,18 @@ BAR_HANDLER(h_bar_red_popc, BAR_RED_POPC)
 BAR_HANDLER(h_bar_red_and, BAR_RED_AND)
 BAR_HANDLER(h_bar_red_or, BAR_RED_OR)
 
+static int h_cluster_arrive(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)in;
+    return cluster_barrier_arrive(w, mask);
+}
+
+static int h_cluster_wait(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)in;
+    return cluster_barrier_wait(w, mask);
+}
+
 /* bar.warp.sync membermask */
 static int h_bar_warp_sync(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -318,8 +330,13 @@ const char *bind_bar(Inst *in, const InstDesc *d)
         in->fn = h_bar_warp_sync;
         return NULL;
     }
-    if (desc_has(d, MOD_CLUSTER) || d->space == SP_SHARED_CLUSTER)
-        return "barrier.cluster is not supported yet";
+    if (desc_has(d, MOD_CLUSTER)) {
+        if (in->ns) return "barrier.cluster takes no operands";
+        if (desc_has(d, MOD_ARRIVE)) in->fn = h_cluster_arrive;
+        else if (desc_has(d, MOD_WAIT)) in->fn = h_cluster_wait;
+        else return "barrier.cluster needs .arrive or .wait";
+        return NULL;
+    }
     if (desc_has(d, MOD_RED)) {
         if (in->nd != 1 || in->ns < 2 || in->ns > 3) return "bar.red needs d, a{, b}, c";
         if (desc_has(d, MOD_POPC)) in->fn = h_bar_red_popc;

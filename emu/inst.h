@@ -21,7 +21,8 @@ enum {
     STEP_JUMP,       /* the handler set the lanes' next pc itself (bra, call, ret)          */
     STEP_BLOCK,      /* the running lanes wait (barrier, warp sync); pc already advanced     */
     STEP_EXIT,       /* the running lanes have exited                                       */
-    STEP_FAULT       /* a fault was recorded with warp_fault(); the kernel is aborted       */
+    STEP_FAULT,      /* a fault was recorded with warp_fault(); the kernel is aborted       */
+    STEP_YIELD       /* pc already advanced; end this warp's turn (a failed mbarrier wait)  */
 };
 
 /* mask: the lanes that execute (active group AND guard predicate). Never 0 when called
@@ -51,9 +52,18 @@ typedef int (*Handler)(Warp *w, const Inst *in, uint32_t mask);
     X(NOFTZ) X(CODE) X(PROXY) X(ASYNC) X(ALIAS) X(PARTIAL) X(MASK) X(EXPAND) \
     X(NOINC) X(BYTE) X(ZEROFILL) X(SHARED_CTA) X(SHARED_CLUSTER) \
     X(L1_EVICT_NORMAL) X(L1_EVICT_FIRST) X(L1_EVICT_LAST) X(L1_EVICT_UNCHANGED) \
-    X(L1_NO_ALLOCATE) X(L2_EVICT_NORMAL) X(L2_EVICT_FIRST) X(L2_EVICT_LAST) \
+    X(L1_NO_ALLOCATE) X(L2_EVICT_NORMAL) X(L2_EVICT_FIRST) X(L2_EVICT_LAST) X(L2_EVICT_UNCHANGED) \
     X(L2_CACHE_HINT) X(L2_64B) X(L2_128B) X(L2_256B) X(L2) X(L1) X(LEVEL) \
-    X(FINITE) X(INFINITE) X(NUMBER) X(NOTANUMBER) X(NORMAL) X(SUBNORMAL) X(GL) X(UNIFORM)
+    X(FINITE) X(INFINITE) X(NUMBER) X(NOTANUMBER) X(NORMAL) X(SUBNORMAL) X(GL) X(UNIFORM) \
+    X(WAIT) X(TRY_WAIT) X(TEST_WAIT) X(PARITY) X(EXPECT_TX) X(COMPLETE_TX) X(ARRIVE_DROP) \
+    X(NOCOMPLETE) X(INIT) X(INVAL) X(PENDING_COUNT) X(MBARRIER_COMPLETE_TX_BYTES) \
+    X(BULK) X(BULK_GROUP) X(MULTICAST_CLUSTER) X(COMMIT_GROUP) X(WAIT_GROUP) X(WAIT_ALL) \
+    X(TENSOR) X(TILE) X(IM2COL) X(READ) X(CP_MASK) X(PREFETCH) X(TENSORMAP) X(REDUCE) \
+    X(MBARRIER) X(MBARRIER_INIT) X(LAUNCH_DEPENDENTS) X(EVICT_NORMAL) \
+    X(EVICT_FIRST) X(EVICT_LAST) X(EVICT_UNCHANGED) X(NO_ALLOCATE) X(FRACTIONAL) X(CVT) \
+    X(L2_EVICT_LAST_UNCHANGED) X(TENSORMAP_GENERIC) X(RELEASE_SYNC_RESTRICT) \
+    X(SYNC_RESTRICT_SHARED_CLUSTER) X(ACQUIRE_SYNC_RESTRICT_SHARED_CLUSTER) X(SHARED_CTA_MOD) \
+    X(IGNORE_SRC)
 
 enum {
 #define X(n) MOD_##n,
@@ -73,6 +83,11 @@ typedef struct InstDesc {
     int nd, ns;                 /* how many destination / source rows were filled in Inst */
     int has_addr;               /* a [..] operand was lowered into base/imm */
     int src_imm_mask;           /* bit i: source i was an immediate (now a constant row) */
+    int tensor_dims;            /* .1d ... .5d of a tensor copy, else 0 */
+    int spaces[3], nspaces;     /* every state space named, in order (cp: dst, src)    */
+    int naddr;                  /* [..] operands: the first is base/imm, later ones rows in s[] */
+    int addr_src[4];            /* index in s[] of the row holding each later address */
+    uint32_t src_pred_mask;     /* bit i: source i is a predicate                      */
     const char *text;           /* the opcode with modifiers, for messages */
 } InstDesc;
 
@@ -91,7 +106,7 @@ enum { IF_FTZ = 1, IF_SAT = 2, IF_APPROX = 4, IF_FRAME = 8 /* address is frame-r
        IF_NEG_C = 16 /* predicate source negated */, IF_RELU = 32, IF_NAN = 64 };
 
 #define INST_MAXD 4
-#define INST_MAXS 4
+#define INST_MAXS 8   /* cp.async.bulk.tensor.5d: map, 5 coordinates, mbarrier, mask */
 
 struct Inst {
     Handler fn;

@@ -69,6 +69,14 @@ typedef struct Program {
 
 typedef struct Launch Launch;
 typedef struct Cta Cta;
+typedef struct Cluster Cluster;
+typedef struct AsyncQueue AsyncQueue;
+
+#define MAX_CLUSTER 16
+/* shared::cluster addresses: (rank + 1) << CLUSTER_RANK_SHIFT | offset names the shared
+ * memory of another CTA of the cluster (what mapa returns); without rank bits an address is
+ * the own CTA's, as the shared::cta window lies inside the shared::cluster window. */
+#define CLUSTER_RANK_SHIFT 27
 
 struct Warp {
     uint64_t *R;                /* nrows * 32                                              */
@@ -84,6 +92,10 @@ struct Warp {
     uint32_t sync_wait;         /* lanes of `waiting` parked at a warp-synchronous instruction */
     uint32_t bar_wait;          /* lanes of `waiting` parked at a CTA barrier                */
     uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on               */
+    uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
+    int spin;                   /* the last try_wait failed: let other warps run             */
+    uint32_t cpa_group[WARP_SIZE];  /* cp.async groups each lane has committed               */
+    uint32_t bulk_group[WARP_SIZE]; /* bulk async-groups each lane has committed             */
     uint32_t id;                /* warp index within the CTA                                 */
     uint32_t valid;             /* lanes that exist (last warp of a CTA may be partial)      */
     uint32_t cc;                /* carry flag CC.CF of each lane (add.cc, addc, mad.cc, ...) */
@@ -113,6 +125,21 @@ struct Cta {
     int bar_red_op[16];
     uint32_t exited_threads;
     Launch *launch;
+    Cluster *cluster;
+    uint32_t rank;              /* %cluster_ctarank                                          */
+    uint32_t cl_ctaid[3];       /* %cluster_ctaid                                            */
+};
+
+/* The CTAs that run together (a CTA alone when the launch has no clusters). */
+struct Cluster {
+    Cta *ctas[MAX_CLUSTER];
+    uint32_t n;
+    uint32_t id[3];             /* %clusterid                                                */
+    uint32_t nthreads, exited_threads;
+    uint32_t bar_arrived;       /* barrier.cluster: threads arrived in the current phase     */
+    uint8_t bar_phase;          /* parity of the current barrier.cluster phase               */
+    AsyncQueue *aq;             /* asynchronous operations in flight (async.c)              */
+    Launch *launch;
 };
 
 typedef struct Fault {
@@ -123,6 +150,9 @@ typedef struct Fault {
 struct Launch {
     const Program *prog;
     uint32_t grid[3], block[3];
+    uint32_t cluster[3];        /* CTAs per cluster in each dimension (1,1,1 = none)         */
+    uint32_t cluster_size;
+    int explicit_cluster;       /* %is_explicit_cluster                                      */
     uint32_t dyn_shared;
     uint64_t param_addr;        /* device address of the parameter buffer (in the arena)     */
     uint8_t *params;            /* host view of it                                           */

@@ -347,10 +347,30 @@ static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int l
 
 #define SHARED_SM_BYTES (228u * 1024)
 
+/* The CTA a shared::cluster address points into: rank bits (see machine.h) name another
+ * CTA of the cluster, none the own one. NULL (fault recorded) for a rank the cluster
+ * does not have. */
+Cta *mem_cluster_cta(Warp *w, uint64_t addr, int lane)
+{
+    uint32_t r = (uint32_t)(addr >> CLUSTER_RANK_SHIFT) & 0x1f;
+    if (!r) return w->cta;
+    Cluster *cl = w->cta ? w->cta->cluster : NULL;
+    if (cl && r - 1 < cl->n) return cl->ctas[r - 1];
+    warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "shared::cluster address 0x%llx names the CTA "
+               "of rank %u, but the cluster has %u CTA%s", (unsigned long long)addr, r - 1,
+               cl ? cl->n : 1, cl && cl->n == 1 ? "" : "s");
+    return NULL;
+}
+
 static void *shared_slow(Warp *w, uint64_t off, unsigned size, int lane, int access)
 {
-    uint32_t have = w->cta ? w->cta->shared_size : 0;
-    if (off < have && size <= have - off) return w->cta->shared + off;
+    Cta *c = w->cta;
+    if (off >> CLUSTER_RANK_SHIFT && off < (33ull << CLUSTER_RANK_SHIFT)) {
+        if (!(c = mem_cluster_cta(w, off, lane))) return NULL;
+        off &= (1ull << CLUSTER_RANK_SHIFT) - 1;
+    }
+    uint32_t have = c ? c->shared_size : 0;
+    if (off < have && size <= have - off) return c->shared + off;
     /* Measured on an H100: an offset far outside any possible shared memory (16 MiB)
      * fails as cudaErrorIllegalInstruction; we use the 228 KiB an SM has as the line. */
     int code = off >= SHARED_SM_BYTES ? EMU_ERR_ILLEGAL_INSTRUCTION : EMU_ERR_ILLEGAL_ADDRESS;

@@ -39,6 +39,10 @@ enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
  * liveness, and returns the host pointer. On failure records the fault (warp_fault) and
  * returns NULL; the handler then returns STEP_FAULT. */
 
+/* The CTA (own or another of the cluster) a shared::cluster address refers to; NULL with
+ * a fault recorded when the rank does not exist. */
+Cta *mem_cluster_cta(Warp *w, uint64_t addr, int lane);
+
 /* Which space a generic address falls in: SP_GLOBAL, SP_SHARED, SP_LOCAL or SP_NONE. */
 int mem_generic_space(uint64_t addr);
 

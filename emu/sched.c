@@ -13,10 +13,12 @@
 #include "engine.h"
 #include "exec.h"
 #include "memory.h"
+#include "async.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
-typedef struct WorkerBuf {
+/* What one CTA of a worker's resident cluster uses; kept from one cluster to the next. */
+typedef struct CtaSlot {
     uint8_t *shared; size_t shared_cap;
     uint64_t *regs; size_t regs_cap;
     uint32_t *preds; size_t preds_cap;
@@ -24,6 +26,13 @@ typedef struct WorkerBuf {
     Warp *warps; size_t warps_cap;
     uint64_t ready_launch;   /* launch whose constant rows the first ready_warps hold */
     uint32_t ready_warps;
+} CtaSlot;
+
+typedef struct WorkerBuf {
+    CtaSlot slot[MAX_CLUSTER];
+    Cta cta[MAX_CLUSTER];
+    Cluster cluster;
+    AsyncQueue *aq;
 } WorkerBuf;
 
 static void *reserve(void **p, size_t *cap, size_t need)
@@ -93,9 +102,57 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
     return STEP_BLOCK;
 }
 
+/* ---- barrier.cluster: arrive marks the phase a thread arrived in; wait parks it until
+ * that phase is over (all live threads of the cluster arrived) ---- */
+
+static void cluster_bar_check(Cluster *cl)
+{
+    if (!cl->bar_arrived || cl->bar_arrived < cl->nthreads - cl->exited_threads) return;
+    cl->bar_arrived = 0;
+    cl->bar_phase ^= 1;
+    for (uint32_t r = 0; r < cl->n; r++)
+        for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+            Warp *w = &cl->ctas[r]->warps[i];
+            uint32_t lanes = 0;
+            for (uint32_t m = w->bar_wait; m; m &= m - 1)
+                if (w->bar_id[__builtin_ctz(m)] == CLUSTER_BARRIER_ID) lanes |= 1u << __builtin_ctz(m);
+            if (!lanes) continue;
+            w->bar_wait &= ~lanes;
+            warp_unpark(w, lanes);
+        }
+}
+
+int cluster_barrier_arrive(Warp *w, uint32_t mask)
+{
+    Cluster *cl = w->cta->cluster;
+    for (uint32_t m = mask; m; m &= m - 1) w->cl_phase[__builtin_ctz(m)] = cl->bar_phase;
+    cl->bar_arrived += popcount32(mask & w->valid);
+    w->pc++;
+    cluster_bar_check(cl);
+    return STEP_JUMP;
+}
+
+int cluster_barrier_wait(Warp *w, uint32_t mask)
+{
+    Cluster *cl = w->cta->cluster;
+    uint32_t park = 0;
+    /* a lane whose phase is still the current one has not seen it complete */
+    for (uint32_t m = mask; m; m &= m - 1)
+        if (w->cl_phase[__builtin_ctz(m)] == cl->bar_phase) park |= 1u << __builtin_ctz(m);
+    w->pc++;
+    if (!park) return STEP_JUMP;
+    w->waiting |= park;
+    w->bar_wait |= park;
+    for (uint32_t m = park; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = CLUSTER_BARRIER_ID;
+    warp_regroup(w);
+    return STEP_BLOCK;
+}
+
 void cta_threads_exited(Cta *c, uint32_t n)
 {
     c->exited_threads += n;
+    c->cluster->exited_threads += n;
+    cluster_bar_check(c->cluster);
     /* threads that exit no longer count towards barriers that wait for all threads */
     for (int id = 0; id < 16; id++)
         if (c->bar_arrived[id] && !c->bar_expected[id]) bar_check(c, id);
@@ -129,18 +186,26 @@ static uint64_t sreg_value(int id, const Warp *w, const Launch *L, const Cta *c)
     case SR_DYN_SMEM: return L->dyn_shared;
     case SR_TOTAL_SMEM: return c->shared_size;
     case SR_PARAMBASE: return L->param_addr;
-    case SR_CLUSTERID_X: case SR_CLUSTERID_Y: case SR_CLUSTERID_Z: return c->ctaid[id - SR_CLUSTERID_X];
-    case SR_NCLUSTERID_X: case SR_NCLUSTERID_Y: case SR_NCLUSTERID_Z: return L->grid[id - SR_NCLUSTERID_X];
+    case SR_CLUSTERID_X: case SR_CLUSTERID_Y: case SR_CLUSTERID_Z:
+        return c->cluster->id[id - SR_CLUSTERID_X];
+    case SR_NCLUSTERID_X: case SR_NCLUSTERID_Y: case SR_NCLUSTERID_Z:
+        return L->grid[id - SR_NCLUSTERID_X] / L->cluster[id - SR_NCLUSTERID_X];
+    case SR_CLUSTER_CTAID_X: case SR_CLUSTER_CTAID_Y: case SR_CLUSTER_CTAID_Z:
+        return c->cl_ctaid[id - SR_CLUSTER_CTAID_X];
     case SR_CLUSTER_NCTAID_X: case SR_CLUSTER_NCTAID_Y: case SR_CLUSTER_NCTAID_Z:
-    case SR_CLUSTER_NCTARANK: return 1;
-    default: return 0;   /* cluster ctaid/rank 0: every CTA is its own cluster */
+        return L->cluster[id - SR_CLUSTER_NCTAID_X];
+    case SR_CLUSTER_CTARANK: return c->rank;
+    case SR_CLUSTER_NCTARANK: return L->cluster_size;
+    case SR_IS_EXPLICIT_CLUSTER: return (uint64_t)L->explicit_cluster;
+    default: return 0;
     }
 }
 
 static int cta_dependent(int id)
 {
     return (id >= SR_CTAID_X && id <= SR_CTAID_Z) || id == SR_SMID ||
-           (id >= SR_CLUSTERID_X && id <= SR_CLUSTERID_Z);
+           (id >= SR_CLUSTERID_X && id <= SR_CLUSTERID_Z) ||
+           (id >= SR_CLUSTER_CTAID_X && id <= SR_CLUSTER_CTAID_Z) || id == SR_CLUSTER_CTARANK;
 }
 
 /* Rows that change from one CTA to the next; the others stay valid in a reused slot. */
@@ -181,15 +246,18 @@ static void fill_sregs(Warp *w, const Launch *L, const Cta *c)
     }
 }
 
-static int setup_cta(WorkerBuf *b, Launch *L, uint64_t linear, Cta *c)
+static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
 {
     const Program *p = L->prog;
     memset(c, 0, sizeof *c);
     c->launch = L;
-    c->linear = (uint32_t)linear;
-    c->ctaid[0] = (uint32_t)(linear % L->grid[0]);
-    c->ctaid[1] = (uint32_t)(linear / L->grid[0] % L->grid[1]);
-    c->ctaid[2] = (uint32_t)(linear / ((uint64_t)L->grid[0] * L->grid[1]));
+    c->cluster = cl;
+    c->rank = rank;
+    c->cl_ctaid[0] = rank % L->cluster[0];
+    c->cl_ctaid[1] = rank / L->cluster[0] % L->cluster[1];
+    c->cl_ctaid[2] = rank / (L->cluster[0] * L->cluster[1]);
+    for (int k = 0; k < 3; k++) c->ctaid[k] = cl->id[k] * L->cluster[k] + c->cl_ctaid[k];
+    c->linear = c->ctaid[0] + L->grid[0] * (c->ctaid[1] + L->grid[1] * c->ctaid[2]);
     c->nthreads = L->block[0] * L->block[1] * L->block[2];
     c->nwarps = (c->nthreads + WARP_SIZE - 1) / WARP_SIZE;
     c->shared_size = L->shared_total;
@@ -231,58 +299,108 @@ static int setup_cta(WorkerBuf *b, Launch *L, uint64_t linear, Cta *c)
     return 0;
 }
 
-static void deadlock(Cta *c)
+static void deadlock(Cluster *cl)
 {
-    for (uint32_t i = 0; i < c->nwarps; i++) {
-        Warp *w = &c->warps[i];
-        if (!w->alive) continue;
-        int l = __builtin_ctz(w->alive & w->waiting ? w->alive & w->waiting : w->alive);
-        w->pc = w->lane_pc[l] ? w->lane_pc[l] - ((w->bar_wait >> l & 1) ? 1 : 0) : 0;
-        if (w->bar_wait >> l & 1) {
-            int id = w->bar_id[l];
-            uint32_t expected = c->bar_expected[id] ? c->bar_expected[id] : c->nthreads - c->exited_threads;
-            warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
-                       "deadlock: barrier %d waits for %u threads but only %u arrived and no "
-                       "other thread of the block can run", id, expected, c->bar_arrived[id]);
-        } else
-            warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
-                       "deadlock: warp-synchronous instruction waits for lanes that never arrive");
-        return;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        Cta *c = cl->ctas[r];
+        for (uint32_t i = 0; i < c->nwarps; i++) {
+            Warp *w = &c->warps[i];
+            if (!w->alive) continue;
+            int l = __builtin_ctz(w->alive & w->waiting ? w->alive & w->waiting : w->alive);
+            w->pc = w->lane_pc[l] ? w->lane_pc[l] - ((w->bar_wait >> l & 1) ? 1 : 0) : w->pc;
+            if ((w->bar_wait >> l & 1) && w->bar_id[l] == CLUSTER_BARRIER_ID) {
+                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
+                           "deadlock: barrier.cluster.wait waits for %u threads of the cluster "
+                           "but only %u arrived and no other thread can run",
+                           cl->nthreads - cl->exited_threads, cl->bar_arrived);
+            } else if (w->bar_wait >> l & 1) {
+                int id = w->bar_id[l];
+                uint32_t expected = c->bar_expected[id] ? c->bar_expected[id] : c->nthreads - c->exited_threads;
+                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
+                           "deadlock: barrier %d waits for %u threads but only %u arrived and no "
+                           "other thread of the block can run", id, expected, c->bar_arrived[id]);
+            } else if (w->waiting >> l & 1) {
+                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
+                           "deadlock: warp-synchronous instruction waits for lanes that never arrive");
+            } else {
+                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
+                           "deadlock: mbarrier wait never completes: every thread of the %s "
+                           "waits and no asynchronous operation is in flight",
+                           cl->n > 1 ? "cluster" : "block");
+            }
+            return;
+        }
     }
 }
 
-static void run_cta(WorkerBuf *b, Launch *L, uint64_t linear)
+static void out_of_memory(Launch *L, uint32_t threads)
 {
-    Cta c;
-    if (setup_cta(b, L, linear, &c) < 0) {
-        pthread_mutex_lock(&L->lock);
-        if (!L->aborted) {
-            L->fault.code = EMU_ERR_MEMORY_ALLOCATION;
-            snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: out of host memory "
-                     "for a block of %u threads", L->prog->name, c.nthreads);
-            L->aborted = 1;
-        }
-        pthread_mutex_unlock(&L->lock);
-        return;
+    pthread_mutex_lock(&L->lock);
+    if (!L->aborted) {
+        L->fault.code = EMU_ERR_MEMORY_ALLOCATION;
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: out of host memory "
+                 "for a block of %u threads", L->prog->name, threads);
+        L->aborted = 1;
     }
-    uint32_t live = c.nwarps;
+    pthread_mutex_unlock(&L->lock);
+}
+
+#define SPIN_ROUNDS 100000   /* rounds in which every warp only failed an mbarrier wait */
+
+/* Run one cluster (or lone CTA): its warps take turns round-robin; between turns the
+ * asynchronous engine may complete operations in flight. */
+static void run_cluster(WorkerBuf *b, Launch *L, uint64_t index)
+{
+    Cluster *cl = &b->cluster;
+    memset(cl, 0, sizeof *cl);
+    cl->launch = L;
+    cl->n = L->cluster_size;
+    uint32_t ncl0 = L->grid[0] / L->cluster[0], ncl1 = L->grid[1] / L->cluster[1];
+    cl->id[0] = (uint32_t)(index % ncl0);
+    cl->id[1] = (uint32_t)(index / ncl0 % ncl1);
+    cl->id[2] = (uint32_t)(index / ((uint64_t)ncl0 * ncl1));
+    if (!b->aq && !(b->aq = async_queue_new())) { out_of_memory(L, 0); return; }
+    async_queue_reset(b->aq);
+    cl->aq = b->aq;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        cl->ctas[r] = &b->cta[r];
+        if (setup_cta(&b->slot[r], L, cl, r, &b->cta[r]) < 0) {
+            out_of_memory(L, b->cta[r].nthreads);
+            return;
+        }
+        cl->nthreads += b->cta[r].nthreads;
+    }
+    uint32_t live = 1, spins = 0;
     while (live) {
-        int progress = 0;
+        int progress = 0, spun = 1;
         live = 0;
-        for (uint32_t i = 0; i < c.nwarps; i++) {
-            Warp *w = &c.warps[i];
-            if (w->active) {
-                progress = 1;
-                if (warp_run(w, SLICE_JUMPS) == RUN_FAULT) goto out;
+        for (uint32_t r = 0; r < cl->n; r++) {
+            Cta *c = cl->ctas[r];
+            for (uint32_t i = 0; i < c->nwarps; i++) {
+                Warp *w = &c->warps[i];
+                if (w->active) {
+                    progress = 1;
+                    w->spin = 0;
+                    if (warp_run(w, SLICE_JUMPS) == RUN_FAULT) goto out;
+                    spun &= w->spin;
+                    if (async_round(cl) < 0) goto out;
+                }
+                live += w->alive != 0;
             }
-            live += w->alive != 0;
         }
         if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) break;
-        if (live && !progress) { deadlock(&c); break; }
+        /* an mbarrier wait that can never complete spins forever on a GPU; here it ends */
+        spins = progress && spun && !async_pending(cl) ? spins + 1 : 0;
+        if (live && (!progress || spins > SPIN_ROUNDS)) { deadlock(cl); break; }
     }
+    async_drain(cl);
 out:;
     uint64_t wi = 0, ti = 0;
-    for (uint32_t i = 0; i < c.nwarps; i++) { wi += c.warps[i].steps; ti += c.warps[i].lane_steps; }
+    for (uint32_t r = 0; r < cl->n; r++)
+        for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+            wi += cl->ctas[r]->warps[i].steps;
+            ti += cl->ctas[r]->warps[i].lane_steps;
+        }
     __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
 }
@@ -306,8 +424,8 @@ static void work(Launch *L)
     for (;;) {
         if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) return;
         uint64_t i = __atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
-        if (i >= L->ncta) return;
-        run_cta(&tls_buf, L, i);
+        if (i >= L->ncta / L->cluster_size) return;
+        run_cluster(&tls_buf, L, i);
     }
 }
 
@@ -364,7 +482,7 @@ void sched_run(Launch *L)
 {
     sched_init(want_threads);
     int helpers = pool.nthreads - 1;
-    if (L->ncta < 2) helpers = 0;   /* one CTA: no point waking the pool */
+    if (L->ncta / L->cluster_size < 2) helpers = 0;   /* one cluster: no point waking the pool */
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
         pool.launch = L;

@@ -20,4 +20,9 @@ void sched_run(Launch *L);
 int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits);
 void cta_threads_exited(Cta *c, uint32_t n);
 
+/* barrier.cluster.arrive / .wait for the lanes of mask (bar_id of parked lanes). */
+#define CLUSTER_BARRIER_ID 16
+int cluster_barrier_arrive(Warp *w, uint32_t mask);
+int cluster_barrier_wait(Warp *w, uint32_t mask);
+
 #endif

@@ -469,6 +469,7 @@ typedef struct Lower {
     Tr *t; Fn *fn; const PtxInst *pi; Inst *in; InstDesc *d;
     int src_ty;         /* type used to encode immediate sources */
     uint32_t negtmp[8]; int nneg, negused; /* predicates holding !p operands, in order */
+    uint32_t addrtmp[4]; int naddrtmp;    /* rows holding the 2nd, 3rd... [..] operands */
     int exact_size;     /* register operands must have the instruction type's size   */
 } Lower;
 
@@ -648,7 +649,33 @@ static int lower_opd(Lower *L, const PtxOperand *o, int is_dest, int want_pred)
 {
     Inst *in = L->in;
     InstDesc *d = L->d;
-    if (o->kind == OPD_ADDR) return lower_addr(L, o);
+    if (o->kind == OPD_ADDR) {
+        /* the first [..] becomes base + offset; later ones were computed into rows by
+         * materialise_addresses and are sources; [map, {c0, c1}] adds its elements */
+        if (d->naddr == 0) {
+            if (lower_addr(L, o) < 0) return -1;
+        } else {
+            if (d->ns >= INST_MAXS || d->naddr > 4) goto many;
+            d->addr_src[d->naddr - 1] = d->ns;
+            in->s[d->ns++] = L->addrtmp[d->naddr - 1];
+        }
+        d->naddr++;
+        for (int k = 0; k < o->nelems; k++) {
+            uint32_t slot;
+            if (o->elems[k].kind == OPD_VEC) {
+                for (int j = 0; j < o->elems[k].nelems; j++) {
+                    if (lower_value(L, &o->elems[k].elems[j], &slot, 0) < 0) return -1;
+                    if (d->ns >= INST_MAXS) goto many;
+                    L->in->s[d->ns++] = slot;
+                }
+                continue;
+            }
+            if (lower_value(L, &o->elems[k], &slot, 0) < 0) return -1;
+            if (d->ns >= INST_MAXS) goto many;
+            L->in->s[d->ns++] = slot;
+        }
+        return 0;
+    }
     if (o->kind == OPD_VEC || o->kind == OPD_PAIR) {
         for (int k = 0; k < o->nelems; k++) {
             int p = want_pred || (o->kind == OPD_PAIR && k == 1);
@@ -664,6 +691,7 @@ static int lower_opd(Lower *L, const PtxOperand *o, int is_dest, int want_pred)
     if (lower_value(L, o, &slot, want_pred) < 0) return -1;
     in = L->in;
     if (is_imm(o)) d->src_imm_mask |= 1 << d->ns;
+    if (!is_dest && want_pred) d->src_pred_mask |= 1u << d->ns;
     if (is_dest) { if (d->nd >= INST_MAXD) goto many; in->d[d->nd++] = slot; }
     else { if (d->ns >= INST_MAXS) goto many; in->s[d->ns++] = slot; }
     return 0;
@@ -713,12 +741,17 @@ static int parse_mods(Lower *L)
             continue;
         }
         if (!strcmp(m, "v2") || !strcmp(m, "v4") || !strcmp(m, "v8")) { d->vec = m[1] - '0'; continue; }
+        if (m[0] >= '1' && m[0] <= '5' && m[1] == 'd' && !m[2]) { d->tensor_dims = m[0] - '0'; continue; }
         int sp = ptx_space_from_name(m);
         if (sp == SP_NONE) {
             if (!strcmp(m, "shared::cta")) sp = SP_SHARED;
             else if (!strcmp(m, "shared::cluster")) sp = SP_SHARED_CLUSTER;
         }
-        if (sp != SP_NONE && sp != SP_REG && sp != SP_SREG) { d->space = sp; continue; }
+        if (sp != SP_NONE && sp != SP_REG && sp != SP_SREG) {
+            if (d->nspaces < 3) d->spaces[d->nspaces++] = sp;   /* cp.*: destination, source */
+            if (!d->space) d->space = sp;
+            continue;
+        }
         int id = mod_lookup(m);
         if (id < 0)
             return fail(L->t, pi->line, pi->col, "unsupported modifier .%s on %s", m, pi->opcode);
@@ -940,16 +973,52 @@ static int exact_size_of(const InstDesc *d, int op)
     return ptx_type_size(d->types[0]);
 }
 
+/* Instructions with several [..] operands (cp.async [dst], [src]; tensor copies; the
+ * mbarrier of a bulk copy) keep the first as base + offset; each later one is computed
+ * first, by a <lea> into a fresh row, and passed as a source. */
+static int materialise_addresses(Lower *L)
+{
+    int seen = 0;
+    for (int i = 0; i < L->pi->nopds; i++) {
+        const PtxOperand *o = &L->pi->opds[i];
+        if (o->kind != OPD_ADDR || seen++ == 0) continue;
+        if (L->naddrtmp >= 4) return fail(L->t, o->line, o->col, "too many address operands");
+        Tr *t = L->t;
+        uint8_t *nt = grow(t->var_ty, &t->capvarty, t->nvars + 1, 1);
+        if (!nt || !emit(t)) return fail(t, o->line, o->col, "out of memory");
+        t->var_ty = nt;
+        t->var_ty[t->nvars] = TY_B64;
+        uint32_t row = TAG_VAR | t->nvars++;
+        L->addrtmp[L->naddrtmp++] = row;
+        Lower A = *L;
+        A.in = &t->code[t->ncode - 1];
+        A.d = &t->descs[t->ncode - 1];
+        A.in->op = OP_lea_frame;
+        A.d->op = OP_lea_frame;
+        A.in->line = (uint32_t)L->pi->line;
+        A.in->loc = loc_index(t, L->pi);
+        if (lower_addr(&A, o) < 0) return -1;
+        A.in->d[0] = row;
+        A.in->nd = 1;
+        A.d->nd = 1;
+    }
+    return 0;
+}
+
 static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
 {
     int op = op_lookup(pi->opcode);
     if (op == OP_cvt)
         for (int i = 0; i < pi->nmods; i++) if (!strcmp(pi->mods[i], "pack")) op = OP_cvt_pack;
     if (op < 0) return fail(t, pi->line, pi->col, "unsupported instruction '%s'", pi->opcode);
+    if (op == OP_st || op == OP_red)
+        for (int i = 0; i < pi->nmods; i++)
+            if (!strcmp(pi->mods[i], "async")) op = op == OP_st ? OP_st_async : OP_red_async;
     Lower L;
     memset(&L, 0, sizeof L);
     L.t = t; L.fn = fn; L.pi = pi;
     if (materialise_negations(&L, pi->opds, pi->nopds) < 0) return -1;
+    if (materialise_addresses(&L) < 0) return -1;
     if (!emit(t)) return fail(t, pi->line, pi->col, "out of memory");
     uint32_t at = t->ncode - 1;
     Inst *in = L.in = &t->code[at];

@@ -1,7 +1,7 @@
 /* device_api.c - the one emulated device: an H100 SXM (sm_90) as programs see it through
  * cudaGetDeviceProperties and cudaDeviceGetAttribute, plus device-wide settings and reset.
  *
- * Features the emulator does not provide are reported as absent (clusterLaunch,
+ * Features the emulator does not provide are reported as absent (
  * hostRegisterSupported, pageable memory access), so programs that test for them take
  * their fallback path instead of failing later.
  */
@@ -116,7 +116,7 @@ static void rt_fill_features(struct cudaDeviceProp *p)
     p->cooperativeLaunch = 1;
     p->directManagedMemAccessFromHost = 1;   /* managed memory is host memory here */
     p->memoryPoolsSupported = 1;
-    p->clusterLaunch = 0;                    /* thread-block clusters are not launched yet */
+    p->clusterLaunch = 1;                    /* thread-block clusters (up to 16 CTAs) */
     p->deviceNumaId = -1;
     p->hostNumaId = -1;
     p->gpuPciDeviceID = (RT_PCI_DEVICE << 16) | RT_PCI_VENDOR;

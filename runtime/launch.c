@@ -77,7 +77,7 @@ static cudaError_t rt_check_kernel(RtFunc *f, const EmuKernelInfo *info, dim3 b,
 
 /* Run one launch; caller holds the lock. */
 static cudaError_t rt_launch(RtFunc *f, dim3 g, dim3 b, void **args, size_t smem,
-                             cudaStream_t stream)
+                             cudaStream_t stream, const unsigned *cluster)
 {
     if (!rt_stream_valid(stream)) return cudaErrorInvalidResourceHandle;
     cudaError_t e = rt_check_shape(g, b);
@@ -90,7 +90,7 @@ static cudaError_t rt_launch(RtFunc *f, dim3 g, dim3 b, void **args, size_t smem
     if (info.nparams > 0 && !args) return cudaErrorInvalidValue;
     unsigned grid[3] = { g.x, g.y, g.z }, block[3] = { b.x, b.y, b.z };
     char err[2048] = "";
-    int rc = emu_launch(k, grid, block, smem, args, err, sizeof err);
+    int rc = emu_launch_ex(k, grid, block, cluster, smem, args, err, sizeof err);
     if (rc == EMU_OK) return cudaSuccess;
     if (rt_error_is_sticky(rc)) {
         rt_set_sticky((cudaError_t)rc, err[0] ? err : cudaGetErrorString((cudaError_t)rc));
@@ -101,14 +101,14 @@ static cudaError_t rt_launch(RtFunc *f, dim3 g, dim3 b, void **args, size_t smem
 }
 
 static cudaError_t rt_launch_locked(RtFunc *f, const void *key, dim3 g, dim3 b, void **args,
-                                    size_t smem, cudaStream_t stream)
+                                    size_t smem, cudaStream_t stream, const unsigned *cluster)
 {
     RT_STICKY_CHECK();
     cudaError_t e = rt_init();
     if (e != cudaSuccess) return rt_ret(e);
     rt_lock();
     if (!f) f = rt_func_by_stub(key);
-    e = f ? rt_launch(f, g, b, args, smem, stream) : cudaErrorInvalidDeviceFunction;
+    e = f ? rt_launch(f, g, b, args, smem, stream, cluster) : cudaErrorInvalidDeviceFunction;
     rt_unlock();
     return rt_ret(e);
 }
@@ -138,7 +138,7 @@ cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3
     RtFunc *f = rt_func_by_handle((const void *)kernel);
     rt_unlock();
     if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
-    return rt_launch_locked(f, NULL, gridDim, blockDim, args, sharedMem, stream);
+    return rt_launch_locked(f, NULL, gridDim, blockDim, args, sharedMem, stream, NULL);
 }
 RT_TWIN(cudaError_t, __cudaLaunchKernel_ptsz, __cudaLaunchKernel,
         (cudaKernel_t k, dim3 g, dim3 b, void **a, size_t s, cudaStream_t st),
@@ -147,7 +147,7 @@ RT_TWIN(cudaError_t, __cudaLaunchKernel_ptsz, __cudaLaunchKernel,
 cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                        void **args, size_t sharedMem, cudaStream_t stream)
 {
-    return rt_launch_locked(NULL, func, gridDim, blockDim, args, sharedMem, stream);
+    return rt_launch_locked(NULL, func, gridDim, blockDim, args, sharedMem, stream, NULL);
 }
 RT_TWIN(cudaError_t, cudaLaunchKernel_ptsz, cudaLaunchKernel,
         (const void *f, dim3 g, dim3 b, void **a, size_t s, cudaStream_t st),
@@ -333,12 +333,21 @@ static int rt_attr_is_hint(cudaLaunchAttributeID id)
 
 /* Attributes that change what runs (cooperative grids, clusters, events) are refused by
  * name until the emulator supports them; a cooperative value of 0 asks for nothing. */
-static cudaError_t rt_check_attrs(const cudaLaunchConfig_t *config)
+static cudaError_t rt_check_attrs(const cudaLaunchConfig_t *config, unsigned *cluster,
+                                  int *has_cluster)
 {
     static int told;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const cudaLaunchAttribute *a = &config->attrs[i];
         if (rt_attr_is_hint(a->id)) continue;
+        if (a->id == cudaLaunchAttributeClusterDimension) {
+            cluster[0] = a->val.clusterDim.x;
+            cluster[1] = a->val.clusterDim.y;
+            cluster[2] = a->val.clusterDim.z;
+            if (!cluster[0] || !cluster[1] || !cluster[2]) return cudaErrorInvalidValue;
+            *has_cluster = 1;
+            continue;
+        }
         if (a->id == cudaLaunchAttributeCooperative && a->val.cooperative == 0) continue;
         if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
             rt_diag("cudaLaunchKernelExC: launch attribute %d (%s) is not implemented yet",
@@ -354,10 +363,13 @@ cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *config, cons
                                           void **args)
 {
     if (!config || (config->numAttrs && !config->attrs)) return rt_ret(cudaErrorInvalidValue);
-    cudaError_t e = rt_check_attrs(config);
+    unsigned cluster[3] = { 1, 1, 1 };
+    int has_cluster = 0;
+    cudaError_t e = rt_check_attrs(config, cluster, &has_cluster);
     if (e != cudaSuccess) return rt_ret(e);
     return rt_launch_locked(NULL, func, config->gridDim, config->blockDim, args,
-                            config->dynamicSmemBytes, config->stream);
+                            config->dynamicSmemBytes, config->stream,
+                            has_cluster ? cluster : NULL);
 }
 RT_TWIN(cudaError_t, cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC,
         (const cudaLaunchConfig_t *c, const void *f, void **a), (c, f, a))

@@ -11,6 +11,8 @@
  *   // @grid X [Y [Z]]              grid size, default 1 1 1
  *   // @block X [Y [Z]]             block size, default 32 1 1
  *   // @shared BYTES                dynamic shared memory, default 0
+ *   // @cluster X [Y [Z]]           launch with thread-block clusters of X*Y*Z CTAs (the
+ *                                   grid must be a multiple); without it, a plain launch
  *   // @arg buf NAME TYPE COUNT [= V1 V2 ...]
  *                                   a device buffer of COUNT elements, filled with 0xCD
  *                                   bytes; the listed values initialise its first elements
@@ -68,7 +70,8 @@ typedef struct Arg {
 typedef struct Test {
     const char *path;
     char kernel[128];
-    unsigned grid[3], block[3], shared;
+    unsigned grid[3], block[3], shared, cluster[3];
+    int has_cluster;           /* @cluster given: launch with these cluster dimensions */
     int nargs, ndumps, expect_error;
     Arg args[MAX_ARGS];
     int dumps[MAX_DUMPS];
@@ -82,7 +85,7 @@ static int be_alloc(uint64_t *dev, size_t bytes);
 static int be_upload(uint64_t dev, const void *src, size_t bytes);
 static int be_download(void *dst, uint64_t dev, size_t bytes);
 static int be_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,
-                     void **args);
+                     const unsigned *cluster, void **args);   /* cluster: NULL or [3] */
 
 static const struct { int code; const char *name; } err_names[] = {
     {0, "cudaSuccess"}, {1, "cudaErrorInvalidValue"}, {2, "cudaErrorMemoryAllocation"},
@@ -219,6 +222,10 @@ static void parse_directive(Test *t, int line, char *text)
     if (!strcmp(w[0], "@kernel") && n == 2) snprintf(t->kernel, sizeof t->kernel, "%s", w[1]);
     else if (!strcmp(w[0], "@grid")) parse_dims(t, line, w, n, t->grid);
     else if (!strcmp(w[0], "@block")) parse_dims(t, line, w, n, t->block);
+    else if (!strcmp(w[0], "@cluster")) {
+        parse_dims(t, line, w, n, t->cluster);
+        t->has_cluster = 1;
+    }
     else if (!strcmp(w[0], "@shared") && n == 2) t->shared = (unsigned)strtoul(w[1], NULL, 0);
     else if (!strcmp(w[0], "@arg")) parse_arg(t, line, w, n);
     else if (!strcmp(w[0], "@dump")) parse_dump(t, line, w, n);
@@ -308,7 +315,7 @@ static int run_test(Test *t, const char *ptx, size_t len)
         }
         memcpy(a->scalar, &a->dev, 8);
     }
-    rc = be_launch(t->grid, t->block, t->shared, params);
+    rc = be_launch(t->grid, t->block, t->shared, t->has_cluster ? t->cluster : NULL, params);
     if (rc) return report_error(t, rc);
     for (int i = 0; i < t->ndumps; i++) {
         Arg *a = &t->args[t->dumps[i]];
@@ -353,6 +360,10 @@ int main(int argc, char **argv)
 #include "emu/memory.h"
 
 static EmuKernel *emu_kernel;
+
+/* Weak until the emulator implements cluster launches: a test without @cluster never
+ * needs it, and one with @cluster reports cudaErrorNotSupported while it is missing. */
+#pragma weak emu_launch_ex
 
 static int be_init(void)
 {
@@ -399,10 +410,18 @@ static int be_download(void *dst, uint64_t dev, size_t bytes)
 }
 
 static int be_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,
-                     void **args)
+                     const unsigned *cluster, void **args)
 {
     char err[1024] = "";
-    int code = emu_launch(emu_kernel, grid, block, shared, args, err, sizeof err);
+    int code;
+    if (!cluster)
+        code = emu_launch(emu_kernel, grid, block, shared, args, err, sizeof err);
+    else if (emu_launch_ex)
+        code = emu_launch_ex(emu_kernel, grid, block, cluster, shared, args, err, sizeof err);
+    else {
+        snprintf(err, sizeof err, "ptxrun: this emulator build has no emu_launch_ex (@cluster)");
+        code = EMU_ERR_NOT_SUPPORTED;
+    }
     if (code) fprintf(stderr, "%s\n", err);
     return code;
 }

@@ -56,12 +56,33 @@ static int be_download(void *dst, uint64_t dev, size_t bytes)
     return (int)cuMemcpyDtoH(dst, (CUdeviceptr)dev, bytes);
 }
 
+/* cuLaunchKernelEx with a cluster-dimension attribute (@cluster). */
+static CUresult launch_cluster(const unsigned grid[3], const unsigned block[3],
+                               unsigned shared, const unsigned *cluster, void **args)
+{
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster[0];
+    attr.value.clusterDim.y = cluster[1];
+    attr.value.clusterDim.z = cluster[2];
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = grid[0]; cfg.gridDimY = grid[1]; cfg.gridDimZ = grid[2];
+    cfg.blockDimX = block[0]; cfg.blockDimY = block[1]; cfg.blockDimZ = block[2];
+    cfg.sharedMemBytes = shared;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    return cuLaunchKernelEx(&cfg, gpu_function, args, NULL);
+}
+
 /* A fault surfaces at the synchronize; the context is dead after it, so the caller stops. */
 static int be_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,
-                     void **args)
+                     const unsigned *cluster, void **args)
 {
-    CUresult rc = cuLaunchKernel(gpu_function, grid[0], grid[1], grid[2], block[0], block[1],
-                                 block[2], shared, NULL, args, NULL);
+    CUresult rc = cluster ? launch_cluster(grid, block, shared, cluster, args)
+                          : cuLaunchKernel(gpu_function, grid[0], grid[1], grid[2], block[0],
+                                           block[1], block[2], shared, NULL, args, NULL);
     if (!rc) rc = cuCtxSynchronize();
     if (rc) {
         const char *s = NULL;

@@ -1,0 +1,312 @@
+/* async.c - the asynchronous engine: the queue of operations in flight, when they
+ * complete, and what completing one does (see async.h for the contract). */
+#include <stdlib.h>
+#include <string.h>
+#include "async.h"
+#include "asyncop.h"
+#include "exec.h"
+#include "memory.h"
+#include "tma.h"
+
+struct AsyncQueue {
+    AsyncOp *ops;
+    uint32_t n, cap;
+    int late;               /* PTXEMU_ASYNC=late: complete only when a wait needs it */
+};
+
+AsyncQueue *async_queue_new(void)
+{
+    AsyncQueue *q = calloc(1, sizeof *q);
+    if (!q) return NULL;
+    const char *p = getenv("PTXEMU_ASYNC");
+    q->late = p && !strcmp(p, "late");
+    return q;
+}
+
+void async_queue_reset(AsyncQueue *q)
+{
+    q->n = 0;
+}
+
+int async_pending(const Cluster *cl)
+{
+    return cl->aq && cl->aq->n != 0;
+}
+
+AsyncOp *async_push(Warp *w, int lane, int kind)
+{
+    AsyncQueue *q = w->cta->cluster->aq;
+    if (q->n == q->cap) {
+        uint32_t nc = q->cap ? q->cap * 2 : 64;
+        AsyncOp *n = realloc(q->ops, nc * sizeof *n);
+        if (!n) return NULL;
+        q->ops = n;
+        q->cap = nc;
+    }
+    AsyncOp *op = &q->ops[q->n++];
+    memset(op, 0, offsetof(AsyncOp, value));
+    op->kind = (uint8_t)kind;
+    op->w = w;
+    op->lane = (uint8_t)lane;
+    op->pc = w->pc;
+    return op;
+}
+
+/* ---- mbarrier words -------------------------------------------------------------------
+ * bits 0-19 arrivals still pending in the current phase, 20-39 the expected count,
+ * 40-60 the pending transaction bytes (21-bit two's complement: complete-tx may come
+ * before expect-tx), 62 the phase parity, 63 initialised. */
+
+void mbar_complete_tx(uint64_t *m, uint32_t bytes)
+{
+    mbar_add_tx(m, -(int32_t)bytes);
+    mbar_try_flip(m);
+}
+
+void mbar_arrive_async(uint64_t *m)
+{
+    uint64_t v = *m;
+    if (MB_PENDING(v)) *m = v - 1;
+    mbar_try_flip(m);
+}
+
+/* ---- completion ------------------------------------------------------------------------ */
+
+static void reduce_elems(uint8_t *dst, const uint8_t *src, uint32_t size, int redop, int type);
+
+static int op_fault(AsyncOp *op, const char *msg)
+{
+    op->w->pc = op->pc;
+    warp_fault(op->w, op->lane, EMU_ERR_ILLEGAL_ADDRESS, "%s", msg);
+    return -1;
+}
+
+/* Each CTA named by a multicast mask, or just the one destination. */
+static int for_targets(AsyncOp *op, uint8_t **dst, uint64_t **mbar, int max)
+{
+    if (!op->cta_mask) { dst[0] = op->dst; mbar[0] = op->mbar; return 1; }
+    Cluster *cl = op->w->cta->cluster;
+    int n = 0;
+    for (uint32_t r = 0; r < cl->n && n < max; r++)
+        if (op->cta_mask >> r & 1) {
+            dst[n] = cl->ctas[r]->shared + op->dst_off;
+            mbar[n] = op->mbar ? (uint64_t *)(cl->ctas[r]->shared + op->mbar_off) : NULL;
+            n++;
+        }
+    return n;
+}
+
+static int complete(AsyncOp *op)
+{
+    uint8_t *dst[MAX_CLUSTER];
+    uint64_t *mbar[MAX_CLUSTER];
+    int n = for_targets(op, dst, mbar, MAX_CLUSTER);
+    char err[300];
+    switch (op->kind) {
+    case AOP_CPASYNC:
+        if (op->src_size) memcpy(op->dst, op->src, op->src_size);
+        memset(op->dst + op->src_size, 0, op->size - op->src_size);
+        break;
+    case AOP_CPASYNC_ARRIVE:
+        mbar_arrive_async(op->mbar);
+        break;
+    case AOP_BULK:
+        for (int i = 0; i < n; i++) {
+            if (op->byte_mask != 0xffff) {
+                for (uint32_t k = 0; k < op->size; k++)
+                    if (op->byte_mask >> (k % 16) & 1) dst[i][k] = op->src[k];
+            } else
+                memmove(dst[i], op->src, op->size);
+            if (mbar[i]) mbar_complete_tx(mbar[i], op->size);
+        }
+        break;
+    case AOP_BULK_REDUCE:
+        reduce_elems(op->dst, op->src, op->size, op->redop, op->rtype);
+        if (op->mbar) mbar_complete_tx(op->mbar, op->size);
+        break;
+    case AOP_TENSOR: {
+        uint32_t bytes = tma_box_bytes(op->tmap);
+        for (int i = 0; i < n; i++) {
+            uint8_t *smem = op->tdir == TMA_LOAD ? dst[i] : op->dst;
+            if (tma_transfer(op->tmap, op->tdir, op->tmode, op->coords, op->ndims, op->offsets,
+                             smem, op->smem_avail, op->redop, err, sizeof err) < 0)
+                return op_fault(op, err);
+            if (mbar[i]) mbar_complete_tx(mbar[i], bytes);
+        }
+        break;
+    }
+    case AOP_ST_ASYNC:
+        memcpy(op->dst, op->value, op->size);
+        mbar_complete_tx(op->mbar, op->size);
+        break;
+    case AOP_RED_ASYNC:
+        reduce_elems(op->dst, op->value, op->size, op->redop, op->rtype);
+        mbar_complete_tx(op->mbar, op->size);
+        break;
+    default:
+        break;
+    }
+    op->done = 1;
+    return 0;
+}
+
+static void compact(AsyncQueue *q)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < q->n; i++)
+        if (!q->ops[i].done) q->ops[k++] = q->ops[i];
+    q->n = k;
+}
+
+/* Complete the operations `want` selects, oldest first. An mbarrier arrive that cp.async
+ * triggers waits for the thread's earlier cp.async operations, which complete first. */
+typedef int (*Want)(const AsyncOp *op, const void *arg);
+
+static int force(AsyncQueue *q, Want want, const void *arg)
+{
+    int rc = 0;
+    for (uint32_t i = 0; i < q->n && !rc; i++) {
+        AsyncOp *op = &q->ops[i];
+        if (op->done || !want(op, arg)) continue;
+        if (op->kind == AOP_CPASYNC_ARRIVE)
+            for (uint32_t j = 0; j < i && !rc; j++) {
+                AsyncOp *p = &q->ops[j];
+                if (!p->done && p->kind == AOP_CPASYNC && p->w == op->w && p->lane == op->lane)
+                    rc = complete(p);
+            }
+        if (!rc) rc = complete(op);
+    }
+    compact(q);
+    return rc;
+}
+
+static int want_all(const AsyncOp *op, const void *arg) { (void)op; (void)arg; return 1; }
+
+int async_round(Cluster *cl)
+{
+    if (!cl->aq->n || cl->aq->late) return 0;
+    return force(cl->aq, want_all, NULL);
+}
+
+int async_drain(Cluster *cl)
+{
+    return cl->aq->n ? force(cl->aq, want_all, NULL) : 0;
+}
+
+typedef struct GroupWant { const Warp *w; int lane, kind; uint32_t before; } GroupWant;
+
+static int want_group(const AsyncOp *op, const void *arg)
+{
+    const GroupWant *g = arg;
+    int kind = op->kind == AOP_CPASYNC ? GROUP_CPASYNC : op->group_kind;
+    return op->w == g->w && op->lane == g->lane && kind == g->kind && op->group < g->before;
+}
+
+int async_force_groups(Warp *w, int lane, int kind, uint32_t before)
+{
+    GroupWant g = { w, lane, kind, before };
+    return force(w->cta->cluster->aq, want_group, &g);
+}
+
+static int want_mbar(const AsyncOp *op, const void *arg)
+{
+    (void)arg;
+    return op->mbar != NULL;
+}
+
+int async_force_mbarriers(Warp *w)
+{
+    return force(w->cta->cluster->aq, want_mbar, NULL);
+}
+
+/* ---- element-wise reductions (cp.reduce.async.bulk, red.async) -------------------------- */
+
+#define RED_INT(T, ST)                                                                    \
+    static void red_##T(T *d, const T *s, uint32_t n, int op)                             \
+    {                                                                                     \
+        for (uint32_t i = 0; i < n; i++) {                                                \
+            T old = __atomic_load_n(&d[i], __ATOMIC_RELAXED), v, b = s[i];                \
+            do {                                                                          \
+                switch (op) {                                                             \
+                case ARED_ADD: v = old + b; break;                                        \
+                case ARED_MIN: v = (ST)old < (ST)b ? old : b; break;                      \
+                case ARED_MAX: v = (ST)old > (ST)b ? old : b; break;                      \
+                case ARED_INC: v = old >= b ? 0 : old + 1; break;                         \
+                case ARED_DEC: v = (old == 0 || old > b) ? b : old - 1; break;            \
+                case ARED_AND: v = old & b; break;                                        \
+                case ARED_OR: v = old | b; break;                                         \
+                default: v = old ^ b; break;                                              \
+                }                                                                         \
+            } while (!__atomic_compare_exchange_n(&d[i], &old, v, 0, __ATOMIC_RELAXED,    \
+                                                  __ATOMIC_RELAXED));                     \
+        }                                                                                 \
+    }
+typedef int32_t s32;
+typedef int64_t s64;
+RED_INT(uint32_t, uint32_t)
+RED_INT(uint64_t, uint64_t)
+#define red_s32(d, s, n, op) red_signed32(d, s, n, op)
+static void red_signed32(uint32_t *d, const uint32_t *s, uint32_t n, int op)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t old = __atomic_load_n(&d[i], __ATOMIC_RELAXED), v;
+        do {
+            int32_t a = (int32_t)old, b = (int32_t)s[i];
+            v = op == ARED_MIN ? (uint32_t)(a < b ? a : b) : op == ARED_MAX ? (uint32_t)(a > b ? a : b)
+                                                                             : old + s[i];
+        } while (!__atomic_compare_exchange_n(&d[i], &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    }
+}
+
+static void red_signed64(uint64_t *d, const uint64_t *s, uint32_t n, int op)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t old = __atomic_load_n(&d[i], __ATOMIC_RELAXED), v;
+        do {
+            int64_t a = (int64_t)old, b = (int64_t)s[i];
+            v = op == ARED_MIN ? (uint64_t)(a < b ? a : b) : op == ARED_MAX ? (uint64_t)(a > b ? a : b)
+                                                                             : old + s[i];
+        } while (!__atomic_compare_exchange_n(&d[i], &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    }
+}
+
+static void red_float(uint8_t *d, const uint8_t *s, uint32_t size, int type, int op)
+{
+    if (type == TY_F32) {
+        uint32_t *dd = (uint32_t *)d;
+        for (uint32_t i = 0; i < size / 4; i++) {
+            uint32_t old = __atomic_load_n(&dd[i], __ATOMIC_RELAXED), v, b;
+            memcpy(&b, s + 4 * i, 4);
+            do {
+                float x, y, r;
+                memcpy(&x, &old, 4); memcpy(&y, &b, 4);
+                r = op == ARED_MIN ? (x < y ? x : y) : op == ARED_MAX ? (x > y ? x : y) : x + y;
+                memcpy(&v, &r, 4);
+            } while (!__atomic_compare_exchange_n(&dd[i], &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        }
+        return;
+    }
+    uint64_t *dd = (uint64_t *)d;
+    for (uint32_t i = 0; i < size / 8; i++) {
+        uint64_t old = __atomic_load_n(&dd[i], __ATOMIC_RELAXED), v, b;
+        memcpy(&b, s + 8 * i, 8);
+        do {
+            double x, y, r;
+            memcpy(&x, &old, 8); memcpy(&y, &b, 8);
+            r = op == ARED_MIN ? (x < y ? x : y) : op == ARED_MAX ? (x > y ? x : y) : x + y;
+            memcpy(&v, &r, 8);
+        } while (!__atomic_compare_exchange_n(&dd[i], &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    }
+}
+
+static void reduce_elems(uint8_t *dst, const uint8_t *src, uint32_t size, int redop, int type)
+{
+    switch (type) {
+    case TY_S32: red_signed32((uint32_t *)dst, (const uint32_t *)src, size / 4, redop); break;
+    case TY_S64: red_signed64((uint64_t *)dst, (const uint64_t *)src, size / 8, redop); break;
+    case TY_U64: case TY_B64: red_uint64_t((uint64_t *)dst, (const uint64_t *)src, size / 8, redop); break;
+    case TY_F32: case TY_F64: red_float(dst, src, size, type, redop); break;
+    case TY_F16: case TY_BF16: async_red_half(dst, src, size, type, redop); break;
+    default: red_uint32_t((uint32_t *)dst, (const uint32_t *)src, size / 4, redop); break;
+    }
+}

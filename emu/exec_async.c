@@ -1,0 +1,646 @@
+/* exec_async.c - the instructions of the asynchronous machinery and of clusters: cp.async
+ * and its groups, bulk and tensor copies, bulk reductions, st.async/red.async (all queued
+ * on the asynchronous engine, async.c), mbarrier.*, mapa, getctarank, elect,
+ * griddepcontrol, setmaxnreg, createpolicy. Operands are checked when the instruction is
+ * issued, so misuse faults at its PTX line. */
+#include <stdio.h>
+#include <string.h>
+#include "async.h"
+#include "asyncop.h"
+#include "exec.h"
+#include "fp.h"
+#include "memory.h"
+#include "scheduler.h"
+#include "tma.h"
+
+/* Inst fields for this family: space = destination space, cmp = source space,
+ * bop = ARED_* reduction, t = element type, vec = tensor dimensions, aux8 = CPF_* flags. */
+enum { CPF_SRCSIZE = 1, CPF_IGNORE = 2, CPF_MULTICAST = 4, CPF_CPMASK = 8, CPF_IM2COL = 16,
+       CPF_NOINC = 32 };
+
+#define RANK_MASK ((1ull << CLUSTER_RANK_SHIFT) - 1)
+
+static uint64_t rowv(Warp *w, uint32_t row, int l) { return ROW(w, row)[l]; }
+static uint64_t addr0(Warp *w, const Inst *in, int l) { return rowv(w, in->base, l) + (uint64_t)in->imm; }
+
+static int bad(Warp *w, int l, const Inst *in, const char *fmt, unsigned long long a,
+               unsigned long long b)
+{
+    char msg[300];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    return warp_fault(w, l, EMU_ERR_ILLEGAL_INSTRUCTION, "%s: %s", op_info[in->op].name, msg);
+}
+
+/* ---- mbarrier -------------------------------------------------------------------------- */
+
+enum { MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_EXPECT_TX, MB_COMPLETE_TX, MB_TEST,
+       MB_TRY, MB_PENDING_COUNT };
+
+static uint64_t *mbar_at(Warp *w, const Inst *in, int l, int need_init)
+{
+    uint64_t a = addr0(w, in, l);
+    uint64_t *m = mem_lane_ptr(w, in->space ? in->space : SP_GENERIC, a, 8, 8, l, ACC_ATOMIC);
+    if (m && need_init && !(*m & MB_VALID)) {
+        warp_fault(w, l, EMU_ERR_ILLEGAL_INSTRUCTION, "mbarrier at 0x%llx is not initialised "
+                   "(or was invalidated)", (unsigned long long)a);
+        return NULL;
+    }
+    return m;
+}
+
+static int mb_init(Warp *w, const Inst *in, uint32_t mask)
+{
+    FOR_LANES(mask, l) {
+        uint64_t *m = mbar_at(w, in, l, 0);
+        uint64_t n = rowv(w, in->s[0], l) & 0xffffffffu;
+        if (!m) return STEP_FAULT;
+        if (n < 1 || n > MB_MAXCOUNT) return bad(w, l, in, "count %llu is outside 1..%llu", n, MB_MAXCOUNT);
+        *m = MB_VALID | n << 20 | n;
+    }
+    return STEP_NEXT;
+}
+
+static int mb_inval(Warp *w, const Inst *in, uint32_t mask)
+{
+    FOR_LANES(mask, l) {
+        uint64_t *m = mbar_at(w, in, l, 0);
+        if (!m) return STEP_FAULT;
+        *m = 0;
+    }
+    return STEP_NEXT;
+}
+
+/* arrive / arrive_drop, with a count or an expected transaction count; lanes in order */
+static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
+{
+    int expect = in->aux8 & 1, nocomplete = in->aux8 & 2;
+    FOR_LANES(mask, l) {
+        uint64_t *m = mbar_at(w, in, l, 1);
+        if (!m) return STEP_FAULT;
+        uint64_t v = *m, count = 1;
+        if (in->ns && !expect) count = rowv(w, in->s[0], l) & 0xffffffffu;
+        if (expect) {
+            int64_t tx = mbar_tx(v) + (int64_t)(rowv(w, in->s[0], l) & 0xffffffffu);
+            if (tx > MB_MAXCOUNT) return bad(w, l, in, "transaction count overflows (%llu > %llu)", (unsigned long long)tx, (unsigned long long)MB_MAXCOUNT);
+            mbar_add_tx(m, (int32_t)(rowv(w, in->s[0], l) & 0xffffffffu));
+        }
+        if (count == 0 || count > MB_PENDING(*m))
+            return bad(w, l, in, "arrival count %llu exceeds the %llu pending arrivals", count, MB_PENDING(*m));
+        if (drop) *m -= count << 20;   /* later phases expect fewer arrivals */
+        *m -= count;
+        if (nocomplete && !MB_PENDING(*m) && !mbar_tx(*m))
+            return bad(w, l, in, ".noComplete arrival would complete the phase (%llu of %llu "
+                       "arrivals)", MB_EXPECTED(*m), MB_EXPECTED(*m));
+        mbar_try_flip(m);
+        if (in->nd && in->d[0] != ROW_SINK) ROW(w, in->d[0])[l] = v;
+    }
+    return STEP_NEXT;
+}
+
+static int mb_arrive(Warp *w, const Inst *in, uint32_t mask) { return mb_arrive_common(w, in, mask, 0); }
+static int mb_arrive_drop(Warp *w, const Inst *in, uint32_t mask) { return mb_arrive_common(w, in, mask, 1); }
+
+static int mb_tx(Warp *w, const Inst *in, uint32_t mask)
+{
+    int complete_tx = in->aux8 & 4;
+    FOR_LANES(mask, l) {
+        uint64_t *m = mbar_at(w, in, l, 1);
+        if (!m) return STEP_FAULT;
+        int64_t d = (int64_t)(rowv(w, in->s[0], l) & 0xffffffffu);
+        int64_t tx = mbar_tx(*m) + (complete_tx ? -d : d);
+        if (tx > MB_MAXCOUNT || tx < -MB_MAXCOUNT)
+            return bad(w, l, in, "transaction count out of range (%llu, %llu allowed)", (unsigned long long)tx, (unsigned long long)MB_MAXCOUNT);
+        mbar_add_tx(m, (int32_t)(complete_tx ? -d : d));
+        mbar_try_flip(m);
+    }
+    return STEP_NEXT;
+}
+
+/* test_wait/try_wait: with a state, the phase it was taken in must be over; with .parity,
+ * the phase of that parity. A try_wait that fails first lets the engine complete what
+ * signals mbarriers (the latest moment it may), then yields the warp's turn. */
+static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
+{
+    int parity = in->aux8 & 8, is_try = in->aux8 & 16;
+    uint32_t done = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        done = 0;
+        FOR_LANES(mask, l) {
+            uint64_t *m = mbar_at(w, in, l, 1);
+            if (!m) return STEP_FAULT;
+            uint64_t s = rowv(w, in->s[0], l);
+            uint64_t want = parity ? (s & 1) : (s >> 62 & 1);
+            if ((*m >> 62 & 1) != want) done |= 1u << l;
+        }
+        if (done == mask || !is_try || pass) break;
+        if (async_force_mbarriers(w)) return STEP_FAULT;
+    }
+    uint32_t *p = &w->P[in->d[0]];
+    *p = (*p & ~mask) | done;
+    if (done == mask) return STEP_NEXT;
+    w->spin = 1;
+    w->pc++;
+    return STEP_YIELD;
+}
+
+static int mb_pending_count(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *s = ROW(w, in->s[0]);
+    FOR_LANES(mask, l) d[l] = MB_PENDING(s[l]);
+    return STEP_NEXT;
+}
+
+const char *bind_mbarrier(Inst *in, const InstDesc *d)
+{
+    in->space = (uint8_t)(d->nspaces ? d->spaces[0] : SP_NONE);
+    if (in->space && in->space != SP_SHARED && in->space != SP_SHARED_CLUSTER)
+        return "mbarrier objects live in shared memory";
+    int cluster = in->space == SP_SHARED_CLUSTER;
+    in->aux8 = (uint8_t)(desc_has(d, MOD_EXPECT_TX) | desc_has(d, MOD_NOCOMPLETE) << 1 |
+                         desc_has(d, MOD_COMPLETE_TX) << 2 | desc_has(d, MOD_PARITY) << 3 |
+                         desc_has(d, MOD_TRY_WAIT) << 4);
+    if (desc_has(d, MOD_INIT)) { if (d->ns != 1) return "mbarrier.init takes [addr], count"; in->fn = mb_init; }
+    else if (desc_has(d, MOD_INVAL)) in->fn = mb_inval;
+    else if (desc_has(d, MOD_ARRIVE_DROP)) in->fn = mb_arrive_drop;
+    else if (desc_has(d, MOD_ARRIVE)) in->fn = mb_arrive;
+    else if (desc_has(d, MOD_EXPECT_TX) || desc_has(d, MOD_COMPLETE_TX)) {
+        if (d->ns != 1) return "expect_tx/complete_tx take [addr], txCount";
+        in->fn = mb_tx;
+    } else if (desc_has(d, MOD_TEST_WAIT) || desc_has(d, MOD_TRY_WAIT)) {
+        if (cluster) return "test_wait/try_wait need a barrier of the own CTA (.shared::cta)";
+        if (d->nd != 1 || d->ns < 1) return "test_wait/try_wait take p, [addr], state";
+        in->fn = mb_wait;
+    } else if (desc_has(d, MOD_PENDING_COUNT)) {
+        if (d->nd != 1 || d->ns != 1) return "pending_count takes d, state";
+        in->fn = mb_pending_count;
+    } else
+        return "unknown mbarrier operation";
+    if (cluster && in->fn != mb_arrive && in->fn != mb_arrive_drop && in->fn != mb_tx)
+        return "only arrive, arrive_drop, expect_tx and complete_tx take a .shared::cluster barrier";
+    return NULL;
+}
+
+/* ---- cp.async (non-bulk) ------------------------------------------------------------------ */
+
+static int cp_async(Warp *w, const Inst *in, uint32_t mask)
+{
+    FOR_LANES(mask, l) {
+        uint32_t size = (uint32_t)rowv(w, in->s[1], l), src_size = size;
+        if (size != 4 && size != 8 && size != 16) return bad(w, l, in, "cp-size %llu is not 4, 8 or 16 (%llu)", size, size);
+        if (in->t2 == 1 && size != 16) return bad(w, l, in, ".cg needs cp-size 16 (got %llu, %llu)", size, size);
+        if (in->aux8 & CPF_SRCSIZE) src_size = (uint32_t)rowv(w, in->s[2], l);
+        if ((in->aux8 & CPF_IGNORE) && (w->P[in->s[2]] >> l & 1)) src_size = 0;
+        if (src_size > size) return bad(w, l, in, "src-size %llu exceeds cp-size %llu", src_size, size);
+        uint8_t *dst = mem_lane_ptr(w, in->space, addr0(w, in, l), size, size, l, ACC_WRITE);
+        if (!dst) return STEP_FAULT;
+        const uint8_t *src = NULL;
+        uint64_t sa = rowv(w, in->s[0], l);
+        if (src_size && !(src = mem_lane_ptr(w, in->cmp, sa, src_size, size, l, ACC_READ))) return STEP_FAULT;
+        AsyncOp *op = async_push(w, l, AOP_CPASYNC);
+        if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
+        op->dst = dst; op->src = src; op->size = size; op->src_size = src_size;
+        op->group_kind = GROUP_CPASYNC;
+        op->group = w->cpa_group[l];
+    }
+    return STEP_NEXT;
+}
+
+static int cp_commit(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint32_t *g = in->aux8 ? w->bulk_group : w->cpa_group;
+    FOR_LANES(mask, l) g[l]++;
+    return STEP_NEXT;
+}
+
+/* wait_group N: every group but the newest N is complete; completing them now is the
+ * latest legal moment */
+static int cp_wait(Warp *w, const Inst *in, uint32_t mask)
+{
+    int bulk = in->aux8 & 1, all = in->aux8 & 2;
+    uint32_t *g = bulk ? w->bulk_group : w->cpa_group;
+    FOR_LANES(mask, l) {
+        if (all) g[l]++;
+        uint32_t n = all ? 0 : (uint32_t)rowv(w, in->s[0], l);
+        if (g[l] > n && async_force_groups(w, l, bulk ? GROUP_BULK : GROUP_CPASYNC, g[l] - n))
+            return STEP_FAULT;
+    }
+    return STEP_NEXT;
+}
+
+static int cp_mbar_arrive(Warp *w, const Inst *in, uint32_t mask)
+{
+    FOR_LANES(mask, l) {
+        uint64_t *m = mbar_at(w, in, l, 1);
+        if (!m) return STEP_FAULT;
+        if (!(in->aux8 & CPF_NOINC)) {
+            if (MB_PENDING(*m) >= MB_MAXCOUNT) return bad(w, l, in, "pending count overflows (%llu of %llu)", MB_MAXCOUNT, MB_MAXCOUNT);
+            *m += 1;   /* the asynchronous arrive will take it back */
+        }
+        AsyncOp *op = async_push(w, l, AOP_CPASYNC_ARRIVE);
+        if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
+        op->mbar = m;
+    }
+    return STEP_NEXT;
+}
+
+/* ---- bulk copies and reductions -------------------------------------------------------- */
+
+/* The shared memory a shared::cluster (or shared::cta) destination points at, and the
+ * CTA-relative offset multicast repeats in every CTA of the mask. */
+static uint8_t *shared_range(Warp *w, int space, uint64_t a, uint32_t size, uint32_t align,
+                             int l, int acc, uint32_t *off)
+{
+    if (space == SP_GENERIC || space == SP_NONE) {
+        if (a - SHARED_WINDOW >= WINDOW_SIZE) {
+            warp_fault(w, l, EMU_ERR_ILLEGAL_ADDRESS, "generic address 0x%llx is not in shared "
+                       "memory", (unsigned long long)a);
+            return NULL;
+        }
+        a -= SHARED_WINDOW;
+        space = SP_SHARED_CLUSTER;
+    }
+    if (off) *off = (uint32_t)(a & RANK_MASK);
+    return mem_lane_ptr(w, space, a, size, align, l, acc);
+}
+
+static int check_mask(Warp *w, int l, const Inst *in, uint32_t cta_mask)
+{
+    uint32_t n = w->cta->cluster->n;
+    if (!cta_mask || (n < 16 && cta_mask >> n))
+        return bad(w, l, in, "ctaMask 0x%llx names CTAs outside the cluster of %llu", cta_mask, n);
+    return 0;
+}
+
+static int multicast_targets(Warp *w, int l, const Inst *in, AsyncOp *op)
+{
+    Cluster *cl = w->cta->cluster;
+    for (uint32_t r = 0; r < cl->n; r++)
+        if (op->cta_mask >> r & 1) {
+            if ((uint64_t)op->dst_off + op->size > cl->ctas[r]->shared_size ||
+                (op->mbar && (uint64_t)op->mbar_off + 8 > cl->ctas[r]->shared_size))
+                return bad(w, l, in, "multicast destination runs past the shared memory of CTA rank %llu of %llu", r, cl->n);
+        }
+    return 0;
+}
+
+/* cp.async.bulk and cp.reduce.async.bulk: [dst], [src], size{, [mbar]}{, ctaMask}... */
+static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
+{
+    int reduce = in->op == OP_cp && in->bop != 0xff, to_global = in->space == SP_GLOBAL;
+    FOR_LANES(mask, l) {
+        uint64_t da = addr0(w, in, l), sa = rowv(w, in->s[0], l);
+        uint32_t size = (uint32_t)rowv(w, in->s[1], l);
+        if (!size || size % 16) return bad(w, l, in, "size %llu is not a positive multiple of 16 (%llu)", size, size);
+        if (da % 16 || sa % 16) return bad(w, l, in, "addresses must be 16-byte aligned (dst 0x%llx, src 0x%llx)", da, sa);
+        AsyncOp *op = async_push(w, l, reduce ? AOP_BULK_REDUCE : AOP_BULK);
+        if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
+        op->size = size;
+        op->byte_mask = 0xffff;
+        op->redop = in->bop; op->rtype = in->t;
+        if (!(op->src = in->cmp == SP_GLOBAL ? mem_lane_ptr(w, SP_GLOBAL, sa, size, 16, l, ACC_READ)
+                                             : shared_range(w, in->cmp, sa, size, 16, l, ACC_READ, NULL)))
+            return STEP_FAULT;
+        if (to_global) {
+            if (!(op->dst = mem_lane_ptr(w, SP_GLOBAL, da, size, 16, l, ACC_WRITE))) return STEP_FAULT;
+            op->group_kind = GROUP_BULK;
+            op->group = w->bulk_group[l];
+            if (in->aux8 & CPF_CPMASK) op->byte_mask = (uint16_t)rowv(w, in->s[in->ns - 1], l);
+            continue;
+        }
+        if (!(op->dst = shared_range(w, in->space, da, size, 16, l, ACC_WRITE, &op->dst_off)))
+            return STEP_FAULT;
+        uint64_t ma = rowv(w, in->s[2], l);
+        if (!(op->mbar = (uint64_t *)shared_range(w, in->space, ma, 8, 8, l, ACC_ATOMIC, &op->mbar_off)))
+            return STEP_FAULT;
+        if (in->aux8 & CPF_MULTICAST) {
+            op->cta_mask = (uint16_t)rowv(w, in->s[3], l);
+            if (check_mask(w, l, in, (uint32_t)rowv(w, in->s[3], l)) ||
+                multicast_targets(w, l, in, op)) return STEP_FAULT;
+        }
+    }
+    return STEP_NEXT;
+}
+
+/* prefetches only warm caches: nothing to do but accept well-formed operands */
+static int cp_prefetch(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)w; (void)in; (void)mask;
+    return STEP_NEXT;
+}
+
+/* ---- tensor copies ----------------------------------------------------------------------- */
+
+static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
+{
+    int n = in->vec, load = in->space != SP_GLOBAL;
+    FOR_LANES(mask, l) {
+        AsyncOp *op = async_push(w, l, AOP_TENSOR);
+        if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
+        uint64_t map = load ? rowv(w, in->s[0], l) : addr0(w, in, l);
+        const uint8_t *tm = mem_lane_ptr(w, SP_GENERIC, map, TMAP_BYTES, 64, l, ACC_READ);
+        if (!tm) return STEP_FAULT;
+        memcpy(op->tmap, tm, TMAP_BYTES);
+        char err[200];
+        if (!tma_valid(op->tmap, err, sizeof err))
+            return warp_fault(w, l, EMU_ERR_ILLEGAL_INSTRUCTION, "%s: %s", op_info[in->op].name, err);
+        int c0 = load ? 1 : 0;
+        for (int k = 0; k < n; k++) op->coords[k] = (int32_t)rowv(w, in->s[c0 + k], l);
+        op->ndims = (uint8_t)n;
+        op->tmode = (in->aux8 & CPF_IM2COL) ? TMA_MODE_IM2COL : TMA_MODE_TILE;
+        op->redop = in->bop;
+        op->tdir = load ? TMA_LOAD : in->bop != 0xff ? TMA_REDUCE : TMA_STORE;
+        uint32_t bytes = tma_box_bytes(op->tmap);
+        if (load) {
+            uint64_t da = addr0(w, in, l), ma = rowv(w, in->s[1 + n], l);
+            int next = 2 + n;
+            if (op->tmode == TMA_MODE_IM2COL)
+                for (int k = 0; k < n - 2; k++) op->offsets[k] = (uint16_t)rowv(w, in->s[next++], l);
+            if (!(op->dst = shared_range(w, in->space, da, bytes, 128, l, ACC_WRITE, &op->dst_off)) ||
+                !(op->mbar = (uint64_t *)shared_range(w, in->space, ma, 8, 8, l, ACC_ATOMIC, &op->mbar_off)))
+                return STEP_FAULT;
+            op->smem_avail = w->cta->shared_size - (op->dst_off < w->cta->shared_size ? op->dst_off : w->cta->shared_size);
+            if (in->aux8 & CPF_MULTICAST) {
+                op->cta_mask = (uint16_t)rowv(w, in->s[next], l);
+                op->size = bytes;
+                if (check_mask(w, l, in, (uint32_t)rowv(w, in->s[next], l)) ||
+                    multicast_targets(w, l, in, op)) return STEP_FAULT;
+            }
+        } else {
+            uint64_t sa = rowv(w, in->s[n], l);
+            uint32_t off;
+            if (!(op->dst = shared_range(w, in->cmp, sa, bytes, 128, l, ACC_READ, &off))) return STEP_FAULT;
+            op->smem_avail = w->cta->shared_size - (off < w->cta->shared_size ? off : w->cta->shared_size);
+            op->group_kind = GROUP_BULK;
+            op->group = w->bulk_group[l];
+        }
+    }
+    return STEP_NEXT;
+}
+
+static int red_op_of(const InstDesc *d)
+{
+    static const int mods[] = { MOD_ADD, MOD_MIN, MOD_MAX, MOD_INC, MOD_DEC, MOD_AND, MOD_OR, MOD_XOR };
+    for (int i = 0; i < 8; i++) if (desc_has(d, mods[i])) return i;
+    return -1;
+}
+
+static const char *check_red_type(int op, int t)
+{
+    int is_int = t == TY_U32 || t == TY_S32 || t == TY_U64 || t == TY_S64 || t == TY_B32 || t == TY_B64;
+    if (op >= ARED_AND) return t == TY_B32 || t == TY_B64 ? NULL : "and/or/xor reduce .b32 or .b64";
+    if (op == ARED_INC || op == ARED_DEC) return t == TY_U32 ? NULL : "inc/dec reduce .u32";
+    if (is_int || t == TY_F32 || t == TY_F64 || t == TY_F16 || t == TY_BF16) return NULL;
+    return "unsupported reduction type";
+}
+
+const char *bind_cp(Inst *in, const InstDesc *d)
+{
+    if (!desc_has(d, MOD_ASYNC)) return "only the asynchronous cp forms exist";
+    int reduce = desc_has(d, MOD_REDUCE), bulk = desc_has(d, MOD_BULK);
+    in->space = (uint8_t)(d->nspaces > 0 ? d->spaces[0] : SP_NONE);
+    in->cmp = (uint8_t)(d->nspaces > 1 ? d->spaces[1] : SP_NONE);
+    in->t = d->ntypes ? d->types[0] : TY_NONE;
+    in->bop = 0xff;
+    in->aux8 = 0;
+    if (desc_has(d, MOD_COMMIT_GROUP)) { in->aux8 = (uint8_t)bulk; in->fn = cp_commit; return NULL; }
+    if (desc_has(d, MOD_WAIT_GROUP) || desc_has(d, MOD_WAIT_ALL)) {
+        in->aux8 = (uint8_t)(bulk | desc_has(d, MOD_WAIT_ALL) << 1);
+        if (!desc_has(d, MOD_WAIT_ALL) && d->ns != 1) return "wait_group takes N";
+        in->fn = cp_wait;
+        return NULL;
+    }
+    if (desc_has(d, MOD_PREFETCH)) { in->fn = cp_prefetch; return NULL; }
+    if (!bulk && desc_has(d, MOD_MBARRIER)) {
+        if (!desc_has(d, MOD_ARRIVE)) return "cp.async.mbarrier needs .arrive";
+        in->space = (uint8_t)(in->cmp ? in->cmp : in->space);
+        in->aux8 = desc_has(d, MOD_NOINC) ? CPF_NOINC : 0;
+        in->fn = cp_mbar_arrive;
+        return NULL;
+    }
+    if (reduce) {
+        int op = red_op_of(d);
+        if (op < 0) return "cp.reduce needs a reduction operation";
+        const char *msg = check_red_type(op, in->t);
+        if (msg) return msg;
+        in->bop = (uint8_t)op;
+    }
+    if (desc_has(d, MOD_MULTICAST_CLUSTER)) in->aux8 |= CPF_MULTICAST;
+    if (desc_has(d, MOD_CP_MASK)) in->aux8 |= CPF_CPMASK;
+    if (desc_has(d, MOD_IM2COL)) in->aux8 |= CPF_IM2COL;
+    if (desc_has(d, MOD_TENSOR)) {
+        if (d->tensor_dims < 1) return "tensor copies need .1d ... .5d";
+        in->vec = (uint8_t)d->tensor_dims;
+        in->fn = cp_tensor;
+        return NULL;
+    }
+    if (bulk) {
+        if (in->space != SP_GLOBAL && d->ns < 3) return "bulk copies into shared memory need [mbar]";
+        in->fn = cp_bulk;
+        return NULL;
+    }
+    /* cp.async.ca/.cg.shared.global [dst], [src], cp-size{, src-size | ignore-src} */
+    if (d->ns < 2) return "cp.async takes [dst], [src], cp-size";
+    int extra = d->ns - 2 - desc_has(d, MOD_L2_CACHE_HINT);
+    if (extra == 1) in->aux8 |= (d->src_pred_mask >> 2 & 1) ? CPF_IGNORE : CPF_SRCSIZE;
+    in->t2 = (uint8_t)desc_has(d, MOD_CG);
+    if (!in->space) in->space = SP_SHARED;
+    if (!in->cmp) in->cmp = SP_GLOBAL;
+    in->fn = cp_async;
+    return NULL;
+}
+
+/* ---- st.async / red.async -------------------------------------------------------------- */
+
+static int st_async(Warp *w, const Inst *in, uint32_t mask)
+{
+    int n = in->vec, es = ptx_type_size(in->t), red = in->op == OP_red_async;
+    uint32_t size = (uint32_t)(n * es);
+    FOR_LANES(mask, l) {
+        uint64_t a = addr0(w, in, l), ma = rowv(w, in->s[n], l);
+        AsyncOp *op = async_push(w, l, red ? AOP_RED_ASYNC : AOP_ST_ASYNC);
+        if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
+        if (!(op->dst = shared_range(w, SP_SHARED_CLUSTER, a, size, size, l, red ? ACC_ATOMIC : ACC_WRITE, NULL)) ||
+            !(op->mbar = (uint64_t *)shared_range(w, SP_SHARED_CLUSTER, ma, 8, 8, l, ACC_ATOMIC, NULL)))
+            return STEP_FAULT;
+        if ((a ^ ma) >> CLUSTER_RANK_SHIFT)
+            return bad(w, l, in, "the data (0x%llx) and the mbarrier (0x%llx) must be in the same CTA", a, ma);
+        for (int k = 0; k < n; k++) memcpy(op->value + k * es, &ROW(w, in->s[k])[l], (size_t)es);
+        op->size = size;
+        op->redop = in->bop; op->rtype = in->t;
+    }
+    return STEP_NEXT;
+}
+
+const char *bind_st_async(Inst *in, const InstDesc *d)
+{
+    if (!d->ntypes) return "st.async needs a type";
+    in->t = d->types[0];
+    in->vec = (uint8_t)d->vec;
+    int es = ptx_type_size(in->t);
+    if (es != 4 && es != 8) return "st.async stores 32- or 64-bit elements";
+    if (d->vec * es > 16) return "st.async stores at most 16 bytes";
+    if (d->ns != d->vec + 1) return "st.async takes [addr], value, [mbar]";
+    in->bop = 0xff;
+    in->fn = st_async;
+    return NULL;
+}
+
+const char *bind_red_async(Inst *in, const InstDesc *d)
+{
+    int op = red_op_of(d);
+    if (!d->ntypes || op < 0) return "red.async needs an operation and a type";
+    const char *msg = check_red_type(op, d->types[0]);
+    if (msg) return msg;
+    if (d->ns != 2) return "red.async takes [addr], value, [mbar]";
+    in->t = d->types[0];
+    in->vec = 1;
+    in->bop = (uint8_t)op;
+    in->fn = st_async;
+    return NULL;
+}
+
+void async_red_half(uint8_t *dst, const uint8_t *src, uint32_t size, int type, int op)
+{
+    for (uint32_t i = 0; i + 2 <= size; i += 2) {
+        uint16_t a, b;
+        memcpy(&a, dst + i, 2); memcpy(&b, src + i, 2);
+        float x = type == TY_F16 ? fp_f16_to_f32(a) : fp_bf16_to_f32(a);
+        float y = type == TY_F16 ? fp_f16_to_f32(b) : fp_bf16_to_f32(b);
+        uint32_t r;
+        if (op == ARED_ADD) r = type == TY_F16 ? fp_f16_add_rn(a, b) : fp_bf16_add_rn(a, b);
+        else {
+            float m = op == ARED_MIN ? (x < y ? x : y) : (x > y ? x : y);
+            r = type == TY_F16 ? fp_f32_to_f16(m, RND_RN) : fp_f32_to_bf16(m, RND_RN);
+        }
+        uint16_t v = (uint16_t)r;
+        memcpy(dst + i, &v, 2);
+    }
+}
+
+/* ---- clusters: mapa, getctarank; elect ------------------------------------------------------ */
+
+static int h_mapa(Warp *w, const Inst *in, uint32_t mask)
+{
+    int generic = in->space != SP_SHARED_CLUSTER;
+    uint64_t *d = ROW(w, in->d[0]);
+    FOR_LANES(mask, l) {
+        uint64_t a = rowv(w, in->s[0], l), r = rowv(w, in->s[1], l) & 0xffffffffu;
+        if (generic) {
+            if (a - SHARED_WINDOW >= WINDOW_SIZE)
+                return bad(w, l, in, "0x%llx is not a generic address of shared memory (%llu)", a, a);
+            a -= SHARED_WINDOW;
+        }
+        if (r >= w->cta->cluster->n)
+            return bad(w, l, in, "rank %llu is outside the cluster of %llu CTAs", r, w->cta->cluster->n);
+        uint64_t v = ((r + 1) << CLUSTER_RANK_SHIFT) | (a & RANK_MASK);
+        d[l] = generic ? SHARED_WINDOW + v : (in->t == TY_U32 || in->t == TY_B32 ? (uint32_t)v : v);
+    }
+    return STEP_NEXT;
+}
+
+const char *bind_mapa(Inst *in, const InstDesc *d)
+{
+    if (d->nd != 1 || d->ns != 2) return "mapa takes d, a, rank";
+    in->space = (uint8_t)(d->nspaces ? d->spaces[0] : SP_NONE);
+    in->fn = h_mapa;
+    return NULL;
+}
+
+static int h_getctarank(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    FOR_LANES(mask, l) {
+        uint64_t a = rowv(w, in->s[0], l);
+        if (in->space != SP_SHARED_CLUSTER) {
+            if (a - SHARED_WINDOW >= WINDOW_SIZE)
+                return bad(w, l, in, "0x%llx is not a generic address of shared memory (%llu)", a, a);
+            a -= SHARED_WINDOW;
+        }
+        uint32_t r = (uint32_t)(a >> CLUSTER_RANK_SHIFT) & 0x1f;
+        d[l] = r ? r - 1 : w->cta->rank;
+    }
+    return STEP_NEXT;
+}
+
+const char *bind_getctarank(Inst *in, const InstDesc *d)
+{
+    if (d->nd != 1 || d->ns != 1) return "getctarank takes d, a";
+    in->space = (uint8_t)(d->nspaces ? d->spaces[0] : SP_NONE);
+    in->fn = h_getctarank;
+    return NULL;
+}
+
+/* elect.sync d|p, membermask: the lowest executing lane of the mask is the leader */
+static int h_elect(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint32_t members = (uint32_t)rowv(w, in->s[0], __builtin_ctz(mask));
+    int r = warp_converge(w, in, mask, members);
+    if (r) return r;
+    uint32_t cand = mask & members;
+    uint32_t leader = cand ? (uint32_t)__builtin_ctz(cand) : 0;
+    uint64_t *d = ROW(w, in->d[0]);
+    FOR_LANES(mask, l) d[l] = leader;
+    if (in->nd > 1) {
+        uint32_t *p = &w->P[in->d[1]];
+        *p = (*p & ~mask) | (cand ? 1u << leader : 0);
+    }
+    return STEP_NEXT;
+}
+
+const char *bind_elect(Inst *in, const InstDesc *d)
+{
+    if (!desc_has(d, MOD_SYNC) || d->ns != 1 || d->nd < 1) return "elect.sync takes d|p, membermask";
+    in->fn = h_elect;
+    return NULL;
+}
+
+/* ---- hints with nothing to do on this machine ---------------------------------------------- */
+
+static int h_none(Warp *w, const Inst *in, uint32_t mask)
+{
+    (void)w; (void)in; (void)mask;
+    return STEP_NEXT;
+}
+
+/* Launches run one after another, so the grid a dependent launch waits for has always
+ * finished, and allowing dependents early changes nothing. */
+const char *bind_griddepcontrol(Inst *in, const InstDesc *d)
+{
+    if (!desc_has(d, MOD_WAIT) && !desc_has(d, MOD_LAUNCH_DEPENDENTS))
+        return "griddepcontrol needs .wait or .launch_dependents";
+    in->fn = h_none;
+    return NULL;
+}
+
+/* Registers are not a finite resource here; the count is still checked as ptxas would. */
+static int h_setmaxnreg(Warp *w, const Inst *in, uint32_t mask)
+{
+    int l = __builtin_ctz(mask);
+    uint64_t n = rowv(w, in->s[0], l);
+    if (n < 24 || n > 256 || n % 8) return bad(w, l, in, "register count %llu is not a multiple of 8 in 24..%llu", n, 256);
+    return STEP_NEXT;
+}
+
+const char *bind_setmaxnreg(Inst *in, const InstDesc *d)
+{
+    if ((!desc_has(d, MOD_INC) && !desc_has(d, MOD_DEC)) || d->ns != 1)
+        return "setmaxnreg needs .inc or .dec and a count";
+    in->fn = h_setmaxnreg;
+    return NULL;
+}
+
+/* The policy only steers the L2 cache; instructions that take one accept any value. */
+static int h_createpolicy(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    FOR_LANES(mask, l) d[l] = 0x1000000000000000ull;
+    return STEP_NEXT;
+}
+
+const char *bind_createpolicy(Inst *in, const InstDesc *d)
+{
+    if (d->nd != 1) return "createpolicy takes a destination";
+    in->fn = h_createpolicy;
+    return NULL;
+}

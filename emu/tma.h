@@ -1,0 +1,54 @@
+/* tma.h - tensor maps (CUtensorMap) and the tensor-copy transfers of cp.async.bulk.tensor.
+ *
+ * Contract: a tensor map is the 128-byte, 64-byte-aligned opaque object that
+ * cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col fill; ptxemu uses its own layout inside
+ * those bytes (with a magic number, so a map that was never encoded is recognised). The
+ * encoders validate their arguments exactly as NVIDIA's driver does and return CUresult
+ * values. The transfer functions move one box between global memory (device address ==
+ * host address) and a shared-memory buffer, applying the map's swizzle, interleave,
+ * element strides and out-of-bounds fill; the async engine calls them when it completes a
+ * tensor copy, never at issue time.
+ */
+#ifndef PTXEMU_TMA_H
+#define PTXEMU_TMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TMAP_BYTES 128
+
+/* CUresult values used here (same numbers as CUDA's driver API). */
+enum { TMA_SUCCESS = 0, TMA_ERROR_INVALID_VALUE = 1 };
+
+/* The encoders, with cuTensorMapEncodeTiled's / cuTensorMapEncodeIm2col's parameters
+ * (enums passed as int). They return CUresult values. */
+int tma_encode_tiled(void *tmap, int dtype, uint32_t rank, void *global_address,
+                     const uint64_t *global_dim, const uint64_t *global_strides,
+                     const uint32_t *box_dim, const uint32_t *element_strides, int interleave,
+                     int swizzle, int l2_promotion, int oob_fill);
+int tma_encode_im2col(void *tmap, int dtype, uint32_t rank, void *global_address,
+                      const uint64_t *global_dim, const uint64_t *global_strides,
+                      const int *pixel_box_lower, const int *pixel_box_upper,
+                      uint32_t channels_per_pixel, uint32_t pixels_per_column,
+                      const uint32_t *element_strides, int interleave, int swizzle,
+                      int l2_promotion, int oob_fill);
+
+/* Is this a map ptxemu encoded? Returns 0 and fills err otherwise. */
+int tma_valid(const void *tmap, char *err, size_t errlen);
+
+/* Bytes one box transfers (what complete_tx counts). */
+uint32_t tma_box_bytes(const void *tmap);
+
+enum { TMA_LOAD = 0, TMA_STORE = 1, TMA_REDUCE = 2 };
+enum { TMA_MODE_TILE = 0, TMA_MODE_IM2COL = 1 };
+
+/* Move one box. coords: ndims signed coordinates (tile) or, for im2col, the tensor
+ * coordinates plus `offsets` (im2col offsets, ndims-2 of them). smem: the shared-memory
+ * destination/source, smem_avail bytes available from there. redop: for TMA_REDUCE, the
+ * reduction (RED_* from exec_atom or a small enum defined here). Returns 0, or -1 with a
+ * one-line reason in err (the caller turns it into a kernel fault). */
+int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int ndims,
+                 const uint16_t *offsets, uint8_t *smem, uint32_t smem_avail, int redop,
+                 char *err, size_t errlen);
+
+#endif

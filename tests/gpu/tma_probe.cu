@@ -1,0 +1,521 @@
+// tma_probe.cu - records what an H100's tensor-copy engine (TMA) really does, for tests/tma-data/.
+//
+// Each case encodes a tensor map (through cudaGetDriverEntryPointByVersion, so the same program
+// can also run on ptxemu) over a global buffer with a known pattern, performs one
+// cp.async.bulk.tensor load (into a 0xAB-filled shared buffer), store (from a patterned shared
+// buffer into a 0xCD-filled global buffer) or reduce, and writes one record:
+//   case ID op=L|S|R mode=T|I dt= rank= dims= strides= box= es= il= sw= oob= lo= up= cpp= ppc=
+//        coords= offs= smoff= gsize= enc= tx= st= mbar= n=
+// followed by n bytes in hex, 64 per line: the shared region (loads) or the whole global
+// buffer (stores/reductions). Cases that may fault run in a child process (--case ID).
+// Build: nvcc -arch=sm_90a -o tma_probe tma_probe.cu ; run: ./tma_probe cases.txt
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cstdint>
+#include <vector>
+#include <initializer_list>
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+struct Case {
+    char op = 'L', mode = 'T';
+    int dt = 2, rank = 2;
+    uint64_t dims[5] = {0}, strides[4] = {0};
+    uint32_t box[5] = {0}, es[5] = {1, 1, 1, 1, 1};
+    int il = 0, sw = 0, oob = 0;
+    int lo[3] = {0}, up[3] = {0};
+    uint32_t cpp = 0, ppc = 0;
+    int coords[5] = {0};
+    uint16_t offs[3] = {0};
+    uint32_t smoff = 0;
+    bool risky = false;
+};
+
+static int elsize(int dt)
+{
+    static const int sz[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+    return dt >= 0 && dt < 13 ? sz[dt] : 1;
+}
+
+// Global load pattern: the element at byte offset i*el holds i (1-byte types: a hash of i).
+static void fill_global(std::vector<uint8_t> &g, int el)
+{
+    size_t n = g.size() / el;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = el == 1 ? ((i + (i >> 8) * 0x35) & 0xff) : i;
+        memcpy(&g[i * el], &v, el);
+    }
+}
+
+// Shared store pattern, byte k (also used by the replay in test_tma.c).
+__host__ __device__ static inline uint8_t smem_pat(uint32_t k)
+{
+    uint32_t w = (k >> 2) * 2654435761u + 0x12345678u;
+    return (uint8_t)(w >> ((k & 3) * 8));
+}
+
+struct KArgs {
+    int op, mode, rank;
+    int c[5];
+    unsigned short o[3];
+    uint32_t smoff, tx, dumplen;
+    int variant;   // 0: map in param space; 1: map in global memory; 2: 1 without fence.mbarrier_init
+};
+
+#define SMEM_DYN (100 * 1024)
+
+__device__ static inline uint64_t gtime()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ static void issue_load(const KArgs &a, uint64_t tm, uint32_t s, uint32_t mb)
+{
+    const int *c = a.c;
+    if (a.mode == 0) {
+        switch (a.rank) {
+        case 1: asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];"
+                             :: "r"(s), "l"(tm), "r"(mb), "r"(c[0]) : "memory"); break;
+        case 2: asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+                             :: "r"(s), "l"(tm), "r"(mb), "r"(c[0]), "r"(c[1]) : "memory"); break;
+        case 3: asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"
+                             :: "r"(s), "l"(tm), "r"(mb), "r"(c[0]), "r"(c[1]), "r"(c[2]) : "memory"); break;
+        case 4: asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];"
+                             :: "r"(s), "l"(tm), "r"(mb), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]) : "memory"); break;
+        case 5: asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];"
+                             :: "r"(s), "l"(tm), "r"(mb), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]) : "memory"); break;
+        }
+    } else {
+        switch (a.rank) {
+        case 3: asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2], {%6};"
+                             :: "r"(s), "l"(tm), "r"(mb), "r"(c[0]), "r"(c[1]), "r"(c[2]), "h"(a.o[0]) : "memory"); break;
+        case 4: asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};"
+                             :: "r"(s), "l"(tm), "r"(mb), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "h"(a.o[0]), "h"(a.o[1]) : "memory"); break;
+        case 5: asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2], {%8, %9, %10};"
+                             :: "r"(s), "l"(tm), "r"(mb), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]), "h"(a.o[0]), "h"(a.o[1]), "h"(a.o[2]) : "memory"); break;
+        }
+    }
+}
+
+__device__ static void issue_store(const KArgs &a, uint64_t tm, uint32_t s)
+{
+    const int *c = a.c;
+    if (a.op == 2) {   // reduce .add (the type comes from the map)
+        asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3}], [%1];"
+                     :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]) : "memory");
+        return;
+    }
+    if (a.mode == 1) {
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%2, %3, %4}], [%1];"
+                     :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]), "r"(c[2]) : "memory");
+        return;
+    }
+    switch (a.rank) {
+    case 1: asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%0, {%2}], [%1];"
+                         :: "l"(tm), "r"(s), "r"(c[0]) : "memory"); break;
+    case 2: asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];"
+                         :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]) : "memory"); break;
+    case 3: asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];"
+                         :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]), "r"(c[2]) : "memory"); break;
+    case 4: asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];"
+                         :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]) : "memory"); break;
+    case 5: asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];"
+                         :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]) : "memory"); break;
+    }
+}
+
+// info[0]: 1 if the mbarrier phase completed, 0 on timeout; info[1]: raw mbarrier word.
+__global__ void kprobe(const __grid_constant__ CUtensorMap tmap, KArgs a, uint8_t *out,
+                       unsigned long long *info, const CUtensorMap *gmap)
+{
+    extern __shared__ uint8_t dsm[];
+    __shared__ __align__(8) unsigned long long mbar;
+    if (threadIdx.x != 0) return;
+    uint32_t base0 = (uint32_t)__cvta_generic_to_shared(dsm);
+    uint32_t abase = (base0 + 1023) & ~1023u;
+    uint8_t *p = dsm + (abase - base0) + a.smoff;
+    uint32_t s = abase + a.smoff;
+    uint64_t tm = a.variant ? (uint64_t)gmap : (uint64_t)&tmap;
+    for (uint32_t k = 0; k < a.dumplen; k++) p[k] = a.op == 0 ? 0xAB : smem_pat(k);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    if (a.op != 0) {
+        issue_store(a, tm, s);
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+        info[0] = 1;
+        return;
+    }
+    uint32_t mb = (uint32_t)__cvta_generic_to_shared(&mbar);
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(mb) : "memory");
+    if (a.variant < 2) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    else asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
+                 :: "r"(mb), "r"(a.tx) : "memory");
+    issue_load(a, tm, s, mb);
+    uint64_t t0 = gtime();
+    uint32_t done = 0;
+    while (!done && gtime() - t0 < 50000000ull) {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done) : "r"(mb) : "memory");
+    }
+    t0 = gtime();
+    while (gtime() - t0 < 200000ull) { }   // let any bytes beyond the expected count land
+    info[0] = done;
+    info[1] = mbar;
+    for (uint32_t k = 0; k < a.dumplen; k++) out[k] = p[k];
+}
+
+typedef CUresult (*EncTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                             const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                             CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                             CUtensorMapFloatOOBfill);
+typedef CUresult (*EncIm2col)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                              const cuuint64_t *, const int *, const int *, cuuint32_t, cuuint32_t,
+                              const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+static EncTiled enc_tiled;
+static EncIm2col enc_im2col;
+static int variant;
+
+static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+static uint32_t predict_tx(const Case &c)
+{
+    uint32_t el = elsize(c.dt);
+    if (c.mode == 'I') return c.cpp * c.ppc * el;
+    uint64_t n = c.il ? ceil_div(c.box[0], c.es[0]) : c.box[0];
+    for (int i = 1; i < c.rank; i++) n *= ceil_div(c.box[i], c.es[i]);
+    return (uint32_t)(n * el);
+}
+
+static uint64_t extent(const Case &c)
+{
+    if (c.rank == 1) return (c.dims[0] * elsize(c.dt) + 15) & ~15ull;
+    return c.strides[c.rank - 2] * c.dims[c.rank - 1];
+}
+
+static void put_list(FILE *f, const char *key, const long long *v, int n)
+{
+    fprintf(f, " %s=", key);
+    for (int i = 0; i < n; i++) fprintf(f, i ? ",%lld" : "%lld", v[i]);
+}
+
+// Runs one case and writes its record to f. Returns 0, or -1 if the context is broken.
+static int run_case(int id, const Case &c, FILE *f)
+{
+    int el = elsize(c.dt);
+    uint64_t gsize = extent(c) + 256;
+    std::vector<uint8_t> g(gsize);
+    if (c.op == 'L' || c.op == 'R') fill_global(g, el); else memset(g.data(), 0xCD, gsize);
+    uint8_t *dg = nullptr, *dout = nullptr;
+    unsigned long long *dinfo = nullptr, info[2] = {0, 0};
+    cudaMalloc(&dg, gsize);
+    cudaMalloc(&dout, SMEM_DYN);
+    cudaMalloc(&dinfo, 16);
+    cudaMemcpy(dg, g.data(), gsize, cudaMemcpyHostToDevice);
+    cudaMemset(dinfo, 0, 16);
+    alignas(64) CUtensorMap tm;
+    memset(&tm, 0, sizeof tm);
+    CUresult enc;
+    if (c.mode == 'T')
+        enc = enc_tiled(&tm, (CUtensorMapDataType)c.dt, c.rank, dg, c.dims, c.strides, c.box, c.es,
+                        (CUtensorMapInterleave)c.il, (CUtensorMapSwizzle)c.sw,
+                        CU_TENSOR_MAP_L2_PROMOTION_NONE, (CUtensorMapFloatOOBfill)c.oob);
+    else
+        enc = enc_im2col(&tm, (CUtensorMapDataType)c.dt, c.rank, dg, c.dims, c.strides, c.lo, c.up,
+                         c.cpp, c.ppc, c.es, (CUtensorMapInterleave)c.il, (CUtensorMapSwizzle)c.sw,
+                         CU_TENSOR_MAP_L2_PROMOTION_NONE, (CUtensorMapFloatOOBfill)c.oob);
+    uint32_t tx = predict_tx(c);
+    KArgs a;
+    a.op = c.op == 'L' ? 0 : c.op == 'S' ? 1 : 2;
+    a.mode = c.mode == 'I';
+    a.rank = c.rank;
+    for (int i = 0; i < 5; i++) a.c[i] = c.coords[i];
+    for (int i = 0; i < 3; i++) a.o[i] = c.offs[i];
+    a.smoff = c.smoff;
+    a.tx = tx;
+    a.dumplen = ((tx + 15) & ~15u) + 256;
+    a.variant = variant;
+    CUtensorMap *dmap = nullptr;
+    cudaMalloc(&dmap, sizeof tm);
+    cudaMemcpy(dmap, &tm, sizeof tm, cudaMemcpyHostToDevice);
+    const char *st = "ok";
+    std::vector<uint8_t> dump;
+    if (enc == CUDA_SUCCESS) {
+        kprobe<<<1, 32, SMEM_DYN>>>(tm, a, dout, dinfo, dmap);
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            st = cudaGetErrorName(e);
+        } else {
+            cudaMemcpy(info, dinfo, 16, cudaMemcpyDeviceToHost);
+            if (c.op == 'L') {
+                dump.resize(a.dumplen);
+                cudaMemcpy(dump.data(), dout, a.dumplen, cudaMemcpyDeviceToHost);
+                if (!info[0]) st = "timeout";
+            } else {
+                dump.resize(gsize);
+                cudaMemcpy(dump.data(), dg, gsize, cudaMemcpyDeviceToHost);
+            }
+        }
+    } else {
+        st = "noenc";
+    }
+    fprintf(f, "case %d op=%c mode=%c dt=%d rank=%d", id, c.op, c.mode, c.dt, c.rank);
+    long long v[5];
+    for (int i = 0; i < c.rank; i++) v[i] = (long long)c.dims[i];
+    put_list(f, "dims", v, c.rank);
+    for (int i = 0; i + 1 < c.rank; i++) v[i] = (long long)c.strides[i];
+    put_list(f, "strides", v, c.rank - 1);
+    for (int i = 0; i < c.rank; i++) v[i] = c.box[i];
+    put_list(f, "box", v, c.mode == 'T' ? c.rank : 0);
+    for (int i = 0; i < c.rank; i++) v[i] = c.es[i];
+    put_list(f, "es", v, c.rank);
+    fprintf(f, " il=%d sw=%d oob=%d", c.il, c.sw, c.oob);
+    int ns = c.mode == 'I' ? c.rank - 2 : 0;
+    for (int i = 0; i < ns; i++) v[i] = c.lo[i];
+    put_list(f, "lo", v, ns);
+    for (int i = 0; i < ns; i++) v[i] = c.up[i];
+    put_list(f, "up", v, ns);
+    fprintf(f, " cpp=%u ppc=%u", c.cpp, c.ppc);
+    for (int i = 0; i < c.rank; i++) v[i] = c.coords[i];
+    put_list(f, "coords", v, c.rank);
+    for (int i = 0; i < ns; i++) v[i] = c.offs[i];
+    put_list(f, "offs", v, (c.op == 'L') ? ns : 0);
+    fprintf(f, " smoff=%u gsize=%llu enc=%d tx=%u st=%s mbar=%016llx n=%zu\n", c.smoff,
+            (unsigned long long)gsize, (int)enc, tx, st, info[1], dump.size());
+    for (size_t k = 0; k < dump.size(); k++)
+        fprintf(f, (k % 64 == 63 || k + 1 == dump.size()) ? "%02x\n" : "%02x", dump[k]);
+    fflush(f);
+    cudaFree(dg);
+    cudaFree(dout);
+    cudaFree(dinfo);
+    cudaFree(dmap);
+    return strcmp(st, "ok") && strcmp(st, "timeout") && strcmp(st, "noenc") ? -1 : 0;
+}
+
+// ---- the cases ----
+static std::vector<Case> cases;
+
+typedef std::initializer_list<long long> L;
+static void setv(uint64_t *d, L l) { int i = 0; for (long long x : l) d[i++] = (uint64_t)x; }
+static void setv(uint32_t *d, L l) { int i = 0; for (long long x : l) d[i++] = (uint32_t)x; }
+static void setv(int *d, L l) { int i = 0; for (long long x : l) d[i++] = (int)x; }
+static void setv(uint16_t *d, L l) { int i = 0; for (long long x : l) d[i++] = (uint16_t)x; }
+
+// Dense strides: rows padded to 16 bytes (plus pad bytes).
+static void dense(Case &c, uint32_t pad = 0)
+{
+    uint64_t s = ((c.dims[0] * elsize(c.dt) + 15) & ~15ull) + pad;
+    for (int i = 0; i + 1 < c.rank; i++) { c.strides[i] = s; s *= c.dims[i + 1]; }
+}
+
+static Case &tile(char op, int dt, int rank, L dims, L box, L coords)
+{
+    Case c;
+    c.op = op; c.dt = dt; c.rank = rank;
+    setv(c.dims, dims); setv(c.box, box); setv(c.coords, coords);
+    dense(c);
+    cases.push_back(c);
+    return cases.back();
+}
+
+static Case &im2col(char op, int dt, int rank, L dims, L lo, L up, uint32_t cpp, uint32_t ppc,
+                    L coords, L offs)
+{
+    Case c;
+    c.op = op; c.mode = 'I'; c.dt = dt; c.rank = rank;
+    setv(c.dims, dims); setv(c.lo, lo); setv(c.up, up); setv(c.coords, coords); setv(c.offs, offs);
+    c.cpp = cpp; c.ppc = ppc;
+    dense(c);
+    cases.push_back(c);
+    return cases.back();
+}
+
+static void es(Case &c, L l) { setv(c.es, l); }
+
+static void build_cases()
+{
+    // A. every data type, rank 2, inside / partly before / partly past the tensor.
+    const int dts[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    for (int dt : dts) {
+        int el = elsize(dt);
+        tile('L', dt, 2, {37, 9}, {32 / el, 4}, {3, 2});
+        tile('L', dt, 2, {37, 9}, {32 / el, 4}, {-5, -2});
+        tile('L', dt, 2, {37, 9}, {32 / el, 4}, {30, 7});
+        if (dt >= 6) tile('L', dt, 2, {37, 9}, {32 / el, 4}, {-5, 7}).oob = 1;
+    }
+    // B. ranks 1..5 (u32), inside and partly out of bounds; aligned and unaligned starts.
+    tile('L', 0, 2, {37, 9}, {32, 4}, {0, 2});
+    tile('L', 0, 2, {37, 9}, {32, 4}, {16, 2});
+    tile('L', 2, 2, {40, 20}, {8, 4}, {1, 3});
+    tile('L', 2, 2, {40, 20}, {8, 4}, {-1, 3});
+    tile('L', 2, 1, {19}, {8}, {4});
+    tile('L', 2, 1, {19}, {8}, {-4});
+    tile('L', 2, 1, {19}, {8}, {15});
+    tile('L', 2, 1, {19}, {16}, {-20});
+    tile('L', 2, 2, {19, 5}, {8, 2}, {4, 1});
+    tile('L', 2, 2, {19, 5}, {8, 2}, {-4, 4});
+    tile('L', 2, 3, {19, 5, 4}, {8, 2, 3}, {2, 1, 1});
+    tile('L', 2, 3, {19, 5, 4}, {8, 2, 3}, {15, -1, 2});
+    tile('L', 2, 4, {19, 5, 4, 3}, {8, 2, 3, 2}, {2, 1, 1, 1});
+    tile('L', 2, 4, {19, 5, 4, 3}, {8, 2, 3, 2}, {-4, 4, -2, 2});
+    tile('L', 2, 5, {19, 5, 4, 3, 2}, {8, 2, 3, 2, 2}, {2, 1, 1, 1, 0});
+    tile('L', 2, 5, {19, 5, 4, 3, 2}, {8, 2, 3, 2, 2}, {15, -1, 2, -1, 1});
+    tile('L', 2, 5, {19, 5, 4, 3, 2}, {8, 2, 3, 2, 2}, {-4, 4, -2, 2, -1});
+    tile('L', 1, 3, {40, 6, 5}, {16, 3, 2}, {5, 1, 1}).strides[0] = 112;   // padded rows
+    cases.back().strides[1] = 112 * 6 + 32;
+    tile('L', 2, 2, {19, 5}, {8, 2}, {2147483647, 1});
+    tile('L', 2, 2, {19, 5}, {8, 2}, {-2147483647 - 1, 1});
+    tile('L', 2, 2, {19, 5}, {8, 2}, {-3, -2147483647 - 1});
+    // C. swizzles: inner box bytes 16..span, u16 and u32, inside and partly out of bounds.
+    for (int sw = 1; sw <= 3; sw++) {
+        int span = 16 << sw;
+        for (int ib = 16; ib <= span; ib *= 2)
+            for (int el = 2; el <= 4; el *= 2) {
+                int dt = el == 2 ? 1 : 2;
+                tile('L', dt, 2, {200, 40}, {ib / el, 16}, {5, 3}).sw = sw;
+                tile('L', dt, 2, {200, 40}, {ib / el, 16}, {-3, 30}).sw = sw;
+            }
+    }
+    for (uint32_t off : {128u, 384u, 512u}) {
+        Case &c = tile('L', 1, 2, {200, 40}, {64, 16}, {5, 3});
+        c.sw = 3; c.smoff = off;
+    }
+    { Case &c = tile('L', 1, 2, {200, 40}, {32, 12}, {5, 3}); c.sw = 2; c.smoff = 128; }
+    { Case &c = tile('L', 1, 2, {200, 40}, {16, 12}, {5, 3}); c.sw = 1; c.smoff = 128; }
+    { Case &c = tile('L', 1, 3, {200, 10, 6}, {64, 3, 3}, {5, 2, 1}); c.sw = 3; }
+    { Case &c = tile('L', 0, 3, {200, 10, 6}, {128, 5, 2}, {-7, 2, 1}); c.sw = 3; }
+    { Case &c = tile('L', 4, 2, {100, 30}, {16, 9}, {2, -3}); c.sw = 3; }
+    { Case &c = tile('L', 7, 2, {100, 30}, {32, 6}, {90, 27}); c.sw = 3; c.oob = 1; }
+    // D. interleave 16B / 32B.
+    for (int sw = 0; sw <= 3; sw++) {
+        Case &c = tile('L', 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2}); c.il = 1; c.sw = sw;
+        Case &d = tile('L', 1, 3, {8, 10, 6}, {8, 4, 3}, {0, -2, 4}); d.il = 1; d.sw = sw;
+    }
+    { Case &c = tile('L', 1, 3, {8, 10, 6}, {4, 4, 3}, {2, 3, 2}); c.il = 1; }
+    { Case &c = tile('L', 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2}); c.il = 1; es(c, {2, 1, 1}); }
+    { Case &c = tile('L', 1, 3, {16, 10, 6}, {16, 4, 3}, {0, 3, 2}); c.il = 1; }
+    { Case &c = tile('L', 2, 4, {4, 7, 5, 3}, {4, 4, 2, 2}, {0, 5, 3, 1}); c.il = 1; c.sw = 3; }
+    { Case &c = tile('L', 1, 3, {16, 10, 6}, {16, 4, 3}, {0, 3, 2}); c.il = 2; c.sw = 1; }
+    { Case &c = tile('L', 1, 3, {16, 10, 6}, {16, 4, 3}, {0, 8, -1}); c.il = 2; c.sw = 1; }
+    { Case &c = tile('L', 0, 4, {32, 9, 4, 2}, {32, 5, 2, 2}, {0, 6, 3, 1}); c.il = 2; c.sw = 1; }
+    { Case &c = tile('L', 1, 3, {16, 10, 6}, {8, 4, 3}, {4, 3, 2}); c.il = 2; c.sw = 1; }
+    // E. element strides.
+    { Case &c = tile('L', 2, 3, {40, 20, 6}, {8, 6, 3}, {4, 3, 1}); es(c, {1, 2, 1}); }
+    { Case &c = tile('L', 2, 3, {40, 20, 6}, {8, 6, 3}, {4, 3, 1}); es(c, {1, 3, 2}); }
+    { Case &c = tile('L', 2, 3, {40, 20, 6}, {8, 7, 3}, {4, 3, 1}); es(c, {2, 3, 3}); }
+    { Case &c = tile('L', 2, 3, {40, 20, 6}, {8, 6, 3}, {4, -5, -2}); es(c, {1, 2, 3}); }
+    { Case &c = tile('L', 2, 3, {40, 20, 6}, {8, 6, 3}, {36, 17, 4}); es(c, {1, 3, 2}); }
+    { Case &c = tile('L', 2, 2, {40, 20}, {8, 6}, {4, 3}); es(c, {8, 8}); }
+    { Case &c = tile('L', 1, 2, {200, 40}, {64, 8}, {5, 3}); es(c, {1, 2}); c.sw = 3; }
+    { Case &c = tile('L', 7, 2, {40, 20}, {8, 6}, {-2, 17}); es(c, {1, 3}); c.oob = 1; }
+    // F. all out of bounds, NaN fill.
+    { Case &c = tile('L', 6, 3, {40, 6, 5}, {8, 2, 2}, {50, 1, 1}); c.oob = 1; }
+    // G. im2col loads.
+    im2col('L', 1, 3, {16, 12, 2}, {-2}, {-1}, 16, 20, {0, -2, 0}, {1});
+    im2col('L', 1, 3, {16, 12, 2}, {-2}, {-1}, 16, 20, {0, 5, 0}, {0});
+    im2col('L', 1, 3, {16, 12, 2}, {-2}, {-1}, 8, 16, {8, 0, 1}, {3});
+    im2col('L', 1, 3, {16, 12, 2}, {0}, {0}, 16, 30, {0, 3, 0}, {0});
+    { Case &c = im2col('L', 1, 3, {16, 12, 2}, {-2}, {-1}, 16, 12, {0, -2, 0}, {2}); es(c, {1, 2, 1}); }
+    im2col('L', 2, 4, {8, 5, 4, 2}, {-1, 0}, {0, -1}, 8, 24, {0, -1, 0, 0}, {1, 2});
+    im2col('L', 2, 4, {8, 5, 4, 2}, {-1, -1}, {-1, -1}, 8, 30, {0, -1, -1, 0}, {0, 0});
+    im2col('L', 2, 4, {8, 5, 4, 2}, {-1, -1}, {-1, -1}, 8, 10, {0, 2, 1, 1}, {2, 1});
+    { Case &c = im2col('L', 2, 4, {8, 5, 4, 2}, {-1, -1}, {0, 0}, 8, 16, {0, -1, -1, 0}, {1, 1}); es(c, {1, 2, 2, 1}); }
+    im2col('L', 7, 5, {4, 3, 3, 3, 2}, {-1, -1, 0}, {0, 0, -1}, 4, 30, {0, -1, -1, 0, 0}, {0, 1, 1});
+    { Case &c = im2col('L', 7, 4, {8, 5, 4, 2}, {-1, -1}, {-1, -1}, 8, 12, {0, -1, -1, 0}, {0, 0}); c.oob = 1; }
+    { Case &c = im2col('L', 1, 4, {64, 6, 5, 2}, {-1, -1}, {-1, -1}, 64, 16, {0, -1, -1, 0}, {1, 1}); c.sw = 3; }
+    { Case &c = im2col('L', 1, 4, {64, 6, 5, 2}, {-1, -1}, {-1, -1}, 32, 8, {16, 0, 0, 0}, {0, 0}); c.sw = 2; }
+    // H. stores and a reduction.
+    tile('S', 2, 1, {19}, {8}, {-4});
+    tile('S', 2, 1, {19}, {8}, {15});
+    tile('S', 1, 2, {20, 6}, {16, 4}, {-3, 4});
+    tile('S', 1, 2, {20, 6}, {16, 4}, {2, 1});
+    { Case &c = tile('S', 1, 2, {70, 12}, {64, 8}, {3, 2}); c.sw = 3; }
+    { Case &c = tile('S', 1, 2, {70, 12}, {32, 8}, {3, 2}); c.sw = 2; }
+    { Case &c = tile('S', 2, 3, {20, 8, 4}, {8, 4, 2}, {2, 1, 1}); es(c, {1, 2, 1}); }
+    { Case &c = tile('S', 1, 3, {8, 10, 6}, {8, 4, 3}, {0, -2, 4}); c.il = 1; }
+    tile('S', 2, 5, {19, 5, 4, 3, 2}, {8, 2, 3, 2, 2}, {15, -1, 2, -1, 1});
+    im2col('S', 1, 3, {16, 12, 2}, {-2}, {-1}, 16, 8, {0, 3, 1}, {0});
+    tile('R', 2, 2, {20, 6}, {8, 4}, {-3, 4});
+    tile('R', 2, 2, {20, 6}, {8, 4}, {5, 1});
+    // I. cases that may fault: run in a child process each.
+    { Case &c = tile('L', 2, 2, {40, 20}, {8, 4}, {4, 3}); c.smoff = 16; c.risky = true; }
+    { Case &c = tile('L', 2, 2, {40, 20}, {8, 4}, {4, 3}); c.smoff = 8; c.risky = true; }
+    { Case &c = tile('L', 1, 2, {200, 40}, {64, 8}, {5, 3}); c.sw = 3; c.smoff = 16; c.risky = true; }
+    { Case &c = tile('L', 1, 2, {200, 40}, {16, 8}, {5, 3}); c.sw = 1; c.smoff = 64; c.risky = true; }
+    { Case &c = tile('S', 2, 2, {40, 20}, {8, 4}, {4, 3}); c.smoff = 16; c.risky = true; }
+    for (uint32_t off : {32u, 64u, 128u}) { Case &c = tile('L', 2, 2, {40, 20}, {8, 4}, {4, 3}); c.smoff = off; }
+    { Case &c = tile('S', 2, 2, {40, 20}, {8, 4}, {4, 3}); c.smoff = 128; }
+}
+
+static int init_encoders()
+{
+    cudaDriverEntryPointQueryResult q1, q2;
+    cudaError_t e1 = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&enc_tiled,
+                                                      12000, cudaEnableDefault, &q1);
+    cudaError_t e2 = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", (void **)&enc_im2col,
+                                                      12000, cudaEnableDefault, &q2);
+    if (e1 || e2 || q1 || q2 || !enc_tiled || !enc_im2col) {
+        fprintf(stderr, "no encoders: %d %d %d %d\n", e1, e2, q1, q2);
+        return -1;
+    }
+    cudaFuncSetAttribute(kprobe, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_DYN);
+    return 0;
+}
+
+// Runs case id in a child process (variant v), appending its record to f; returns its status.
+static int run_child(const char *self, size_t id, int v, FILE *f)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --case %zu %d", self, id, v);
+    FILE *p = popen(cmd, "r");
+    char buf[4096];
+    size_t n;
+    while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) fwrite(buf, 1, n, f);
+    int rc = p ? pclose(p) : -1;
+    fflush(f);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    build_cases();
+    if (init_encoders()) return 1;
+    if (argc == 4 && !strcmp(argv[1], "--case")) {
+        int id = atoi(argv[2]);
+        variant = atoi(argv[3]);
+        return run_case(id, cases[id], stdout) ? 2 : 0;
+    }
+    FILE *f = argc > 1 ? fopen(argv[1], "w") : stdout;
+    if (!f) { perror(argv[1]); return 1; }
+    // Self-test: an aligned, in-bounds u32 load (case 3 of group B) with each mechanism.
+    size_t probe_id = 0;
+    while (!(cases[probe_id].dt == 2 && cases[probe_id].coords[0] == 1)) probe_id++;
+    int v;
+    for (v = 0; v < 3; v++) {
+        FILE *t = tmpfile();
+        Case c = cases[probe_id];
+        c.coords[0] = 4;
+        cases.push_back(c);
+        int rc = run_child(argv[0], cases.size() - 1, v, t);
+        cases.pop_back();
+        rewind(t);
+        char line[512] = "";
+        if (!fgets(line, sizeof line, t)) line[0] = 0;
+        fclose(t);
+        printf("self-test variant %d rc=%d: %.300s\n", v, rc, line);
+        if (rc == 0 && strstr(line, " st=ok ")) break;
+    }
+    if (v == 3) v = 0;
+    fprintf(f, "# tma_probe records (variant %d): see tests/gpu/tma_probe.cu for the format\n", v);
+    for (size_t i = 0; i < cases.size(); i++) {
+        int rc = run_child(argv[0], i, v, f);
+        if (rc) printf("case %zu rc=%d\n", i, rc);
+    }
+    printf("%zu cases\n", cases.size());
+    if (f != stdout) fclose(f);
+    return 0;
+}
