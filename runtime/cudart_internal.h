@@ -48,6 +48,8 @@ void rt_func_set_max_dyn_smem(RtFunc *f, size_t bytes);
 int rt_func_carveout(const RtFunc *f);
 void rt_func_set_carveout(RtFunc *f, int pct);
 int rt_func_report_once(RtFunc *f);                 /* 1 the first time it is asked    */
+int rt_func_nonportable(const RtFunc *f);            /* clusters above 8 CTAs allowed   */
+void rt_func_set_nonportable(RtFunc *f, int on);
 /* Device address and size of the variable behind a host shadow (or device) address. */
 cudaError_t rt_symbol(const void *symbol, uint64_t *addr, size_t *size);
 void rt_registry_reset(void);                        /* cudaDeviceReset: unload modules */

@@ -88,6 +88,9 @@ static cudaError_t rt_launch(RtFunc *f, dim3 g, dim3 b, void **args, size_t smem
     if (emu_kernel_info(k, &info) != EMU_OK) return cudaErrorInvalidDeviceFunction;
     if ((e = rt_check_kernel(f, &info, b, smem)) != cudaSuccess) return e;
     if (info.nparams > 0 && !args) return cudaErrorInvalidValue;
+    /* 8 CTAs is the portable cluster size; up to 16 once the kernel allows non-portable */
+    if (cluster && (uint64_t)cluster[0] * cluster[1] * cluster[2] > (rt_func_nonportable(f) ? 16u : 8u))
+        return cudaErrorInvalidClusterSize;
     unsigned grid[3] = { g.x, g.y, g.z }, block[3] = { b.x, b.y, b.z };
     char err[2048] = "";
     int rc = emu_launch_ex(k, grid, block, cluster, smem, args, err, sizeof err);
@@ -203,6 +206,10 @@ static cudaError_t rt_set_attr(RtFunc *f, const EmuKernelInfo *info, enum cudaFu
         if (value < 0 || (uint64_t)value + info->shared_static > RT_SMEM_PER_BLOCK_OPTIN)
             return cudaErrorInvalidValue;
         rt_func_set_max_dyn_smem(f, (size_t)value);
+        return cudaSuccess;
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:
+        if (value != 0 && value != 1) return cudaErrorInvalidValue;
+        rt_func_set_nonportable(f, value);
         return cudaSuccess;
     case cudaFuncAttributePreferredSharedMemoryCarveout:
         if (value < -1 || value > 100) return cudaErrorInvalidValue;
@@ -373,3 +380,29 @@ cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *config, cons
 }
 RT_TWIN(cudaError_t, cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC,
         (const cudaLaunchConfig_t *c, const void *f, void **a), (c, f, a))
+
+/* Clusters of the configuration's size that can be resident at once: the CTAs of a cluster
+ * must fit together, and the 132 SMs each hold as many CTAs as rt_occupancy allows. */
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                                     const cudaLaunchConfig_t *config)
+{
+    RT_STICKY_CHECK();
+    if (!numClusters || !config) return rt_ret(cudaErrorInvalidValue);
+    unsigned cluster[3] = { 1, 1, 1 };
+    int has_cluster = 0;
+    cudaError_t e = rt_check_attrs(config, cluster, &has_cluster);
+    if (e != cudaSuccess) return rt_ret(e);
+    rt_lock();
+    RtFunc *f;
+    EmuKernelInfo info;
+    e = rt_func_info(func, &f, &info);
+    if (e == cudaSuccess) {
+        unsigned size = cluster[0] * cluster[1] * cluster[2];
+        if (size > (rt_func_nonportable(f) ? 16u : 8u)) e = cudaErrorInvalidClusterSize;
+        int bs = (int)(config->blockDim.x * config->blockDim.y * config->blockDim.z);
+        int per_sm = rt_occupancy(f, &info, bs, config->dynamicSmemBytes);
+        if (e == cudaSuccess) *numClusters = per_sm * RT_NUM_SMS / (int)size;
+    }
+    rt_unlock();
+    return rt_ret(e);
+}

@@ -31,8 +31,12 @@ struct RtFunc {
     size_t max_dyn;             /* cudaFuncAttributeMaxDynamicSharedMemorySize           */
     int max_dyn_set;
     int carveout;               /* cudaFuncAttributePreferredSharedMemoryCarveout        */
+    int nonportable;            /* cudaFuncAttributeNonPortableClusterSizeAllowed        */
     int reported;
 };
+
+int rt_func_nonportable(const RtFunc *f) { return f->nonportable; }
+void rt_func_set_nonportable(RtFunc *f, int on) { f->nonportable = on; }
 
 typedef struct RtVar {
     RtFatbin *fb;

@@ -270,7 +270,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaMemset3D_ptds) \
     X(cudaMipmappedArrayGetMemoryRequirements) \
     X(cudaMipmappedArrayGetSparseProperties) \
-    X(cudaOccupancyMaxActiveClusters) \
     X(cudaOccupancyMaxPotentialClusterSize) \
     X(cudaSetValidDevices) \
     X(cudaSignalExternalSemaphoresAsync) \
