@@ -46,6 +46,12 @@ static void usage(FILE *f)
         "                   2 = information, 3 = trace\n"
         "  PTXEMU_LIBDIR    directory holding ptxemu's " LIBNAME " (default: found\n"
         "                   next to this program, or in the installed package directory)\n"
+        "  PTXEMU_STATS     1: one line per kernel launch on stderr with its instruction\n"
+        "                   counts and time\n"
+        "  PTXEMU_DUMP_PTX  a directory: write the program's PTX there, so the PTX line\n"
+        "                   numbers in error messages can be looked up\n"
+        "  PTXEMU_ASYNC     late: complete asynchronous copies only when a wait needs them\n"
+        "                   (exposes missing waits); default: soon after they are issued\n"
         "\n"
         "Exit status: PROGRAM's, or 127 if PROGRAM cannot be found, 126 if it cannot be run.\n");
 }
