@@ -74,10 +74,12 @@ void mbar_arrive_async(uint64_t *m)
 
 static void reduce_elems(uint8_t *dst, const uint8_t *src, uint32_t size, int redop, int type);
 
+/* A tensor copy the H100 refuses: illegal instruction, misaligned address for alignment. */
 static int op_fault(AsyncOp *op, const char *msg)
 {
     op->w->pc = op->pc;
-    warp_fault(op->w, op->lane, EMU_ERR_ILLEGAL_ADDRESS, "%s", msg);
+    int code = strstr(msg, "align") ? EMU_ERR_MISALIGNED_ADDRESS : EMU_ERR_ILLEGAL_INSTRUCTION;
+    warp_fault(op->w, op->lane, code, "%s", msg);
     return -1;
 }
 
@@ -270,6 +272,18 @@ static void red_signed64(uint64_t *d, const uint64_t *s, uint32_t n, int op)
     }
 }
 
+/* min/max of f32 bit patterns: -0 orders below +0; a NaN operand yields the other one,
+ * two NaNs the canonical NaN (H100 bulk reductions). */
+static uint32_t fminmax32(uint32_t a, uint32_t b, int op)
+{
+    int an = (a & 0x7fffffffu) > 0x7f800000u, bn = (b & 0x7fffffffu) > 0x7f800000u;
+    if (an || bn) return an && bn ? 0x7fffffffu : an ? b : a;
+    /* map the bit patterns to integers that order like the floats, -0 below +0 */
+    int32_t ka = (int32_t)(a & 0x80000000u ? ~a : a | 0x80000000u) ^ INT32_MIN;
+    int32_t kb = (int32_t)(b & 0x80000000u ? ~b : b | 0x80000000u) ^ INT32_MIN;
+    return (op == ARED_MIN) == (ka < kb) ? a : b;
+}
+
 static void red_float(uint8_t *d, const uint8_t *s, uint32_t size, int type, int op)
 {
     if (type == TY_F32) {
@@ -278,10 +292,15 @@ static void red_float(uint8_t *d, const uint8_t *s, uint32_t size, int type, int
             uint32_t old = __atomic_load_n(&dd[i], __ATOMIC_RELAXED), v, b;
             memcpy(&b, s + 4 * i, 4);
             do {
-                float x, y, r;
+                float x, y;
                 memcpy(&x, &old, 4); memcpy(&y, &b, 4);
-                r = op == ARED_MIN ? (x < y ? x : y) : op == ARED_MAX ? (x > y ? x : y) : x + y;
-                memcpy(&v, &r, 4);
+                v = fminmax32(old, b, op);
+                if (op == ARED_ADD) {
+                    /* measured on an H100: subnormals kept, any NaN result is 0x7fffffff */
+                    float r = x + y;
+                    memcpy(&v, &r, 4);
+                    if (r != r) v = 0x7fffffffu;
+                }
             } while (!__atomic_compare_exchange_n(&dd[i], &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
         }
         return;
@@ -295,6 +314,10 @@ static void red_float(uint8_t *d, const uint8_t *s, uint32_t size, int type, int
             memcpy(&x, &old, 8); memcpy(&y, &b, 8);
             r = op == ARED_MIN ? (x < y ? x : y) : op == ARED_MAX ? (x > y ? x : y) : x + y;
             memcpy(&v, &r, 8);
+            /* measured on an H100 (tests/ptx-async/reduce_global): a NaN source wins, else
+             * a NaN destination stays as it was, bits unchanged */
+            if (y != y) v = b;
+            else if (x != x) v = old;
         } while (!__atomic_compare_exchange_n(&dd[i], &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     }
 }

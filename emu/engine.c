@@ -67,10 +67,48 @@ int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
     return STEP_BLOCK;
 }
 
+/* "kernel K, file:line, PTX name:line, block (..), thread (..)" for messages. */
+static void where(Warp *w, int lane, char *buf, size_t n)
+{
+    const Program *p = w->prog;
+    Launch *L = w->launch;
+    const Inst *in = &p->code[w->pc < p->ncode ? w->pc : 0];
+    char src[300] = "";
+    if (in->loc && in->loc < p->nlocs) {
+        const SrcLoc *s = &p->locs[in->loc];
+        const char *file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
+        snprintf(src, sizeof src, "%s:%u, ", file, s->line);
+    }
+    Cta *c = w->cta;
+    uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
+    uint32_t bx = L->block[0], by = L->block[1];
+    snprintf(buf, n, "kernel %s, %sPTX %s:%u, block (%u,%u,%u), thread (%u,%u,%u)", p->name, src,
+             p->ptx_name ? p->ptx_name : "ptx", in->line, c->ctaid[0], c->ctaid[1], c->ctaid[2],
+             t % bx, t / bx % by, t / (bx * by));
+}
+
+void warp_warn(Warp *w, int lane, const char *fmt, ...)
+{
+    Launch *L = w->launch;
+    pthread_mutex_lock(&L->lock);
+    int seen = 0;
+    for (uint32_t i = 0; i < L->nwarned; i++) seen |= L->warned_pc[i] == w->pc;
+    if (!seen && L->nwarned < sizeof L->warned_pc / sizeof L->warned_pc[0]) {
+        L->warned_pc[L->nwarned++] = w->pc;
+        char at[512], what[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof what, fmt, ap);
+        va_end(ap);
+        where(w, lane, at, sizeof at);
+        fprintf(stderr, "ptxemu: warning: %s: %s\n", at, what);
+    }
+    pthread_mutex_unlock(&L->lock);
+}
+
 int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
 {
     Launch *L = w->launch;
-    const Program *p = w->prog;
     char what[512];
     va_list ap;
     va_start(ap, fmt);
@@ -78,27 +116,15 @@ int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
     va_end(ap);
     pthread_mutex_lock(&L->lock);
     if (!L->aborted) {
-        const Inst *in = &p->code[w->pc < p->ncode ? w->pc : 0];
-        char src[300] = "";
-        if (in->loc && in->loc < p->nlocs) {
-            const SrcLoc *s = &p->locs[in->loc];
-            const char *file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
-            snprintf(src, sizeof src, "%s:%u, ", file, s->line);
-        }
-        Cta *c = w->cta;
-        uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
-        uint32_t bx = L->block[0], by = L->block[1];
-        snprintf(L->fault.msg, sizeof L->fault.msg,
-                 "ptxemu: kernel %s, %sPTX %s:%u, block (%u,%u,%u), thread (%u,%u,%u): %s",
-                 p->name, src, p->ptx_name ? p->ptx_name : "ptx", in->line, c->ctaid[0],
-                 c->ctaid[1], c->ctaid[2], t % bx, t / bx % by, t / (bx * by), what);
+        char at[512];
+        where(w, lane, at, sizeof at);
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: %s: %s", at, what);
         L->fault.code = cuda_err;
         __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&L->lock);
     return STEP_FAULT;
 }
-
 int warp_run(Warp *w, uint32_t budget)
 {
     const Inst *code = w->prog->code;

@@ -23,12 +23,18 @@ enum { CPF_SRCSIZE = 1, CPF_IGNORE = 2, CPF_MULTICAST = 4, CPF_CPMASK = 8, CPF_I
 static uint64_t rowv(Warp *w, uint32_t row, int l) { return ROW(w, row)[l]; }
 static uint64_t addr0(Warp *w, const Inst *in, int l) { return rowv(w, in->base, l) + (uint64_t)in->imm; }
 
-static int bad(Warp *w, int l, const Inst *in, const char *fmt, unsigned long long a,
-               unsigned long long b)
+static int bad_code(Warp *w, int l, const Inst *in, int code, const char *fmt,
+                    unsigned long long a, unsigned long long b)
 {
     char msg[300];
     snprintf(msg, sizeof msg, fmt, a, b);
-    return warp_fault(w, l, EMU_ERR_ILLEGAL_INSTRUCTION, "%s: %s", op_info[in->op].name, msg);
+    return warp_fault(w, l, code, "%s: %s", op_info[in->op].name, msg);
+}
+
+static int bad(Warp *w, int l, const Inst *in, const char *fmt, unsigned long long a,
+               unsigned long long b)
+{
+    return bad_code(w, l, in, EMU_ERR_ILLEGAL_INSTRUCTION, fmt, a, b);
 }
 
 /* ---- mbarrier -------------------------------------------------------------------------- */
@@ -81,7 +87,8 @@ static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
         if (in->ns && !expect) count = rowv(w, in->s[0], l) & 0xffffffffu;
         if (expect) {
             int64_t tx = mbar_tx(v) + (int64_t)(rowv(w, in->s[0], l) & 0xffffffffu);
-            if (tx > MB_MAXCOUNT) return bad(w, l, in, "transaction count overflows (%llu > %llu)", (unsigned long long)tx, (unsigned long long)MB_MAXCOUNT);
+            if (tx > MB_MAXCOUNT)   /* the H100 fails the launch (cudaErrorLaunchFailure) */
+                return bad_code(w, l, in, EMU_ERR_LAUNCH_FAILURE, "transaction count overflows (%llu > %llu)", (unsigned long long)tx, (unsigned long long)MB_MAXCOUNT);
             mbar_add_tx(m, (int32_t)(rowv(w, in->s[0], l) & 0xffffffffu));
         }
         if (count == 0 || count > MB_PENDING(*m))
@@ -108,8 +115,8 @@ static int mb_tx(Warp *w, const Inst *in, uint32_t mask)
         if (!m) return STEP_FAULT;
         int64_t d = (int64_t)(rowv(w, in->s[0], l) & 0xffffffffu);
         int64_t tx = mbar_tx(*m) + (complete_tx ? -d : d);
-        if (tx > MB_MAXCOUNT || tx < -MB_MAXCOUNT)
-            return bad(w, l, in, "transaction count out of range (%llu, %llu allowed)", (unsigned long long)tx, (unsigned long long)MB_MAXCOUNT);
+        if (tx > MB_MAXCOUNT || tx < -MB_MAXCOUNT)   /* cudaErrorLaunchFailure on the H100 */
+            return bad_code(w, l, in, EMU_ERR_LAUNCH_FAILURE, "transaction count out of range (%llu, %llu allowed)", (unsigned long long)tx, (unsigned long long)MB_MAXCOUNT);
         mbar_add_tx(m, (int32_t)(complete_tx ? -d : d));
         mbar_try_flip(m);
     }
@@ -126,8 +133,11 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
     for (int pass = 0; pass < 2; pass++) {
         done = 0;
         FOR_LANES(mask, l) {
-            uint64_t *m = mbar_at(w, in, l, 1);
+            uint64_t *m = mbar_at(w, in, l, 0);
             if (!m) return STEP_FAULT;
+            if (!(*m & MB_VALID))   /* the H100 reads the invalidated word as phase 0 */
+                warp_warn(w, l, "waiting on an mbarrier that is not initialised or was "
+                          "invalidated (undefined behaviour)");
             uint64_t s = rowv(w, in->s[0], l);
             uint64_t want = parity ? (s & 1) : (s >> 62 & 1);
             if ((*m >> 62 & 1) != want) done |= 1u << l;
@@ -267,8 +277,8 @@ static uint8_t *shared_range(Warp *w, int space, uint64_t a, uint32_t size, uint
 static int check_mask(Warp *w, int l, const Inst *in, uint32_t cta_mask)
 {
     uint32_t n = w->cta->cluster->n;
-    if (!cta_mask || (n < 16 && cta_mask >> n))
-        return bad(w, l, in, "ctaMask 0x%llx names CTAs outside the cluster of %llu", cta_mask, n);
+    if (!cta_mask || (n < 16 && cta_mask >> n))   /* cudaErrorLaunchFailure on the H100 */
+        return bad_code(w, l, in, EMU_ERR_LAUNCH_FAILURE, "ctaMask 0x%llx names CTAs outside the cluster of %llu", cta_mask, n);
     return 0;
 }
 
@@ -291,8 +301,15 @@ static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
     FOR_LANES(mask, l) {
         uint64_t da = addr0(w, in, l), sa = rowv(w, in->s[0], l);
         uint32_t size = (uint32_t)rowv(w, in->s[1], l);
-        if (!size || size % 16) return bad(w, l, in, "size %llu is not a positive multiple of 16 (%llu)", size, size);
-        if (da % 16 || sa % 16) return bad(w, l, in, "addresses must be 16-byte aligned (dst 0x%llx, src 0x%llx)", da, sa);
+        if (size % 16) {
+            /* undefined; measured on an H100: no fault, the whole 16-byte units are copied
+             * and counted, so a barrier expecting `size` bytes never completes */
+            warp_warn(w, l, "bulk copy size %u is not a multiple of 16 (undefined behaviour: "
+                      "only %u bytes are copied and signalled)", size, size & ~15u);
+            size &= ~15u;
+        }
+        if (da % 16 || sa % 16)
+            return bad_code(w, l, in, EMU_ERR_MISALIGNED_ADDRESS, "addresses must be 16-byte aligned (dst 0x%llx, src 0x%llx)", da, sa);
         AsyncOp *op = async_push(w, l, reduce ? AOP_BULK_REDUCE : AOP_BULK);
         if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
         op->size = size;
@@ -436,6 +453,9 @@ const char *bind_cp(Inst *in, const InstDesc *d)
     }
     if (bulk) {
         if (in->space != SP_GLOBAL && d->ns < 3) return "bulk copies into shared memory need [mbar]";
+        /* ptxas rejects a constant size that is not a multiple of 16 (cudaErrorInvalidPtx) */
+        if ((d->src_imm_mask >> 1 & 1) && (d->imm_val[1] % 16 || !d->imm_val[1]))
+            return "the size of a bulk copy must be a positive multiple of 16";
         in->fn = cp_bulk;
         return NULL;
     }
@@ -508,10 +528,19 @@ void async_red_half(uint8_t *dst, const uint8_t *src, uint32_t size, int type, i
         float x = type == TY_F16 ? fp_f16_to_f32(a) : fp_bf16_to_f32(a);
         float y = type == TY_F16 ? fp_f16_to_f32(b) : fp_bf16_to_f32(b);
         uint32_t r;
+        (void)x; (void)y;
         if (op == ARED_ADD) r = type == TY_F16 ? fp_f16_add_rn(a, b) : fp_bf16_add_rn(a, b);
         else {
-            float m = op == ARED_MIN ? (x < y ? x : y) : (x > y ? x : y);
-            r = type == TY_F16 ? fp_f32_to_f16(m, RND_RN) : fp_f32_to_bf16(m, RND_RN);
+            /* as measured on an H100: a NaN operand yields the other, two give 0x7fff,
+             * -0 orders below +0 */
+            uint16_t inf = type == TY_F16 ? 0x7c00 : 0x7f80;
+            int an = (a & 0x7fff) > inf, bn = (b & 0x7fff) > inf;
+            if (an || bn) r = an && bn ? 0x7fff : an ? b : a;
+            else {
+                int32_t ka = a & 0x8000 ? -(int32_t)(a & 0x7fff) - 1 : (int32_t)a;
+                int32_t kb = b & 0x8000 ? -(int32_t)(b & 0x7fff) - 1 : (int32_t)b;
+                r = (op == ARED_MIN) == (ka < kb) ? a : b;
+            }
         }
         uint16_t v = (uint16_t)r;
         memcpy(dst + i, &v, 2);

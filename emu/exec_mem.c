@@ -242,7 +242,11 @@ static int in_kind(uint64_t a, int want)
 /* measured on an H100: a generic address of a .const variable is not .global */
 DEF_ISSPACEP(global, x - SHARED_WINDOW >= WINDOW_SIZE && x - LOCAL_WINDOW >= WINDOW_SIZE &&
                      !in_kind(x, MEM_CONST))
-DEF_ISSPACEP(shared, x - SHARED_WINDOW < WINDOW_SIZE)
+/* .shared::cta: this CTA's window only (no rank bits, or its own); .shared::cluster: any */
+DEF_ISSPACEP(shared, x - SHARED_WINDOW < WINDOW_SIZE &&
+                     (!((x - SHARED_WINDOW) >> CLUSTER_RANK_SHIFT) ||
+                      ((x - SHARED_WINDOW) >> CLUSTER_RANK_SHIFT) == w->cta->rank + 1))
+DEF_ISSPACEP(shared_cluster, x - SHARED_WINDOW < WINDOW_SIZE)
 DEF_ISSPACEP(local, x - LOCAL_WINDOW < WINDOW_SIZE)
 DEF_ISSPACEP(const, in_kind(x, MEM_CONST))
 DEF_ISSPACEP(param, in_kind(x, MEM_PARAM))
@@ -252,7 +256,8 @@ const char *bind_isspacep(Inst *in, const InstDesc *d)
     if (d->nd < 1 || d->ns < 1) return "isspacep needs a predicate and an address";
     switch (d->space) {
     case SP_GLOBAL: in->fn = isspacep_global; return NULL;
-    case SP_SHARED: case SP_SHARED_CLUSTER: in->fn = isspacep_shared; return NULL;
+    case SP_SHARED: in->fn = isspacep_shared; return NULL;
+    case SP_SHARED_CLUSTER: in->fn = isspacep_shared_cluster; return NULL;
     case SP_LOCAL: in->fn = isspacep_local; return NULL;
     case SP_CONST: in->fn = isspacep_const; return NULL;
     case SP_PARAM: in->fn = isspacep_param; return NULL;

@@ -72,6 +72,9 @@ enum {
     MOD_COUNT
 };
 
+#define INST_MAXD 4
+#define INST_MAXS 8   /* cp.async.bulk.tensor.5d: map, 5 coordinates, mbarrier, mask */
+
 /* Everything the binder needs besides the Inst itself; lives only during translation. */
 typedef struct InstDesc {
     int op;                     /* OP_* from ops.def */
@@ -88,6 +91,7 @@ typedef struct InstDesc {
     int naddr;                  /* [..] operands: the first is base/imm, later ones rows in s[] */
     int addr_src[4];            /* index in s[] of the row holding each later address */
     uint32_t src_pred_mask;     /* bit i: source i is a predicate                      */
+    uint64_t imm_val[INST_MAXS];/* value of source i when it was an immediate          */
     const char *text;           /* the opcode with modifiers, for messages */
 } InstDesc;
 
@@ -105,8 +109,6 @@ enum { CMP_EQ = 0, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQU, CMP_NEU, CMP
 enum { IF_FTZ = 1, IF_SAT = 2, IF_APPROX = 4, IF_FRAME = 8 /* address is frame-relative */,
        IF_NEG_C = 16 /* predicate source negated */, IF_RELU = 32, IF_NAN = 64 };
 
-#define INST_MAXD 4
-#define INST_MAXS 8   /* cp.async.bulk.tensor.5d: map, 5 coordinates, mbarrier, mask */
 
 struct Inst {
     Handler fn;

@@ -144,7 +144,7 @@ struct Cluster {
 
 typedef struct Fault {
     int code;                   /* cudaError_t value to report                               */
-    char msg[768];              /* the one-line diagnostic                                   */
+    char msg[1100];             /* the one-line diagnostic                                   */
 } Fault;
 
 struct Launch {
@@ -166,6 +166,7 @@ struct Launch {
     Fault fault;
     pthread_mutex_t lock;       /* guards fault and printf buffer                            */
     char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */
+    uint32_t warned_pc[16], nwarned;    /* instructions that already printed a warning   */
     uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
     uint64_t warp_insts;
 };
@@ -186,6 +187,10 @@ static inline uint32_t popcount32(uint32_t x)
 }
 
 /* Lane loops: the full-warp form is a plain loop the compiler can vectorize. */
+/* Undefined behaviour the H100 does not fault on: one warning line on stderr per
+ * instruction and launch; the kernel goes on as the hardware does. */
+void warp_warn(Warp *w, int lane, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #define FOR_LANES(mask, l) \
     for (int l = 0; l < WARP_SIZE; l++) if (((mask) >> l) & 1u)
 

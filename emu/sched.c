@@ -345,7 +345,9 @@ static void out_of_memory(Launch *L, uint32_t threads)
     pthread_mutex_unlock(&L->lock);
 }
 
-#define SPIN_ROUNDS 100000   /* rounds in which every warp only failed an mbarrier wait */
+/* Rounds in which every warp only failed an mbarrier wait before that counts as a
+ * deadlock: programs poll with bounded loops of up to 2^22 tries (and so do the tests). */
+#define SPIN_ROUNDS (1u << 24)
 
 /* Run one cluster (or lone CTA): its warps take turns round-robin; between turns the
  * asynchronous engine may complete operations in flight. */

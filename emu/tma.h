@@ -5,8 +5,8 @@
  * those bytes (with a magic number, so a map that was never encoded is recognised). The
  * encoders validate their arguments exactly as NVIDIA's driver does and return CUresult
  * values. The transfer functions move one box between global memory (device address ==
- * host address) and a shared-memory buffer, applying the map's swizzle, interleave,
- * element strides and out-of-bounds fill; the async engine calls them when it completes a
+ * host address) and a shared-memory buffer, applying the map's swizzle, element strides,
+ * im2col walk and out-of-bounds fill; the async engine calls them when it completes a
  * tensor copy, never at issue time.
  */
 #ifndef PTXEMU_TMA_H
@@ -33,6 +33,9 @@ int tma_encode_im2col(void *tmap, int dtype, uint32_t rank, void *global_address
                       const uint32_t *element_strides, int interleave, int swizzle,
                       int l2_promotion, int oob_fill);
 
+/* cuTensorMapReplaceAddress: a new global address (16-byte aligned) for an encoded map. */
+int tma_replace_address(void *tmap, void *global_address);
+
 /* Is this a map ptxemu encoded? Returns 0 and fills err otherwise. */
 int tma_valid(const void *tmap, char *err, size_t errlen);
 
@@ -41,12 +44,19 @@ uint32_t tma_box_bytes(const void *tmap);
 
 enum { TMA_LOAD = 0, TMA_STORE = 1, TMA_REDUCE = 2 };
 enum { TMA_MODE_TILE = 0, TMA_MODE_IM2COL = 1 };
+/* Reductions of cp.reduce.async.bulk.tensor (the same numbers as the async engine's ARED_*). */
+enum { TMA_RED_ADD = 0, TMA_RED_MIN, TMA_RED_MAX, TMA_RED_INC, TMA_RED_DEC, TMA_RED_AND,
+       TMA_RED_OR, TMA_RED_XOR };
 
 /* Move one box. coords: ndims signed coordinates (tile) or, for im2col, the tensor
  * coordinates plus `offsets` (im2col offsets, ndims-2 of them). smem: the shared-memory
- * destination/source, smem_avail bytes available from there. redop: for TMA_REDUCE, the
- * reduction (RED_* from exec_atom or a small enum defined here). Returns 0, or -1 with a
- * one-line reason in err (the caller turns it into a kernel fault). */
+ * destination/source, smem_avail bytes available from there (the caller has checked its
+ * 128-byte alignment, which the H100 requires; swizzle patterns are taken relative to smem,
+ * so boxes should start on 1024 bytes as CUTLASS's do). redop: for TMA_REDUCE, a TMA_RED_*.
+ * Refused (as the H100 refuses them, or as ptxemu cannot reproduce them): a dim-0 coordinate
+ * that is not a multiple of 16 bytes, a box past smem_avail, interleaved maps, stores with a
+ * negative coordinate, im2col stores, reductions PTX does not define for the
+ * map's type. Returns 0, or -1 with a one-line reason in err (the caller faults). */
 int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int ndims,
                  const uint16_t *offsets, uint8_t *smem, uint32_t smem_avail, int redop,
                  char *err, size_t errlen);

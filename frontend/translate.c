@@ -471,6 +471,7 @@ typedef struct Lower {
     uint32_t negtmp[8]; int nneg, negused; /* predicates holding !p operands, in order */
     uint32_t addrtmp[4]; int naddrtmp;    /* rows holding the 2nd, 3rd... [..] operands */
     int exact_size;     /* register operands must have the instruction type's size   */
+    int pred_sreg;      /* a predicate special register was read: compare it with 0    */
 } Lower;
 
 static int is_imm(const PtxOperand *o)
@@ -571,6 +572,16 @@ static int lower_value(Lower *L, const PtxOperand *o, uint32_t *slot, int want_p
                     return 0;
                 }
                 *slot = sreg_row(t, id);
+                if (id == SR_IS_EXPLICIT_CLUSTER && L->in->op == OP_mov && L->d->types[0] == TY_PRED) {
+                    /* a predicate special register: mov.pred p, %is_explicit_cluster
+                     * becomes setp.ne.u32 p, <its row>, 0 */
+                    L->in->op = OP_setp;
+                    L->d->op = OP_setp;
+                    L->d->types[0] = TY_U32;
+                    L->in->t = TY_U32;
+                    L->d->mods[MOD_NE >> 6] |= 1ull << (MOD_NE & 63);
+                    L->pred_sreg = 1;
+                }
                 return 0;
             }
         }
@@ -690,7 +701,10 @@ static int lower_opd(Lower *L, const PtxOperand *o, int is_dest, int want_pred)
     uint32_t slot;
     if (lower_value(L, o, &slot, want_pred) < 0) return -1;
     in = L->in;
-    if (is_imm(o)) d->src_imm_mask |= 1 << d->ns;
+    if (is_imm(o) && !is_dest && d->ns < INST_MAXS) {
+        d->src_imm_mask |= 1 << d->ns;
+        d->imm_val[d->ns] = imm_bits(o, L->src_ty);
+    }
     if (!is_dest && want_pred) d->src_pred_mask |= 1u << d->ns;
     if (is_dest) { if (d->nd >= INST_MAXD) goto many; in->d[d->nd++] = slot; }
     else { if (d->ns >= INST_MAXS) goto many; in->s[d->ns++] = slot; }
@@ -887,6 +901,7 @@ static int lower_call(Lower *L)
 /* The type immediates of this instruction's sources are encoded in. */
 static int source_type(const InstDesc *d, int op)
 {
+    if (op == OP_cp) return TY_U32;   /* sizes, counts and masks, whatever the data type */
     if (op == OP_cvt || op == OP_set) return d->ntypes > 1 ? d->types[1] : d->types[0];
     return d->types[0];
 }
@@ -1060,6 +1075,7 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
             if (lower_opd(&L, o, is_dest, operand_is_pred(&L, o)) < 0) return -1;
         }
     }
+    if (L.pred_sreg && d->ns < INST_MAXS) in->s[d->ns++] = const_row(t, 0);
     in->nd = (uint8_t)d->nd;
     in->ns = (uint8_t)d->ns;
     if (in->space == SP_NONE) in->space = (uint8_t)d->space;

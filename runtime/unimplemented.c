@@ -69,10 +69,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaGLUnmapBufferObjectAsync) \
     X(cudaGLUnregisterBufferObject) \
     X(cudaGetChannelDesc) \
-    X(cudaGetDriverEntryPoint) \
-    X(cudaGetDriverEntryPointByVersion) \
-    X(cudaGetDriverEntryPointByVersion_ptsz) \
-    X(cudaGetDriverEntryPoint_ptsz) \
     X(cudaGetExportTable) \
     X(cudaGetFuncBySymbol) \
     X(cudaGetMipmappedArrayLevel) \

@@ -13,7 +13,7 @@
 set -u
 PTXRUN=${1:-./tests/ptxrun}
 [ $# -gt 0 ] && shift
-DIR=$(dirname "$0")/ptx
+DIR=${PTX_TEST_DIR:-$(dirname "$0")/ptx}
 if [ ! -x "$PTXRUN" ]; then
     echo "run_ptx_tests.sh: no executable $PTXRUN" >&2
     exit 2

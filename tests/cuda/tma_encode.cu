@@ -2,7 +2,8 @@
 // cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col / cuTensorMapReplaceAddress with valid and
 // invalid arguments (rank, alignment, strides, box, element strides, interleave, swizzle,
 // L2 promotion, OOB fill, im2col corners). Prints the CUresult of each call; the expected
-// output was recorded on an H100 (tests/expected/cuda/tma_encode.0.out).
+// output was recorded on an H100 (tests/expected/cuda/tma_encode.0.out). NVIDIA's libcudart
+// crashes on a null symbol or funcPtr, so those are not tried.
 #include <cstdio>
 #include <cstring>
 #include <cstdint>
@@ -310,17 +311,6 @@ int main()
     tiled_cases();
     im2col_cases();
     replace_cases();
-    // Null pointers last: a crash here loses nothing recorded above.
-    {
-        cudaDriverEntryPointQueryResult q = (cudaDriverEntryPointQueryResult)77;
-        cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", nullptr, cudaEnableDefault, &q);
-        printf("null funcPtr: %s status=%d\n", cudaGetErrorName(e), (int)q);
-        e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", nullptr, 12000, cudaEnableDefault, &q);
-        printf("null funcPtr v12000: %s status=%d\n", cudaGetErrorName(e), (int)q);
-        printf("  last error after: %s\n", cudaGetErrorName(cudaGetLastError()));
-        fflush(stdout);
-    }
     cudaFree(gbase);
-    printf("done\n");
     return 0;
 }

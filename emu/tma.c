@@ -1,0 +1,401 @@
+/* tma.c - tensor maps: the cuTensorMapEncode* checks, as an H100's driver makes them, and the
+ * box transfers of cp.async.bulk.tensor / cp.reduce.async.bulk.tensor (tile and im2col).
+ *
+ * The rules below come from NVIDIA's documentation where it agrees with the hardware and from
+ * recordings on an H100 (driver 580.159.04) where it does not: tests/cuda/tma_encode.cu and
+ * tests/gpu/tma_probe.cu (data in tests/tma-data/). Box layout in shared memory: elements in
+ * dimension order (dim 0 fastest), densely packed, each dimension holding ceil(box/stride)
+ * elements (dim 0 of a non-interleaved map ignores its element stride); swizzling XORs bits
+ * [4, 4+n) of each byte offset with bits [7, 7+n) (n = 1, 2, 3 for 32/64/128-byte spans).
+ */
+#include "tma.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define TMA_MAGIC 0x50544d41u  /* "PTMA" */
+#define DT_COUNT 13            /* UINT8 .. TFLOAT32_FTZ; the packed sm_100 types are refused */
+#define SMEM_MAX (227u * 1024) /* no box may exceed the largest shared allocation */
+
+enum { DT_U8, DT_U16, DT_U32, DT_S32, DT_U64, DT_S64, DT_F16, DT_F32, DT_F64, DT_BF16,
+       DT_F32_FTZ, DT_TF32, DT_TF32_FTZ };
+
+/* Our layout inside the 128 opaque bytes. */
+typedef struct {
+    uint32_t magic;
+    uint8_t mode, dtype, rank, elsize;
+    uint8_t interleave, swizzle, l2, oob;
+    uint8_t es[5];
+    uint8_t pad0[3];
+    uint64_t addr;
+    uint32_t dim_m1[5];        /* dims - 1 (dims are 1 .. 2^32) */
+    uint64_t strides[4];       /* bytes, dims 1..rank-1 */
+    uint16_t box[5];           /* tile: 1..256 */
+    int16_t lo[3], up[3];      /* im2col corners (W, H, D) */
+    uint16_t cpp, ppc;
+} Map;
+
+_Static_assert(sizeof(Map) <= TMAP_BYTES, "tensor map layout exceeds 128 bytes");
+
+static const uint8_t elsizes[DT_COUNT] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+
+static int is_float(int dt) { return dt >= DT_F16; }
+
+static uint64_t dim(const Map *m, int i) { return (uint64_t)m->dim_m1[i] + 1; }
+
+/* ---- encoding ----------------------------------------------------------------------------- */
+
+/* Checks shared by both encoders; fills the common fields of m. */
+static int encode_common(Map *m, int dtype, uint32_t rank, void *gaddr, const uint64_t *dims,
+                         const uint64_t *strides, const uint32_t *es, int il, int sw, int l2,
+                         int oob)
+{
+    if (dtype < 0 || dtype >= DT_COUNT) return TMA_ERROR_INVALID_VALUE;
+    if (rank < 1 || rank > 5) return TMA_ERROR_INVALID_VALUE;
+    if (il < 0 || il > 2 || sw < 0 || sw > 3 || l2 < 0 || l2 > 3 || oob < 0 || oob > 1)
+        return TMA_ERROR_INVALID_VALUE;
+    if (il && rank < 3) return TMA_ERROR_INVALID_VALUE;
+    if (oob && !is_float(dtype)) return TMA_ERROR_INVALID_VALUE;
+    uint64_t align = il == 2 ? 32 : 16;
+    if ((uintptr_t)gaddr % align) return TMA_ERROR_INVALID_VALUE;
+    for (uint32_t i = 0; i < rank; i++) {
+        if (dims[i] == 0 || dims[i] > (1ull << 32)) return TMA_ERROR_INVALID_VALUE;
+        if (es[i] == 0 || es[i] > 8) return TMA_ERROR_INVALID_VALUE;
+    }
+    /* Only the lower rank-1 strides exist; 0 passes (the H100's driver accepts it). */
+    for (uint32_t i = 0; i + 1 < rank; i++)
+        if (strides[i] % align || strides[i] >= (1ull << 40)) return TMA_ERROR_INVALID_VALUE;
+    memset(m, 0, sizeof *m);
+    m->magic = TMA_MAGIC;
+    m->dtype = (uint8_t)dtype;
+    m->rank = (uint8_t)rank;
+    m->elsize = elsizes[dtype];
+    m->interleave = (uint8_t)il;
+    m->swizzle = (uint8_t)sw;
+    m->l2 = (uint8_t)l2;
+    m->oob = (uint8_t)oob;
+    m->addr = (uint64_t)(uintptr_t)gaddr;
+    for (uint32_t i = 0; i < rank; i++) {
+        m->dim_m1[i] = (uint32_t)(dims[i] - 1);
+        m->es[i] = (uint8_t)es[i];
+    }
+    for (uint32_t i = 0; i + 1 < rank; i++) m->strides[i] = strides[i];
+    return TMA_SUCCESS;
+}
+
+/* The inner (dim 0) row of a box: a multiple of 16 bytes, within the swizzle span. */
+static int check_inner(uint32_t inner_bytes, int il, int sw)
+{
+    if (inner_bytes % 16) return TMA_ERROR_INVALID_VALUE;
+    if (!il && sw && inner_bytes > (16u << sw)) return TMA_ERROR_INVALID_VALUE;
+    return TMA_SUCCESS;
+}
+
+int tma_encode_tiled(void *tmap, int dtype, uint32_t rank, void *global_address,
+                     const uint64_t *global_dim, const uint64_t *global_strides,
+                     const uint32_t *box_dim, const uint32_t *element_strides, int interleave,
+                     int swizzle, int l2_promotion, int oob_fill)
+{
+    Map m;
+    if (!tmap || !global_dim || !box_dim || !element_strides || (rank > 1 && !global_strides))
+        return TMA_ERROR_INVALID_VALUE;
+    int r = encode_common(&m, dtype, rank, global_address, global_dim, global_strides,
+                          element_strides, interleave, swizzle, l2_promotion, oob_fill);
+    if (r) return r;
+    uint64_t bytes = m.elsize;
+    for (uint32_t i = 0; i < rank; i++) {
+        if (box_dim[i] == 0 || box_dim[i] > 256) return TMA_ERROR_INVALID_VALUE;
+        m.box[i] = (uint16_t)box_dim[i];
+        bytes *= box_dim[i];
+    }
+    if (check_inner(box_dim[0] * m.elsize, interleave, swizzle)) return TMA_ERROR_INVALID_VALUE;
+    if (bytes > SMEM_MAX) return TMA_ERROR_INVALID_VALUE;
+    m.mode = TMA_MODE_TILE;
+    memcpy(tmap, &m, sizeof m);
+    memset((uint8_t *)tmap + sizeof m, 0, TMAP_BYTES - sizeof m);
+    return TMA_SUCCESS;
+}
+
+int tma_encode_im2col(void *tmap, int dtype, uint32_t rank, void *global_address,
+                      const uint64_t *global_dim, const uint64_t *global_strides,
+                      const int *pixel_box_lower, const int *pixel_box_upper,
+                      uint32_t channels_per_pixel, uint32_t pixels_per_column,
+                      const uint32_t *element_strides, int interleave, int swizzle,
+                      int l2_promotion, int oob_fill)
+{
+    /* Corner ranges by rank: 16, 8 and 5 signed bits. */
+    static const int lim[6] = {0, 0, 0, 32768, 128, 16};
+    Map m;
+    if (!tmap || !global_dim || !global_strides || !element_strides || !pixel_box_lower ||
+        !pixel_box_upper || rank < 3 || rank > 5)
+        return TMA_ERROR_INVALID_VALUE;
+    int r = encode_common(&m, dtype, rank, global_address, global_dim, global_strides,
+                          element_strides, interleave, swizzle, l2_promotion, oob_fill);
+    if (r) return r;
+    if (channels_per_pixel == 0 || channels_per_pixel > 256 || pixels_per_column == 0 ||
+        pixels_per_column > 1024)
+        return TMA_ERROR_INVALID_VALUE;
+    if (check_inner(channels_per_pixel * m.elsize, interleave, swizzle))
+        return TMA_ERROR_INVALID_VALUE;
+    for (uint32_t s = 0; s + 2 < rank; s++) {
+        int lo = pixel_box_lower[s], up = pixel_box_upper[s];
+        if (lo < -lim[rank] || lo >= lim[rank] || up < -lim[rank] || up >= lim[rank])
+            return TMA_ERROR_INVALID_VALUE;
+        /* The bounding box [lo, dim-1+up] must hold at least one pixel. */
+        if ((int64_t)dim(&m, (int)s + 1) - 1 + up < lo) return TMA_ERROR_INVALID_VALUE;
+        m.lo[s] = (int16_t)lo;
+        m.up[s] = (int16_t)up;
+    }
+    if ((uint64_t)channels_per_pixel * pixels_per_column * m.elsize > SMEM_MAX)
+        return TMA_ERROR_INVALID_VALUE;
+    m.cpp = (uint16_t)channels_per_pixel;
+    m.ppc = (uint16_t)pixels_per_column;
+    m.mode = TMA_MODE_IM2COL;
+    memcpy(tmap, &m, sizeof m);
+    memset((uint8_t *)tmap + sizeof m, 0, TMAP_BYTES - sizeof m);
+    return TMA_SUCCESS;
+}
+
+int tma_replace_address(void *tmap, void *global_address)
+{
+    Map m;
+    if (!tmap) return TMA_ERROR_INVALID_VALUE;
+    /* The H100's driver checks 16-byte alignment only, even for 32-byte interleaved maps. */
+    if ((uintptr_t)global_address % 16) return TMA_ERROR_INVALID_VALUE;
+    /* It also accepts bytes that hold no map; such a map stays invalid here. */
+    if (!tma_valid(tmap, NULL, 0)) return TMA_SUCCESS;
+    memcpy(&m, tmap, sizeof m);
+    m.addr = (uint64_t)(uintptr_t)global_address;
+    memcpy(tmap, &m, sizeof m);
+    return TMA_SUCCESS;
+}
+
+/* ---- queries ------------------------------------------------------------------------------ */
+
+int tma_valid(const void *tmap, char *err, size_t errlen)
+{
+    Map m;
+    memcpy(&m, tmap, sizeof m);
+    if (m.magic == TMA_MAGIC && m.dtype < DT_COUNT && m.rank >= 1 && m.rank <= 5 &&
+        m.mode <= TMA_MODE_IM2COL)
+        return 1;
+    if (err && errlen) snprintf(err, errlen, "tensor map was not made by cuTensorMapEncode*");
+    return 0;
+}
+
+static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+/* Elements per box dimension in shared memory. */
+static uint32_t box_count(const Map *m, int i)
+{
+    if (i == 0 && !m->interleave) return m->box[0];
+    return ceil_div(m->box[i], m->es[i]);
+}
+
+uint32_t tma_box_bytes(const void *tmap)
+{
+    Map m;
+    memcpy(&m, tmap, sizeof m);
+    if (m.mode == TMA_MODE_IM2COL) return (uint32_t)m.cpp * m.ppc * m.elsize;
+    uint32_t n = m.elsize;
+    for (int i = 0; i < m.rank; i++) n *= box_count(&m, i);
+    return n;
+}
+
+/* ---- transfers ---------------------------------------------------------------------------- */
+
+/* Shared-memory byte offset of the box's linear byte offset o, after swizzling. The pattern
+ * is taken relative to smem (callers align boxes to 1024 bytes, as CUTLASS does). */
+static uint32_t swz(uint32_t o, int sw)
+{
+    if (!sw) return o;
+    uint32_t mask = (1u << sw) - 1;
+    return o ^ (((o >> 7) & mask) << 4);
+}
+
+/* The NaN fill: the H100 writes the 16-bit pattern 0x7ff7 over the element (f32 reads
+ * 0x7ff77ff7: recorded); f16/bf16/f64 are assumed to get the same pattern (not recorded). */
+static void nan_fill(uint8_t *dst, int el)
+{
+    for (int i = 0; i < el; i += 2) { dst[i] = 0xf7; dst[i + 1] = 0x7f; }
+}
+
+typedef struct {
+    const Map *m;
+    int dir, redop;
+    uint8_t *smem;
+    char *err;
+    size_t errlen;
+} Xfer;
+
+static int xfail(Xfer *x, const char *msg)
+{
+    snprintf(x->err, x->errlen, "%s", msg);
+    return -1;
+}
+
+#define RED_INT(T)                                                                          \
+    static int red_##T(T *d, T s, int op)                                                    \
+    {                                                                                        \
+        switch (op) {                                                                        \
+        case TMA_RED_ADD: *d = (T)(*d + s); return 0;                                        \
+        case TMA_RED_MIN: if (s < *d) *d = s; return 0;                                      \
+        case TMA_RED_MAX: if (s > *d) *d = s; return 0;                                      \
+        case TMA_RED_AND: *d &= s; return 0;                                                 \
+        case TMA_RED_OR: *d |= s; return 0;                                                  \
+        case TMA_RED_XOR: *d ^= s; return 0;                                                 \
+        case TMA_RED_INC: *d = (*d >= s) ? 0 : (T)(*d + 1); return 0;                        \
+        case TMA_RED_DEC: *d = (*d == 0 || *d > s) ? s : (T)(*d - 1); return 0;              \
+        }                                                                                    \
+        return -1;                                                                           \
+    }
+RED_INT(uint32_t)
+RED_INT(int32_t)
+RED_INT(uint64_t)
+RED_INT(int64_t)
+
+static int red_f32(float *d, float s, int op)
+{
+    if (op == TMA_RED_ADD) { *d = *d + s; return 0; }
+    if (op == TMA_RED_MIN) { *d = s < *d || *d != *d ? s : *d; return 0; }
+    if (op == TMA_RED_MAX) { *d = s > *d || *d != *d ? s : *d; return 0; }
+    return -1;
+}
+
+/* Global <- op(global, shared) for one element; types/ops PTX does not define are refused. */
+static int reduce_elem(Xfer *x, uint8_t *g, const uint8_t *s)
+{
+    int op = x->redop, r = -1;
+    switch (x->m->dtype) {
+    case DT_U32: { uint32_t d, v; memcpy(&d, g, 4); memcpy(&v, s, 4); r = red_uint32_t(&d, v, op); memcpy(g, &d, 4); break; }
+    case DT_S32: { int32_t d, v; memcpy(&d, g, 4); memcpy(&v, s, 4);
+        r = (op == TMA_RED_INC || op == TMA_RED_DEC) ? -1 : red_int32_t(&d, v, op); memcpy(g, &d, 4); break; }
+    case DT_U64: { uint64_t d, v; memcpy(&d, g, 8); memcpy(&v, s, 8);
+        r = (op == TMA_RED_INC || op == TMA_RED_DEC) ? -1 : red_uint64_t(&d, v, op); memcpy(g, &d, 8); break; }
+    case DT_S64: { int64_t d, v; memcpy(&d, g, 8); memcpy(&v, s, 8);
+        r = (op == TMA_RED_MIN || op == TMA_RED_MAX || op == TMA_RED_ADD) ? red_int64_t(&d, v, op) : -1;
+        memcpy(g, &d, 8); break; }
+    case DT_F32: case DT_F32_FTZ: { float d, v; memcpy(&d, g, 4); memcpy(&v, s, 4); r = red_f32(&d, v, op); memcpy(g, &d, 4); break; }
+    default: break;
+    }
+    return r ? xfail(x, "cp.reduce.async.bulk.tensor: reduction not supported for this tensor type") : 0;
+}
+
+/* One element: global address g (NULL when out of bounds), shared byte offset so. */
+static int move_elem(Xfer *x, uint64_t g, int inb, uint32_t so)
+{
+    const Map *m = x->m;
+    uint8_t *s = x->smem + so;
+    int el = m->elsize;
+    if (x->dir == TMA_LOAD) {
+        if (inb) memcpy(s, (const void *)(uintptr_t)g, el);
+        else if (m->oob) nan_fill(s, el);
+        else memset(s, 0, el);
+        return 0;
+    }
+    if (!inb) return 0;  /* stores and reductions skip out-of-bounds elements */
+    if (x->dir == TMA_STORE) { memcpy((void *)(uintptr_t)g, s, el); return 0; }
+    return reduce_elem(x, (uint8_t *)(uintptr_t)g, s);
+}
+
+/* Global address of an element given its coordinates; *inb = 0 when outside the tensor. */
+static uint64_t gaddr(const Map *m, const int64_t *c, int *inb)
+{
+    uint64_t a = m->addr;
+    *inb = 1;
+    for (int i = 0; i < m->rank; i++) {
+        if (c[i] < 0 || (uint64_t)c[i] >= dim(m, i)) { *inb = 0; return 0; }
+        a += i == 0 ? (uint64_t)c[0] * m->elsize : (uint64_t)c[i] * m->strides[i - 1];
+    }
+    return a;
+}
+
+static int tile_box(Xfer *x, const int32_t *coords)
+{
+    const Map *m = x->m;
+    uint32_t cnt[5] = {1, 1, 1, 1, 1}, k[5] = {0};
+    uint32_t total = 1;
+    for (int i = 0; i < m->rank; i++) { cnt[i] = box_count(m, i); total *= cnt[i]; }
+    int es0 = m->interleave ? m->es[0] : 1;
+    for (uint32_t e = 0; e < total; e++) {
+        int64_t c[5];
+        for (int i = 0; i < m->rank; i++)
+            c[i] = (int64_t)coords[i] + (int64_t)k[i] * (i == 0 ? es0 : m->es[i]);
+        int inb;
+        uint64_t g = gaddr(m, c, &inb);
+        if (move_elem(x, g, inb, swz(e * m->elsize, m->swizzle))) return -1;
+        for (int i = 0; i < m->rank && ++k[i] == cnt[i]; i++) k[i] = 0;
+    }
+    return 0;
+}
+
+/* im2col: ppc pixels walk the bounding box [lo, dim-1+up] of each spatial dimension (W
+ * fastest, then H, D, then the image N) from the pixel named by the coordinates, by the
+ * element strides; each loads cpp channels of the pixel displaced by the im2col offsets. */
+static int im2col_box(Xfer *x, const int32_t *coords, const uint16_t *offsets)
+{
+    const Map *m = x->m;
+    int ns = m->rank - 2, nd = m->rank - 1;
+    int64_t p[4], hi[3];
+    for (int s = 0; s < ns; s++) {
+        p[s] = coords[s + 1];
+        hi[s] = (int64_t)dim(m, s + 1) - 1 + m->up[s];
+    }
+    p[ns] = coords[nd];
+    uint32_t row = m->cpp * m->elsize;
+    for (uint32_t px = 0; px < m->ppc; px++) {
+        int64_t c[5];
+        for (int s = 0; s < ns; s++) c[s + 1] = p[s] + (int16_t)offsets[s];
+        c[nd] = p[ns];
+        for (uint32_t ch = 0; ch < m->cpp; ch++) {
+            c[0] = (int64_t)coords[0] + ch;
+            int inb;
+            uint64_t g = gaddr(m, c, &inb);
+            if (move_elem(x, g, inb, swz(px * row + ch * m->elsize, m->swizzle))) return -1;
+        }
+        int s = 0;
+        for (; s < ns; s++) {
+            p[s] += m->es[s + 1];
+            if (p[s] <= hi[s]) break;
+            p[s] = m->lo[s];
+        }
+        if (s == ns) p[ns] += m->es[nd];
+    }
+    return 0;
+}
+
+int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int ndims,
+                 const uint16_t *offsets, uint8_t *smem, uint32_t smem_avail, int redop,
+                 char *err, size_t errlen)
+{
+    Map m;
+    Xfer x = {&m, dir, redop, smem, err, errlen};
+    if (!tma_valid(tmap, err, errlen)) return -1;
+    memcpy(&m, tmap, sizeof m);
+    if (mode != m.mode)
+        return xfail(&x, mode == TMA_MODE_IM2COL ? "im2col copy with a tiled tensor map"
+                                                 : "tile copy with an im2col tensor map");
+    if (ndims != m.rank) return xfail(&x, "tensor copy dimension differs from the tensor map's rank");
+    if (dir != TMA_LOAD && dir != TMA_STORE && dir != TMA_REDUCE)
+        return xfail(&x, "bad tensor copy direction");
+    if (dir == TMA_LOAD && mode == TMA_MODE_IM2COL && m.rank > 2 && !offsets)
+        return xfail(&x, "im2col load without offsets");
+    /* The H100 raises an illegal-instruction error unless dim 0 starts on 16 bytes. */
+    if (((int64_t)coords[0] * m.elsize) % 16)
+        return xfail(&x, "tensor copy: dim-0 coordinate is not a multiple of 16 bytes");
+    if (tma_box_bytes(&m) > smem_avail)
+        return xfail(&x, "tensor copy: box extends past the end of shared memory");
+    /* On the H100, interleaved boxes write more than their transaction count (whole
+     * 16/32-byte groups of two rows per box row, read past the plane) or never complete;
+     * ptxemu cannot reproduce that, so it refuses them rather than guess. */
+    if (m.interleave)
+        return xfail(&x, "interleaved tensor maps are not supported by ptxemu's tensor copies");
+    /* The H100 faults (illegal instruction) on a store whose box starts before the tensor. */
+    if (dir != TMA_LOAD)
+        for (int i = 0; i < m.rank; i++)
+            if (coords[i] < 0)
+                return xfail(&x, "tensor store/reduction with a negative coordinate");
+    if (dir != TMA_LOAD && mode == TMA_MODE_IM2COL)
+        return xfail(&x, "im2col tensor stores are not supported by ptxemu");
+    return mode == TMA_MODE_TILE ? tile_box(&x, coords) : im2col_box(&x, coords, offsets);
+}
