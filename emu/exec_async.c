@@ -494,6 +494,9 @@ static int st_async(Warp *w, const Inst *in, uint32_t mask)
 
 const char *bind_st_async(Inst *in, const InstDesc *d)
 {
+    if (d->nspaces && d->spaces[0] != SP_SHARED_CLUSTER)
+        return "st.async to global memory (.release.global, .mmio) is an sm_100 form; sm_90 "
+               "has st.async.shared::cluster only";
     if (!d->ntypes) return "st.async needs a type";
     in->t = d->types[0];
     in->vec = (uint8_t)d->vec;
