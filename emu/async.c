@@ -130,8 +130,9 @@ static int complete(AsyncOp *op)
         uint32_t bytes = tma_box_bytes(op->tmap);
         for (int i = 0; i < n; i++) {
             uint8_t *smem = op->tdir == TMA_LOAD ? dst[i] : op->dst;
+            uint32_t soff = op->tdir == TMA_LOAD ? op->dst_off : op->src_off;
             if (tma_transfer(op->tmap, op->tdir, op->tmode, op->coords, op->ndims, op->offsets,
-                             smem, op->smem_avail, op->redop, err, sizeof err) < 0)
+                             smem, soff, op->smem_avail, op->redop, err, sizeof err) < 0)
                 return op_fault(op, err);
             if (mbar[i]) mbar_complete_tx(mbar[i], bytes);
         }

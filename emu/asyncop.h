@@ -24,6 +24,7 @@ typedef struct AsyncOp {
     const uint8_t *src;
     uint32_t size, src_size, smem_avail;
     uint32_t dst_off, mbar_off;         /* multicast: CTA-relative offsets                */
+    uint32_t src_off;                   /* tensor stores: the shared source's offset      */
     uint64_t *mbar;                     /* complete-tx / arrive target, or NULL           */
     int32_t coords[5];
     uint16_t offsets[4];

@@ -230,6 +230,11 @@ EmuKernel *emu_module_kernel(EmuModule *m, const char *name)
     return NULL;
 }
 
+const char *emu_kernel_error(const EmuKernel *k)
+{
+    return k->status < 0 ? k->err : NULL;
+}
+
 const char *emu_kernel_name(const EmuKernel *k)
 {
     return k->f->name;
@@ -399,7 +404,9 @@ int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
     L.ncta = (uint64_t)grid[0] * grid[1] * grid[2];
     if (p->uses_local) {
         size_t need = (p->frame_size + 15) & ~(size_t)15;
-        L.local_stride = need + stack_size;
+        /* frames here keep whole register rows of recursive functions where the GPU saves
+         * only live registers: give the stack 8 times the configured size */
+        L.local_stride = need + stack_size * 8;
     }
     rc = EMU_ERR_MEMORY_ALLOCATION;
     L.param_addr = mem_alloc(p->param_size ? p->param_size : 1, MEM_PARAM);

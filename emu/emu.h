@@ -68,6 +68,8 @@ int emu_module_symbol(EmuModule *m, const char *name, uint64_t *addr, size_t *si
 /* The .entry named `name` (mangled), or NULL. Does not translate yet. */
 EmuKernel *emu_module_kernel(EmuModule *m, const char *name);
 int emu_kernel_info(EmuKernel *k, EmuKernelInfo *out);
+/* Why the kernel failed to translate ("file:line:col: message"), or NULL. */
+const char *emu_kernel_error(const EmuKernel *k);
 const char *emu_kernel_name(const EmuKernel *k);
 
 /* Run a kernel to completion. args[i] points at the i-th argument's bytes (as in

@@ -387,6 +387,7 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
             uint64_t sa = rowv(w, in->s[n], l);
             uint32_t off;
             if (!(op->dst = shared_range(w, in->cmp, sa, bytes, 128, l, ACC_READ, &off))) return STEP_FAULT;
+            op->src_off = off;
             op->smem_avail = w->cta->shared_size - (off < w->cta->shared_size ? off : w->cta->shared_size);
             op->group_kind = GROUP_BULK;
             op->group = w->bulk_group[l];
@@ -438,7 +439,8 @@ const char *bind_cp(Inst *in, const InstDesc *d)
     if (reduce) {
         int op = red_op_of(d);
         if (op < 0) return "cp.reduce needs a reduction operation";
-        const char *msg = check_red_type(op, in->t);
+        /* a tensor reduction takes its element type from the tensor map (tma.c checks) */
+        const char *msg = desc_has(d, MOD_TENSOR) ? NULL : check_red_type(op, in->t);
         if (msg) return msg;
         in->bop = (uint8_t)op;
     }

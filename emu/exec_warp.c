@@ -8,11 +8,31 @@
  */
 #include "exec.h"
 
-/* membermask as the first executing lane sees it (an immediate is a constant row). */
-static inline uint32_t members_of(Warp *w, uint32_t row, uint32_t mask)
+/* Every lane named by any executing lane's membermask (what the group waits for). */
+static inline uint32_t all_members(Warp *w, uint32_t row, uint32_t mask)
 {
-    return (uint32_t)ROW(w, row)[__builtin_ctz(mask)];
+    const uint64_t *m = ROW(w, row);
+    uint32_t u = 0;
+    FOR_LANES(mask, l) u |= (uint32_t)m[l];
+    return u;
 }
+
+/* Lanes may pass different membermasks (tiled_partition<16> gives each half-warp its
+ * own): lanes passing the same mask form one group, computed on its own. Returns the
+ * lanes of `todo` whose mask equals the first one's, and that mask in *grp. */
+static inline uint32_t same_members(Warp *w, uint32_t row, uint32_t todo, uint32_t *grp)
+{
+    const uint64_t *m = ROW(w, row);
+    uint32_t v = (uint32_t)m[__builtin_ctz(todo)], lanes = 0;
+    FOR_LANES(todo, l) if ((uint32_t)m[l] == v) lanes |= 1u << l;
+    *grp = v;
+    return lanes;
+}
+
+#define FOR_GROUPS(row, lanes, grp)                                                  \
+    for (uint32_t todo_ = mask, lanes = 0, grp = 0;                                  \
+         todo_ && ((lanes = same_members(w, (row), todo_, &grp)), grp &= mask, 1);   \
+         todo_ &= ~lanes)
 
 static inline void set_pred(Warp *w, uint32_t p, uint32_t mask, uint32_t bits)
 {
@@ -34,7 +54,7 @@ enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 
 static inline int shfl_run(Warp *w, const Inst *in, uint32_t mask, int mode)
 {
-    CONVERGE(members_of(w, in->s[3], mask));
+    CONVERGE(all_members(w, in->s[3], mask));
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
     uint64_t *d = ROW(w, in->d[0]);
     uint32_t src[WARP_SIZE], out[WARP_SIZE], pv = 0;
@@ -86,10 +106,11 @@ static inline uint32_t vote_in(Warp *w, const Inst *in)
 #define DEF_VOTE(NAME, RESULT)                                                       \
     static int vote_##NAME(Warp *w, const Inst *in, uint32_t mask)                   \
     {                                                                                \
-        uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;                \
-        CONVERGE(mm);                                                                \
-        uint32_t t = vote_in(w, in) & grp;                                           \
-        set_pred(w, in->d[0], mask, (RESULT) ? mask : 0);                            \
+        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        FOR_GROUPS(in->s[1], lanes, grp) {                                           \
+            uint32_t t = vote_in(w, in) & grp;                                       \
+            set_pred(w, in->d[0], lanes, (RESULT) ? lanes : 0);                      \
+        }                                                                            \
         return STEP_NEXT;                                                            \
     }
 DEF_VOTE(all, t == grp)
@@ -98,11 +119,12 @@ DEF_VOTE(uni, t == grp || t == 0)
 
 static int vote_ballot(Warp *w, const Inst *in, uint32_t mask)
 {
-    uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;
-    CONVERGE(mm);
-    uint32_t t = vote_in(w, in) & grp;
+    CONVERGE(all_members(w, in->s[1], mask));
     uint64_t *d = ROW(w, in->d[0]);
-    FOR_LANES(mask, l) d[l] = t;
+    FOR_GROUPS(in->s[1], lanes, grp) {
+        uint32_t t = vote_in(w, in) & grp;
+        FOR_LANES(lanes, l) d[l] = t;
+    }
     return STEP_NEXT;
 }
 
@@ -127,32 +149,34 @@ const char *bind_vote(Inst *in, const InstDesc *d)
 #define DEF_MATCH(T)                                                                 \
     static int match_any_##T(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
-        uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;                \
-        CONVERGE(mm);                                                                \
+        CONVERGE(all_members(w, in->s[1], mask));                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
-        uint32_t res[WARP_SIZE] = {0};                                               \
-        for (uint32_t todo = grp; todo;) {      /* one pass per distinct value */    \
-            T v = (T)a[__builtin_ctz(todo)];                                         \
-            uint32_t eq = 0;                                                         \
-            FOR_LANES(todo, k) if ((T)a[k] == v) eq |= 1u << k;                      \
-            FOR_LANES(eq, k) res[k] = eq;                                            \
-            todo &= ~eq;                                                             \
-        }                                                                            \
         uint64_t *d = ROW(w, in->d[0]);                                              \
-        FOR_LANES(mask, l) d[l] = res[l];                                            \
+        FOR_GROUPS(in->s[1], lanes, grp) {                                           \
+            uint32_t res[WARP_SIZE] = {0};                                           \
+            for (uint32_t todo = grp; todo;) {  /* one pass per distinct value */    \
+                T v = (T)a[__builtin_ctz(todo)];                                     \
+                uint32_t eq = 0;                                                     \
+                FOR_LANES(todo, k) if ((T)a[k] == v) eq |= 1u << k;                  \
+                FOR_LANES(eq, k) res[k] = eq;                                        \
+                todo &= ~eq;                                                         \
+            }                                                                        \
+            FOR_LANES(lanes, l) d[l] = res[l];                                       \
+        }                                                                            \
         return STEP_NEXT;                                                            \
     }                                                                                \
     static int match_all_##T(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
-        uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;                \
-        CONVERGE(mm);                                                                \
+        CONVERGE(all_members(w, in->s[1], mask));                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
-        T v = (T)a[__builtin_ctz(mask)];                                             \
-        uint32_t same = 1;                                                           \
-        FOR_LANES(grp, l) same &= (T)a[l] == v;                                      \
         uint64_t *d = ROW(w, in->d[0]);                                              \
-        FOR_LANES(mask, l) d[l] = same ? grp : 0;                                    \
-        set_pred(w, in->d[1], mask, same ? mask : 0);                                \
+        FOR_GROUPS(in->s[1], lanes, grp) {                                           \
+            T v = (T)a[__builtin_ctz(lanes)];                                        \
+            uint32_t same = 1;                                                       \
+            FOR_LANES(grp, l) same &= (T)a[l] == v;                                  \
+            FOR_LANES(lanes, l) d[l] = same ? grp : 0;                               \
+            set_pred(w, in->d[1], lanes, same ? lanes : 0);                          \
+        }                                                                            \
         return STEP_NEXT;                                                            \
     }
 DEF_MATCH(uint32_t)
@@ -183,16 +207,17 @@ const char *bind_match(Inst *in, const InstDesc *d)
 #define DEF_REDUX(NAME, T, INIT, COMBINE)                                            \
     static int redux_##NAME(Warp *w, const Inst *in, uint32_t mask)                  \
     {                                                                                \
-        uint32_t mm = members_of(w, in->s[1], mask), grp = mask & mm;                \
-        CONVERGE(mm);                                                                \
+        CONVERGE(all_members(w, in->s[1], mask));                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
-        T acc = (INIT);                                                              \
-        FOR_LANES(grp, l) {                                                          \
-            T x = (T)a[l];                                                           \
-            acc = (COMBINE);                                                         \
-        }                                                                            \
         uint64_t *d = ROW(w, in->d[0]);                                              \
-        FOR_LANES(mask, l) d[l] = (uint32_t)acc;                                     \
+        FOR_GROUPS(in->s[1], lanes, grp) {                                           \
+            T acc = (INIT);                                                          \
+            FOR_LANES(grp, l) {                                                      \
+                T x = (T)a[l];                                                       \
+                acc = (COMBINE);                                                     \
+            }                                                                        \
+            FOR_LANES(lanes, l) d[l] = (uint32_t)acc;                                \
+        }                                                                            \
         return STEP_NEXT;                                                            \
     }
 DEF_REDUX(add, uint32_t, 0, acc + x)

@@ -63,7 +63,10 @@ typedef int (*Handler)(Warp *w, const Inst *in, uint32_t mask);
     X(EVICT_FIRST) X(EVICT_LAST) X(EVICT_UNCHANGED) X(NO_ALLOCATE) X(FRACTIONAL) X(CVT) \
     X(L2_EVICT_LAST_UNCHANGED) X(TENSORMAP_GENERIC) X(RELEASE_SYNC_RESTRICT) \
     X(SYNC_RESTRICT_SHARED_CLUSTER) X(ACQUIRE_SYNC_RESTRICT_SHARED_CLUSTER) X(SHARED_CTA_MOD) \
-    X(IGNORE_SRC)
+    X(IGNORE_SRC) \
+    X(REPLACE) X(B1024) X(GLOBAL_ADDRESS) X(RANK) X(BOX_DIM) X(GLOBAL_DIM) X(GLOBAL_STRIDE) \
+    X(ELEMENT_STRIDE) X(ELEMTYPE) X(INTERLEAVE_LAYOUT) X(SWIZZLE_MODE) X(SWIZZLE_ATOMICITY) \
+    X(FILL_MODE)
 
 enum {
 #define X(n) MOD_##n,
@@ -135,7 +138,8 @@ struct Inst {
 
 /* Reserved rows and predicates of every program. */
 enum { ROW_ZERO = 0, ROW_SINK = 1, ROW_FIRST_FREE = 2 };
-enum { PRED_TRUE = 0, PRED_SINK = 1, PRED_FIRST_FREE = 2 };
+/* P[PRED_FALSE] stays 0: no instruction writes it (constant false operands read it). */
+enum { PRED_TRUE = 0, PRED_SINK = 1, PRED_FALSE = 2, PRED_FIRST_FREE = 3 };
 
 /* A binder chooses the handler for one instruction. Returns NULL on success, else a static
  * message such as "unsupported type for add". */

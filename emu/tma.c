@@ -6,11 +6,13 @@
  * tests/gpu/tma_probe.cu (data in tests/tma-data/). Box layout in shared memory: elements in
  * dimension order (dim 0 fastest), densely packed, each dimension holding ceil(box/stride)
  * elements (dim 0 of a non-interleaved map ignores its element stride); swizzling XORs bits
- * [4, 4+n) of each byte offset with bits [7, 7+n) (n = 1, 2, 3 for 32/64/128-byte spans).
+ * [4, 4+n) of each shared-memory address with its bits [7, 7+n) (n = 1, 2, 3 for 32/64/128-byte
+ * spans), and a swizzled row narrower than the span still occupies the whole span.
  */
 #include "tma.h"
 
 #include <stdio.h>
+#include "fp.h"
 #include <string.h>
 
 #define TMA_MAGIC 0x50544d41u  /* "PTMA" */
@@ -170,6 +172,72 @@ int tma_replace_address(void *tmap, void *global_address)
     return TMA_SUCCESS;
 }
 
+/* PTX's elemtype numbering (tensormap.replace) -> the CUtensorMapDataType one used here. */
+static const int8_t ptx_elemtype[16] = {DT_U8, DT_U16, DT_U32, DT_S32, DT_U64, DT_S64, DT_F16,
+                                        DT_F32, DT_F32_FTZ, DT_F64, DT_BF16, DT_TF32,
+                                        DT_TF32_FTZ, -1, -1, -1};
+
+/* One field; 0, or a reason for a value the field cannot hold. */
+static const char *set_field(Map *m, int field, int ord, uint64_t v)
+{
+    int dims_ord = ord >= 0 && ord < 5, strides_ord = ord >= 0 && ord < 4;
+    switch (field) {
+    case TMA_F_GLOBAL_ADDRESS:
+        if (v % 16) return "global_address is not 16-byte aligned";
+        m->addr = v; return NULL;
+    case TMA_F_RANK:
+        if (v > 4) return "rank (new_val + 1) must be 1 to 5";
+        m->rank = (uint8_t)(v + 1); return NULL;
+    case TMA_F_BOX_DIM:
+        if (!dims_ord || v < 1 || v > 256) return "box_dim must be 1 to 256";
+        m->box[ord] = (uint16_t)v; return NULL;
+    case TMA_F_GLOBAL_DIM:
+        if (!dims_ord || v < 1 || v > 0xffffffffull) return "global_dim must be 1 to 2^32-1";
+        m->dim_m1[ord] = (uint32_t)(v - 1); return NULL;
+    case TMA_F_GLOBAL_STRIDE:
+        if (!strides_ord || v % 16 || v >= (1ull << 40)) return "global_stride must be a multiple of 16 below 2^40";
+        m->strides[ord] = v; return NULL;
+    case TMA_F_ELEMENT_STRIDE:
+        if (!dims_ord || v < 1 || v > 8) return "element_stride must be 1 to 8";
+        m->es[ord] = (uint8_t)v; return NULL;
+    case TMA_F_ELEMTYPE:
+        if (v > 15 || ptx_elemtype[v] < 0) return "elemtype not supported on sm_90";
+        m->dtype = (uint8_t)ptx_elemtype[v];
+        m->elsize = elsizes[m->dtype]; return NULL;
+    case TMA_F_INTERLEAVE:
+        if (v > 2) return "interleave_layout must be 0 to 2";
+        m->interleave = (uint8_t)v; return NULL;
+    case TMA_F_SWIZZLE_MODE:
+        if (v > 3) return "swizzle_mode must be 0 to 3 on sm_90";
+        m->swizzle = (uint8_t)v; return NULL;
+    case TMA_F_SWIZZLE_ATOMICITY:
+        return v ? "swizzle_atomicity other than 16 bytes is not supported on sm_90" : NULL;
+    case TMA_F_FILL_MODE:
+        if (v > 1) return "fill_mode must be 0 or 1";
+        m->oob = (uint8_t)v; return NULL;
+    }
+    return "unknown tensor map field";
+}
+
+int tma_replace_field(void *tmap, int field, int ord, uint64_t value, char *err, size_t errlen)
+{
+    Map m;
+    if (!tma_valid(tmap, err, errlen)) return -1;
+    memcpy(&m, tmap, sizeof m);
+    if (m.mode != TMA_MODE_TILE) {
+        snprintf(err, errlen, "tensormap.replace.tile on an im2col tensor map");
+        return -1;
+    }
+    const char *why = set_field(&m, field, ord, value);
+    if (why) {
+        snprintf(err, errlen, "tensormap.replace: %s (ord %d, new_val %llu)", why, ord,
+                 (unsigned long long)value);
+        return -1;
+    }
+    memcpy(tmap, &m, sizeof m);
+    return 0;
+}
+
 /* ---- queries ------------------------------------------------------------------------------ */
 
 int tma_valid(const void *tmap, char *err, size_t errlen)
@@ -204,17 +272,18 @@ uint32_t tma_box_bytes(const void *tmap)
 
 /* ---- transfers ---------------------------------------------------------------------------- */
 
-/* Shared-memory byte offset of the box's linear byte offset o, after swizzling. The pattern
- * is taken relative to smem (callers align boxes to 1024 bytes, as CUTLASS does). */
-static uint32_t swz(uint32_t o, int sw)
+/* Shared-memory byte offset of the box's linear byte offset o, after swizzling. The H100 takes
+ * the pattern from the shared address bits (recorded with boxes 128- but not 1024-aligned),
+ * so the XOR works on base + o, base being smem's offset in the CTA's shared space. */
+static uint32_t swz(uint32_t o, int sw, uint32_t base)
 {
     if (!sw) return o;
-    uint32_t mask = (1u << sw) - 1;
-    return o ^ (((o >> 7) & mask) << 4);
+    uint32_t mask = (1u << sw) - 1, a = base + o;
+    return (a ^ (((a >> 7) & mask) << 4)) - base;
 }
 
-/* The NaN fill: the H100 writes the 16-bit pattern 0x7ff7 over the element (f32 reads
- * 0x7ff77ff7: recorded); f16/bf16/f64 are assumed to get the same pattern (not recorded). */
+/* The NaN fill: the H100 writes the 16-bit pattern 0x7ff7 over the element, whatever the
+ * float type (f32 reads 0x7ff77ff7; f16, bf16, f64, tf32 and the _FTZ types: recorded). */
 static void nan_fill(uint8_t *dst, int el)
 {
     for (int i = 0; i < el; i += 2) { dst[i] = 0xf7; dst[i + 1] = 0x7f; }
@@ -224,6 +293,7 @@ typedef struct {
     const Map *m;
     int dir, redop;
     uint8_t *smem;
+    uint32_t base;
     char *err;
     size_t errlen;
 } Xfer;
@@ -254,31 +324,69 @@ RED_INT(int32_t)
 RED_INT(uint64_t)
 RED_INT(int64_t)
 
-static int red_f32(float *d, float s, int op)
+/* f32 reductions define .add only (the H100 refuses min/max); the _FTZ types flush subnormal
+ * inputs and results to zero (recorded), and a NaN sum is the canonical 0x7fffffff. */
+static uint32_t f32_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+static float bits_f32(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static uint32_t ftz32(uint32_t b) { return (b & 0x7f800000u) ? b : b & 0x80000000u; }
+
+static uint32_t add_f32(uint32_t a, uint32_t b, int ftz)
 {
-    if (op == TMA_RED_ADD) { *d = *d + s; return 0; }
-    if (op == TMA_RED_MIN) { *d = s < *d || *d != *d ? s : *d; return 0; }
-    if (op == TMA_RED_MAX) { *d = s > *d || *d != *d ? s : *d; return 0; }
-    return -1;
+    if (ftz) { a = ftz32(a); b = ftz32(b); }
+    float r = bits_f32(a) + bits_f32(b);
+    if (r != r) return 0x7fffffffu;
+    return ftz ? ftz32(f32_bits(r)) : f32_bits(r);
 }
 
-/* Global <- op(global, shared) for one element; types/ops PTX does not define are refused. */
-static int reduce_elem(Xfer *x, uint8_t *g, const uint8_t *s)
+/* f16/bf16 min/max as an H100 orders them: a NaN operand yields the other, two NaNs give
+ * 0x7fff, -0 orders below +0. */
+static uint16_t minmax_half(uint16_t a, uint16_t b, int bf, int max)
 {
-    int op = x->redop, r = -1;
+    uint16_t inf = bf ? 0x7f80 : 0x7c00;
+    int an = (a & 0x7fff) > inf, bn = (b & 0x7fff) > inf;
+    if (an || bn) return an && bn ? 0x7fff : an ? b : a;
+    int32_t ka = a & 0x8000 ? -(int32_t)(a & 0x7fff) - 1 : (int32_t)a;
+    int32_t kb = b & 0x8000 ? -(int32_t)(b & 0x7fff) - 1 : (int32_t)b;
+    return (!max) == (ka < kb) ? a : b;
+}
+
+/* The reductions an H100 performs per tensor type (bit per TMA_RED_*; recorded: the others
+ * raise an illegal-instruction error). */
+static const uint8_t red_ops[DT_COUNT] = {
+    [DT_U32] = 0xff, [DT_S32] = 0xe7, [DT_U64] = 0xe7, [DT_S64] = 0x06, [DT_F16] = 0x07,
+    [DT_BF16] = 0x07, [DT_F32] = 0x01, [DT_F32_FTZ] = 0x01, [DT_F64] = 0x01, [DT_TF32] = 0x01,
+    [DT_TF32_FTZ] = 0x01,
+};
+
+static int reduce_supported(int dt, int op) { return op >= 0 && op < 8 && (red_ops[dt] >> op & 1); }
+
+/* Global <- op(global, shared) for one element (the pair was checked by reduce_supported). */
+static void reduce_elem(const Xfer *x, uint8_t *g, const uint8_t *s)
+{
+    int op = x->redop;
     switch (x->m->dtype) {
-    case DT_U32: { uint32_t d, v; memcpy(&d, g, 4); memcpy(&v, s, 4); r = red_uint32_t(&d, v, op); memcpy(g, &d, 4); break; }
-    case DT_S32: { int32_t d, v; memcpy(&d, g, 4); memcpy(&v, s, 4);
-        r = (op == TMA_RED_INC || op == TMA_RED_DEC) ? -1 : red_int32_t(&d, v, op); memcpy(g, &d, 4); break; }
-    case DT_U64: { uint64_t d, v; memcpy(&d, g, 8); memcpy(&v, s, 8);
-        r = (op == TMA_RED_INC || op == TMA_RED_DEC) ? -1 : red_uint64_t(&d, v, op); memcpy(g, &d, 8); break; }
-    case DT_S64: { int64_t d, v; memcpy(&d, g, 8); memcpy(&v, s, 8);
-        r = (op == TMA_RED_MIN || op == TMA_RED_MAX || op == TMA_RED_ADD) ? red_int64_t(&d, v, op) : -1;
-        memcpy(g, &d, 8); break; }
-    case DT_F32: case DT_F32_FTZ: { float d, v; memcpy(&d, g, 4); memcpy(&v, s, 4); r = red_f32(&d, v, op); memcpy(g, &d, 4); break; }
-    default: break;
+    case DT_U32: { uint32_t d, v; memcpy(&d, g, 4); memcpy(&v, s, 4); red_uint32_t(&d, v, op); memcpy(g, &d, 4); break; }
+    case DT_S32: { int32_t d, v; memcpy(&d, g, 4); memcpy(&v, s, 4); red_int32_t(&d, v, op); memcpy(g, &d, 4); break; }
+    case DT_U64: { uint64_t d, v; memcpy(&d, g, 8); memcpy(&v, s, 8); red_uint64_t(&d, v, op); memcpy(g, &d, 8); break; }
+    case DT_S64: { int64_t d, v; memcpy(&d, g, 8); memcpy(&v, s, 8); red_int64_t(&d, v, op); memcpy(g, &d, 8); break; }
+    case DT_F16: case DT_BF16: {
+        uint16_t d, v;
+        int bf = x->m->dtype == DT_BF16;
+        memcpy(&d, g, 2); memcpy(&v, s, 2);
+        if (op == TMA_RED_ADD) d = (uint16_t)(bf ? fp_bf16_add_rn(d, v) : fp_f16_add_rn(d, v));
+        else d = minmax_half(d, v, bf, op == TMA_RED_MAX);
+        memcpy(g, &d, 2);
+        break;
     }
-    return r ? xfail(x, "cp.reduce.async.bulk.tensor: reduction not supported for this tensor type") : 0;
+    case DT_F64: { double d, v; memcpy(&d, g, 8); memcpy(&v, s, 8); d += v; memcpy(g, &d, 8); break; }
+    default: {   /* f32, tf32 (reduced as f32: recorded) and their _FTZ forms */
+        uint32_t d, v;
+        memcpy(&d, g, 4); memcpy(&v, s, 4);
+        d = add_f32(d, v, x->m->dtype == DT_F32_FTZ || x->m->dtype == DT_TF32_FTZ);
+        memcpy(g, &d, 4);
+        break;
+    }
+    }
 }
 
 /* One element: global address g (NULL when out of bounds), shared byte offset so. */
@@ -288,26 +396,54 @@ static int move_elem(Xfer *x, uint64_t g, int inb, uint32_t so)
     uint8_t *s = x->smem + so;
     int el = m->elsize;
     if (x->dir == TMA_LOAD) {
-        if (inb) memcpy(s, (const void *)(uintptr_t)g, el);
+        if (inb && (m->dtype == DT_TF32 || m->dtype == DT_TF32_FTZ)) {
+            /* tf32 loads keep the 10-bit mantissa: the low 13 bits read as zero (recorded
+             * with values below 2^13 only, so truncation and rounding are not told apart) */
+            uint32_t v;
+            memcpy(&v, (const void *)(uintptr_t)g, 4);
+            v &= ~0x1fffu;
+            memcpy(s, &v, 4);
+        } else if (inb) memcpy(s, (const void *)(uintptr_t)g, el);
         else if (m->oob) nan_fill(s, el);
         else memset(s, 0, el);
         return 0;
     }
     if (!inb) return 0;  /* stores and reductions skip out-of-bounds elements */
     if (x->dir == TMA_STORE) { memcpy((void *)(uintptr_t)g, s, el); return 0; }
-    return reduce_elem(x, (uint8_t *)(uintptr_t)g, s);
+    reduce_elem(x, (uint8_t *)(uintptr_t)g, s);
+    return 0;
 }
 
-/* Global address of an element given its coordinates; *inb = 0 when outside the tensor. */
-static uint64_t gaddr(const Map *m, const int64_t *c, int *inb)
+/* Global address of an element given its coordinates; *inb = 0 when outside the tensor.
+ * Stores and reductions (wr) bound dimension 0 by whole 16-byte granules: the H100 writes the
+ * elements past the end that share the last granule with the tensor's last element
+ * (recorded); loads fill exactly the elements past the end. */
+static uint64_t gaddr(const Map *m, const int64_t *c, int wr, int *inb)
 {
     uint64_t a = m->addr;
     *inb = 1;
     for (int i = 0; i < m->rank; i++) {
-        if (c[i] < 0 || (uint64_t)c[i] >= dim(m, i)) { *inb = 0; return 0; }
+        uint64_t lim = dim(m, i);
+        if (i == 0 && wr) lim = (lim * m->elsize + 15) / 16 * 16 / m->elsize;
+        if (c[i] < 0 || (uint64_t)c[i] >= lim) { *inb = 0; return 0; }
         a += i == 0 ? (uint64_t)c[0] * m->elsize : (uint64_t)c[i] * m->strides[i - 1];
     }
     return a;
+}
+
+/* Shared-memory bytes between box rows: a swizzled row narrower than the swizzle span still
+ * takes the whole span (the H100 leaves the rest untouched: recorded). */
+static uint32_t row_pitch(const Map *m, uint32_t row)
+{
+    uint32_t span = m->swizzle ? 16u << m->swizzle : 0;
+    return row < span ? span : row;
+}
+
+/* Shared-memory bytes a box covers (tma_box_bytes counts the data only). */
+static uint32_t smem_footprint(const Map *m)
+{
+    uint32_t row = (m->mode == TMA_MODE_IM2COL ? m->cpp : box_count(m, 0)) * m->elsize;
+    return tma_box_bytes(m) / row * row_pitch(m, row);
 }
 
 static int tile_box(Xfer *x, const int32_t *coords)
@@ -317,13 +453,15 @@ static int tile_box(Xfer *x, const int32_t *coords)
     uint32_t total = 1;
     for (int i = 0; i < m->rank; i++) { cnt[i] = box_count(m, i); total *= cnt[i]; }
     int es0 = m->interleave ? m->es[0] : 1;
+    uint32_t pitch = row_pitch(m, cnt[0] * m->elsize);
     for (uint32_t e = 0; e < total; e++) {
         int64_t c[5];
         for (int i = 0; i < m->rank; i++)
             c[i] = (int64_t)coords[i] + (int64_t)k[i] * (i == 0 ? es0 : m->es[i]);
         int inb;
-        uint64_t g = gaddr(m, c, &inb);
-        if (move_elem(x, g, inb, swz(e * m->elsize, m->swizzle))) return -1;
+        uint64_t g = gaddr(m, c, x->dir != TMA_LOAD, &inb);
+        uint32_t o = e / cnt[0] * pitch + e % cnt[0] * m->elsize;
+        if (move_elem(x, g, inb, swz(o, m->swizzle, x->base))) return -1;
         for (int i = 0; i < m->rank && ++k[i] == cnt[i]; i++) k[i] = 0;
     }
     return 0;
@@ -342,7 +480,7 @@ static int im2col_box(Xfer *x, const int32_t *coords, const uint16_t *offsets)
         hi[s] = (int64_t)dim(m, s + 1) - 1 + m->up[s];
     }
     p[ns] = coords[nd];
-    uint32_t row = m->cpp * m->elsize;
+    uint32_t row = row_pitch(m, m->cpp * m->elsize);
     for (uint32_t px = 0; px < m->ppc; px++) {
         int64_t c[5];
         for (int s = 0; s < ns; s++) c[s + 1] = p[s] + (int16_t)offsets[s];
@@ -350,8 +488,8 @@ static int im2col_box(Xfer *x, const int32_t *coords, const uint16_t *offsets)
         for (uint32_t ch = 0; ch < m->cpp; ch++) {
             c[0] = (int64_t)coords[0] + ch;
             int inb;
-            uint64_t g = gaddr(m, c, &inb);
-            if (move_elem(x, g, inb, swz(px * row + ch * m->elsize, m->swizzle))) return -1;
+            uint64_t g = gaddr(m, c, x->dir != TMA_LOAD, &inb);
+            if (move_elem(x, g, inb, swz(px * row + ch * m->elsize, m->swizzle, x->base))) return -1;
         }
         int s = 0;
         for (; s < ns; s++) {
@@ -365,13 +503,17 @@ static int im2col_box(Xfer *x, const int32_t *coords, const uint16_t *offsets)
 }
 
 int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int ndims,
-                 const uint16_t *offsets, uint8_t *smem, uint32_t smem_avail, int redop,
-                 char *err, size_t errlen)
+                 const uint16_t *offsets, uint8_t *smem, uint32_t smem_offset,
+                 uint32_t smem_avail, int redop, char *err, size_t errlen)
 {
     Map m;
-    Xfer x = {&m, dir, redop, smem, err, errlen};
+    Xfer x = {&m, dir, redop, smem, smem_offset, err, errlen};
     if (!tma_valid(tmap, err, errlen)) return -1;
     memcpy(&m, tmap, sizeof m);
+    /* tensormap.replace can leave dimensions a transfer cannot use (a raised rank). */
+    for (int i = 0; i < m.rank; i++)
+        if (m.es[i] < 1 || m.es[i] > 8 || (mode == TMA_MODE_TILE && (m.box[i] < 1 || m.box[i] > 256)))
+            return xfail(&x, "tensor map with an empty box or element stride");
     if (mode != m.mode)
         return xfail(&x, mode == TMA_MODE_IM2COL ? "im2col copy with a tiled tensor map"
                                                  : "tile copy with an im2col tensor map");
@@ -383,7 +525,7 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
     /* The H100 raises an illegal-instruction error unless dim 0 starts on 16 bytes. */
     if (((int64_t)coords[0] * m.elsize) % 16)
         return xfail(&x, "tensor copy: dim-0 coordinate is not a multiple of 16 bytes");
-    if (tma_box_bytes(&m) > smem_avail)
+    if (smem_footprint(&m) > smem_avail)
         return xfail(&x, "tensor copy: box extends past the end of shared memory");
     /* On the H100, interleaved boxes write more than their transaction count (whole
      * 16/32-byte groups of two rows per box row, read past the plane) or never complete;
@@ -397,5 +539,8 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
                 return xfail(&x, "tensor store/reduction with a negative coordinate");
     if (dir != TMA_LOAD && mode == TMA_MODE_IM2COL)
         return xfail(&x, "im2col tensor stores are not supported by ptxemu");
+    if (dir == TMA_REDUCE && !reduce_supported(m.dtype, redop))
+        return xfail(&x, "cp.reduce.async.bulk.tensor: the H100 has no such reduction for the "
+                         "tensor map's element type");
     return mode == TMA_MODE_TILE ? tile_box(&x, coords) : im2col_box(&x, coords, offsets);
 }

@@ -36,6 +36,15 @@ int tma_encode_im2col(void *tmap, int dtype, uint32_t rank, void *global_address
 /* cuTensorMapReplaceAddress: a new global address (16-byte aligned) for an encoded map. */
 int tma_replace_address(void *tmap, void *global_address);
 
+/* tensormap.replace: the fields, and the setter. value is new_val as PTX defines it (rank
+ * minus one for TMA_F_RANK; elemtype/interleave/swizzle/fill in PTX's numbering), ord the
+ * dimension of a per-dimension field (global_stride ord k: the stride of dimension k+1).
+ * Returns 0, or -1 with a one-line reason in err for values the hardware cannot hold. */
+enum { TMA_F_GLOBAL_ADDRESS = 0, TMA_F_RANK, TMA_F_BOX_DIM, TMA_F_GLOBAL_DIM, TMA_F_GLOBAL_STRIDE,
+       TMA_F_ELEMENT_STRIDE, TMA_F_ELEMTYPE, TMA_F_INTERLEAVE, TMA_F_SWIZZLE_MODE,
+       TMA_F_SWIZZLE_ATOMICITY, TMA_F_FILL_MODE };
+int tma_replace_field(void *tmap, int field, int ord, uint64_t value, char *err, size_t errlen);
+
 /* Is this a map ptxemu encoded? Returns 0 and fills err otherwise. */
 int tma_valid(const void *tmap, char *err, size_t errlen);
 
@@ -51,14 +60,16 @@ enum { TMA_RED_ADD = 0, TMA_RED_MIN, TMA_RED_MAX, TMA_RED_INC, TMA_RED_DEC, TMA_
 /* Move one box. coords: ndims signed coordinates (tile) or, for im2col, the tensor
  * coordinates plus `offsets` (im2col offsets, ndims-2 of them). smem: the shared-memory
  * destination/source, smem_avail bytes available from there (the caller has checked its
- * 128-byte alignment, which the H100 requires; swizzle patterns are taken relative to smem,
- * so boxes should start on 1024 bytes as CUTLASS's do). redop: for TMA_REDUCE, a TMA_RED_*.
+ * 128-byte alignment, which the H100 requires); smem_offset: smem's offset in its CTA's
+ * shared space, since the swizzle pattern follows the shared address bits (recorded).
+ * redop: for TMA_REDUCE, a TMA_RED_*.
  * Refused (as the H100 refuses them, or as ptxemu cannot reproduce them): a dim-0 coordinate
  * that is not a multiple of 16 bytes, a box past smem_avail, interleaved maps, stores with a
- * negative coordinate, im2col stores, reductions PTX does not define for the
- * map's type. Returns 0, or -1 with a one-line reason in err (the caller faults). */
+ * negative coordinate, im2col stores, reductions the H100 does not perform for the
+ * map's type (it raises an illegal-instruction error). Returns 0, or -1 with a one-line
+ * reason in err (the caller faults). */
 int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int ndims,
-                 const uint16_t *offsets, uint8_t *smem, uint32_t smem_avail, int redop,
-                 char *err, size_t errlen);
+                 const uint16_t *offsets, uint8_t *smem, uint32_t smem_offset,
+                 uint32_t smem_avail, int redop, char *err, size_t errlen);
 
 #endif

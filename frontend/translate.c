@@ -610,9 +610,8 @@ static int lower_value(Lower *L, const PtxOperand *o, uint32_t *slot, int want_p
             return 0;
         }
     case OPD_IMM_INT: case OPD_IMM_F32: case OPD_IMM_F64: case OPD_IMM_DEC:
-        if (want_pred) {
-            *slot = o->ival ? PRED_TRUE : PRED_SINK;   /* only constant true is meaningful */
-            if (!o->ival) return fail(t, o->line, o->col, "constant false predicate operand");
+        if (want_pred) {   /* a constant predicate: 0 is false, anything else true */
+            *slot = o->ival ? PRED_TRUE : PRED_FALSE;
             return 0;
         }
         *slot = const_row(t, imm_bits(o, L->src_ty));
@@ -988,6 +987,20 @@ static int exact_size_of(const InstDesc *d, int op)
     return ptx_type_size(d->types[0]);
 }
 
+/* Whether an immediate in the next source position is a predicate (mov.pred p, 1; the
+ * c operand of selp/setp; the a operand of vote; and/or/xor/not on .pred). */
+static int imm_is_pred(const InstDesc *d, int op, int is_dest)
+{
+    if (is_dest) return 0;
+    if (d->types[0] == TY_PRED &&
+        (op == OP_mov || op == OP_and || op == OP_or || op == OP_xor || op == OP_not ||
+         op == OP_cnot))
+        return 1;
+    if ((op == OP_selp || op == OP_setp || op == OP_set) && d->ns == 2) return 1;
+    if (op == OP_vote && d->ns == 0) return 1;
+    return 0;
+}
+
 /* Instructions with several [..] operands (cp.async [dst], [src]; tensor copies; the
  * mbarrier of a bulk copy) keep the first as base + offset; each later one is computed
  * first, by a <lea> into a fresh row, and passed as a source. */
@@ -1072,7 +1085,8 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
         for (int i = 0; i < pi->nopds; i++) {
             const PtxOperand *o = &pi->opds[i];
             int is_dest = fmt == FMT_DS && i == 0;
-            if (lower_opd(&L, o, is_dest, operand_is_pred(&L, o)) < 0) return -1;
+            int want = operand_is_pred(&L, o) || (is_imm(o) && imm_is_pred(d, op, is_dest));
+            if (lower_opd(&L, o, is_dest, want) < 0) return -1;
         }
     }
     if (L.pred_sreg && d->ns < INST_MAXS) in->s[d->ns++] = const_row(t, 0);

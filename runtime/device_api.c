@@ -105,7 +105,9 @@ static void rt_fill_features(struct cudaDeviceProp *p)
 {
     p->canMapHostMemory = 1;
     p->concurrentKernels = 1;
-    p->asyncEngineCount = 2;
+    p->asyncEngineCount = 3;                 /* as an H100 SXM reports */
+    p->ECCEnabled = 1;
+    p->unifiedFunctionPointers = 1;
     p->unifiedAddressing = 1;
     p->streamPrioritiesSupported = 1;
     p->globalL1CacheSupported = 1;
@@ -306,8 +308,7 @@ cudaError_t CUDARTAPI cudaGetDevice(int *device)
 cudaError_t CUDARTAPI cudaSetDevice(int device)
 {
     if (device != 0) return rt_ret(cudaErrorInvalidDevice);
-    RT_STICKY_CHECK();
-    return rt_ret(rt_init());
+    return rt_ret(rt_init());   /* succeeds after a kernel fault too (H100) */
 }
 
 cudaError_t CUDARTAPI cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)

@@ -54,12 +54,12 @@ cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
 /* Grid and block shape against the H100's limits. */
 static cudaError_t rt_check_shape(dim3 g, dim3 b)
 {
-    if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return cudaErrorInvalidConfiguration;
+    if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return cudaErrorInvalidValue;
     if (b.x > RT_MAX_BLOCK_X || b.y > RT_MAX_BLOCK_Y || b.z > RT_MAX_BLOCK_Z)
-        return cudaErrorInvalidConfiguration;
-    if ((uint64_t)b.x * b.y * b.z > RT_MAX_THREADS_PER_BLOCK) return cudaErrorInvalidConfiguration;
+        return cudaErrorInvalidValue;
+    if ((uint64_t)b.x * b.y * b.z > RT_MAX_THREADS_PER_BLOCK) return cudaErrorInvalidValue;
     if (g.x > RT_MAX_GRID_X || g.y > RT_MAX_GRID_YZ || g.z > RT_MAX_GRID_YZ)
-        return cudaErrorInvalidConfiguration;
+        return cudaErrorInvalidValue;
     return cudaSuccess;
 }
 
@@ -67,10 +67,10 @@ static cudaError_t rt_check_shape(dim3 g, dim3 b)
 static cudaError_t rt_check_kernel(RtFunc *f, const EmuKernelInfo *info, dim3 b, size_t smem)
 {
     uint64_t threads = (uint64_t)b.x * b.y * b.z;
-    if (threads > info->max_threads) return cudaErrorLaunchOutOfResources;
+    if (threads > info->max_threads) return cudaErrorInvalidValue;
     if (info->reqntid[0] > 0 && ((int)b.x != info->reqntid[0] || (int)b.y != info->reqntid[1] ||
                                  (int)b.z != info->reqntid[2]))
-        return cudaErrorLaunchOutOfResources;
+        return cudaErrorInvalidValue;
     if (smem > rt_func_max_dyn_smem(f, info)) return cudaErrorInvalidValue;
     return cudaSuccess;
 }
@@ -85,7 +85,12 @@ static cudaError_t rt_launch(RtFunc *f, dim3 g, dim3 b, void **args, size_t smem
     EmuKernel *k;
     if ((e = rt_func_kernel(f, &k)) != cudaSuccess) return e;
     EmuKernelInfo info;
-    if (emu_kernel_info(k, &info) != EMU_OK) return cudaErrorInvalidDeviceFunction;
+    if (emu_kernel_info(k, &info) != EMU_OK) {
+        /* the kernel's PTX uses something ptxemu cannot translate: say what, once */
+        if (rt_func_report_once(f))
+            rt_diag("cannot translate kernel %s: %s", emu_kernel_name(k), emu_kernel_error(k));
+        return cudaErrorInvalidPtx;
+    }
     if ((e = rt_check_kernel(f, &info, b, smem)) != cudaSuccess) return e;
     if (info.nparams > 0 && !args) return cudaErrorInvalidValue;
     /* 8 CTAs is the portable cluster size; up to 16 once the kernel allows non-portable */
@@ -111,7 +116,9 @@ static cudaError_t rt_launch_locked(RtFunc *f, const void *key, dim3 g, dim3 b, 
     if (e != cudaSuccess) return rt_ret(e);
     rt_lock();
     if (!f) f = rt_func_by_stub(key);
-    e = f ? rt_launch(f, g, b, args, smem, stream, cluster) : cudaErrorInvalidDeviceFunction;
+    /* measured on an H100 with CUDA 13: a function that is not a kernel is an invalid
+     * resource handle, and every bad launch shape is cudaErrorInvalidValue */
+    e = f ? rt_launch(f, g, b, args, smem, stream, cluster) : cudaErrorInvalidResourceHandle;
     rt_unlock();
     return rt_ret(e);
 }
@@ -162,7 +169,7 @@ static cudaError_t rt_func_info(const void *func, RtFunc **fp, EmuKernelInfo *in
     cudaError_t e = rt_init();
     if (e != cudaSuccess) return e;
     RtFunc *f = func ? rt_func_by_stub(func) : NULL;
-    if (!f) return cudaErrorInvalidDeviceFunction;
+    if (!f) return cudaErrorInvalidResourceHandle;
     EmuKernel *k;
     if ((e = rt_func_kernel(f, &k)) != cudaSuccess) return e;
     if (emu_kernel_info(k, info) != EMU_OK) return cudaErrorInvalidDeviceFunction;

@@ -17,6 +17,14 @@
  *                                   a device buffer of COUNT elements, filled with 0xCD
  *                                   bytes; the listed values initialise its first elements
  *   // @arg TYPE VALUE              a scalar parameter
+ *   // @arg tmap BUF DT RANK DIMS STRIDES BOX ESTRIDES IL SW L2 OOB
+ *                                   a 128-byte tensor map parameter (declare it in the PTX as
+ *                                   .param .align 64 .b8 NAME[128]), encoded over buffer BUF
+ *                                   (an earlier @arg buf) with cuTensorMapEncodeTiled's
+ *                                   arguments: DT a CUtensorMapDataType number, DIMS, BOX and
+ *                                   ESTRIDES RANK comma-separated numbers, STRIDES RANK-1 of
+ *                                   them in bytes ("-" for rank 1), IL SW L2 OOB the enum
+ *                                   numbers. A refused encoding is a harness failure.
  *   // @dump NAME [NAME ...]        print these buffers after the launch, in this order
  *   // @expect-error                the module load or the launch is meant to fail
  *   // @tolerance-ulp N             (read by run_ptx_tests.sh only) 32-bit results may be
@@ -64,7 +72,12 @@ typedef struct Arg {
     size_t count;              /* elements, buffers only                      */
     unsigned char *host;       /* initial contents, then the dumped contents  */
     uint64_t dev;              /* device address of a buffer                  */
-    unsigned char scalar[8];   /* a scalar's bytes; a buffer's device address */
+    _Alignas(64) unsigned char scalar[128];  /* a scalar's bytes; a buffer's device
+                                                address; a tensor map */
+    int tmap_buf;              /* tensor maps: the buffer's argument index, else -1  */
+    int dt, il, sw, l2, oob;
+    uint32_t rank, box[5], es[5];
+    uint64_t dims[5], strides[4];
 } Arg;
 
 typedef struct Test {
@@ -86,6 +99,7 @@ static int be_upload(uint64_t dev, const void *src, size_t bytes);
 static int be_download(void *dst, uint64_t dev, size_t bytes);
 static int be_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,
                      const unsigned *cluster, void **args);   /* cluster: NULL or [3] */
+static int be_encode_tiled(void *tmap, const Arg *a, uint64_t gaddr);
 
 static const struct { int code; const char *name; } err_names[] = {
     {0, "cudaSuccess"}, {1, "cudaErrorInvalidValue"}, {2, "cudaErrorMemoryAllocation"},
@@ -176,12 +190,52 @@ static void parse_dims(Test *t, int line, char **w, int n, unsigned dim[3])
     }
 }
 
+/* A comma-separated list of exactly n numbers ("-" for none). */
+static void parse_list(Test *t, int line, const char *s, uint64_t *v, uint32_t n)
+{
+    uint32_t k = 0;
+    if (strcmp(s, "-"))
+        for (const char *p = s;; p++) {
+            char *end;
+            if (k == n) die(t, line, "too many numbers in a @arg tmap list", s);
+            v[k++] = strtoull(p, &end, 0);
+            if (end == p || (*end && *end != ',')) die(t, line, "bad @arg tmap list", s);
+            if (!*end) break;
+            p = end;
+        }
+    if (k != n) die(t, line, "too few numbers in a @arg tmap list", s);
+}
+
+static void parse_tmap(Test *t, int line, Arg *a, char **w, int n)
+{
+    uint64_t v[5];
+    if (n != 13) die(t, line, "@arg tmap BUF DT RANK DIMS STRIDES BOX ESTRIDES IL SW L2 OOB", NULL);
+    a->tmap_buf = -1;
+    for (int k = 0; k < t->nargs - 1; k++)
+        if (t->args[k].is_buf && !strcmp(t->args[k].name, w[2])) a->tmap_buf = k;
+    if (a->tmap_buf < 0) die(t, line, "@arg tmap over an unknown buffer (declare it first)", w[2]);
+    snprintf(a->name, sizeof a->name, "tmap");
+    a->dt = atoi(w[3]);
+    a->rank = (uint32_t)atoi(w[4]);
+    if (a->rank < 1 || a->rank > 5) die(t, line, "@arg tmap rank is 1 to 5", w[4]);
+    parse_list(t, line, w[5], a->dims, a->rank);
+    parse_list(t, line, w[6], a->strides, a->rank - 1);
+    parse_list(t, line, w[7], v, a->rank);
+    for (uint32_t i = 0; i < a->rank; i++) a->box[i] = (uint32_t)v[i];
+    parse_list(t, line, w[8], v, a->rank);
+    for (uint32_t i = 0; i < a->rank; i++) a->es[i] = (uint32_t)v[i];
+    a->il = atoi(w[9]); a->sw = atoi(w[10]); a->l2 = atoi(w[11]); a->oob = atoi(w[12]);
+}
+
 static void parse_arg(Test *t, int line, char **w, int n)
 {
     if (t->nargs == MAX_ARGS) die(t, line, "too many @arg", NULL);
     Arg *a = &t->args[t->nargs++];
     memset(a, 0, sizeof *a);
-    if (n >= 2 && !strcmp(w[1], "buf")) {
+    a->tmap_buf = -1;
+    if (n >= 2 && !strcmp(w[1], "tmap")) {
+        parse_tmap(t, line, a, w, n);
+    } else if (n >= 2 && !strcmp(w[1], "buf")) {
         if (n < 5 || (n > 5 && strcmp(w[5], "="))) die(t, line, "@arg buf NAME TYPE COUNT [= values]", NULL);
         char *end;
         a->is_buf = 1;
@@ -307,6 +361,14 @@ static int run_test(Test *t, const char *ptx, size_t len)
     for (int i = 0; i < t->nargs; i++) {
         Arg *a = &t->args[i];
         params[i] = a->scalar;
+        if (a->tmap_buf >= 0) {
+            int rc2 = be_encode_tiled(a->scalar, a, t->args[a->tmap_buf].dev);
+            if (rc2) {
+                fprintf(stderr, "ptxrun: %s: encoding the tensor map failed (%d)\n", t->path, rc2);
+                return 2;
+            }
+            continue;
+        }
         if (!a->is_buf) continue;
         size_t bytes = a->count * a->type->size;
         if (be_alloc(&a->dev, bytes) || be_upload(a->dev, a->host, bytes)) {
@@ -358,6 +420,7 @@ int main(int argc, char **argv)
 /* ---- the emulator backend ---- */
 #include "emu/emu.h"
 #include "emu/memory.h"
+#include "emu/tma.h"
 
 static EmuKernel *emu_kernel;
 
@@ -407,6 +470,12 @@ static int be_download(void *dst, uint64_t dev, size_t bytes)
     if (!p) return EMU_ERR_INVALID_VALUE;
     memcpy(dst, p, bytes);
     return 0;
+}
+
+static int be_encode_tiled(void *tmap, const Arg *a, uint64_t gaddr)
+{
+    return tma_encode_tiled(tmap, a->dt, a->rank, (void *)(uintptr_t)gaddr, a->dims, a->strides,
+                            a->box, a->es, a->il, a->sw, a->l2, a->oob);
 }
 
 static int be_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,

@@ -9,12 +9,12 @@
 # Environment: NVCC (default: nvcc on PATH, then /usr/local/cuda/bin/nvcc), PTXEMU (launcher,
 #   default BUILDDIR/runtime/ptxemu), abs_top_builddir / abs_top_srcdir (set by make check;
 #   BUILDDIR defaults to abs_top_builddir, then the current directory).
-# Programs are built into BUILDDIR/tests/cuda/ from inside the source directory, so that
+# Programs are built into BUILDDIR/tests/cuda-bin/ from inside the source directory, so that
 # __FILE__ (which device-side assert messages print) is the bare file name on every machine.
 # Exit: 0 all passed, 1 some failed or did not build, 77 (automake "skipped") without nvcc.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-srcdir=${abs_top_srcdir:-$here/..}
+srcdir=$(cd "${abs_top_srcdir:-$here/..}" && pwd)
 if [ $# -gt 0 ] && [ -d "$1" ]; then
     builddir=$(cd "$1" && pwd)
     shift
@@ -26,8 +26,8 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 NVCC_FLAGS="-arch=sm_90 --cudart shared -O2 -lineinfo"
 cudadir=$srcdir/tests/cuda
 expected=$srcdir/tests/expected/cuda
-bindir=$builddir/tests/cuda
-limit=${CUDA_TEST_TIMEOUT:-120}
+bindir=$builddir/tests/cuda-bin
+limit=${CUDA_TEST_TIMEOUT:-20}
 
 if [ ! -x "$NVCC" ]; then
     echo "run_cuda_tests: no nvcc ($NVCC): skipped"

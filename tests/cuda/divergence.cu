@@ -204,6 +204,7 @@ static void check(const char *what)
 {
     cudaError_t e1 = cudaGetLastError(), e2 = cudaDeviceSynchronize();
     printf("-- %s: %s %s\n", what, cudaGetErrorName(e1), cudaGetErrorName(e2));
+    fflush(stdout);
 }
 
 static void print_ints(const char *name, const int *v, int n, int per_line)
@@ -214,6 +215,7 @@ static void print_ints(const char *name, const int *v, int n, int per_line)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);  // keep what was printed if a kernel hangs
     int *d, h[2048];
     long long *dl, hl[64];
     cudaMalloc(&d, sizeof h);

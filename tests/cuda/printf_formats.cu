@@ -37,8 +37,10 @@ __global__ void p_corners(float fzero, double dzero, const char *empty)
     double dinf = 1.0 / dzero, dnan = dzero / dzero;
     printf("int: %d %d %u %x %ld %lld %llu %llx\n", INT_MIN, INT_MAX, UINT_MAX, INT_MIN,
            LONG_MIN, LLONG_MIN, ULLONG_MAX, LLONG_MIN);
-    printf("short/char: %hd %hu %hx %hhd %hhu %hhx %c%c%c\n", (short)-12345, (unsigned short)65535,
-           (short)-1, (signed char)-100, (unsigned char)200, (unsigned char)0xab, 'x', 'y', 'z');
+    // No hh conversions: the H100's device printf misreads them and the arguments after them
+    // (it printed bytes of the format string; docs/testing.md).
+    printf("short: %hd %hu %hx\n", (short)-12345, (unsigned short)65535, (short)-1);
+    printf("char: %c%c%c|%3c|%-3c|%c\n", 'x', 'y', 'z', 'a', 'b', 0x41 + 25);
     printf("long: %ld %lu %lx %li %lo\n", -1234567890123L, 18446744073709551615UL,
            0xfedcba9876543210UL, 42L, 8UL);
     printf("zero: %f %f %e %e %g %g\n", dzero, -dzero, dzero, -dzero, dzero, -dzero);

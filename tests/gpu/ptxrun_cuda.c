@@ -56,6 +56,17 @@ static int be_download(void *dst, uint64_t dev, size_t bytes)
     return (int)cuMemcpyDtoH(dst, (CUdeviceptr)dev, bytes);
 }
 
+/* @arg tmap: the driver's encoder over the buffer's device address. */
+static int be_encode_tiled(void *tmap, const Arg *a, uint64_t gaddr)
+{
+    return (int)cuTensorMapEncodeTiled((CUtensorMap *)tmap, (CUtensorMapDataType)a->dt, a->rank,
+                                       (void *)(uintptr_t)gaddr, a->dims, a->strides, a->box,
+                                       a->es, (CUtensorMapInterleave)a->il,
+                                       (CUtensorMapSwizzle)a->sw,
+                                       (CUtensorMapL2promotion)a->l2,
+                                       (CUtensorMapFloatOOBfill)a->oob);
+}
+
 /* cuLaunchKernelEx with a cluster-dimension attribute (@cluster). */
 static CUresult launch_cluster(const unsigned grid[3], const unsigned block[3],
                                unsigned shared, const unsigned *cluster, void **args)

@@ -5,12 +5,12 @@
 // cp.async.bulk.tensor load (into a 0xAB-filled shared buffer), store (from a patterned shared
 // buffer into a 0xCD-filled global buffer) or reduce, and writes one record:
 //   case ID op=L|S|R mode=T|I dt= rank= dims= strides= box= es= il= sw= oob= lo= up= cpp= ppc=
-//        coords= offs= smoff= gsize= enc= tx= st= mbar= n=
+//        coords= offs= [red=] smoff= gsize= enc= tx= st= mbar= n=
 // followed by n bytes in hex, 64 per line: the shared region (loads) or the whole global
 // buffer (stores/reductions). Each case runs in a child process (--case ID VARIANT), since a
 // fault (the H100 raises illegal-instruction for a dim-0 start that is not 16-byte aligned)
 // poisons the context.
-// Build: nvcc -arch=sm_90a -o tma_probe tma_probe.cu ; run: ./tma_probe cases.txt
+// Build: nvcc -arch=sm_90a -o tma_probe tma_probe.cu ; run: ./tma_probe cases.txt [FIRST_ID]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +31,7 @@ struct Case {
     int coords[5] = {0};
     uint16_t offs[3] = {0};
     uint32_t smoff = 0;
+    int red = 0;          // reductions: 0..7 = add min max inc dec and or xor
     bool risky = false;
 };
 
@@ -58,7 +59,7 @@ __host__ __device__ static inline uint8_t smem_pat(uint32_t k)
 }
 
 struct KArgs {
-    int op, mode, rank;
+    int op, mode, rank, red;
     int c[5];
     unsigned short o[3];
     uint32_t smoff, tx, dumplen;
@@ -105,9 +106,20 @@ __device__ static void issue_load(const KArgs &a, uint64_t tm, uint32_t s, uint3
 __device__ static void issue_store(const KArgs &a, uint64_t tm, uint32_t s)
 {
     const int *c = a.c;
-    if (a.op == 2) {   // reduce .add (the type comes from the map)
-        asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3}], [%1];"
-                     :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]) : "memory");
+    if (a.op == 2) {   // reduce, rank 2 (the element type comes from the map)
+#define RED2(OP) asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta." OP ".tile.bulk_group [%0, {%2, %3}], [%1];" \
+                              :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]) : "memory")
+        switch (a.red) {
+        case 0: RED2("add"); break;
+        case 1: RED2("min"); break;
+        case 2: RED2("max"); break;
+        case 3: RED2("inc"); break;
+        case 4: RED2("dec"); break;
+        case 5: RED2("and"); break;
+        case 6: RED2("or"); break;
+        case 7: RED2("xor"); break;
+        }
+#undef RED2
         return;
     }
     if (a.mode == 1) {
@@ -235,6 +247,7 @@ static int run_case(int id, const Case &c, FILE *f)
     a.op = c.op == 'L' ? 0 : c.op == 'S' ? 1 : 2;
     a.mode = c.mode == 'I';
     a.rank = c.rank;
+    a.red = c.red;
     for (int i = 0; i < 5; i++) a.c[i] = c.coords[i];
     for (int i = 0; i < 3; i++) a.o[i] = c.offs[i];
     a.smoff = c.smoff;
@@ -286,6 +299,7 @@ static int run_case(int id, const Case &c, FILE *f)
     put_list(f, "coords", v, c.rank);
     for (int i = 0; i < ns; i++) v[i] = c.offs[i];
     put_list(f, "offs", v, (c.op == 'L') ? ns : 0);
+    if (c.op == 'R') fprintf(f, " red=%d", c.red);
     fprintf(f, " smoff=%u gsize=%llu enc=%d tx=%u st=%s mbar=%016llx n=%zu\n", c.smoff,
             (unsigned long long)gsize, (int)enc, tx, st, info[1], dump.size());
     for (size_t k = 0; k < dump.size(); k++)
@@ -462,6 +476,36 @@ static void build_cases()
         c.coords[0] = c.coords[0] / per * per - (c.coords[0] < 0 ? per : 0);
         cases.push_back(c);
     }
+    // K. (appended later) 16-byte-aligned stores and reductions: every reduction on every type
+    //    (the H100 refuses what PTX does not define), in bounds and partly past the end;
+    //    stores with swizzles and shared offsets 128-aligned but not 1024-aligned; swizzled
+    //    loads at such offsets (does the pattern follow the shared address bits?).
+    const int rdts[] = {2, 3, 4, 5, 7, 6, 9, 0, 1, 8, 10, 11, 12};
+    for (int dt : rdts) {
+        int el = elsize(dt), w = 96 / el + 1;
+        for (int op = 0; op < 8; op++) {
+            if (dt == 0 || dt == 1 || dt >= 8 && dt != 9) { if (op) continue; }
+            tile('R', dt, 2, {w, 6}, {32 / el, 4}, {16 / el, 1}).red = op;
+            tile('R', dt, 2, {w, 6}, {32 / el, 4}, {80 / el, 4}).red = op;
+        }
+    }
+    tile('R', 2, 2, {20, 6}, {8, 4}, {0, -1});
+    tile('R', 2, 2, {20, 6}, {8, 4}, {-4, 1});
+    tile('S', 2, 2, {40, 20}, {8, 4}, {4, 3});
+    tile('S', 2, 2, {20, 6}, {8, 4}, {16, 4});
+    tile('S', 2, 2, {20, 6}, {8, 4}, {0, -1});
+    tile('S', 6, 2, {37, 9}, {16, 4}, {32, 7});
+    tile('S', 4, 3, {5, 4, 3}, {2, 2, 2}, {4, 3, 2});
+    tile('S', 2, 1, {19}, {8}, {16});
+    { Case &c = tile('S', 2, 3, {20, 8, 4}, {8, 4, 2}, {12, 5, 3}); es(c, {1, 2, 1}); }
+    for (uint32_t off : {0u, 128u, 384u}) { Case &c = tile('S', 1, 2, {70, 12}, {64, 8}, {8, 2}); c.sw = 3; c.smoff = off; }
+    { Case &c = tile('S', 1, 2, {70, 12}, {32, 8}, {40, 6}); c.sw = 2; c.smoff = 128; }
+    { Case &c = tile('S', 1, 2, {70, 12}, {16, 8}, {64, 6}); c.sw = 1; c.smoff = 256; }
+    for (uint32_t off : {128u, 256u, 640u, 896u}) { Case &c = tile('L', 1, 2, {200, 40}, {64, 8}, {8, 3}); c.sw = 3; c.smoff = off; }
+    for (uint32_t off : {128u, 256u, 384u}) { Case &c = tile('L', 1, 2, {200, 40}, {32, 8}, {8, 3}); c.sw = 2; c.smoff = off; }
+    { Case &c = tile('L', 1, 2, {200, 40}, {16, 8}, {8, 3}); c.sw = 1; c.smoff = 128; }
+    { Case &c = tile('L', 2, 2, {100, 40}, {32, 8}, {4, 3}); c.sw = 3; c.smoff = 512; }
+    { Case &c = tile('R', 2, 2, {70, 12}, {32, 8}, {4, 2}); c.sw = 3; c.smoff = 384; }
 }
 
 static int init_encoders()
@@ -523,7 +567,8 @@ int main(int argc, char **argv)
     }
     if (v == 3) v = 0;
     fprintf(f, "# tma_probe records (variant %d): see tests/gpu/tma_probe.cu for the format\n", v);
-    for (size_t i = 0; i < cases.size(); i++) {
+    size_t from = argc > 2 ? (size_t)atoi(argv[2]) : 0;   // record only cases from this id
+    for (size_t i = from; i < cases.size(); i++) {
         int rc = run_child(argv[0], i, v, f);
         if (rc) printf("case %zu rc=%d\n", i, rc);
     }

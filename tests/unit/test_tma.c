@@ -24,7 +24,7 @@ static void fail(const char *fmt, int id, const char *what)
 typedef struct {
     int id;
     char op, mode;
-    int dt, rank, il, sw, oob, nlo, nup, ncoords, noffs;
+    int dt, rank, il, sw, oob, nlo, nup, ncoords, noffs, red;
     uint64_t dims[5], strides[4];
     uint32_t box[5], es[5], cpp, ppc, smoff, tx;
     int lo[3], up[3], coords[5];
@@ -68,6 +68,7 @@ static void parse_header(char *line, Rec *r)
         else if (!strcmp(k, "il")) r->il = atoi(val);
         else if (!strcmp(k, "sw")) r->sw = atoi(val);
         else if (!strcmp(k, "oob")) r->oob = atoi(val);
+        else if (!strcmp(k, "red")) r->red = atoi(val);   /* TMA_RED_* order; absent: add */
         else if (!strcmp(k, "cpp")) r->cpp = (uint32_t)atoi(val);
         else if (!strcmp(k, "ppc")) r->ppc = (uint32_t)atoi(val);
         else if (!strcmp(k, "smoff")) r->smoff = (uint32_t)atoi(val);
@@ -127,6 +128,7 @@ static void replay(const Rec *r)
     _Alignas(64) uint8_t tm[TMAP_BYTES];
     if (!g || !sm) { fail("case %d: %s", r->id, "out of memory"); free(g); free(sm); return; }
     if (r->op == 'S') memset(g, 0xCD, r->gsize); else fill_global(g, r->gsize, el);
+    memset(tm, 0, sizeof tm);
     int enc = encode(r, tm, g);
     if ((enc != 0) != (r->enc != 0)) {
         char m[64];
@@ -142,7 +144,7 @@ static void replay(const Rec *r)
     int dir = r->op == 'L' ? TMA_LOAD : r->op == 'S' ? TMA_STORE : TMA_REDUCE;
     char err[200] = "";
     int rc = tma_transfer(tm, dir, r->mode == 'T' ? TMA_MODE_TILE : TMA_MODE_IM2COL, r->coords,
-                          r->rank, r->offs, s, SMEM_BYTES - r->smoff, TMA_RED_ADD, err,
+                          r->rank, r->offs, s, r->smoff, SMEM_BYTES - r->smoff, r->red, err,
                           sizeof err);
     if (tma_box_bytes(tm) != r->tx) {
         char m[64];
