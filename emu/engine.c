@@ -6,23 +6,94 @@
 #include "exec.h"
 #include "memory.h"
 
-void warp_regroup(Warp *w)
+/* Lowest pc among runnable lanes outside the running group: the running group merges
+ * with them when it gets there (the rule outside divergence regions). */
+static uint32_t min_other_pc(const Warp *w)
 {
-    /* save the running group's pc, then choose the runnable lanes with the lowest pc */
-    for (uint32_t m = w->active; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = w->pc;
-    uint32_t run = warp_runnable(w);
-    uint32_t lo = UINT32_MAX;
-    for (uint32_t m = run; m; m &= m - 1)
+    uint32_t next = UINT32_MAX;
+    for (uint32_t m = warp_runnable(w) & ~w->active; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] < next) next = w->lane_pc[__builtin_ctz(m)];
+    return next;
+}
+
+/* Run the runnable lanes of `from` that have the lowest pc. */
+static void run_lowest(Warp *w, uint32_t from)
+{
+    uint32_t lo = UINT32_MAX, group = 0;
+    for (uint32_t m = from; m; m &= m - 1)
         if (w->lane_pc[__builtin_ctz(m)] < lo) lo = w->lane_pc[__builtin_ctz(m)];
-    uint32_t group = 0, next = UINT32_MAX;
-    for (uint32_t m = run; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        if (w->lane_pc[l] == lo) group |= 1u << l;
-        else if (w->lane_pc[l] < next) next = w->lane_pc[l];
-    }
+    for (uint32_t m = from; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] == lo) group |= 1u << __builtin_ctz(m);
     w->active = group;
     w->pc = group ? lo : 0;
-    w->merge_pc = next;
+}
+
+/* Choose the next running group. Inside a divergence region (a branch split the lanes and
+ * they meet again at its reconvergence pc), a group runs until it reaches that pc, then the
+ * region's other lanes run; when all have arrived the region closes and they go on
+ * together. This is the order an H100 shows (the fall-through path first, each path to the
+ * join). Outside regions, the lanes with the lowest pc run and merge by pc. */
+void warp_regroup(Warp *w)
+{
+    for (uint32_t m = w->active; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = w->pc;
+    while (w->sp) {
+        const struct DivEntry *e = &w->stk[w->sp - 1];
+        uint32_t members = e->mask & w->alive, arrived = 0;
+        for (uint32_t m = members; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            if (w->lane_pc[l] == e->rpc || (e->rpc == RPC_EXIT && w->depth[l] < e->depth))
+                arrived |= 1u << l;
+        }
+        uint32_t pending = members & ~arrived & ~w->waiting;
+        if (pending) {
+            run_lowest(w, pending);
+            w->merge_pc = e->rpc;
+            return;
+        }
+        uint32_t rpc = e->rpc, go = arrived & ~w->waiting;
+        if ((members & ~arrived) && !go) {  /* the rest are parked and nobody can go on */
+            w->active = 0;
+            w->merge_pc = rpc;
+            return;
+        }
+        /* All arrived, or the others wait at a barrier: the arrived lanes go on (an early
+         * return before __syncthreads must reach its exit, or the barrier would wait for
+         * it forever); the parked lanes continue on their own when released. */
+        w->sp--;
+        if (rpc != RPC_EXIT && go) {
+            w->active = go;
+            w->pc = rpc;
+            w->merge_pc = w->sp ? w->stk[w->sp - 1].rpc : min_other_pc(w);
+            return;
+        }
+        /* paths that met only by returning or exiting: the enclosing rule decides */
+    }
+    run_lowest(w, warp_runnable(w));
+    w->merge_pc = min_other_pc(w);
+}
+
+/* A branch split the running group: `taken` lanes go to target, the others to pc+1. The
+ * not-taken path runs first, up to the reconvergence pc rpc. */
+void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc)
+{
+    uint32_t all = w->active;
+    for (uint32_t m = taken; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = target;
+    const struct DivEntry *top = w->sp ? &w->stk[w->sp - 1] : NULL;
+    /* a region with the same join already covers these lanes (a loop's exit branch taken
+     * again); past DIV_MAX the enclosing region's join is used */
+    if (!(top && top->rpc == rpc && (top->mask & all) == all) && w->sp < DIV_MAX) {
+        struct DivEntry *e = &w->stk[w->sp++];
+        e->rpc = rpc;
+        e->mask = all;
+        e->depth = w->depth[__builtin_ctz(all)];
+    }
+    w->active = all & ~taken;
+    w->pc++;
+    if (!w->active || w->pc == rpc) {
+        warp_regroup(w);
+        return;
+    }
+    w->merge_pc = w->sp ? w->stk[w->sp - 1].rpc : min_other_pc(w);
 }
 
 void warp_unpark(Warp *w, uint32_t lanes)
@@ -32,6 +103,7 @@ void warp_unpark(Warp *w, uint32_t lanes)
         warp_regroup(w);
         return;
     }
+    if (w->sp) return;   /* released lanes run when the running group reaches its join */
     /* keep running the current group; the released lanes join by pc */
     for (uint32_t m = lanes & w->alive; m; m &= m - 1) {
         uint32_t pc = w->lane_pc[__builtin_ctz(m)];
@@ -138,17 +210,19 @@ int warp_run(Warp *w, uint32_t budget)
         /* an instruction no lane executes is skipped without calling its handler */
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
         if (__builtin_expect(r == STEP_NEXT, 1)) {
-            if (++w->pc >= w->merge_pc) warp_regroup(w);
+            if (++w->pc == w->merge_pc) warp_regroup(w);   /* pc+1 cannot skip merge_pc */
             continue;
         }
         if (r == STEP_FAULT) { result = RUN_FAULT; break; }
         if (r == STEP_YIELD) {
-            if (w->pc >= w->merge_pc) warp_regroup(w);
+            if (w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc) warp_regroup(w);
             result = w->active ? RUN_YIELD : RUN_BLOCKED;
             break;
         }
         if (r == STEP_JUMP) {
-            if (w->pc >= w->merge_pc) warp_regroup(w);
+            /* inside a divergence region only its join ends the group's run (callee code
+             * may lie beyond it); outside, a jump past waiting lanes lets them catch up */
+            if (w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc) warp_regroup(w);
             /* a backward jump may be a spin loop waiting for another warp: yield now and
              * then so that warp gets to run */
             if (w->pc <= (uint32_t)(in - code) && --budget == 0) {

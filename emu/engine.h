@@ -20,6 +20,9 @@ int warp_run(Warp *w, uint32_t budget);
  * The running group's pc is saved first. */
 void warp_regroup(Warp *w);
 
+/* A branch or call split the running group: see engine.c. */
+void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc);
+
 /* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
 void warp_unpark(Warp *w, uint32_t lanes);
 

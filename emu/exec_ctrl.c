@@ -12,20 +12,10 @@
 
 /* Lanes of the group that do not take a control transfer go on at pc+1; the group splits
  * and the lowest pc runs first. */
-static void split(Warp *w, uint32_t taken, uint32_t target)
-{
-    for (uint32_t m = w->active; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        w->lane_pc[l] = (taken >> l & 1) ? target : w->pc + 1;
-    }
-    w->active = 0;           /* lane pcs are set: regroup must not overwrite them */
-    warp_regroup(w);
-}
-
 static int h_bra(Warp *w, const Inst *in, uint32_t mask)
 {
     if (mask == w->active) { w->pc = (uint32_t)in->imm; return STEP_JUMP; }
-    split(w, mask, (uint32_t)in->imm);
+    warp_diverge(w, mask, (uint32_t)in->imm, in->base);   /* base: reconvergence pc */
     return STEP_JUMP;
 }
 
@@ -142,8 +132,9 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
         w->alive &= ~leaving;
         cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(leaving & w->valid));
     }
-    /* fast path: the whole group returns to one place */
-    if (returning && returning == w->active) {
+    /* fast path: the whole group returns to one place (inside a divergence region the
+     * return may close it: regroup decides) */
+    if (returning && returning == w->active && !w->sp) {
         uint32_t pc0 = w->lane_pc[__builtin_ctz(returning)];
         int same = 1;
         for (uint32_t m = returning; m; m &= m - 1)
@@ -192,7 +183,7 @@ static int h_call(Warp *w, const Inst *in, uint32_t mask)
         w->depth[l]++;
     }
     if (mask == w->active) { w->pc = target; return STEP_JUMP; }
-    split(w, mask, target);
+    warp_diverge(w, mask, target, w->pc + 1);   /* callers meet the others on return */
     return STEP_JUMP;
 }
 

@@ -136,6 +136,10 @@ struct Inst {
     void *aux;              /* binder-specific data owned by the Program (call descriptors) */
 };
 
+/* A divergent branch's reconvergence pc (bra's Inst.base) when its paths only meet by
+ * leaving the function. */
+#define RPC_EXIT 0xfffffffeu
+
 /* Reserved rows and predicates of every program. */
 enum { ROW_ZERO = 0, ROW_SINK = 1, ROW_FIRST_FREE = 2 };
 /* P[PRED_FALSE] stays 0: no instruction writes it (constant false operands read it). */

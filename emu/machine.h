@@ -14,6 +14,7 @@
 #include "inst.h"
 
 #define WARP_SIZE 32
+#define DIV_MAX 64        /* nested divergence regions a warp tracks (deeper ones merge) */
 #define FULL_MASK 0xffffffffu
 
 /* Special registers that are constant for a warp become rows filled at warp start. */
@@ -94,6 +95,7 @@ struct Warp {
     uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on               */
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
+    uint32_t sp;                /* open divergence regions (stk entries)                     */
     uint32_t cpa_group[WARP_SIZE];  /* cp.async groups each lane has committed               */
     uint32_t bulk_group[WARP_SIZE]; /* bulk async-groups each lane has committed             */
     uint32_t id;                /* warp index within the CTA                                 */
@@ -106,6 +108,9 @@ struct Warp {
     Cta *cta;
     Launch *launch;
     const Program *prog;
+    /* Divergence regions, innermost last: the lanes that split at a branch and the pc where
+     * they meet again. Not cleared at warp start: sp says how many are valid. */
+    struct DivEntry { uint32_t rpc, mask, depth; } stk[DIV_MAX];
     uint8_t *local;             /* local memory of lane 0; lane l at local + l * local_stride */
     uint32_t local_stride;
 };

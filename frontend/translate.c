@@ -1099,6 +1099,127 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
     return 0;
 }
 
+/* ---- reconvergence: where the paths of a divergent branch meet again ---------------
+ * The immediate post-dominator of the branch's block: every path from the branch to the
+ * function's exit passes through it. Computed with the iterative algorithm of Cooper,
+ * Harvey and Kennedy on the reversed control-flow graph; stored in the branch's
+ * Inst.base (RPC_EXIT when the paths only meet by leaving the function). */
+
+typedef struct Cfg {
+    uint32_t lo, n, nb;       /* first pc, instructions, blocks (block nb is EXIT)      */
+    uint32_t *block_of, *start, *succ;   /* succ: 2 per block, UINT32_MAX none          */
+    uint32_t *order, *po;     /* reverse-graph postorder, and each block's number in it */
+    uint32_t *ipdom;
+} Cfg;
+
+static uint32_t pdom_meet(const Cfg *g, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (g->po[a] < g->po[b]) a = g->ipdom[a];
+        while (g->po[b] < g->po[a]) b = g->ipdom[b];
+    }
+    return a;
+}
+
+static int ends_thread(int op) { return op == OP_ret || op == OP_exit || op == OP_trap || op == OP_brkpt; }
+
+static int reconvergence_points(Inst *code, uint32_t lo, uint32_t hi)
+{
+    Cfg g = { lo, hi - lo, 0, NULL, NULL, NULL, NULL, NULL, NULL };
+    uint32_t n = g.n, *pred = NULL, *npred = NULL, *stack = NULL;
+    uint8_t *lead = calloc(n + 1, 1);
+    g.block_of = calloc(n + 1, sizeof *g.block_of);
+    g.start = calloc(n + 2, sizeof *g.start);
+    int rc = -1;
+    if (!lead || !g.block_of || !g.start) goto out;
+    lead[0] = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const Inst *in = &code[lo + i];
+        if (in->op == OP_bra && (uint64_t)in->imm - lo < n) lead[in->imm - lo] = 1;
+        if (in->op == OP_bra || ends_thread(in->op)) lead[i + 1] = 1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (lead[i]) g.start[g.nb++] = lo + i;
+        g.block_of[i] = g.nb - 1;
+    }
+    uint32_t nb = g.nb, exit_b = nb;
+    g.succ = malloc(sizeof *g.succ * 2 * (nb + 1));
+    g.order = malloc(sizeof *g.order * (nb + 1));
+    g.po = malloc(sizeof *g.po * (nb + 1));
+    g.ipdom = malloc(sizeof *g.ipdom * (nb + 1));
+    npred = calloc(nb + 2, sizeof *npred);
+    stack = malloc(sizeof *stack * 2 * (nb + 1));
+    if (!g.succ || !g.order || !g.po || !g.ipdom || !npred || !stack) goto out;
+    for (uint32_t b = 0; b < nb; b++) {
+        uint32_t last = (b + 1 < nb ? g.start[b + 1] : hi) - 1;
+        const Inst *in = &code[last];
+        uint32_t next = last + 1 < hi ? g.block_of[last + 1 - lo] : exit_b;
+        uint32_t *s = &g.succ[2 * b];
+        s[0] = next; s[1] = UINT32_MAX;
+        if (in->op == OP_bra) {
+            uint32_t tb = (uint64_t)in->imm - lo < n ? g.block_of[in->imm - lo] : exit_b;
+            if (in->pg) s[1] = tb; else s[0] = tb;
+        } else if (ends_thread(in->op)) {
+            if (in->pg) s[1] = exit_b; else s[0] = exit_b;
+        }
+    }
+    g.succ[2 * exit_b] = g.succ[2 * exit_b + 1] = UINT32_MAX;
+    /* predecessors (the reversed graph's successors), as offsets into one array */
+    for (uint32_t b = 0; b < nb; b++)
+        for (int k = 0; k < 2; k++) if (g.succ[2 * b + k] != UINT32_MAX) npred[g.succ[2 * b + k] + 1]++;
+    for (uint32_t b = 0; b <= nb; b++) npred[b + 1] += npred[b];
+    pred = malloc(sizeof *pred * (npred[nb + 1] + 1));
+    uint32_t *fill = calloc(nb + 1, sizeof *fill);
+    if (!pred || !fill) { free(fill); goto out; }
+    for (uint32_t b = 0; b < nb; b++)
+        for (int k = 0; k < 2; k++) {
+            uint32_t s = g.succ[2 * b + k];
+            if (s != UINT32_MAX) pred[npred[s] + fill[s]++] = b;
+        }
+    free(fill);
+    /* postorder of the reversed graph from EXIT, iteratively */
+    for (uint32_t b = 0; b <= nb; b++) { g.po[b] = UINT32_MAX; g.ipdom[b] = UINT32_MAX; }
+    uint32_t npo = 0, sp = 0;
+    uint8_t *seen = calloc(nb + 1, 1);
+    if (!seen) goto out;
+    stack[sp++] = exit_b; stack[sp++] = 0; seen[exit_b] = 1;
+    while (sp) {
+        uint32_t b = stack[sp - 2], k = stack[sp - 1];
+        if (npred[b] + k < npred[b + 1]) {
+            stack[sp - 1]++;
+            uint32_t p = pred[npred[b] + k];
+            if (!seen[p]) { seen[p] = 1; stack[sp++] = p; stack[sp++] = 0; }
+        } else {
+            g.po[b] = npo; g.order[npo++] = b; sp -= 2;
+        }
+    }
+    free(seen);
+    g.ipdom[exit_b] = exit_b;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t i = npo - 1; i-- > 0;) {     /* reverse postorder, EXIT excluded */
+            uint32_t b = g.order[i], nd = UINT32_MAX;
+            for (int k = 0; k < 2; k++) {
+                uint32_t s = g.succ[2 * b + k];
+                if (s == UINT32_MAX || g.ipdom[s] == UINT32_MAX) continue;
+                nd = nd == UINT32_MAX ? s : pdom_meet(&g, s, nd);
+            }
+            if (nd != g.ipdom[b]) { g.ipdom[b] = nd; changed = 1; }
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        Inst *in = &code[lo + i];
+        if (in->op != OP_bra) continue;
+        uint32_t b = g.block_of[i], d = g.ipdom[b];
+        in->base = d == UINT32_MAX || d == exit_b ? RPC_EXIT : g.start[d];
+    }
+    rc = 0;
+out:
+    free(lead); free(g.block_of); free(g.start); free(g.succ); free(g.order); free(g.po);
+    free(g.ipdom); free(pred); free(npred); free(stack);
+    return rc;
+}
+
 /* ---- pass 3: renumber, patch, bind ------------------------------------------------ */
 
 static uint32_t fix_row(const Tr *t, uint32_t v, uint32_t dyn_row)
@@ -1251,6 +1372,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
         uint32_t end = i + 1 < t.nfns ? t.fns[i + 1].pc_base : t.ncode;
         for (uint32_t pc = fn->pc_base; pc < end; pc++)
             if (t.code[pc].op == OP_bra) t.code[pc].imm = fn->pc_of[t.code[pc].imm];
+        if (reconvergence_points(t.code, fn->pc_base, end) < 0) goto oom;
     }
     for (uint32_t pc = 0; pc < t.ncode; pc++) {
         Inst *in = &t.code[pc];
