@@ -118,6 +118,7 @@ static void test_sticky(void)
     CHECK(rt_sticky() == cudaErrorIllegalAddress, "the first fault wins");
     /* H100 (tests/cuda/faults.cu): the last error is what calls returned; a context call
      * returning the fault sets it, and cudaGetLastError clears it like any other */
+    rt_ret(rt_sticky());   /* what a context call (RT_STICKY_CHECK) does */
     CHECK(cudaGetLastError() == cudaErrorIllegalAddress, "the fault a call returned is the last error");
     CHECK(cudaGetLastError() == cudaSuccess, "cudaGetLastError cleared it");
     CHECK(cudaPeekAtLastError() == cudaSuccess, "peek after the clear");
