@@ -23,6 +23,12 @@ AsyncQueue *async_queue_new(void)
     return q;
 }
 
+void async_queue_free(AsyncQueue *q)
+{
+    if (q) free(q->ops);
+    free(q);
+}
+
 void async_queue_reset(AsyncQueue *q)
 {
     q->n = 0;
@@ -184,6 +190,20 @@ static int force(AsyncQueue *q, Want want, const void *arg)
 }
 
 static int want_all(const AsyncOp *op, const void *arg) { (void)op; (void)arg; return 1; }
+
+static int want_this(const AsyncOp *op, const void *arg) { return op == arg; }
+
+int async_complete_index(Cluster *cl, uint32_t k)
+{
+    AsyncQueue *q = cl->aq;
+    if (!q->n) return 0;
+    return force(q, want_this, &q->ops[k % q->n]);
+}
+
+uint32_t async_count(const Cluster *cl)
+{
+    return cl->aq ? cl->aq->n : 0;
+}
 
 int async_round(Cluster *cl)
 {

@@ -17,6 +17,7 @@
 
 AsyncQueue *async_queue_new(void);
 void async_queue_reset(AsyncQueue *q);
+void async_queue_free(AsyncQueue *q);
 
 /* The scheduler's decision point after a warp's turn: completes operations according to
  * the policy. Returns -1 when completing one faulted (the launch is aborted). */
@@ -24,6 +25,9 @@ int async_round(Cluster *cl);
 /* Complete everything still in flight (the cluster has finished). */
 int async_drain(Cluster *cl);
 int async_pending(const Cluster *cl);
+uint32_t async_count(const Cluster *cl);
+/* Deterministic mode: complete the k-th operation in flight (k modulo their number). */
+int async_complete_index(Cluster *cl, uint32_t k);
 
 /* mbarrier objects (64-bit words in shared memory), shared by mbarrier.* and the engine. */
 void mbar_complete_tx(uint64_t *mbar, uint32_t bytes);

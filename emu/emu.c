@@ -47,6 +47,19 @@ static void do_init(void)
     const char *lv = getenv("PTXEMU_LOG");
     if (lv && *lv >= '0' && *lv <= '3' && !lv[1]) emu_log_level = *lv - '0';
     init_status = mem_init();
+    const char *seed = getenv("PTXEMU_SEED"), *out = getenv("PTXEMU_SCHEDULE_OUT");
+    const char *in = getenv("PTXEMU_SCHEDULE_IN");
+    if (!init_status && ((seed && *seed) || (in && *in) || (out && *out))) {
+        char *end = NULL, err[600];
+        unsigned long long s = seed && *seed ? strtoull(seed, &end, 0) : 0;
+        if (seed && *seed && (!end || *end)) {
+            fprintf(stderr, "ptxemu: PTXEMU_SEED=%s is not a number\n", seed);
+            init_status = -1;
+        } else if (sched_set_deterministic(s, out, in, err, sizeof err) < 0) {
+            fprintf(stderr, "%s\n", err);
+            init_status = -1;
+        }
+    }
     if (!init_status) sched_init(init_threads);
 }
 

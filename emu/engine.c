@@ -236,3 +236,29 @@ int warp_run(Warp *w, uint32_t budget)
     w->lane_steps += lanes;
     return result;
 }
+
+/* Deterministic mode: run w up to and including its next instruction that other warps can
+ * observe (memory, barriers, fences, atomics, asynchronous operations), so that the
+ * scheduler chooses every interleaving of such instructions. */
+int warp_run_det(Warp *w)
+{
+    const Inst *code = w->prog->code;
+    for (;;) {
+        const Inst *in = &code[w->pc];
+        uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
+        w->steps++;
+        w->lane_steps += popcount32(m);
+        int r = m ? in->fn(w, in, m) : STEP_NEXT;
+        int stop = m && (in->flags & IF_PREEMPT);
+        if (r == STEP_NEXT) {
+            if (++w->pc == w->merge_pc) warp_regroup(w);
+        } else if (r == STEP_FAULT) {
+            return RUN_FAULT;
+        } else if (r == STEP_JUMP || r == STEP_YIELD) {
+            if (w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc) warp_regroup(w);
+            stop |= r == STEP_YIELD || w->pc <= (uint32_t)(in - code);   /* spin loops too */
+        }
+        if (!w->active) return w->alive ? RUN_BLOCKED : RUN_DONE;
+        if (stop) return RUN_YIELD;
+    }
+}

@@ -16,6 +16,9 @@ enum { RUN_DONE, RUN_BLOCKED, RUN_YIELD, RUN_FAULT };
 /* Run w for at most `budget` backward jumps before yielding. */
 int warp_run(Warp *w, uint32_t budget);
 
+/* Deterministic mode: run w to its next switch point (Inst flag IF_PREEMPT). */
+int warp_run_det(Warp *w);
+
 /* Re-pick the running group from the lane pcs: call after changing lane_pc/alive/waiting.
  * The running group's pc is saved first. */
 void warp_regroup(Warp *w);

@@ -359,9 +359,10 @@ static int h_sreg(Warp *w, const Inst *in, uint32_t mask)
     case SR_CLOCK: v = (uint32_t)w->steps; break;
     case SR_CLOCK_HI: v = (uint32_t)(w->steps >> 32); break;
     case SR_CLOCK64: v = w->steps; break;
-    case SR_GLOBALTIMER: v = now_ns(); break;
-    case SR_GLOBALTIMER_LO: v = (uint32_t)now_ns(); break;
-    default: v = (uint32_t)(now_ns() >> 32); break;
+    /* deterministic mode keeps time virtual too: scheduling steps, 100 ns each */
+    case SR_GLOBALTIMER: v = w->launch->det ? w->launch->det_steps * 100 : now_ns(); break;
+    case SR_GLOBALTIMER_LO: v = (uint32_t)(w->launch->det ? w->launch->det_steps * 100 : now_ns()); break;
+    default: v = (uint32_t)((w->launch->det ? w->launch->det_steps * 100 : now_ns()) >> 32); break;
     }
     uint64_t *d = ROW(w, in->d[0]);
     FOR_LANES(mask, l) d[l] = v;

@@ -110,7 +110,8 @@ enum { CMP_EQ = 0, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQU, CMP_NEU, CMP
        CMP_LEU, CMP_GTU, CMP_GEU, CMP_NUM, CMP_NAN };
 /* Inst.flags bits. */
 enum { IF_FTZ = 1, IF_SAT = 2, IF_APPROX = 4, IF_FRAME = 8 /* address is frame-relative */,
-       IF_NEG_C = 16 /* predicate source negated */, IF_RELU = 32, IF_NAN = 64 };
+       IF_NEG_C = 16 /* predicate source negated */, IF_RELU = 32, IF_NAN = 64,
+       IF_PREEMPT = 128 /* touches state other warps see: a deterministic-mode switch point */ };
 
 
 struct Inst {

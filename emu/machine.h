@@ -95,6 +95,7 @@ struct Warp {
     uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on               */
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
+    uint32_t prio;              /* deterministic mode: PCT priority (higher runs first)      */
     uint32_t sp;                /* open divergence regions (stk entries)                     */
     uint32_t cpa_group[WARP_SIZE];  /* cp.async groups each lane has committed               */
     uint32_t bulk_group[WARP_SIZE]; /* bulk async-groups each lane has committed             */
@@ -165,6 +166,9 @@ struct Launch {
     size_t local_stride;        /* local bytes per thread (0 = the kernel uses none)         */
     uint64_t *const_rows;       /* constant rows broadcast to 32 lanes, copied at warp start */
     uint64_t seq;               /* launch number, unique in the process                      */
+    int det;                    /* deterministic mode: every choice from `seed` (sched.c)    */
+    uint64_t seed;
+    uint64_t det_steps;         /* scheduling steps taken (the virtual %globaltimer)         */
     uint64_t ncta;
     uint64_t next_cta;          /* atomic: next CTA to hand out                              */
     volatile int aborted;       /* set when a fault is recorded                              */

@@ -351,7 +351,7 @@ static void out_of_memory(Launch *L, uint32_t threads)
 
 /* Run one cluster (or lone CTA): its warps take turns round-robin; between turns the
  * asynchronous engine may complete operations in flight. */
-static void run_cluster(WorkerBuf *b, Launch *L, uint64_t index)
+static int setup_cluster(WorkerBuf *b, Launch *L, uint64_t index)
 {
     Cluster *cl = &b->cluster;
     memset(cl, 0, sizeof *cl);
@@ -361,17 +361,38 @@ static void run_cluster(WorkerBuf *b, Launch *L, uint64_t index)
     cl->id[0] = (uint32_t)(index % ncl0);
     cl->id[1] = (uint32_t)(index / ncl0 % ncl1);
     cl->id[2] = (uint32_t)(index / ((uint64_t)ncl0 * ncl1));
-    if (!b->aq && !(b->aq = async_queue_new())) { out_of_memory(L, 0); return; }
+    if (!b->aq && !(b->aq = async_queue_new())) { out_of_memory(L, 0); return -1; }
     async_queue_reset(b->aq);
     cl->aq = b->aq;
     for (uint32_t r = 0; r < cl->n; r++) {
         cl->ctas[r] = &b->cta[r];
         if (setup_cta(&b->slot[r], L, cl, r, &b->cta[r]) < 0) {
             out_of_memory(L, b->cta[r].nthreads);
-            return;
+            return -1;
         }
         cl->nthreads += b->cta[r].nthreads;
     }
+    return 0;
+}
+
+static void finish_cluster(Cluster *cl, Launch *L)
+{
+    uint64_t wi = 0, ti = 0;
+    for (uint32_t r = 0; r < cl->n; r++)
+        for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+            wi += cl->ctas[r]->warps[i].steps;
+            ti += cl->ctas[r]->warps[i].lane_steps;
+        }
+    __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
+}
+
+/* Run one cluster (or lone CTA): its warps take turns round-robin; between turns the
+ * asynchronous engine may complete operations in flight. */
+static void run_cluster(WorkerBuf *b, Launch *L, uint64_t index)
+{
+    if (setup_cluster(b, L, index) < 0) return;
+    Cluster *cl = &b->cluster;
     uint32_t live = 1, spins = 0;
     while (live) {
         int progress = 0, spun = 1;
@@ -396,15 +417,236 @@ static void run_cluster(WorkerBuf *b, Launch *L, uint64_t index)
         if (live && (!progress || spins > SPIN_ROUNDS)) { deadlock(cl); break; }
     }
     async_drain(cl);
-out:;
-    uint64_t wi = 0, ti = 0;
-    for (uint32_t r = 0; r < cl->n; r++)
-        for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
-            wi += cl->ctas[r]->warps[i].steps;
-            ti += cl->ctas[r]->warps[i].lane_steps;
+out:
+    finish_cluster(cl, L);
+}
+
+/* ---- deterministic mode -------------------------------------------------------------
+ * One thread runs the launch. A window of 1-4 clusters (chosen from the seed) is resident;
+ * each step runs the runnable warp with the highest priority to its next switch point
+ * (PCT: priorities are random at admission; at random steps the running warp drops to a
+ * low priority, and a warp whose wait failed steps aside). After a step an operation in
+ * flight may complete, with a per-launch probability that is 0 for some seeds (the latest
+ * legal completion). A schedule file records the steps taken ("s SLOT RANK WARP",
+ * "a SLOT INDEX") and can be replayed exactly (docs/determinism.md). */
+
+static struct {
+    int on;
+    uint64_t seed;
+    FILE *rec, *rep;
+    char rep_path[512];
+} det_cfg;
+
+int sched_set_deterministic(uint64_t seed, const char *record_path, const char *replay_path,
+                            char *err, size_t errlen)
+{
+    det_cfg.on = 1;
+    det_cfg.seed = seed;
+    if (record_path && *record_path && !(det_cfg.rec = fopen(record_path, "w"))) {
+        snprintf(err, errlen, "ptxemu: cannot write the schedule to %s", record_path);
+        return -1;
+    }
+    if (replay_path && *replay_path) {
+        if (!(det_cfg.rep = fopen(replay_path, "r"))) {
+            snprintf(err, errlen, "ptxemu: cannot read the schedule %s", replay_path);
+            return -1;
         }
-    __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
+        snprintf(det_cfg.rep_path, sizeof det_cfg.rep_path, "%s", replay_path);
+        char line[64];
+        if (!fgets(line, sizeof line, det_cfg.rep) || strncmp(line, "ptxemu-schedule 1", 17)) {
+            snprintf(err, errlen, "ptxemu: %s is not a ptxemu schedule", replay_path);
+            return -1;
+        }
+    }
+    if (det_cfg.rec) fprintf(det_cfg.rec, "ptxemu-schedule 1\n");
+    return 0;
+}
+
+int sched_deterministic(uint64_t *seed)
+{
+    if (det_cfg.on && seed) *seed = det_cfg.seed;
+    return det_cfg.on;
+}
+
+typedef struct Det {
+    uint64_t rng;
+    uint32_t async_per256;   /* chance of completing an operation after a step */
+    uint32_t window;
+    WorkerBuf *slot;
+    int *used;
+    Launch *L;
+} Det;
+
+static uint64_t det_rand(Det *d)
+{
+    uint64_t z = (d->rng += 0x9e3779b97f4a7c15ull);   /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void det_fault(Launch *L, const char *msg)
+{
+    pthread_mutex_lock(&L->lock);
+    if (!L->aborted) {
+        L->fault.code = EMU_ERR_LAUNCH_FAILURE;
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: %s", L->prog->name, msg);
+        L->aborted = 1;
+    }
+    pthread_mutex_unlock(&L->lock);
+}
+
+/* Replay: the next decision line, skipping comments; 0 at the end of the launch. */
+static int det_read(char *line, size_t n)
+{
+    while (fgets(line, (int)n, det_cfg.rep))
+        if (line[0] != '#' && line[0] != '\n') return strncmp(line, "end", 3) != 0;
+    return 0;
+}
+
+static Warp *det_warp(Det *d, uint32_t s, uint32_t r, uint32_t i)
+{
+    if (s >= d->window || !d->used[s]) return NULL;
+    Cluster *cl = &d->slot[s].cluster;
+    if (r >= cl->n || i >= cl->ctas[r]->nwarps) return NULL;
+    return &cl->ctas[r]->warps[i];
+}
+
+static int det_admit(Det *d, uint32_t s, uint64_t index)
+{
+    if (setup_cluster(&d->slot[s], d->L, index) < 0) return -1;
+    Cluster *cl = &d->slot[s].cluster;
+    for (uint32_t r = 0; r < cl->n; r++)
+        for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++)
+            cl->ctas[r]->warps[i].prio = (uint32_t)(det_rand(d) >> 33) | 0x40000000u;
+    d->used[s] = 1;
+    return 0;
+}
+
+static uint32_t cluster_live(const Cluster *cl)
+{
+    uint32_t live = 0;
+    for (uint32_t r = 0; r < cl->n; r++)
+        for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) live += cl->ctas[r]->warps[i].alive != 0;
+    return live;
+}
+
+static void run_det(Launch *L)
+{
+    Det d;
+    memset(&d, 0, sizeof d);
+    d.L = L;
+    d.rng = det_cfg.seed ^ (L->seq * 0x632be59bd9b4e019ull);
+    uint64_t ncl = L->ncta / L->cluster_size, next = 0;
+    char line[128];
+    d.window = (uint32_t)(1 + det_rand(&d) % (ncl < 4 ? ncl : 4));
+    d.async_per256 = (det_rand(&d) & 3) == 0 ? 0 : (uint32_t)(det_rand(&d) % 256);
+    if (det_cfg.rep) {
+        unsigned wnd;
+        if (!det_read(line, sizeof line) || sscanf(line, "launch %*s window %u", &wnd) != 1 || !wnd || wnd > 4) {
+            det_fault(L, "the replayed schedule does not match this launch");
+            return;
+        }
+        d.window = wnd;
+    }
+    if (det_cfg.rec) fprintf(det_cfg.rec, "launch %s window %u\n", L->prog->name, d.window);
+    d.slot = calloc(d.window, sizeof *d.slot);
+    d.used = calloc(d.window, sizeof *d.used);
+    if (!d.slot || !d.used) { out_of_memory(L, 0); goto out; }
+    for (uint32_t s = 0; s < d.window && next < ncl; s++)
+        if (det_admit(&d, s, next++) < 0) goto out;
+    uint32_t spins = 0;
+    for (;;) {
+        if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) break;
+        int any = 0;
+        for (uint32_t s = 0; s < d.window; s++) any |= d.used[s];
+        if (!any) break;
+        L->det_steps++;
+        Warp *best = NULL;
+        uint32_t bs = 0;
+        if (det_cfg.rep) {
+            unsigned s, r, i, k;
+            if (!det_read(line, sizeof line)) { det_fault(L, "the replayed schedule ends early"); break; }
+            if (sscanf(line, "a %u %u", &s, &k) == 2) {
+                if (s >= d.window || !d.used[s] || async_complete_index(&d.slot[s].cluster, k)) {
+                    det_fault(L, "the replayed schedule does not match this launch");
+                    break;
+                }
+                continue;
+            }
+            if (sscanf(line, "s %u %u %u", &s, &r, &i) != 3 || !(best = det_warp(&d, s, r, i)) ||
+                !best->active) {
+                det_fault(L, "the replayed schedule does not match this launch");
+                break;
+            }
+            bs = s;
+        } else {
+            for (uint32_t s = 0; s < d.window; s++) {
+                if (!d.used[s]) continue;
+                Cluster *cl = &d.slot[s].cluster;
+                for (uint32_t r = 0; r < cl->n; r++)
+                    for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+                        Warp *w = &cl->ctas[r]->warps[i];
+                        if (w->active && (!best || w->prio > best->prio)) { best = w; bs = s; }
+                    }
+            }
+        }
+        if (!best) {
+            /* nothing can run: an operation in flight must complete, else it is a deadlock */
+            uint32_t s0 = (uint32_t)(det_rand(&d) % d.window), done = 0;
+            for (uint32_t k = 0; k < d.window && !done; k++) {
+                uint32_t s = (s0 + k) % d.window;
+                if (!d.used[s] || !async_count(&d.slot[s].cluster)) continue;
+                uint32_t idx = (uint32_t)det_rand(&d);
+                if (det_cfg.rec) fprintf(det_cfg.rec, "a %u %u\n", s, idx % async_count(&d.slot[s].cluster));
+                if (async_complete_index(&d.slot[s].cluster, idx)) goto out;
+                done = 1;
+            }
+            if (done) continue;
+            for (uint32_t s = 0; s < d.window; s++)
+                if (d.used[s] && cluster_live(&d.slot[s].cluster)) { deadlock(&d.slot[s].cluster); break; }
+            break;
+        }
+        Cluster *cl = &d.slot[bs].cluster;
+        if (det_cfg.rec)
+            fprintf(det_cfg.rec, "s %u %u %u\n", bs, best->cta->rank, best->id);
+        best->spin = 0;
+        if (warp_run_det(best) == RUN_FAULT) break;
+        if (!det_cfg.rep) {
+            /* PCT: now and then the running warp drops low; a failed wait steps aside */
+            if (best->spin || (det_rand(&d) & 63) == 0) best->prio = (uint32_t)(det_rand(&d) >> 40);
+            spins = best->spin && !async_count(cl) ? spins + 1 : 0;
+            if (spins > SPIN_ROUNDS) { deadlock(cl); break; }
+            uint32_t n = async_count(cl);
+            if (n && (det_rand(&d) & 255) < d.async_per256) {
+                uint32_t idx = (uint32_t)det_rand(&d);
+                if (det_cfg.rec) fprintf(det_cfg.rec, "a %u %u\n", bs, idx % n);
+                if (async_complete_index(cl, idx)) break;
+            }
+        }
+        if (!cluster_live(cl)) {
+            if (async_drain(cl) < 0) break;
+            finish_cluster(cl, L);
+            d.used[bs] = 0;
+            if (next < ncl && det_admit(&d, bs, next++) < 0) break;
+        }
+    }
+out:
+    if (det_cfg.rec) { fprintf(det_cfg.rec, "end\n"); fflush(det_cfg.rec); }
+    if (det_cfg.rep && !L->aborted) {
+        if (det_read(line, sizeof line)) det_fault(L, "the replayed schedule has steps left over");
+    }
+    if (d.slot)
+        for (uint32_t s = 0; s < d.window; s++) {
+            WorkerBuf *b = &d.slot[s];
+            for (int r = 0; r < MAX_CLUSTER; r++) {
+                free(b->slot[r].shared); free(b->slot[r].regs); free(b->slot[r].preds);
+                free(b->slot[r].local); free(b->slot[r].warps);
+            }
+            async_queue_free(b->aq);
+        }
+    free(d.slot);
+    free(d.used);
 }
 
 /* ---- the worker pool ------------------------------------------------------------------ */
@@ -482,6 +724,12 @@ int sched_threads(void)
 
 void sched_run(Launch *L)
 {
+    if (det_cfg.on) {
+        L->det = 1;
+        L->seed = det_cfg.seed;
+        run_det(L);
+        return;
+    }
     sched_init(want_threads);
     int helpers = pool.nthreads - 1;
     if (L->ncta / L->cluster_size < 2) helpers = 0;   /* one cluster: no point waking the pool */

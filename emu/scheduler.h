@@ -11,6 +11,14 @@
 enum { BAR_SYNC, BAR_ARRIVE, BAR_RED_POPC, BAR_RED_AND, BAR_RED_OR };
 
 int sched_init(int nthreads);        /* start the worker pool (0 = number of cores) */
+
+/* Deterministic mode (PTXEMU_SEED): launches run on the launching thread, every choice —
+ * which resident cluster and warp run next, where a warp is preempted, when an
+ * asynchronous operation completes — drawn from the seed, or replayed from a schedule
+ * file. Returns 0, or -1 with a message when a schedule file cannot be opened. */
+int sched_set_deterministic(uint64_t seed, const char *record_path, const char *replay_path,
+                            char *err, size_t errlen);
+int sched_deterministic(uint64_t *seed);
 int sched_threads(void);
 /* Run every CTA of L to completion or until a fault aborts it. */
 void sched_run(Launch *L);

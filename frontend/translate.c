@@ -1392,6 +1392,19 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
         }
     }
 
+    /* switch points of deterministic mode: what other warps can observe */
+    for (uint32_t pc = 0; pc < t.ncode; pc++) {
+        switch (t.code[pc].op) {
+        case OP_ld: case OP_ldu: case OP_st: case OP_atom: case OP_red: case OP_cp:
+        case OP_mbarrier: case OP_bar: case OP_barrier: case OP_fence: case OP_membar:
+        case OP_st_async: case OP_red_async: case OP_call: case OP_tensormap:
+            t.code[pc].flags |= IF_PREEMPT;
+            break;
+        default:
+            break;
+        }
+    }
+
     p = calloc(1, sizeof *p);
     if (!p) goto oom;
     p->name = strdup(entry->name);

@@ -35,6 +35,9 @@ static void usage(FILE *f)
         "\n"
         "Options:\n"
         "  -t, --threads N  worker threads (same as PTXEMU_THREADS=N)\n"
+        "  -s, --seed N     deterministic mode with seed N (same as PTXEMU_SEED=N)\n"
+        "  --record FILE    write the schedule taken (same as PTXEMU_SCHEDULE_OUT=FILE)\n"
+        "  --replay FILE    replay a recorded schedule (same as PTXEMU_SCHEDULE_IN=FILE)\n"
         "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
         "  -h, --help       show this help and exit\n"
         "  -V, --version    show the version and exit\n"
@@ -46,6 +49,10 @@ static void usage(FILE *f)
         "                   2 = information, 3 = trace\n"
         "  PTXEMU_LIBDIR    directory holding ptxemu's " LIBNAME " (default: found\n"
         "                   next to this program, or in the installed package directory)\n"
+        "  PTXEMU_SEED      deterministic mode: one thread runs every launch and every\n"
+        "                   interleaving of warps and completion of an asynchronous copy\n"
+        "                   comes from this seed (the same seed gives the same output)\n"
+        "  PTXEMU_SCHEDULE_OUT / PTXEMU_SCHEDULE_IN  record / replay the schedule taken\n"
         "  PTXEMU_STATS     1: one line per kernel launch on stderr with its instruction\n"
         "                   counts and time\n"
         "  PTXEMU_DUMP_PTX  a directory: write the program's PTX there, so the PTX line\n"
@@ -138,6 +145,9 @@ static int parse_options(int argc, char **argv, int *status)
         int v = -2;
         if (!strcmp(a, "-t") || !strcmp(a, "--threads")) v = set_from_option(argc, argv, i, "PTXEMU_THREADS");
         else if (!strcmp(a, "-l") || !strcmp(a, "--log")) v = set_from_option(argc, argv, i, "PTXEMU_LOG");
+        else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) v = set_from_option(argc, argv, i, "PTXEMU_SEED");
+        else if (!strcmp(a, "--record")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_OUT");
+        else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else fprintf(stderr, "ptxemu: unknown option %s (try ptxemu --help)\n", a);
         if (v < 0) { *status = 2; return -1; }
         i = v;
