@@ -9,6 +9,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "explore.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -34,6 +35,11 @@ static void usage(FILE *f)
         "its kernels execute on ptxemu, an emulated sm_90 (H100) GPU.\n"
         "\n"
         "Options:\n"
+        "       ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] PROGRAM [ARGS...]\n"
+        "         runs PROGRAM under seeds S.. of deterministic mode (default 1..100) and stops\n"
+        "         at the first whose output or exit status differs from seed S's, or that\n"
+        "         reports a hazard or fault; prints the command that replays it\n"
+        "\n"
         "  -t, --threads N  worker threads (same as PTXEMU_THREADS=N)\n"
         "  -s, --seed N     deterministic mode with seed N (same as PTXEMU_SEED=N)\n"
         "  --record FILE    write the schedule taken (same as PTXEMU_SCHEDULE_OUT=FILE)\n"
@@ -171,6 +177,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH: %s\n", strerror(errno));
         return 1;
     }
+    if (!strcmp(argv[prog], "race")) return explore_main(argc - prog - 1, &argv[prog + 1]);
     execvp(argv[prog], &argv[prog]);
     int err = errno;
     fprintf(stderr, "ptxemu: %s: %s\n", argv[prog],

@@ -1,0 +1,177 @@
+/* explore.c - `ptxemu race`: run a program under many seeds of deterministic mode and stop
+ * at the first seed whose output or exit status differs from the reference seed's, or
+ * whose stderr reports a hazard; print the command that replays it.
+ *
+ * Seeds start..start+N-1 are split over shards (--shard I/N takes every N-th, from I) so
+ * that batch systems can run them in parallel; every shard compares with the same
+ * reference run (seed `start`). Up to --jobs programs run at once.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "explore.h"
+
+typedef struct Run { pid_t pid; unsigned long long seed; char out[64], err[64]; int status; } Run;
+
+static int start_run(Run *r, unsigned long long seed, char **prog, const char *dir)
+{
+    r->seed = seed;
+    snprintf(r->out, sizeof r->out, "%s/%llu.out", dir, seed);
+    snprintf(r->err, sizeof r->err, "%s/%llu.err", dir, seed);
+    r->pid = fork();
+    if (r->pid < 0) return -1;
+    if (r->pid == 0) {
+        char s[32];
+        snprintf(s, sizeof s, "%llu", seed);
+        setenv("PTXEMU_SEED", s, 1);
+        if (!freopen(r->out, "w", stdout) || !freopen(r->err, "w", stderr)) _exit(126);
+        execvp(prog[0], prog);
+        _exit(127);
+    }
+    return 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0, k;
+    char tmp[65536];
+    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) {
+        if (n + k > cap) {
+            cap = (n + k) * 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) { free(buf); fclose(f); return NULL; }
+            buf = nb;
+        }
+        memcpy(buf + n, tmp, k);
+        n += k;
+    }
+    fclose(f);
+    if (!buf && !(buf = malloc(1))) return NULL;
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* A hazard report of the race detector, or a kernel fault, in a run's stderr. */
+static int reports_hazard(const char *err)
+{
+    return err && (strstr(err, "ptxemu: race:") || strstr(err, "ptxemu: kernel "));
+}
+
+static void print_replay(unsigned long long seed, char **prog)
+{
+    printf("replay: ptxemu --seed %llu", seed);
+    for (int i = 0; prog[i]; i++) printf(" %s", prog[i]);
+    printf("\n");
+}
+
+static int parse_uint(const char *s, unsigned long long *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtoull(s, &end, 0);
+    return !*s || *end || errno ? -1 : 0;
+}
+
+int explore_main(int argc, char **argv)
+{
+    unsigned long long seeds = 100, jobs = 1, start = 1, shard = 0, nshards = 1;
+    int i = 0;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) { i++; break; }
+        if (i + 1 >= argc) { fprintf(stderr, "ptxemu race: %s needs a value\n", a); return 2; }
+        int bad = 0;
+        if (!strcmp(a, "--seeds")) bad = parse_uint(argv[++i], &seeds) || !seeds;
+        else if (!strcmp(a, "--jobs")) bad = parse_uint(argv[++i], &jobs) || !jobs || jobs > 256;
+        else if (!strcmp(a, "--start")) bad = parse_uint(argv[++i], &start);
+        else if (!strcmp(a, "--shard")) {
+            char *slash = strchr(argv[++i], '/');
+            if (!slash) bad = 1;
+            else {
+                *slash = 0;
+                bad = parse_uint(argv[i], &shard) || parse_uint(slash + 1, &nshards) ||
+                      !nshards || shard >= nshards;
+            }
+        } else { fprintf(stderr, "ptxemu race: unknown option %s\n", a); return 2; }
+        if (bad) { fprintf(stderr, "ptxemu race: bad value for %s\n", a); return 2; }
+    }
+    if (i >= argc) {
+        fprintf(stderr, "usage: ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] "
+                        "PROGRAM [ARGS...]\n");
+        return 2;
+    }
+    char **prog = &argv[i];
+    char dir[] = "/tmp/ptxemu-race.XXXXXX";
+    if (!mkdtemp(dir)) { perror("ptxemu race: mkdtemp"); return 2; }
+    Run ref;
+    size_t ref_len = 0, err_len = 0;
+    if (start_run(&ref, start, prog, dir) < 0 || waitpid(ref.pid, &ref.status, 0) < 0) {
+        perror("ptxemu race");
+        return 2;
+    }
+    char *ref_out = slurp(ref.out, &ref_len), *ref_err = slurp(ref.err, &err_len);
+    int found = 0;
+    if (reports_hazard(ref_err)) {
+        printf("ptxemu race: seed %llu reports a hazard or fault:\n%s", start, ref_err);
+        print_replay(start, prog);
+        found = 1;
+    }
+    Run *runs = calloc(jobs, sizeof *runs);
+    unsigned long long next = start + 1 + shard, step = nshards, end = start + seeds, tried = 1;
+    unsigned running = 0;
+    while (!found && runs && (next < end || running)) {
+        while (running < jobs && next < end && !found) {
+            Run *r = NULL;
+            for (unsigned k = 0; k < jobs; k++) if (!runs[k].pid) { r = &runs[k]; break; }
+            if (start_run(r, next, prog, dir) < 0) { perror("ptxemu race: fork"); found = -1; break; }
+            running++;
+            next += step;
+        }
+        int st;
+        pid_t p = wait(&st);
+        if (p < 0) break;
+        for (unsigned k = 0; k < jobs; k++) {
+            Run *r = &runs[k];
+            if (r->pid != p) continue;
+            r->pid = 0;
+            running--;
+            tried++;
+            size_t len, elen;
+            char *out = slurp(r->out, &len), *err = slurp(r->err, &elen);
+            int differs = !out || len != ref_len || memcmp(out, ref_out, len) || st != ref.status;
+            if (!found && (differs || reports_hazard(err))) {
+                found = 1;
+                if (differs)
+                    printf("ptxemu race: seed %llu gives different %s than seed %llu\n", r->seed,
+                           st != ref.status ? "exit status" : "output", start);
+                else
+                    printf("ptxemu race: seed %llu reports a hazard or fault:\n%s", r->seed, err);
+                print_replay(r->seed, prog);
+            }
+            free(out);
+            free(err);
+            unlink(r->out);
+            unlink(r->err);
+        }
+    }
+    if (found > 0)   /* let the runs still going finish quietly */
+        for (unsigned k = 0; runs && k < jobs; k++)
+            if (runs[k].pid) { kill(runs[k].pid, SIGTERM); waitpid(runs[k].pid, NULL, 0); unlink(runs[k].out); unlink(runs[k].err); }
+    if (!found) printf("ptxemu race: %llu seeds, all outputs identical to seed %llu, no hazard reported\n", tried, start);
+    free(runs);
+    free(ref_out);
+    free(ref_err);
+    unlink(ref.out);
+    unlink(ref.err);
+    rmdir(dir);
+    return found > 0 ? 1 : found < 0 ? 2 : 0;
+}
