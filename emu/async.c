@@ -7,6 +7,7 @@
 #include "exec.h"
 #include "memory.h"
 #include "tma.h"
+#include "racecheck.h"
 
 struct AsyncQueue {
     AsyncOp *ops;
@@ -156,6 +157,9 @@ static int complete(AsyncOp *op)
         break;
     }
     op->done = 1;
+    if (op->w->launch->racecheck && !op->cta_mask &&
+        (op->kind == AOP_CPASYNC || ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && op->mbar)))
+        race_async_done(op->w, op->dst, op->size);
     return 0;
 }
 

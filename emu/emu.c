@@ -3,13 +3,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "emu.h"
 #include "machine.h"
 #include "memory.h"
 #include "scheduler.h"
+#include "racecheck.h"
 #include "../frontend/translate.h"
 
 int emu_log_level = 1;
+static int racecheck_mode;       /* PTXEMU_RACECHECK: 0 off, 1 report, 2 report and fail */
+static int racecheck_found;
+
+/* PTXEMU_RACECHECK=error: hazards make the process exit with status 1 */
+static void racecheck_exit(void)
+{
+    if (racecheck_found && racecheck_mode == 2) {
+        fflush(NULL);
+        _exit(1);
+    }
+}
 
 typedef struct ModVar { const char *name; int space, kind; uint64_t addr; size_t size; } ModVar;
 
@@ -48,7 +61,12 @@ static void do_init(void)
     if (lv && *lv >= '0' && *lv <= '3' && !lv[1]) emu_log_level = *lv - '0';
     init_status = mem_init();
     const char *seed = getenv("PTXEMU_SEED"), *out = getenv("PTXEMU_SCHEDULE_OUT");
-    const char *in = getenv("PTXEMU_SCHEDULE_IN");
+    const char *in = getenv("PTXEMU_SCHEDULE_IN"), *rc = getenv("PTXEMU_RACECHECK");
+    if (rc && *rc && strcmp(rc, "0")) {
+        racecheck_mode = !strcmp(rc, "error") ? 2 : 1;
+        atexit(racecheck_exit);
+        if (!seed || !*seed) seed = "1";   /* the detector runs in deterministic mode */
+    }
     if (!init_status && ((seed && *seed) || (in && *in) || (out && *out))) {
         char *end = NULL, err[600];
         unsigned long long s = seed && *seed ? strtoull(seed, &end, 0) : 0;
@@ -411,6 +429,10 @@ int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
     if (rc) { pthread_mutex_destroy(&L.lock); return rc; }
     static uint64_t launches;
     L.seq = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+    if (racecheck_mode) {
+        L.racecheck = 1;
+        if (!(L.race = race_log_new())) { pthread_mutex_destroy(&L.lock); return EMU_ERR_MEMORY_ALLOCATION; }
+    }
     for (int i = 0; i < 3; i++) { L.grid[i] = grid[i]; L.block[i] = block[i]; }
     L.dyn_shared = (uint32_t)dyn_shared;
     L.shared_total = p->shared_static + (uint32_t)dyn_shared;
@@ -458,6 +480,7 @@ int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
         fwrite(L.out, 1, L.out_len, stdout);
         fflush(stdout);
     }
+    if (L.race && race_report(&L)) racecheck_found = 1;
     const char *stats = getenv("PTXEMU_STATS");
     if (stats && *stats && *stats != '0')
         fprintf(stderr, "ptxemu-stats: kernel=%s thread_insts=%llu warp_insts=%llu seconds=%.6f\n",
@@ -472,6 +495,7 @@ done:
     if (L.param_addr) mem_free(L.param_addr, MEM_PARAM);
     free(L.const_rows);
     free(L.out);
+    free(L.race);
     pthread_mutex_destroy(&L.lock);
     return rc;
 }

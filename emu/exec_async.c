@@ -12,6 +12,7 @@
 #include "memory.h"
 #include "scheduler.h"
 #include "tma.h"
+#include "racecheck.h"
 
 /* Inst fields for this family: space = destination space, cmp = source space,
  * bop = ARED_* reduction, t = element type, vec = tensor dimensions, aux8 = CPF_* flags. */
@@ -128,7 +129,7 @@ static int mb_tx(Warp *w, const Inst *in, uint32_t mask)
  * signals mbarriers (the latest moment it may), then yields the warp's turn. */
 static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
 {
-    int parity = in->aux8 & 8, is_try = in->aux8 & 16;
+    int parity = in->aux8 & 8;
     uint32_t done = 0;
     for (int pass = 0; pass < 2; pass++) {
         done = 0;
@@ -142,11 +143,16 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
             uint64_t want = parity ? (s & 1) : (s >> 62 & 1);
             if ((*m >> 62 & 1) != want) done |= 1u << l;
         }
-        if (done == mask || !is_try || pass) break;
+        /* a wait that would fail (test_wait in a polling loop too) is the latest legal
+         * moment for what signals mbarriers */
+        if (done == mask || pass) break;
         if (async_force_mbarriers(w)) return STEP_FAULT;
     }
     uint32_t *p = &w->P[in->d[0]];
     *p = (*p & ~mask) | done;
+    /* the race detector counts an observed phase completion as a barrier: it orders the
+     * arrivals' accesses before the waiter's (and, more coarsely, every thread's) */
+    if (done) w->cta->race_gen++;
     if (done == mask) return STEP_NEXT;
     w->spin = 1;
     w->pc++;
@@ -210,6 +216,7 @@ static int cp_async(Warp *w, const Inst *in, uint32_t mask)
         AsyncOp *op = async_push(w, l, AOP_CPASYNC);
         if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
         op->dst = dst; op->src = src; op->size = size; op->src_size = src_size;
+        if (w->launch->racecheck) race_async_issue(w, l, dst, size);
         op->group_kind = GROUP_CPASYNC;
         op->group = w->cpa_group[l];
     }
@@ -330,6 +337,7 @@ static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
         uint64_t ma = rowv(w, in->s[2], l);
         if (!(op->mbar = (uint64_t *)shared_range(w, in->space, ma, 8, 8, l, ACC_ATOMIC, &op->mbar_off)))
             return STEP_FAULT;
+        if (w->launch->racecheck && !(in->aux8 & CPF_MULTICAST)) race_async_issue(w, l, op->dst, size);
         if (in->aux8 & CPF_MULTICAST) {
             op->cta_mask = (uint16_t)rowv(w, in->s[3], l);
             if (check_mask(w, l, in, (uint32_t)rowv(w, in->s[3], l)) ||

@@ -311,7 +311,9 @@ static int h_cluster_wait(Warp *w, const Inst *in, uint32_t mask)
 static int h_bar_warp_sync(Warp *w, const Inst *in, uint32_t mask)
 {
     uint32_t members = (uint32_t)ROW(w, in->s[0])[__builtin_ctz(mask)];
-    return warp_converge(w, in, mask, members);
+    int r = warp_converge(w, in, mask, members);
+    if (!r) w->race_wgen++;   /* orders the warp's accesses for the race detector */
+    return r;
 }
 
 const char *bind_bar(Inst *in, const InstDesc *d)

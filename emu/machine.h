@@ -72,6 +72,7 @@ typedef struct Launch Launch;
 typedef struct Cta Cta;
 typedef struct Cluster Cluster;
 typedef struct AsyncQueue AsyncQueue;
+typedef struct RaceLog RaceLog;
 
 #define MAX_CLUSTER 16
 /* shared::cluster addresses: (rank + 1) << CLUSTER_RANK_SHIFT | offset names the shared
@@ -96,6 +97,7 @@ struct Warp {
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
     uint32_t prio;              /* deterministic mode: PCT priority (higher runs first)      */
+    uint32_t race_wgen;         /* racecheck: bar.warp.sync generation of this warp          */
     uint32_t sp;                /* open divergence regions (stk entries)                     */
     uint32_t cpa_group[WARP_SIZE];  /* cp.async groups each lane has committed               */
     uint32_t bulk_group[WARP_SIZE]; /* bulk async-groups each lane has committed             */
@@ -134,6 +136,8 @@ struct Cta {
     Cluster *cluster;
     uint32_t rank;              /* %cluster_ctarank                                          */
     uint32_t cl_ctaid[3];       /* %cluster_ctaid                                            */
+    void *race;                 /* racecheck: shadow of the shared memory (racecheck.c)      */
+    uint32_t race_gen;          /* racecheck: barriers completed so far                      */
 };
 
 /* The CTAs that run together (a CTA alone when the launch has no clusters). */
@@ -167,6 +171,8 @@ struct Launch {
     uint64_t *const_rows;       /* constant rows broadcast to 32 lanes, copied at warp start */
     uint64_t seq;               /* launch number, unique in the process                      */
     int det;                    /* deterministic mode: every choice from `seed` (sched.c)    */
+    int racecheck;              /* PTXEMU_RACECHECK: shared-memory accesses are checked      */
+    RaceLog *race;
     uint64_t seed;
     uint64_t det_steps;         /* scheduling steps taken (the virtual %globaltimer)         */
     uint64_t ncta;

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "memory.h"
+#include "racecheck.h"
 #include "emu.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -498,8 +499,19 @@ static int generic_shared_fast(Warp *w, uint32_t mask, const uint64_t *addr, uns
     return window_fast(mask, off, size, w->cta->shared, 0, w->cta->shared_size, host);
 }
 
+static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                     uint8_t *host[WARP_SIZE]);
+
 int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                   uint8_t *host[WARP_SIZE])
+{
+    int r = warp_ptrs(w, in, mask, size, access, host);
+    if (__builtin_expect(w->launch && w->launch->racecheck, 0) && !r) race_access(w, in, mask, size, access, host);
+    return r;
+}
+
+static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                     uint8_t *host[WARP_SIZE])
 {
     const uint64_t *a = ROW(w, in->base);
     uint64_t imm = (uint64_t)in->imm, addr[WARP_SIZE];

@@ -14,6 +14,7 @@
 #include "exec.h"
 #include "memory.h"
 #include "async.h"
+#include "racecheck.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -52,6 +53,7 @@ static void bar_release(Cta *c, int id)
     int kind = c->bar_red_op[id];
     uint32_t result = c->bar_red[id];
     c->bar_arrived[id] = 0;
+    c->race_gen++;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
         uint32_t lanes = 0;
@@ -110,6 +112,7 @@ static void cluster_bar_check(Cluster *cl)
     if (!cl->bar_arrived || cl->bar_arrived < cl->nthreads - cl->exited_threads) return;
     cl->bar_arrived = 0;
     cl->bar_phase ^= 1;
+    for (uint32_t r = 0; r < cl->n; r++) cl->ctas[r]->race_gen++;
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             Warp *w = &cl->ctas[r]->warps[i];
@@ -271,6 +274,7 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
         return -1;
     /* shared memory starts zeroed so runs are repeatable (the GPU leaves it undefined) */
     memset(b->shared, 0, c->shared_size);
+    if (L->racecheck && race_setup_cta(c) < 0) return -1;
     c->shared = b->shared;
     c->warps = b->warps;
     for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -377,6 +381,7 @@ static int setup_cluster(WorkerBuf *b, Launch *L, uint64_t index)
 
 static void finish_cluster(Cluster *cl, Launch *L)
 {
+    for (uint32_t r = 0; r < cl->n; r++) race_free_cta(cl->ctas[r]);
     uint64_t wi = 0, ti = 0;
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {

@@ -44,6 +44,7 @@ static void usage(FILE *f)
         "  -s, --seed N     deterministic mode with seed N (same as PTXEMU_SEED=N)\n"
         "  --record FILE    write the schedule taken (same as PTXEMU_SCHEDULE_OUT=FILE)\n"
         "  --replay FILE    replay a recorded schedule (same as PTXEMU_SCHEDULE_IN=FILE)\n"
+        "  --racecheck      report shared-memory races (same as PTXEMU_RACECHECK=1)\n"
         "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
         "  -h, --help       show this help and exit\n"
         "  -V, --version    show the version and exit\n"
@@ -59,6 +60,10 @@ static void usage(FILE *f)
         "                   interleaving of warps and completion of an asynchronous copy\n"
         "                   comes from this seed (the same seed gives the same output)\n"
         "  PTXEMU_SCHEDULE_OUT / PTXEMU_SCHEDULE_IN  record / replay the schedule taken\n"
+        "  PTXEMU_RACECHECK 1: report races and async-copy misuse in shared memory (runs\n"
+        "                   in deterministic mode, seed 1 unless PTXEMU_SEED says);\n"
+        "                   error: also exit with status 1 when any is found\n"
+        "  PTXEMU_REPORT    a file: the race reports as JSON, one object a line\n"
         "  PTXEMU_STATS     1: one line per kernel launch on stderr with its instruction\n"
         "                   counts and time\n"
         "  PTXEMU_DUMP_PTX  a directory: write the program's PTX there, so the PTX line\n"
@@ -153,6 +158,7 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "-l") || !strcmp(a, "--log")) v = set_from_option(argc, argv, i, "PTXEMU_LOG");
         else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) v = set_from_option(argc, argv, i, "PTXEMU_SEED");
         else if (!strcmp(a, "--record")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_OUT");
+        else if (!strcmp(a, "--racecheck")) v = setenv("PTXEMU_RACECHECK", "1", 1) == 0 ? i : -1;
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else fprintf(stderr, "ptxemu: unknown option %s (try ptxemu --help)\n", a);
         if (v < 0) { *status = 2; return -1; }

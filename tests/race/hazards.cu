@@ -1,0 +1,60 @@
+// hazards.cu - kernels with one shared-memory hazard each, and the corrected twin of each,
+// for the race detector (tests/run_race_tests.sh). argv[1] picks the kernel:
+//   0 raw      a read of a neighbour's value without __syncthreads      1 raw_fixed
+//   2 war      a write over a value others still read                    3 war_fixed
+//   4 waw      two warps write one word, no barrier                       5 waw_fixed (atomics)
+//   6 async    reads a cp.async destination before cp.async.wait_all      7 async_fixed
+//   8 warp     lanes of one warp exchange through shared memory without __syncwarp
+//   9 warp_fixed
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_pipeline.h>
+
+__global__ void k(int which, const int *in, int *out)
+{
+    __shared__ int s[256];
+    __shared__ int one;
+    int t = threadIdx.x;
+    switch (which) {
+    case 0: case 1:
+        s[t] = t;
+        if (which == 1) __syncthreads();
+        out[t] = s[(t + 64) % 256];
+        break;
+    case 2: case 3:
+        s[t] = t;
+        __syncthreads();
+        out[t] = s[(t + 64) % 256];
+        if (which == 3) __syncthreads();
+        s[t] = -t;
+        break;
+    case 4:
+        if (t % 32 == 0) one = t;
+        break;
+    case 5:
+        if (t % 32 == 0) atomicExch(&one, t);
+        break;
+    case 6: case 7:
+        __pipeline_memcpy_async(&s[t], &in[t], 4);
+        __pipeline_commit();
+        if (which == 7) __pipeline_wait_prior(0);
+        out[t] = s[t];
+        break;
+    case 8: case 9:
+        s[t] = t * 3;
+        if (which == 9) __syncwarp();
+        out[t] = s[t ^ 1];
+        break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int which = argc > 1 ? atoi(argv[1]) : 0;
+    int *in, *out;
+    cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
+    cudaMemset(in, 1, 1024);
+    k<<<1, 256>>>(which, in, out);
+    printf("kernel %d: %s\n", which, cudaGetErrorString(cudaDeviceSynchronize()));
+    return 0;
+}
