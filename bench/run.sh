@@ -65,12 +65,22 @@ fi
 nthreads_default=$(nproc 2>/dev/null || echo "?")
 status=0
 rows=()
+modes=()
 for b in $benches; do
     one=$BENCH_OUT/$b.t1 all=$BENCH_OUT/$b.tn
     PTXEMU_STATS=1 PTXEMU_THREADS=1 "$PTXEMU" "$BENCH_OUT/$b" --warmup 0 >"$one.out" 2>"$one.err" ||
         { echo "bench: $b failed with PTXEMU_THREADS=1 (see $one.err)" >&2; status=1; }
     PTXEMU_STATS=1 "${rss_cmd[@]}" "$PTXEMU" "$BENCH_OUT/$b" --warmup 0 >"$all.out" 2>"$all.err" ||
         { echo "bench: $b failed with default threads (see $all.err)" >&2; status=1; }
+
+    # Deterministic mode and race checking, against the one-worker parallel run.
+    det=$BENCH_OUT/$b.det rc=$BENCH_OUT/$b.rc
+    PTXEMU_STATS=1 PTXEMU_SEED=1 "$PTXEMU" "$BENCH_OUT/$b" --warmup 0 >"$det.out" 2>"$det.err" ||
+        { echo "bench: $b failed in deterministic mode (see $det.err)" >&2; status=1; }
+    PTXEMU_STATS=1 PTXEMU_RACECHECK=1 "$PTXEMU" "$BENCH_OUT/$b" --warmup 0 >"$rc.out" 2>"$rc.err" ||
+        { echo "bench: $b failed with racecheck (see $rc.err)" >&2; status=1; }
+    sdet=$(field seconds "$det.err" ptxemu-stats:)
+    src=$(field seconds "$rc.err" ptxemu-stats:)
 
     # Kernel time: the emulator's own count if it printed one, else the program's clock.
     insts=$(field thread_insts "$one.err" ptxemu-stats:)
@@ -83,6 +93,9 @@ for b in $benches; do
     dev=$(field device_bytes "$all.out" bench:)
     host=$(field host_bytes "$all.out" bench:)
     check=$(field check "$all.out" bench:)
+    modes+=("$(awk -v b="$b" -v s1="${s1:-}" -v d="${sdet:-}" -v r="${src:-}" 'BEGIN {
+        printf "%-10s %10s %10s %10s %8s %8s", b, s1, (d == "" ? "n/a" : d), (r == "" ? "n/a" : r), \
+            (s1 > 0 && d != "") ? sprintf("%.2f", d / s1) : "n/a", (s1 > 0 && r != "") ? sprintf("%.2f", r / s1) : "n/a" }')")
     rows+=("$(awk -v b="$b" -v i="${insts:-}" -v s1="${s1:-}" -v sn="${sn:-}" -v nat="${native:-}" \
                   -v rss="${rss:-}" -v dev="${dev:-}" -v host="${host:-0}" -v ck="${check:-none}" 'BEGIN {
         rate = (i != "" && s1 > 0) ? sprintf("%.1f", i / s1 / 1e6) : "n/a"
@@ -99,4 +112,9 @@ echo "ptxemu benchmarks (default workers: $nthreads_default; method: docs/benchm
 printf '%-10s %12s %10s %10s %10s %9s %12s %6s\n' benchmark "Minst/s/wkr" "emu_s_1w" \
     "emu_s_Nw" "native_s" "slowdown" "overhead_MiB" check
 for r in "${rows[@]}"; do echo "$r"; done
+echo
+echo "deterministic mode (PTXEMU_SEED=1) and race checking (PTXEMU_RACECHECK=1), one thread,"
+echo "against the one-worker parallel run of the same process run (x = ratio)"
+printf '%-10s %10s %10s %10s %8s %8s\n' benchmark "par_1w_s" "det_s" "race_s" "det_x" "race_x"
+for r in "${modes[@]}"; do echo "$r"; done
 exit $status
