@@ -186,7 +186,7 @@ static int cmp_finish(Warp *w, const Inst *in, uint32_t mask, uint32_t t)
     }
     if (in->aux8 == CMP_TO_GPR) {
         uint64_t *d = ROW(w, in->d[0]), one = (uint64_t)in->imm;
-        LANES(mask, d[l] = ((p >> l) & 1u) ? one : 0);
+        LANES(l, d[l] = ((p >> l) & 1u) ? one : 0);
         return STEP_NEXT;
     }
     pred_put(w, in->d[0], mask, p);
@@ -311,7 +311,7 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
     uint64_t *d = ROW(w, in->d[0]); \
     const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]); \
     uint32_t c = w->P[in->s[2]] ^ ((in->flags & IF_NEG_C) ? ~0u : 0u); \
-    LANES(mask, d[l] = (RT)(((c >> l) & 1u) ? A[l] : B[l])); \
+    LANES(l, d[l] = (RT)(((c >> l) & 1u) ? A[l] : B[l])); \
     return STEP_NEXT; \
 }
 H_SELP(selp_16, uint16_t)

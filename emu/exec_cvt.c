@@ -24,14 +24,6 @@
 
 #define W Warp *w, const Inst *in, uint32_t mask
 
-#define LANES(l, ...)                                                         \
-    do {                                                                      \
-        if (mask == FULL_MASK) {                                              \
-            for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__ }               \
-        } else {                                                              \
-            FOR_LANES(mask, l) { __VA_ARGS__ }                                \
-        }                                                                     \
-    } while (0)
 
 /* Float kinds. */
 enum { FK_F16, FK_BF16, FK_F32, FK_F64, FK_TF32, FK_E4M3, FK_E5M2 };

@@ -17,15 +17,6 @@
 
 #define W Warp *w, const Inst *in, uint32_t mask
 
-/* Run BODY for each lane of mask; the full-warp form is a plain loop that vectorizes. */
-#define LANES(l, ...)                                                         \
-    do {                                                                      \
-        if (mask == FULL_MASK) {                                              \
-            for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__ }               \
-        } else {                                                              \
-            FOR_LANES(mask, l) { __VA_ARGS__ }                                \
-        }                                                                     \
-    } while (0)
 
 static const int host_rnd[] = {
     [RND_NONE] = FE_TONEAREST, [RND_RN] = FE_TONEAREST, [RND_RZ] = FE_TOWARDZERO,

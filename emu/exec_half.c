@@ -16,14 +16,6 @@
 
 #define W Warp *w, const Inst *in, uint32_t mask
 
-#define LANES(l, ...)                                                         \
-    do {                                                                      \
-        if (mask == FULL_MASK) {                                              \
-            for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__ }               \
-        } else {                                                              \
-            FOR_LANES(mask, l) { __VA_ARGS__ }                                \
-        }                                                                     \
-    } while (0)
 
 enum { HA_ADD, HA_SUB, HA_MUL, HA_FMA, HA_MIN, HA_MAX, HA_ABS, HA_NEG, HA_EX2, HA_TANH,
        HA_COUNT };

@@ -14,17 +14,6 @@
 typedef unsigned __int128 u128;
 typedef __int128 s128;
 
-/* Run `body` for every lane of mask; the full-warp case is a plain counted loop so that
- * gcc -O2 vectorizes the simple ones. `l` is the lane inside body. Rows are either the same
- * row or disjoint, so lane l only ever touches index l of each row: no dependence crosses
- * iterations, which ivdep tells gcc (without it -O2 will not add alias checks and keeps
- * every loop scalar). */
-#define LANES(mask, ...) do { \
-        if ((mask) == FULL_MASK) { \
-            _Pragma("GCC ivdep") for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__; } \
-        } \
-        else { FOR_LANES(mask, l) { __VA_ARGS__; } } \
-    } while (0)
 
 /* One source: a (type TA) -> result stored as RT (unsigned, zero-extended into the row). */
 #define H_UN(name, TA, RT, expr) \
@@ -32,7 +21,7 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
 { \
     uint64_t *d = ROW(w, in->d[0]); \
     const uint64_t *A = ROW(w, in->s[0]); \
-    LANES(mask, TA a = (TA)A[l]; d[l] = (RT)(expr)); \
+    LANES(l, TA a = (TA)A[l]; d[l] = (RT)(expr)); \
     return STEP_NEXT; \
 }
 
@@ -42,7 +31,7 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
 { \
     uint64_t *d = ROW(w, in->d[0]); \
     const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]); \
-    LANES(mask, TA a = (TA)A[l]; TB b = (TB)B[l]; d[l] = (RT)(expr)); \
+    LANES(l, TA a = (TA)A[l]; TB b = (TB)B[l]; d[l] = (RT)(expr)); \
     return STEP_NEXT; \
 }
 
@@ -52,7 +41,7 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
 { \
     uint64_t *d = ROW(w, in->d[0]); \
     const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]), *C = ROW(w, in->s[2]); \
-    LANES(mask, TA a = (TA)A[l]; TB b = (TB)B[l]; TC c = (TC)C[l]; d[l] = (RT)(expr)); \
+    LANES(l, TA a = (TA)A[l]; TB b = (TB)B[l]; TC c = (TC)C[l]; d[l] = (RT)(expr)); \
     return STEP_NEXT; \
 }
 
@@ -63,7 +52,7 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
     uint64_t *d = ROW(w, in->d[0]); \
     const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]), *C = ROW(w, in->s[2]), \
                    *E = ROW(w, in->s[3]); \
-    LANES(mask, TA a = (TA)A[l]; TB b = (TB)B[l]; TC c = (TC)C[l]; TE e = (TE)E[l]; \
+    LANES(l, TA a = (TA)A[l]; TB b = (TB)B[l]; TC c = (TC)C[l]; TE e = (TE)E[l]; \
                 d[l] = (RT)(expr)); \
     return STEP_NEXT; \
 }
