@@ -270,8 +270,10 @@ const char *bind_isspacep(Inst *in, const InstDesc *d)
  * the program asked for. ---- */
 static int h_fence(Warp *w, const Inst *in, uint32_t mask)
 {
-    (void)w; (void)in; (void)mask;
+    (void)in; (void)mask;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* the race detector orders global accesses of different CTAs across any fence */
+    if (w->launch && w->launch->racecheck) w->launch->race_gsync++;
     return STEP_NEXT;
 }
 

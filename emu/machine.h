@@ -171,8 +171,9 @@ struct Launch {
     uint64_t *const_rows;       /* constant rows broadcast to 32 lanes, copied at warp start */
     uint64_t seq;               /* launch number, unique in the process                      */
     int det;                    /* deterministic mode: every choice from `seed` (sched.c)    */
-    int racecheck;              /* PTXEMU_RACECHECK: shared-memory accesses are checked      */
+    int racecheck;              /* PTXEMU_RACECHECK: memory accesses are checked             */
     RaceLog *race;
+    uint32_t race_gsync;        /* racecheck: fences executed so far in the launch           */
     uint64_t seed;
     uint64_t det_steps;         /* scheduling steps taken (the virtual %globaltimer)         */
     uint64_t ncta;

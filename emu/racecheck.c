@@ -15,10 +15,23 @@ typedef struct RaceCell {
 } RaceCell;
 
 typedef struct RaceFinding {
-    int kind;
+    int kind, global;
     uint32_t pc1, pc2, t1, t2, offset, count;
-    uint32_t block[3];
+    uint32_t block[3], block2[3];
+    uint64_t addr;
 } RaceFinding;
+
+/* Global memory: a hash table of the words touched in the launch (open addressing).
+ * who = CTA linear index * 1024 + thread + 1; gen the CTA's barrier generation; gs the
+ * launch's fence count at the access. */
+typedef struct GCell {
+    uint64_t key;
+    uint32_t ww, wpc, rw, rpc;
+    uint16_t wg, rg, wgs, rgs;
+    uint8_t watomic, used;
+} GCell;
+
+#define GTABLE_MAX (1u << 22)   /* 4 M words (160 MiB): past that new words go unchecked */
 
 enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE };
 static const char *const kind_name[] = {
@@ -28,7 +41,13 @@ static const char *const kind_name[] = {
 
 #define MAX_FINDINGS 256
 
-struct RaceLog { RaceFinding f[MAX_FINDINGS]; uint32_t n, dropped; };
+struct RaceLog {
+    RaceFinding f[MAX_FINDINGS];
+    uint32_t n, dropped;
+    GCell *g;
+    uint32_t gcap, gn;
+    int gfull;
+};
 
 int race_setup_cta(Cta *c)
 {
@@ -59,19 +78,87 @@ static Cta *owner(Warp *w, const uint8_t *p)
     return NULL;
 }
 
-static void record(Launch *L, int kind, Cta *c, uint32_t off, uint32_t t1, uint32_t pc1,
-                   uint32_t t2, uint32_t pc2)
+static RaceFinding *record(Launch *L, int kind, Cta *c, uint32_t off, uint32_t t1, uint32_t pc1,
+                           uint32_t t2, uint32_t pc2)
 {
     RaceLog *g = L->race;
     for (uint32_t i = 0; i < g->n; i++) {
         RaceFinding *f = &g->f[i];
-        if (f->kind == kind && f->pc1 == pc1 && f->pc2 == pc2) { f->count++; return; }
+        if (f->kind == kind && f->pc1 == pc1 && f->pc2 == pc2) { f->count++; return NULL; }
     }
-    if (g->n == MAX_FINDINGS) { g->dropped++; return; }
+    if (g->n == MAX_FINDINGS) { g->dropped++; return NULL; }
     RaceFinding *f = &g->f[g->n++];
+    memset(f, 0, sizeof *f);
     f->kind = kind; f->pc1 = pc1; f->pc2 = pc2; f->t1 = t1; f->t2 = t2; f->offset = off;
     f->count = 1;
     memcpy(f->block, c->ctaid, sizeof f->block);
+    return f;
+}
+
+static GCell *gcell(RaceLog *g, uint64_t key)
+{
+    if ((g->gn + 1) * 2 > g->gcap) {
+        if (g->gcap >= GTABLE_MAX) { g->gfull = 1; return NULL; }
+        uint32_t nc = g->gcap ? g->gcap * 2 : 1u << 16;
+        GCell *n = calloc(nc, sizeof *n);
+        if (!n) { g->gfull = 1; return NULL; }
+        for (uint32_t i = 0; i < g->gcap; i++)
+            if (g->g[i].used) {
+                uint32_t j = (uint32_t)((g->g[i].key * 0x9e3779b97f4a7c15ull) >> 32) & (nc - 1);
+                while (n[j].used) j = (j + 1) & (nc - 1);
+                n[j] = g->g[i];
+            }
+        free(g->g);
+        g->g = n;
+        g->gcap = nc;
+    }
+    uint32_t j = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (g->gcap - 1);
+    while (g->g[j].used && g->g[j].key != key) j = (j + 1) & (g->gcap - 1);
+    if (!g->g[j].used) { g->g[j].used = 1; g->g[j].key = key; g->gn++; }
+    return &g->g[j];
+}
+
+/* Global accesses of one CTA are ordered by its barriers; of different CTAs by a fence
+ * executed anywhere in between (coarse: it can hide a race, never invent one). */
+static int gordered(uint32_t t, uint16_t g, uint16_t gs, uint32_t u, uint16_t cg, uint16_t cgs)
+{
+    if (!t || t == u) return 1;
+    if ((t - 1) / 1024 == (u - 1) / 1024) return g != cg;
+    return gs != cgs;
+}
+
+static void global_record(Warp *w, int kind, uint64_t addr, uint32_t t1, uint32_t pc1,
+                          uint32_t u, uint32_t pc)
+{
+    RaceFinding *f = record(w->launch, kind, w->cta, 0, t1, pc1, u, pc);
+    if (!f) return;
+    const Launch *L = w->launch;
+    uint32_t other = (t1 - 1) / 1024, gx = L->grid[0], gy = L->grid[1];
+    f->global = 1;
+    f->addr = addr;
+    f->block2[0] = other % gx; f->block2[1] = other / gx % gy; f->block2[2] = other / (gx * gy);
+    f->t1 = ((t1 - 1) % 1024) + 1;
+    f->t2 = ((u - 1) % 1024) + 1;
+}
+
+static void global_access(Warp *w, int lane, uint32_t pc, uint64_t a, unsigned size, int write,
+                          int atomic)
+{
+    RaceLog *g = w->launch->race;
+    uint32_t u = w->cta->linear * 1024 + w->id * WARP_SIZE + (uint32_t)lane + 1;
+    uint16_t cg = (uint16_t)w->cta->race_gen, cgs = (uint16_t)w->launch->race_gsync;
+    for (uint64_t k = a / 4; k <= (a + size - 1) / 4; k++) {
+        GCell *x = gcell(g, k);
+        if (!x) return;
+        if (!gordered(x->ww, x->wg, x->wgs, u, cg, cgs) && !x->watomic)
+            global_record(w, write ? K_WAW : K_RAW, k * 4, x->ww, x->wpc, u, pc);
+        else if (write && !atomic && x->watomic && !gordered(x->ww, x->wg, x->wgs, u, cg, cgs))
+            global_record(w, K_WAW, k * 4, x->ww, x->wpc, u, pc);
+        if (write && !atomic && !gordered(x->rw, x->rg, x->rgs, u, cg, cgs))
+            global_record(w, K_WAR, k * 4, x->rw, x->rpc, u, pc);
+        if (write) { x->ww = u; x->wg = cg; x->wgs = cgs; x->wpc = pc; x->watomic = (uint8_t)atomic; }
+        else { x->rw = u; x->rg = cg; x->rgs = cgs; x->rpc = pc; }
+    }
 }
 
 /* Whether an earlier access (thread t, generation g, warp generation wg) is ordered before
@@ -91,7 +178,11 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
     int write = access != ACC_READ, atomic = access == ACC_ATOMIC;
     FOR_LANES(mask, l) {
         Cta *c = owner(w, host[l]);
-        if (!c || !c->race) continue;   /* not shared memory */
+        if (!c && mem_in_arena((uint64_t)(uintptr_t)host[l])) {
+            global_access(w, l, pc, (uint64_t)(uintptr_t)host[l], size, write, atomic);
+            continue;
+        }
+        if (!c || !c->race) continue;
         uint32_t off = (uint32_t)(host[l] - c->shared), u = tid_of(w, l);
         uint32_t g = c->race_gen, wg = w->race_wgen;
         for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < c->shared_size / 4 + 1; k++) {
@@ -159,6 +250,10 @@ static void thread_of(const Launch *L, uint32_t t, uint32_t out[3])
 int race_report(Launch *L)
 {
     RaceLog *g = L->race;
+    if (g && g->gfull)
+        fprintf(stderr, "ptxemu: racecheck: kernel %s touched more than %u words of global memory; "
+                "words past those were not checked\n", L->prog->name, GTABLE_MAX / 2);
+    if (g) { free(g->g); g->g = NULL; g->gcap = g->gn = 0; }
     if (!g || !g->n) return 0;
     const char *path = getenv("PTXEMU_REPORT");
     FILE *js = path && *path ? fopen(path, "a") : NULL;
@@ -170,7 +265,18 @@ int race_report(Launch *L)
         where(L, f->pc2, b, sizeof b);
         thread_of(L, f->t2, t2);
         if (!async) { where(L, f->pc1, a, sizeof a); thread_of(L, f->t1, t1); }
-        if (async)
+        if (f->global) {
+            size_t asz = 0;
+            uint64_t base = mem_find(f->addr, &asz, NULL);
+            fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
+                    "allocation at 0x%llx), kernel %s: block (%u,%u,%u) thread (%u,%u,%u) at %s and "
+                    "block (%u,%u,%u) thread (%u,%u,%u) at %s with nothing ordering them (%u time%s; "
+                    "seed %llu)\n", kind_name[f->kind], (unsigned long long)f->addr,
+                    (unsigned long long)(f->addr - base), asz, (unsigned long long)base,
+                    L->prog->name, f->block2[0], f->block2[1], f->block2[2], t1[0], t1[1], t1[2], a,
+                    f->block[0], f->block[1], f->block[2], t2[0], t2[1], t2[2], b, f->count,
+                    f->count == 1 ? "" : "s", (unsigned long long)L->seed);
+        } else if (async)
             fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), "
                     "kernel %s: thread (%u,%u,%u) at %s touches bytes an asynchronous copy has not "
                     "been seen to complete%s (%u time%s; seed %llu)\n", kind_name[f->kind], f->offset,
@@ -185,10 +291,11 @@ int race_report(Launch *L)
                     t2[0], t2[1], t2[2], b, f->count, f->count == 1 ? "" : "s",
                     (unsigned long long)L->seed);
         if (js) {
-            fprintf(js, "{\"kind\":\"%s\",\"space\":\"shared\",\"address\":%u,\"kernel\":\"%s\","
+            fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,\"kernel\":\"%s\","
                     "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
-                    kind_name[f->kind], f->offset, L->prog->name, f->block[0], f->block[1],
-                    f->block[2], f->count, (unsigned long long)L->seed);
+                    kind_name[f->kind], f->global ? "global" : "shared",
+                    (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
+                    f->block[0], f->block[1], f->block[2], f->count, (unsigned long long)L->seed);
             if (!async)
                 fprintf(js, "{\"thread\":[%u,%u,%u],\"warp\":%u,\"ptx_line\":%u},", t1[0], t1[1],
                         t1[2], ((f->t1 - 1) & 0xffff) / WARP_SIZE, L->prog->code[f->pc1].line);

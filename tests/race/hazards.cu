@@ -6,9 +6,20 @@
 //   6 async    reads a cp.async destination before cp.async.wait_all      7 async_fixed
 //   8 warp     lanes of one warp exchange through shared memory without __syncwarp
 //   9 warp_fixed
+//  10 global   blocks read what other blocks write in the same launch (global memory)
+//  11 global_fixed (each block reads its own data; the exchange happens across launches)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
+
+__global__ void g(int which, int *buf)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x, n = gridDim.x * blockDim.x;
+    buf[t] = t;
+    __syncthreads();
+    int v = which == 10 ? buf[(t + blockDim.x) % n] : buf[t];   /* another block's word */
+    buf[n + t] = v;
+}
 
 __global__ void k(int which, const int *in, int *out)
 {
@@ -54,7 +65,8 @@ int main(int argc, char **argv)
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
     cudaMemset(in, 1, 1024);
-    k<<<1, 256>>>(which, in, out);
+    if (which >= 10) g<<<2, 64>>>(which, out);
+    else k<<<1, 256>>>(which, in, out);
     printf("kernel %d: %s\n", which, cudaGetErrorString(cudaDeviceSynchronize()));
     return 0;
 }
