@@ -157,9 +157,14 @@ static int complete(AsyncOp *op)
         break;
     }
     op->done = 1;
-    if (op->w->launch->racecheck && !op->cta_mask &&
-        (op->kind == AOP_CPASYNC || ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && op->mbar)))
-        race_async_done(op->w, op->dst, op->size);
+    if (op->w->launch->racecheck && !op->cta_mask) {
+        if (op->kind == AOP_CPASYNC || ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && op->mbar))
+            race_async_done(op->w, op->dst, op->size);
+        else if ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && !op->mbar)
+            race_async_read_done(op->w, op->src, op->size);
+        else if (op->kind == AOP_TENSOR && op->tdir != TMA_LOAD)
+            race_async_read_done(op->w, op->dst, tma_box_bytes(op->tmap));
+    }
     return 0;
 }
 

@@ -327,6 +327,7 @@ static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
             return STEP_FAULT;
         if (to_global) {
             if (!(op->dst = mem_lane_ptr(w, SP_GLOBAL, da, size, 16, l, ACC_WRITE))) return STEP_FAULT;
+            if (w->launch->racecheck) race_async_read_issue(w, l, op->src, size);
             op->group_kind = GROUP_BULK;
             op->group = w->bulk_group[l];
             if (in->aux8 & CPF_CPMASK) op->byte_mask = (uint16_t)rowv(w, in->s[in->ns - 1], l);
@@ -395,6 +396,7 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
             uint64_t sa = rowv(w, in->s[n], l);
             uint32_t off;
             if (!(op->dst = shared_range(w, in->cmp, sa, bytes, 128, l, ACC_READ, &off))) return STEP_FAULT;
+            if (w->launch->racecheck) race_async_read_issue(w, l, op->dst, bytes);
             op->src_off = off;
             op->smem_avail = w->cta->shared_size - (off < w->cta->shared_size ? off : w->cta->shared_size);
             op->group_kind = GROUP_BULK;

@@ -277,9 +277,15 @@ static int h_fence(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* fence.proxy.async: makes the CTA's generic-proxy writes visible to the async proxy */
+static int h_fence_proxy(Warp *w, const Inst *in, uint32_t mask)
+{
+    if (w->cta) w->cta->race_pgen++;
+    return h_fence(w, in, mask);
+}
+
 const char *bind_fence(Inst *in, const InstDesc *d)
 {
-    (void)d;
-    in->fn = h_fence;
+    in->fn = desc_has(d, MOD_PROXY) && desc_has(d, MOD_ASYNC) ? h_fence_proxy : h_fence;
     return NULL;
 }

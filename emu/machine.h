@@ -138,6 +138,7 @@ struct Cta {
     uint32_t cl_ctaid[3];       /* %cluster_ctaid                                            */
     void *race;                 /* racecheck: shadow of the shared memory (racecheck.c)      */
     uint32_t race_gen;          /* racecheck: barriers completed so far                      */
+    uint32_t race_pgen;         /* racecheck: fence.proxy.async executed so far              */
 };
 
 /* The CTAs that run together (a CTA alone when the launch has no clusters). */

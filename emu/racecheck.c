@@ -12,6 +12,8 @@ typedef struct RaceCell {
     uint32_t wt, wg, ww, wpc;
     uint32_t rt, rg, rw, rpc;
     uint8_t watomic, ratomic, pending;
+    uint8_t pending_read;      /* an async copy reads this word (bulk/tensor store source) */
+    uint16_t pg;               /* fence.proxy.async generation of the last write           */
 } RaceCell;
 
 typedef struct RaceFinding {
@@ -33,10 +35,11 @@ typedef struct GCell {
 
 #define GTABLE_MAX (1u << 22)   /* 4 M words (160 MiB): past that new words go unchecked */
 
-enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE };
+enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE, K_ASYNC_SRC, K_PROXY };
 static const char *const kind_name[] = {
     "read-after-write", "write-after-read", "write-after-write",
-    "read-before-async-copy-complete", "write-before-async-copy-complete"
+    "read-before-async-copy-complete", "write-before-async-copy-complete",
+    "write-before-async-copy-read-complete", "async-proxy-read-without-proxy-fence"
 };
 
 #define MAX_FINDINGS 256
@@ -78,13 +81,25 @@ static Cta *owner(Warp *w, const uint8_t *p)
     return NULL;
 }
 
+/* Two instructions of the same CUDA source line (or the same instruction, without .loc)
+ * count as one place: reports are folded by the pair of places. */
+static int same_place(const Program *p, uint32_t a, uint32_t b)
+{
+    if (a == b) return 1;
+    uint32_t la = p->code[a].loc, lb = p->code[b].loc;
+    return la && lb && p->locs[la].file == p->locs[lb].file && p->locs[la].line == p->locs[lb].line;
+}
+
 static RaceFinding *record(Launch *L, int kind, Cta *c, uint32_t off, uint32_t t1, uint32_t pc1,
                            uint32_t t2, uint32_t pc2)
 {
     RaceLog *g = L->race;
     for (uint32_t i = 0; i < g->n; i++) {
         RaceFinding *f = &g->f[i];
-        if (f->kind == kind && f->pc1 == pc1 && f->pc2 == pc2) { f->count++; return NULL; }
+        if (f->kind == kind && same_place(L->prog, f->pc1, pc1) && same_place(L->prog, f->pc2, pc2)) {
+            f->count++;
+            return NULL;
+        }
     }
     if (g->n == MAX_FINDINGS) { g->dropped++; return NULL; }
     RaceFinding *f = &g->f[g->n++];
@@ -191,6 +206,10 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
                 record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, c, k * 4, 0, pc, u, pc);
                 continue;
             }
+            if (write && x->pending_read) {   /* missing cp.async.bulk.wait_group.read */
+                record(L, K_ASYNC_SRC, c, k * 4, 0, pc, u, pc);
+                continue;
+            }
             /* an atomic write racing only with reads is the CAS-loop idiom (read, then
              * compare-and-swap): benign, not reported; plain writes always count */
             if (!ordered(x->wt, x->wg, x->ww, u, g, wg) && !x->watomic)
@@ -199,9 +218,37 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
                 record(L, K_WAW, c, k * 4, x->wt, x->wpc, u, pc);
             if (write && !atomic && !ordered(x->rt, x->rg, x->rw, u, g, wg))
                 record(L, K_WAR, c, k * 4, x->rt, x->rpc, u, pc);
-            if (write) { x->wt = u; x->wg = g; x->ww = wg; x->wpc = pc; x->watomic = (uint8_t)atomic; }
-            else { x->rt = u; x->rg = g; x->rw = wg; x->rpc = pc; x->ratomic = 0; }
+            if (write) {
+                x->wt = u; x->wg = g; x->ww = wg; x->wpc = pc; x->watomic = (uint8_t)atomic;
+                x->pg = (uint16_t)c->race_pgen;
+            } else { x->rt = u; x->rg = g; x->rw = wg; x->rpc = pc; x->ratomic = 0; }
         }
+    }
+}
+
+/* A bulk or tensor store will read [src, src+size) of shared memory through the async
+ * proxy: data written by threads since the last fence.proxy.async may not be seen. */
+void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
+{
+    Cta *c = owner(w, src);
+    if (!c || !c->race || !size) return;
+    uint32_t off = (uint32_t)(src - c->shared), pc = (uint32_t)(w->pc), u = tid_of(w, lane);
+    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < c->shared_size / 4 + 1; k++) {
+        RaceCell *x = &((RaceCell *)c->race)[k];
+        if (x->wt && x->pg == (uint16_t)c->race_pgen)
+            record(w->launch, K_PROXY, c, k * 4, x->wt, x->wpc, u, pc);
+        x->pending_read++;
+    }
+}
+
+void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size)
+{
+    Cta *c = owner(w, src);
+    if (!c || !c->race || !size) return;
+    uint32_t off = (uint32_t)(src - c->shared);
+    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < c->shared_size / 4 + 1; k++) {
+        RaceCell *x = &((RaceCell *)c->race)[k];
+        if (x->pending_read) x->pending_read--;
     }
 }
 
@@ -261,7 +308,7 @@ int race_report(Launch *L)
         RaceFinding *f = &g->f[i];
         char a[400], b[400];
         uint32_t t1[3] = {0, 0, 0}, t2[3];
-        int async = f->kind >= K_ASYNC_READ;
+        int async = f->kind >= K_ASYNC_READ && f->kind != K_PROXY;
         where(L, f->pc2, b, sizeof b);
         thread_of(L, f->t2, t2);
         if (!async) { where(L, f->pc1, a, sizeof a); thread_of(L, f->t1, t1); }
@@ -281,15 +328,19 @@ int race_report(Launch *L)
                     "kernel %s: thread (%u,%u,%u) at %s touches bytes an asynchronous copy has not "
                     "been seen to complete%s (%u time%s; seed %llu)\n", kind_name[f->kind], f->offset,
                     f->block[0], f->block[1], f->block[2], L->prog->name, t2[0], t2[1], t2[2], b,
-                    " (wait_group / mbarrier wait missing?)", f->count, f->count == 1 ? "" : "s",
+                    f->kind == K_ASYNC_SRC ? " (cp.async.bulk.wait_group.read missing?)"
+                                           : " (wait_group / mbarrier wait missing?)",
+                    f->count, f->count == 1 ? "" : "s",
                     (unsigned long long)L->seed);
         else
             fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), "
-                    "kernel %s: thread (%u,%u,%u) at %s and thread (%u,%u,%u) at %s with no "
-                    "barrier in between (%u time%s; seed %llu)\n", kind_name[f->kind], f->offset,
+                    "kernel %s: thread (%u,%u,%u) at %s and thread (%u,%u,%u) at %s %s (%u time%s; "
+                    "seed %llu)\n", kind_name[f->kind], f->offset,
                     f->block[0], f->block[1], f->block[2], L->prog->name, t1[0], t1[1], t1[2], a,
-                    t2[0], t2[1], t2[2], b, f->count, f->count == 1 ? "" : "s",
-                    (unsigned long long)L->seed);
+                    t2[0], t2[1], t2[2], b,
+                    f->kind == K_PROXY ? "hands it to the async proxy with no fence.proxy.async in between"
+                                       : "with no barrier in between",
+                    f->count, f->count == 1 ? "" : "s", (unsigned long long)L->seed);
         if (js) {
             fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,\"kernel\":\"%s\","
                     "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",

@@ -22,6 +22,9 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
 /* An asynchronous copy will write [dst, dst+size) of some CTA's shared memory. */
 void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size);
 void race_async_done(Warp *w, const uint8_t *dst, uint32_t size);
+/* A bulk/tensor store reads [src, src+size) through the async proxy until it completes. */
+void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size);
+void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size);
 /* Print and write the launch's findings; returns how many distinct hazards there were. */
 int race_report(Launch *L);
 

@@ -8,6 +8,10 @@
 //   9 warp_fixed
 //  10 global   blocks read what other blocks write in the same launch (global memory)
 //  11 global_fixed (each block reads its own data; the exchange happens across launches)
+//  12 bulk_src  overwrites a bulk store's shared source before cp.async.bulk.wait_group.read
+//  13 bulk_src_fixed
+//  14 proxy     hands freshly written shared memory to a bulk store without fence.proxy.async
+//  15 proxy_fixed
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
@@ -19,6 +23,20 @@ __global__ void g(int which, int *buf)
     __syncthreads();
     int v = which == 10 ? buf[(t + blockDim.x) % n] : buf[t];   /* another block's word */
     buf[n + t] = v;
+}
+
+__global__ void bulk(int which, int *out)
+{
+    __shared__ alignas(16) int buf[64];
+    unsigned sb = (unsigned)__cvta_generic_to_shared(buf);
+    if (threadIdx.x != 0) return;
+    for (int i = 0; i < 64; i++) buf[i] = i;
+    if (which != 14) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 256;" :: "l"(out), "r"(sb) : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    if (which != 12) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    buf[5] = -1;   /* reuse the source */
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
 __global__ void k(int which, const int *in, int *out)
@@ -65,7 +83,8 @@ int main(int argc, char **argv)
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
     cudaMemset(in, 1, 1024);
-    if (which >= 10) g<<<2, 64>>>(which, out);
+    if (which >= 12) bulk<<<1, 32>>>(which, out);
+    else if (which >= 10) g<<<2, 64>>>(which, out);
     else k<<<1, 256>>>(which, in, out);
     printf("kernel %d: %s\n", which, cudaGetErrorString(cudaDeviceSynchronize()));
     return 0;
