@@ -164,6 +164,8 @@ static int complete(AsyncOp *op)
             race_async_read_done(op->w, op->src, op->size);
         else if (op->kind == AOP_TENSOR && op->tdir != TMA_LOAD)
             race_async_read_done(op->w, op->dst, tma_box_bytes(op->tmap));
+        else if (op->kind == AOP_TENSOR)
+            race_async_done(op->w, op->dst, tma_box_bytes(op->tmap));
     }
     return 0;
 }

@@ -386,6 +386,7 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
                 !(op->mbar = (uint64_t *)shared_range(w, in->space, ma, 8, 8, l, ACC_ATOMIC, &op->mbar_off)))
                 return STEP_FAULT;
             op->smem_avail = w->cta->shared_size - (op->dst_off < w->cta->shared_size ? op->dst_off : w->cta->shared_size);
+            if (w->launch->racecheck && !(in->aux8 & CPF_MULTICAST)) race_async_issue(w, l, op->dst, bytes);
             if (in->aux8 & CPF_MULTICAST) {
                 op->cta_mask = (uint16_t)rowv(w, in->s[next], l);
                 op->size = bytes;

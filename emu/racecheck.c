@@ -190,7 +190,8 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
 {
     Launch *L = w->launch;
     uint32_t pc = (uint32_t)(in - w->prog->code);
-    int write = access != ACC_READ, atomic = access == ACC_ATOMIC;
+    int strong = (in->op == OP_ld || in->op == OP_ldu || in->op == OP_st) && (in->aux8 & RACE_STRONG);
+    int write = access != ACC_READ, atomic = access == ACC_ATOMIC || strong;
     FOR_LANES(mask, l) {
         Cta *c = owner(w, host[l]);
         if (!c && mem_in_arena((uint64_t)(uintptr_t)host[l])) {
@@ -294,6 +295,29 @@ static void thread_of(const Launch *L, uint32_t t, uint32_t out[3])
     out[0] = id % bx; out[1] = id / bx % by; out[2] = id / (bx * by);
 }
 
+/* One access of a report as JSON: op, block, thread, warp, PTX line and CUDA source line. */
+static void json_access(FILE *js, const Launch *L, uint32_t pc, const uint32_t block[3],
+                        const uint32_t t[3], uint32_t who)
+{
+    const Program *p = L->prog;
+    const Inst *in = &p->code[pc];
+    const char *file = "";
+    uint32_t line = 0;
+    if (in->loc && in->loc < p->nlocs) {
+        const SrcLoc *s = &p->locs[in->loc];
+        file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "";
+        line = s->line;
+    }
+    fprintf(js, "{\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
+            "\"ptx_line\":%u,\"src_file\":\"", op_info[in->op].name,
+            block[0], block[1], block[2], t[0], t[1], t[2], ((who - 1) & 0xffff) / WARP_SIZE, in->line);
+    for (const char *c = file; *c; c++) {   /* JSON string escapes */
+        if (*c == '"' || *c == '\\') fputc('\\', js);
+        if ((unsigned char)*c >= 0x20) fputc(*c, js);
+    }
+    fprintf(js, "\",\"src_line\":%u}", line);
+}
+
 int race_report(Launch *L)
 {
     RaceLog *g = L->race;
@@ -347,11 +371,19 @@ int race_report(Launch *L)
                     kind_name[f->kind], f->global ? "global" : "shared",
                     (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
                     f->block[0], f->block[1], f->block[2], f->count, (unsigned long long)L->seed);
-            if (!async)
-                fprintf(js, "{\"thread\":[%u,%u,%u],\"warp\":%u,\"ptx_line\":%u},", t1[0], t1[1],
-                        t1[2], ((f->t1 - 1) & 0xffff) / WARP_SIZE, L->prog->code[f->pc1].line);
-            fprintf(js, "{\"thread\":[%u,%u,%u],\"warp\":%u,\"ptx_line\":%u}]}\n", t2[0], t2[1],
-                    t2[2], ((f->t2 - 1) & 0xffff) / WARP_SIZE, L->prog->code[f->pc2].line);
+            if (!async) {
+                json_access(js, L, f->pc1, f->global ? f->block2 : f->block, t1, f->t1);
+                fputc(',', js);
+            }
+            json_access(js, L, f->pc2, f->block, t2, f->t2);
+            fprintf(js, "]");
+            if (f->global) {
+                size_t asz = 0;
+                uint64_t base = mem_find(f->addr, &asz, NULL);
+                fprintf(js, ",\"allocation\":%llu,\"allocation_size\":%zu,\"offset\":%llu",
+                        (unsigned long long)base, asz, (unsigned long long)(f->addr - base));
+            }
+            fprintf(js, "}\n");
         }
     }
     if (g->dropped)

@@ -14,6 +14,10 @@
 
 #include "machine.h"
 
+/* Inst.aux8 bit of ld/st that are strong operations (volatile, relaxed, acquire, release):
+ * they race with nothing but plain writes, like atomics. */
+#define RACE_STRONG 4
+
 RaceLog *race_log_new(void);
 int race_setup_cta(Cta *c);          /* allocate the CTA's shadow (racecheck mode only) */
 void race_free_cta(Cta *c);

@@ -12,6 +12,8 @@
 //  13 bulk_src_fixed
 //  14 proxy     hands freshly written shared memory to a bulk store without fence.proxy.async
 //  15 proxy_fixed
+//  16 plain     warps read what another warp writes, no barrier (a race)
+//  17 marked    the same with volatile accesses: an intended race, not reported
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
@@ -37,6 +39,23 @@ __global__ void bulk(int which, int *out)
     if (which != 12) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
     buf[5] = -1;   /* reuse the source */
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+__global__ void flag_plain(int *out)
+{
+    __shared__ int s[128];
+    int t = threadIdx.x;
+    s[t] = t;
+    out[t] = s[(t + 32) % 128];
+}
+
+__global__ void flag_volatile(int *out)
+{
+    __shared__ int s[128];
+    volatile int *v = s;
+    int t = threadIdx.x;
+    v[t] = t;
+    out[t] = v[(t + 32) % 128];
 }
 
 __global__ void k(int which, const int *in, int *out)
@@ -83,7 +102,9 @@ int main(int argc, char **argv)
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
     cudaMemset(in, 1, 1024);
-    if (which >= 12) bulk<<<1, 32>>>(which, out);
+    if (which == 16) flag_plain<<<1, 128>>>(out);
+    else if (which == 17) flag_volatile<<<1, 128>>>(out);
+    else if (which >= 12) bulk<<<1, 32>>>(which, out);
     else if (which >= 10) g<<<2, 64>>>(which, out);
     else k<<<1, 256>>>(which, in, out);
     printf("kernel %d: %s\n", which, cudaGetErrorString(cudaDeviceSynchronize()));
