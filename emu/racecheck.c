@@ -295,6 +295,22 @@ static void thread_of(const Launch *L, uint32_t t, uint32_t out[3])
     out[0] = id % bx; out[1] = id / bx % by; out[2] = id / (bx * by);
 }
 
+/* The name of an accessing instruction (kept local: this file must not pull in the whole
+ * opcode table, the memory unit tests link it alone). */
+static const char *op_name(int op)
+{
+    switch (op) {
+    case OP_ld: return "ld";
+    case OP_ldu: return "ldu";
+    case OP_st: return "st";
+    case OP_atom: return "atom";
+    case OP_red: return "red";
+    case OP_cp: return "cp";
+    case OP_st_async: return "st.async";
+    default: return "access";
+    }
+}
+
 /* One access of a report as JSON: op, block, thread, warp, PTX line and CUDA source line. */
 static void json_access(FILE *js, const Launch *L, uint32_t pc, const uint32_t block[3],
                         const uint32_t t[3], uint32_t who)
@@ -309,7 +325,7 @@ static void json_access(FILE *js, const Launch *L, uint32_t pc, const uint32_t b
         line = s->line;
     }
     fprintf(js, "{\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
-            "\"ptx_line\":%u,\"src_file\":\"", op_info[in->op].name,
+            "\"ptx_line\":%u,\"src_file\":\"", op_name(in->op),
             block[0], block[1], block[2], t[0], t[1], t[2], ((who - 1) & 0xffff) / WARP_SIZE, in->line);
     for (const char *c = file; *c; c++) {   /* JSON string escapes */
         if (*c == '"' || *c == '\\') fputc('\\', js);
