@@ -26,8 +26,26 @@ typedef struct CallArg {
     uint32_t size;
 } CallArg;
 
+/* A function as a callee: where its code starts and where it keeps its parameters and
+ * results (indirect calls learn the callee only at run time). */
+typedef struct FnDesc {
+    uint32_t pc, frame;        /* entry pc (UINT32_MAX: not in this kernel), frame size   */
+    uint32_t nparams, nrets;
+    uint8_t pkind[16], rkind[16];  /* CA_FRAME / CA_ROW                                    */
+    uint32_t pslot[16], psize[16], rslot[16], rsize[16];
+    int recursive;
+    uint32_t save_off, row_lo, row_hi, pred_lo, pred_hi;
+} FnDesc;
+
+/* Device function pointers: a distinct value per module function, outside every memory
+ * window so that using one as an address faults. */
+#define FUNC_PTR_BASE 0x0000050000000000ull
+#define FUNC_PTR_STEP 16
+
 struct CallDesc {
     int is_extern;
+    int indirect;              /* call through a register: callee_row holds the pointer  */
+    uint32_t callee_row;
     const char *name;
     uint32_t caller_frame;     /* caller's frame size: the callee frame starts there      */
     uint32_t callee_frame;     /* callee's frame size                                     */

@@ -9,6 +9,7 @@
 #include "memory.h"
 #include "scheduler.h"
 #include "racecheck.h"
+#include "call.h"
 #include "../frontend/translate.h"
 
 int emu_log_level = 1;
@@ -109,6 +110,13 @@ static uint32_t var_size(const PtxVar *v)
     return (uint32_t)n;
 }
 
+static int func_index(const EmuModule *m, const char *name)
+{
+    for (int i = 0; i < m->ast->nfuncs; i++)
+        if (m->ast->funcs[i].has_body && !strcmp(m->ast->funcs[i].name, name)) return i;
+    return -1;
+}
+
 /* Write a variable's initializer into device memory; symbol addresses resolve to the
  * device addresses of other module variables (generic() is the same for global memory). */
 static int apply_init(EmuModule *m, const PtxVar *v, uint8_t *dst, char *err, size_t errlen)
@@ -128,6 +136,9 @@ static int apply_init(EmuModule *m, const PtxVar *v, uint8_t *dst, char *err, si
             else { memcpy(&bits, &in->fval, 8); }
         } else if (in->kind == 0 && (v->type == TY_F32 || v->type == TY_F64) && 0) {
             bits = 0;
+        } else if (in->kind >= 2 && find_var(m, in->sym) < 0 && func_index(m, in->sym) >= 0) {
+            /* a device function pointer (its value means something to indirect calls only) */
+            bits = FUNC_PTR_BASE + (uint64_t)func_index(m, in->sym) * FUNC_PTR_STEP + (uint64_t)in->ival;
         } else if (in->kind >= 2) {
             int k = find_var(m, in->sym);
             if (k < 0) {

@@ -76,6 +76,13 @@ void warp_regroup(Warp *w)
  * not-taken path runs first, up to the reconvergence pc rpc. */
 void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc)
 {
+    warp_diverge_at(w, taken, target, w->pc + 1, rpc);
+}
+
+/* The same, the other lanes going to rest_pc (an indirect call: they call their own
+ * targets when they run this instruction again). */
+void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc, uint32_t rpc)
+{
     uint32_t all = w->active;
     for (uint32_t m = taken; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = target;
     const struct DivEntry *top = w->sp ? &w->stk[w->sp - 1] : NULL;
@@ -88,7 +95,7 @@ void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc)
         e->depth = w->depth[__builtin_ctz(all)];
     }
     w->active = all & ~taken;
-    w->pc++;
+    w->pc = rest_pc;
     if (!w->active || w->pc == rpc) {
         warp_regroup(w);
         return;

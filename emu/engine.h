@@ -25,6 +25,7 @@ void warp_regroup(Warp *w);
 
 /* A branch or call split the running group: see engine.c. */
 void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc);
+void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc, uint32_t rpc);
 
 /* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
 void warp_unpark(Warp *w, uint32_t lanes);

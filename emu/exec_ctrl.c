@@ -112,12 +112,24 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
         memcpy(&ret_pc, lane_local(w, l, fp), 4);
         memcpy(&caller_fp, lane_local(w, l, fp + 4), 4);
         const CallDesc *cd = w->prog->code[ret_pc - 1].aux;
+        const FnDesc *fd = cd->indirect && (uint64_t)in->imm < w->prog->nfdesc ? &w->prog->fdesc[in->imm] : NULL;
         uint32_t off = 0;
         for (uint32_t k = 0; k < cd->nrets; k++) {
-            value_get(w, l, cd->rets[k].kind, cd->rets[k].src, fp, cd->rets[k].size, vals + off);
+            if (fd) {   /* the callee's own result slots */
+                memset(vals + off, 0, cd->rets[k].size);
+                if (k < fd->nrets)
+                    value_get(w, l, fd->rkind[k], fd->rslot[k], fp,
+                              fd->rsize[k] < cd->rets[k].size ? fd->rsize[k] : cd->rets[k].size, vals + off);
+            } else
+                value_get(w, l, cd->rets[k].kind, cd->rets[k].src, fp, cd->rets[k].size, vals + off);
             off += cd->rets[k].size;
         }
-        if (cd->recursive) regs_restore(w, l, cd, lane_local(w, l, fp + cd->save_off));
+        if (fd && fd->recursive) {
+            CallDesc save = { .row_lo = fd->row_lo, .row_hi = fd->row_hi, .pred_lo = fd->pred_lo,
+                              .pred_hi = fd->pred_hi };
+            regs_restore(w, l, &save, lane_local(w, l, fp + fd->save_off));
+        } else if (!fd && cd->recursive)
+            regs_restore(w, l, cd, lane_local(w, l, fp + cd->save_off));
         off = 0;
         for (uint32_t k = 0; k < cd->nrets; k++) {
             value_put(w, l, cd->rets[k].dkind, cd->rets[k].dst, caller_fp, cd->rets[k].size, vals + off);
@@ -215,12 +227,55 @@ static int h_call_extern(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* A call through a function pointer: the lanes calling the first lane's target call it
+ * now; lanes with other targets run this call again afterwards. */
+static int h_call_indirect(Warp *w, const Inst *in, uint32_t mask)
+{
+    const CallDesc *cd = in->aux;
+    const uint64_t *ptr = ROW(w, cd->callee_row);
+    int l0 = __builtin_ctz(mask);
+    uint64_t target = ptr[l0], idx = (target - FUNC_PTR_BASE) / FUNC_PTR_STEP;
+    const FnDesc *fd = target >= FUNC_PTR_BASE && (target - FUNC_PTR_BASE) % FUNC_PTR_STEP == 0 &&
+                       idx < w->prog->nfdesc ? &w->prog->fdesc[idx] : NULL;
+    if (!fd || fd->pc == UINT32_MAX)
+        return warp_fault(w, l0, EMU_ERR_INVALID_PC, "call through 0x%llx, which is not a device "
+                          "function of this kernel's module", (unsigned long long)target);
+    uint32_t taken = 0, back = w->pc + 1;
+    FOR_LANES(mask, l) if (ptr[l] == target) taken |= 1u << l;
+    uint8_t buf[CALL_VALUE_MAX];
+    for (uint32_t m = taken; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        uint32_t fp = w->fp[l], nfp = fp + cd->caller_frame;
+        if (!w->local || (uint64_t)nfp + fd->frame > w->local_stride)
+            return warp_fault(w, l, EMU_ERR_HARDWARE_STACK_ERROR, "stack overflow in a call "
+                              "through a function pointer at call depth %u", w->depth[l] + 1u);
+        memcpy(lane_local(w, l, nfp), &back, 4);
+        memcpy(lane_local(w, l, nfp + 4), &fp, 4);
+        if (fd->recursive) {
+            CallDesc save = { .row_lo = fd->row_lo, .row_hi = fd->row_hi, .pred_lo = fd->pred_lo,
+                              .pred_hi = fd->pred_hi };
+            regs_save(w, l, &save, lane_local(w, l, nfp + fd->save_off));
+        }
+        for (uint32_t k = 0; k < cd->nargs && k < fd->nparams; k++) {
+            uint32_t size = cd->args[k].size < fd->psize[k] ? cd->args[k].size : fd->psize[k];
+            memset(buf, 0, fd->psize[k] < CALL_VALUE_MAX ? fd->psize[k] : CALL_VALUE_MAX);
+            value_get(w, l, cd->args[k].kind, cd->args[k].src, fp, size, buf);
+            value_put(w, l, fd->pkind[k], fd->pslot[k], nfp, fd->psize[k], buf);
+        }
+        w->fp[l] = nfp;
+        w->depth[l]++;
+    }
+    if (taken == w->active) { w->pc = fd->pc; return STEP_JUMP; }
+    warp_diverge_at(w, taken, fd->pc, w->pc, back);
+    return STEP_JUMP;
+}
+
 const char *bind_call(Inst *in, const InstDesc *d)
 {
     (void)d;
     const CallDesc *cd = in->aux;
     if (!cd) return "call without a description";
-    in->fn = cd->is_extern ? h_call_extern : h_call;
+    in->fn = cd->is_extern ? h_call_extern : cd->indirect ? h_call_indirect : h_call;
     return NULL;
 }
 

@@ -65,6 +65,8 @@ typedef struct Program {
     uint32_t nfiles;
     SrcLoc *locs; uint32_t nlocs;
     KparamRow *kparams; uint32_t nkparams; /* rows filled from the launch's parameters   */
+    struct FnDesc *fdesc;       /* by module function index: callees of indirect calls       */
+    uint32_t nfdesc;
     const char *ptx_name;       /* source name of the PTX, for messages                      */
 } Program;
 

@@ -102,7 +102,9 @@ typedef struct Tr {
     SrcLoc *locs; uint32_t nlocs, caplocs;
     KparamRow *kprows; uint32_t nkprows, capkprows; /* rows filled from kernel params  */
     CallDesc **calls; uint32_t ncalls, capcalls;
+    FnDesc *fdesc;
     int uses_local;
+    int has_indirect;          /* some reachable function calls through a pointer     */
     char *err; size_t errlen;
     int failed;
 } Tr;
@@ -258,6 +260,18 @@ static const PtxFunc *module_func(const PtxModule *m, const char *name, int want
     return want_body ? NULL : proto;
 }
 
+/* The module index of a function (its pointer value is FUNC_PTR_BASE + index * STEP). */
+static int module_func_index(const PtxModule *m, const char *name)
+{
+    int proto = -1;
+    for (int i = 0; i < m->nfuncs; i++)
+        if (strcmp(m->funcs[i].name, name) == 0) {
+            if (m->funcs[i].has_body) return i;
+            proto = i;
+        }
+    return proto;
+}
+
 static int add_fn(Tr *t, const PtxFunc *f)
 {
     int idx = fn_find(t, f->name);
@@ -287,9 +301,7 @@ static int walk_calls(Tr *t, int i)
     for (int k = 0; k < f->ninsts; k++) {
         if (strcmp(f->insts[k].opcode, "call") != 0) continue;
         const char *name = call_target(&f->insts[k]);
-        if (!name)
-            return fail(t, f->insts[k].line, f->insts[k].col,
-                        "indirect calls (through a function pointer) are not supported yet");
+        if (!name) { t->has_indirect = 1; continue; }   /* every function may be its target */
         const PtxFunc *g = module_func(t->m, name, 1);
         if (!g) continue;   /* extern: bound to the host later */
         int j = add_fn(t, g);
@@ -588,8 +600,14 @@ static int lower_value(Lower *L, const PtxOperand *o, uint32_t *slot, int want_p
         {
             uint32_t row; int64_t imm; int frame;
             int sp = resolve_sym(L, o->name, &row, &imm, &frame);
-            if (sp < 0)
+            if (sp < 0) {
+                int fi = module_func_index(t->m, o->name);
+                if (fi >= 0 && t->m->funcs[fi].has_body) {   /* a device function pointer */
+                    *slot = const_row(t, FUNC_PTR_BASE + (uint64_t)fi * FUNC_PTR_STEP);
+                    return 0;
+                }
                 return fail(t, o->line, o->col, "unknown name '%s'", o->name);
+            }
             if (sp == SP_SHARED && imm == DYN_SHARED_MARK) {
                 *slot = DYN_ROW_MARK;   /* the dynamic shared offset's row, patched later */
                 return 0;
@@ -817,12 +835,55 @@ static int callee_slot(const Fn *cf, const char *name, uint8_t *kind, uint32_t *
     return -1;
 }
 
+/* call (rets), %rd, (args), prototype: the caller's side is known now (its .param
+ * variables or registers, and their sizes); the callee's comes from Program.fdesc when the
+ * call runs. */
+static int lower_indirect_call(Lower *L)
+{
+    Tr *t = L->t;
+    const PtxInst *pi = L->pi;
+    if (pi->nopds < 3 || pi->opds[1].kind != OPD_REG)
+        return fail(t, pi->line, pi->col, "call through something that is not a register");
+    const PtxOperand *rets = &pi->opds[0], *args = &pi->opds[2];
+    int v;
+    if (!map_get(&L->fn->names, pi->opds[1].name, &v) || (v >> NK_SHIFT) != NK_ROW)
+        return fail(t, pi->opds[1].line, pi->opds[1].col, "'%s' is not a register", pi->opds[1].name);
+    CallDesc *cd = calloc(1, sizeof *cd);
+    CallDesc **nc = grow(t->calls, &t->capcalls, t->ncalls + 1, sizeof *nc);
+    if (!cd || !nc) { free(cd); return fail(t, pi->line, pi->col, "out of memory"); }
+    t->calls = nc;
+    t->calls[t->ncalls++] = cd;
+    cd->name = "(function pointer)";
+    cd->indirect = 1;
+    cd->callee_row = TAG_VAR | (uint32_t)(v & ((1 << NK_SHIFT) - 1));
+    cd->caller_frame = L->fn->frame;
+    L->in->aux = cd;
+    int nargs = args->nelems, nrets = rets->nelems;
+    if (nargs > 16 || nrets > 16) return fail(t, pi->line, pi->col, "too many call operands");
+    cd->args = calloc((size_t)nargs + 1, sizeof *cd->args);
+    cd->rets = calloc((size_t)nrets + 1, sizeof *cd->rets);
+    if (!cd->args || !cd->rets) return fail(t, pi->line, pi->col, "out of memory");
+    cd->nargs = (uint32_t)nargs;
+    cd->nrets = (uint32_t)nrets;
+    for (int k = 0; k < nargs + nrets; k++) {
+        const PtxOperand *o = k < nargs ? &args->elems[k] : &rets->elems[k - nargs];
+        CallArg *a = k < nargs ? &cd->args[k] : &cd->rets[k - nargs];
+        uint32_t slot;
+        int kind = frame_off_of(L, o, &slot);
+        if (kind < 0) return fail(t, o->line, o->col, "unsupported call operand");
+        if (k < nargs) { a->kind = (uint8_t)kind; a->src = slot; }
+        else { a->dkind = (uint8_t)kind; a->dst = slot; }
+        a->size = kind == CA_FRAME ? param_var_size(L->fn, o->name) : 8;
+        if (a->size > 4096) return fail(t, o->line, o->col, "call operand larger than 4096 bytes");
+    }
+    return 0;
+}
+
 static int lower_call(Lower *L)
 {
     Tr *t = L->t;
     const PtxInst *pi = L->pi;
-    if (!call_target(pi))
-        return fail(t, pi->line, pi->col, "indirect calls are not supported yet");
+    if (!call_target(pi)) return lower_indirect_call(L);
     const PtxOperand *rets = &pi->opds[0], *target = &pi->opds[1], *args = &pi->opds[2];
     CallDesc *cd = calloc(1, sizeof *cd);
     CallDesc **nc = grow(t->calls, &t->capcalls, t->ncalls + 1, sizeof *nc);
@@ -1244,6 +1305,7 @@ void program_free(Program *p)
             free(cd->args); free(cd->rets); free(cd);
         }
     free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
+    free(p->fdesc);
     free(p->param_size_of); free(p->name);
     free(p);
 }
@@ -1265,6 +1327,7 @@ static void free_tr(Tr *t, int keep_calls)
     free(t->consts);
     free(t->var_ty);
     free(t->kprows);
+    free(t->fdesc);
     if (!keep_calls) {
         for (uint32_t i = 0; i < t->ncalls; i++) {
             free(t->calls[i]->args); free(t->calls[i]->rets); free(t->calls[i]);
@@ -1303,6 +1366,15 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
 
     /* pass 1 */
     if (add_fn(&t, entry) < 0 || walk_calls(&t, 0) < 0) goto out;
+    if (t.has_indirect)   /* any function with a body may be called through a pointer */
+        for (int i = 0; i < m->nfuncs; i++) {
+            const PtxFunc *g = &m->funcs[i];
+            if (!g->has_body || g->is_entry || fn_find(&t, g->name) >= 0) continue;
+            int j = add_fn(&t, g);
+            if (j < 0 || walk_calls(&t, j) < 0) goto out;
+        }
+    if (t.has_indirect)   /* a call through a pointer may come back to any function */
+        for (int i = 1; i < t.nfns; i++) t.fns[i].recursive = 1;
     for (int i = 0; i < t.nfns; i++) if (layout_fn(&t, i) < 0) goto out;
 
     /* pass 2: each function's code, then an implicit ret so falling off the end is
@@ -1352,7 +1424,8 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
                     if (a->kind == CA_ROW) a->src = fix_row(&t, a->src, dyn_fixed);
                     if (a->dkind == CA_ROW) a->dst = fix_row(&t, a->dst, dyn_fixed);
                 }
-            if (!cd->is_extern) {
+            if (cd->indirect) cd->callee_row = fix_row(&t, cd->callee_row, dyn_fixed);
+            if (!cd->is_extern && !cd->indirect) {
                 Fn *cf = &t.fns[in->imm];
                 in->imm = cf->pc_base;
                 cd->callee_frame = cf->frame;
@@ -1366,6 +1439,38 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
             }
         }
     }
+    /* callee descriptions by module function index (indirect calls look them up), and
+     * each function's rets know their function */
+    t.fdesc = calloc((size_t)m->nfuncs + 1, sizeof *t.fdesc);
+    if (!t.fdesc) goto oom;
+    for (int i = 0; i < m->nfuncs; i++) t.fdesc[i].pc = UINT32_MAX;
+    for (int i = 1; i < t.nfns; i++) {
+        Fn *fn = &t.fns[i];
+        int mi = module_func_index(m, fn->f->name);
+        FnDesc *fd = &t.fdesc[mi];
+        uint32_t end = i + 1 < t.nfns ? t.fns[i + 1].pc_base : t.ncode;
+        for (uint32_t pc = fn->pc_base; pc < end; pc++)
+            if (t.code[pc].op == OP_ret) t.code[pc].imm = mi;
+        fd->pc = fn->pc_base;
+        fd->frame = fn->frame;
+        fd->nparams = (uint32_t)(fn->f->nparams < 16 ? fn->f->nparams : 16);
+        fd->nrets = (uint32_t)(fn->f->nrets < 16 ? fn->f->nrets : 16);
+        for (uint32_t k = 0; k < fd->nparams + fd->nrets; k++) {
+            const PtxVar *pv = k < fd->nparams ? &fn->f->params[k] : &fn->f->rets[k - fd->nparams];
+            uint8_t kind; uint32_t slot;
+            if (callee_slot(fn, pv->name, &kind, &slot) < 0) goto oom;
+            if (kind == CA_ROW) slot = fix_row(&t, slot, dyn_fixed);
+            if (k < fd->nparams) { fd->pkind[k] = kind; fd->pslot[k] = slot; fd->psize[k] = var_bytes(pv); }
+            else { uint32_t r = k - fd->nparams; fd->rkind[r] = kind; fd->rslot[r] = slot; fd->rsize[r] = var_bytes(pv); }
+        }
+        fd->recursive = fn->recursive || t.has_indirect;   /* a pointer call may recurse */
+        fd->row_lo = fix_row(&t, TAG_VAR | fn->var_lo, 0);
+        fd->row_hi = fix_row(&t, TAG_VAR | fn->var_hi, 0);
+        fd->pred_lo = PRED_FIRST_FREE + fn->pred_lo;
+        fd->pred_hi = PRED_FIRST_FREE + fn->pred_hi;
+        fd->save_off = (fn->frame - ((fn->var_hi - fn->var_lo) * 8 + (fn->pred_hi - fn->pred_lo))) & ~15u;
+    }
+
     /* branch targets: PtxInst index -> pc, per function */
     for (int i = 0; i < t.nfns; i++) {
         Fn *fn = &t.fns[i];
@@ -1432,6 +1537,9 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     p->kparams = t.kprows;
     p->nkparams = t.nkprows;
     t.kprows = NULL;
+    p->fdesc = t.fdesc;
+    p->nfdesc = (uint32_t)m->nfuncs;
+    t.fdesc = NULL;
     for (uint32_t i = 0; i < p->nkparams; i++) p->kparams[i].row += ROW_FIRST_FREE;
     p->ptx_name = m->source_name;
     free_tr(&t, 1);
