@@ -63,6 +63,7 @@ static int mb_init(Warp *w, const Inst *in, uint32_t mask)
         if (!m) return STEP_FAULT;
         if (n < 1 || n > MB_MAXCOUNT) return bad(w, l, in, "count %llu is outside 1..%llu", n, MB_MAXCOUNT);
         *m = MB_VALID | n << 20 | n;
+        w->cta->race_init_unfenced = 1;   /* other CTAs may not use it before the fence */
     }
     return STEP_NEXT;
 }
@@ -84,6 +85,7 @@ static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
     FOR_LANES(mask, l) {
         uint64_t *m = mbar_at(w, in, l, 1);
         if (!m) return STEP_FAULT;
+        if (w->launch->racecheck) race_mbar_use(w, l, (const uint8_t *)m);
         uint64_t v = *m, count = 1;
         if (in->ns && !expect) count = rowv(w, in->s[0], l) & 0xffffffffu;
         if (expect) {

@@ -291,8 +291,16 @@ static int h_fence_proxy(Warp *w, const Inst *in, uint32_t mask)
     return h_fence(w, in, mask);
 }
 
+/* fence.mbarrier_init: makes the CTA's mbarrier initialisations visible to the cluster */
+static int h_fence_mbinit(Warp *w, const Inst *in, uint32_t mask)
+{
+    if (w->cta) w->cta->race_init_unfenced = 0;
+    return h_fence(w, in, mask);
+}
+
 const char *bind_fence(Inst *in, const InstDesc *d)
 {
-    in->fn = desc_has(d, MOD_PROXY) && desc_has(d, MOD_ASYNC) ? h_fence_proxy : h_fence;
+    in->fn = desc_has(d, MOD_PROXY) && desc_has(d, MOD_ASYNC) ? h_fence_proxy
+           : desc_has(d, MOD_MBARRIER_INIT) ? h_fence_mbinit : h_fence;
     return NULL;
 }

@@ -141,6 +141,7 @@ struct Cta {
     void *race;                 /* racecheck: shadow of the shared memory (racecheck.c)      */
     uint32_t race_gen;          /* racecheck: barriers completed so far                      */
     uint32_t race_pgen;         /* racecheck: fence.proxy.async executed so far              */
+    uint32_t race_init_unfenced;/* racecheck: mbarrier.init since the last fence.mbarrier_init */
 };
 
 /* The CTAs that run together (a CTA alone when the launch has no clusters). */

@@ -35,11 +35,12 @@ typedef struct GCell {
 
 #define GTABLE_MAX (1u << 22)   /* 4 M words (160 MiB): past that new words go unchecked */
 
-enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE, K_ASYNC_SRC, K_PROXY };
+enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE, K_ASYNC_SRC, K_PROXY, K_MBINIT };
 static const char *const kind_name[] = {
     "read-after-write", "write-after-read", "write-after-write",
     "read-before-async-copy-complete", "write-before-async-copy-complete",
-    "write-before-async-copy-read-complete", "async-proxy-read-without-proxy-fence"
+    "write-before-async-copy-read-complete", "async-proxy-read-without-proxy-fence",
+    "mbarrier-used-before-fence-mbarrier-init"
 };
 
 #define MAX_FINDINGS 256
@@ -242,6 +243,13 @@ void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
     }
 }
 
+void race_mbar_use(Warp *w, int lane, const uint8_t *mbar)
+{
+    Cta *c = owner(w, mbar);
+    if (c && c != w->cta && c->race_init_unfenced && c->race)
+        record(w->launch, K_MBINIT, c, (uint32_t)(mbar - c->shared), 0, w->pc, tid_of(w, lane), w->pc);
+}
+
 void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size)
 {
     Cta *c = owner(w, src);
@@ -349,6 +357,25 @@ int race_report(Launch *L)
         char a[400], b[400];
         uint32_t t1[3] = {0, 0, 0}, t2[3];
         int async = f->kind >= K_ASYNC_READ && f->kind != K_PROXY;
+        if (f->kind == K_MBINIT) {
+            where(L, f->pc2, b, sizeof b);
+            thread_of(L, f->t2, t2);
+            fprintf(stderr, "ptxemu: race: %s by thread (%u,%u,%u) of rank %u at %s, which arrives on the "
+                    "mbarrier at shared offset 0x%x of block (%u,%u,%u), kernel %s, which that "
+                    "block initialised without a fence.mbarrier_init since (%u time%s; seed %llu)\n",
+                    kind_name[f->kind], t2[0], t2[1], t2[2], (f->t2 - 1) >> 16, b, f->offset,
+                    f->block[0], f->block[1], f->block[2], L->prog->name, f->count,
+                    f->count == 1 ? "" : "s", (unsigned long long)L->seed);
+            if (js) {
+                fprintf(js, "{\"kind\":\"%s\",\"space\":\"shared\",\"address\":%u,\"kernel\":\"%s\","
+                        "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
+                        kind_name[f->kind], f->offset, L->prog->name, f->block[0], f->block[1],
+                        f->block[2], f->count, (unsigned long long)L->seed);
+                json_access(js, L, f->pc2, f->block, t2, f->t2);
+                fprintf(js, "]}\n");
+            }
+            continue;
+        }
         where(L, f->pc2, b, sizeof b);
         thread_of(L, f->t2, t2);
         if (!async) { where(L, f->pc1, a, sizeof a); thread_of(L, f->t1, t1); }

@@ -29,6 +29,9 @@ void race_async_done(Warp *w, const uint8_t *dst, uint32_t size);
 /* A bulk/tensor store reads [src, src+size) through the async proxy until it completes. */
 void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size);
 void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size);
+/* An arrive on an mbarrier: from another CTA, its initialisation must have been made
+ * visible with fence.mbarrier_init first. */
+void race_mbar_use(Warp *w, int lane, const uint8_t *mbar);
 /* Print and write the launch's findings; returns how many distinct hazards there were. */
 int race_report(Launch *L);
 

@@ -14,6 +14,9 @@
 //  15 proxy_fixed
 //  16 plain     warps read what another warp writes, no barrier (a race)
 //  17 marked    the same with volatile accesses: an intended race, not reported
+//  18 mbinit    a CTA arrives on another CTA's mbarrier that was initialised without
+//               fence.mbarrier_init (cluster of 2)
+//  19 mbinit_fixed
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
@@ -56,6 +59,24 @@ __global__ void flag_volatile(int *out)
     int t = threadIdx.x;
     v[t] = t;
     out[t] = v[(t + 32) % 128];
+}
+
+__global__ void __cluster_dims__(2, 1, 1) mbinit(int which, int *out)
+{
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned rank, b = (unsigned)__cvta_generic_to_shared(&bar), remote;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    if (rank == 0 && threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared.b64 [%0], 2;" :: "r"(b) : "memory");
+        if (which == 19) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    if (threadIdx.x == 0) {
+        asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote) : "r"(b));
+        asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" :: "r"(remote) : "memory");
+    }
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    if (threadIdx.x == 0) out[rank] = 1;
 }
 
 __global__ void k(int which, const int *in, int *out)
@@ -102,7 +123,8 @@ int main(int argc, char **argv)
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
     cudaMemset(in, 1, 1024);
-    if (which == 16) flag_plain<<<1, 128>>>(out);
+    if (which >= 18) mbinit<<<2, 32>>>(which, out);
+    else if (which == 16) flag_plain<<<1, 128>>>(out);
     else if (which == 17) flag_volatile<<<1, 128>>>(out);
     else if (which >= 12) bulk<<<1, 32>>>(which, out);
     else if (which >= 10) g<<<2, 64>>>(which, out);
