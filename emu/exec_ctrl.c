@@ -102,7 +102,6 @@ static void regs_restore(Warp *w, int l, const CallDesc *cd, const uint8_t *save
  * callee's registers are restored: a recursive callee's result rows may be restored. */
 static int h_ret(Warp *w, const Inst *in, uint32_t mask)
 {
-    (void)in;
     uint32_t leaving = 0;
     uint8_t vals[CALL_VALUE_MAX];
     for (uint32_t m = mask; m; m &= m - 1) {
