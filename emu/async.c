@@ -255,8 +255,8 @@ int async_force_mbarriers(Warp *w)
 
 /* ---- element-wise reductions (cp.reduce.async.bulk, red.async) -------------------------- */
 
-#define RED_INT(T, ST)                                                                    \
-    static void red_##T(T *d, const T *s, uint32_t n, int op)                             \
+#define RED_INT(NAME, T, ST)                                                              \
+    static void red_##NAME(T *d, const T *s, uint32_t n, int op)                          \
     {                                                                                     \
         for (uint32_t i = 0; i < n; i++) {                                                \
             T old = __atomic_load_n(&d[i], __ATOMIC_RELAXED), v, b = s[i];                \
@@ -275,34 +275,10 @@ int async_force_mbarriers(Warp *w)
                                                   __ATOMIC_RELAXED));                     \
         }                                                                                 \
     }
-typedef int32_t s32;
-typedef int64_t s64;
-RED_INT(uint32_t, uint32_t)
-RED_INT(uint64_t, uint64_t)
-#define red_s32(d, s, n, op) red_signed32(d, s, n, op)
-static void red_signed32(uint32_t *d, const uint32_t *s, uint32_t n, int op)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t old = __atomic_load_n(&d[i], __ATOMIC_RELAXED), v;
-        do {
-            int32_t a = (int32_t)old, b = (int32_t)s[i];
-            v = op == ARED_MIN ? (uint32_t)(a < b ? a : b) : op == ARED_MAX ? (uint32_t)(a > b ? a : b)
-                                                                             : old + s[i];
-        } while (!__atomic_compare_exchange_n(&d[i], &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-    }
-}
-
-static void red_signed64(uint64_t *d, const uint64_t *s, uint32_t n, int op)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t old = __atomic_load_n(&d[i], __ATOMIC_RELAXED), v;
-        do {
-            int64_t a = (int64_t)old, b = (int64_t)s[i];
-            v = op == ARED_MIN ? (uint64_t)(a < b ? a : b) : op == ARED_MAX ? (uint64_t)(a > b ? a : b)
-                                                                             : old + s[i];
-        } while (!__atomic_compare_exchange_n(&d[i], &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-    }
-}
+RED_INT(u32, uint32_t, uint32_t)
+RED_INT(u64, uint64_t, uint64_t)
+RED_INT(s32, uint32_t, int32_t)   /* signed: only min/max compare differently */
+RED_INT(s64, uint64_t, int64_t)
 
 /* min/max of f32 bit patterns: -0 orders below +0; a NaN operand yields the other one,
  * two NaNs the canonical NaN (H100 bulk reductions). */
@@ -357,11 +333,11 @@ static void red_float(uint8_t *d, const uint8_t *s, uint32_t size, int type, int
 static void reduce_elems(uint8_t *dst, const uint8_t *src, uint32_t size, int redop, int type)
 {
     switch (type) {
-    case TY_S32: red_signed32((uint32_t *)dst, (const uint32_t *)src, size / 4, redop); break;
-    case TY_S64: red_signed64((uint64_t *)dst, (const uint64_t *)src, size / 8, redop); break;
-    case TY_U64: case TY_B64: red_uint64_t((uint64_t *)dst, (const uint64_t *)src, size / 8, redop); break;
+    case TY_S32: red_s32((uint32_t *)dst, (const uint32_t *)src, size / 4, redop); break;
+    case TY_S64: red_s64((uint64_t *)dst, (const uint64_t *)src, size / 8, redop); break;
+    case TY_U64: case TY_B64: red_u64((uint64_t *)dst, (const uint64_t *)src, size / 8, redop); break;
     case TY_F32: case TY_F64: red_float(dst, src, size, type, redop); break;
     case TY_F16: case TY_BF16: async_red_half(dst, src, size, type, redop); break;
-    default: red_uint32_t((uint32_t *)dst, (const uint32_t *)src, size / 4, redop); break;
+    default: red_u32((uint32_t *)dst, (const uint32_t *)src, size / 4, redop); break;
     }
 }

@@ -103,13 +103,6 @@ static int find_var(const EmuModule *m, const char *name)
     return -1;
 }
 
-static uint32_t var_size(const PtxVar *v)
-{
-    uint64_t n = (uint64_t)ptx_type_size(v->type) * (uint32_t)(v->vec > 1 ? v->vec : 1);
-    if (v->is_array) n *= (uint64_t)(v->array_len > 0 ? v->array_len : 0);
-    return (uint32_t)n;
-}
-
 static int func_index(const EmuModule *m, const char *name)
 {
     for (int i = 0; i < m->ast->nfuncs; i++)
@@ -122,7 +115,7 @@ static int func_index(const EmuModule *m, const char *name)
 static int apply_init(EmuModule *m, const PtxVar *v, uint8_t *dst, char *err, size_t errlen)
 {
     int es = ptx_type_size(v->type);
-    uint32_t total = var_size(v);
+    uint32_t total = ptx_var_bytes(v);
     for (int i = 0; i < v->ninit; i++) {
         const struct PtxInit *in = &v->init[i];
         if ((uint32_t)(i + 1) * (uint32_t)es > total) {
@@ -134,8 +127,6 @@ static int apply_init(EmuModule *m, const PtxVar *v, uint8_t *dst, char *err, si
         if (in->kind == 1 && in->is_float_literal) {
             if (v->type == TY_F32) { float f = (float)in->fval; uint32_t b; memcpy(&b, &f, 4); bits = b; }
             else { memcpy(&bits, &in->fval, 8); }
-        } else if (in->kind == 0 && (v->type == TY_F32 || v->type == TY_F64) && 0) {
-            bits = 0;
         } else if (in->kind >= 2 && find_var(m, in->sym) < 0 && func_index(m, in->sym) >= 0) {
             /* a device function pointer (its value means something to indirect calls only) */
             bits = FUNC_PTR_BASE + (uint64_t)func_index(m, in->sym) * FUNC_PTR_STEP + (uint64_t)in->ival;
@@ -163,7 +154,7 @@ static int place_vars(EmuModule *m, char *err, size_t errlen)
         ModVar *mv = &m->vars[m->nvars++];
         mv->name = v->name;
         mv->space = v->space;
-        mv->size = var_size(v);
+        mv->size = ptx_var_bytes(v);
         if (v->space == SP_SHARED) continue;   /* laid out per kernel by translation */
         if (v->space != SP_GLOBAL && v->space != SP_CONST) {
             snprintf(err, errlen, "%s:%d:%d: module-scope variable '%s' in an unsupported state "

@@ -119,6 +119,13 @@ void warp_unpark(Warp *w, uint32_t lanes)
     if (w->merge_pc <= w->pc) warp_regroup(w);
 }
 
+/* After a jump: inside a divergence region only its join ends the group's run (callee
+ * code may lie beyond it); outside, a jump past waiting lanes lets them catch up. */
+static inline int past_merge(const Warp *w)
+{
+    return w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc;
+}
+
 int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
 {
     members &= w->valid;
@@ -222,14 +229,12 @@ int warp_run(Warp *w, uint32_t budget)
         }
         if (r == STEP_FAULT) { result = RUN_FAULT; break; }
         if (r == STEP_YIELD) {
-            if (w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc) warp_regroup(w);
+            if (past_merge(w)) warp_regroup(w);
             result = w->active ? RUN_YIELD : RUN_BLOCKED;
             break;
         }
         if (r == STEP_JUMP) {
-            /* inside a divergence region only its join ends the group's run (callee code
-             * may lie beyond it); outside, a jump past waiting lanes lets them catch up */
-            if (w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc) warp_regroup(w);
+            if (past_merge(w)) warp_regroup(w);
             /* a backward jump may be a spin loop waiting for another warp: yield now and
              * then so that warp gets to run */
             if (w->pc <= (uint32_t)(in - code) && --budget == 0) {
@@ -262,7 +267,7 @@ int warp_run_det(Warp *w)
         } else if (r == STEP_FAULT) {
             return RUN_FAULT;
         } else if (r == STEP_JUMP || r == STEP_YIELD) {
-            if (w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc) warp_regroup(w);
+            if (past_merge(w)) warp_regroup(w);
             stop |= r == STEP_YIELD || w->pc <= (uint32_t)(in - code);   /* spin loops too */
         }
         if (!w->active) return w->alive ? RUN_BLOCKED : RUN_DONE;

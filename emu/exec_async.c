@@ -543,10 +543,7 @@ void async_red_half(uint8_t *dst, const uint8_t *src, uint32_t size, int type, i
     for (uint32_t i = 0; i + 2 <= size; i += 2) {
         uint16_t a, b;
         memcpy(&a, dst + i, 2); memcpy(&b, src + i, 2);
-        float x = type == TY_F16 ? fp_f16_to_f32(a) : fp_bf16_to_f32(a);
-        float y = type == TY_F16 ? fp_f16_to_f32(b) : fp_bf16_to_f32(b);
         uint32_t r;
-        (void)x; (void)y;
         if (op == ARED_ADD) r = type == TY_F16 ? fp_f16_add_rn(a, b) : fp_bf16_add_rn(a, b);
         else {
             /* as measured on an H100: a NaN operand yields the other, two give 0x7fff,

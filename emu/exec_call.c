@@ -119,13 +119,6 @@ static ffi_type *ffi_of(unsigned size)
            size == 2 ? &ffi_type_uint16 : size == 1 ? &ffi_type_uint8 : NULL;
 }
 
-static uint32_t param_size(const PtxVar *v)
-{
-    uint32_t n = (uint32_t)ptx_type_size(v->type);
-    if (v->is_array) n *= (uint32_t)(v->array_len > 0 ? v->array_len : 0);
-    return n;
-}
-
 const char *call_bind_extern(CallDesc *cd, const PtxFunc *proto)
 {
     static __thread char msg[200];
@@ -139,8 +132,8 @@ const char *call_bind_extern(CallDesc *cd, const PtxFunc *proto)
         return msg;
     }
     int bad = proto->nparams != h->nparams || proto->nrets != (h->ret ? 1 : 0) ||
-              (h->ret && param_size(&proto->rets[0]) != h->ret);
-    for (int i = 0; !bad && i < h->nparams; i++) bad = param_size(&proto->params[i]) != h->sizes[i];
+              (h->ret && ptx_var_bytes(&proto->rets[0]) != h->ret);
+    for (int i = 0; !bad && i < h->nparams; i++) bad = ptx_var_bytes(&proto->params[i]) != h->sizes[i];
     if (bad) {
         snprintf(msg, sizeof msg, "external function '%s' is declared with a signature ptxemu "
                  "does not expect", proto->name);

@@ -141,6 +141,8 @@ void ptx_module_free(PtxModule *m);
 /* Name tables (frontend/ptx_names.c): "u32" -> TY_U32; size in bytes of a type. */
 int ptx_type_from_name(const char *s);      /* TY_NONE when not a type */
 int ptx_type_size(int ty);
+/* Bytes a variable occupies: type size x vector width x array length (saturating). */
+uint32_t ptx_var_bytes(const PtxVar *v);
 const char *ptx_type_name(int ty);
 int ptx_space_from_name(const char *s);     /* SP_NONE when not a state space */
 

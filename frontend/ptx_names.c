@@ -52,3 +52,10 @@ int ptx_space_from_name(const char *s)
         if (strcmp(s, spaces[i].name) == 0) return spaces[i].sp;
     return SP_NONE;
 }
+
+uint32_t ptx_var_bytes(const PtxVar *v)
+{
+    uint64_t n = (uint64_t)ptx_type_size(v->type) * (uint32_t)(v->vec > 1 ? v->vec : 1);
+    if (v->is_array) n *= (uint64_t)(v->array_len > 0 ? v->array_len : 0);
+    return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
+}

@@ -143,13 +143,6 @@ static uint32_t align_up(uint32_t v, uint32_t a)
     return a ? (v + a - 1) / a * a : v;
 }
 
-static uint32_t var_bytes(const PtxVar *v)
-{
-    uint64_t n = (uint64_t)ptx_type_size(v->type) * (uint32_t)(v->vec > 1 ? v->vec : 1);
-    if (v->is_array) n *= (uint64_t)(v->array_len > 0 ? v->array_len : 0);
-    return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
-}
-
 static uint32_t var_align(const PtxVar *v)
 {
     uint32_t a = v->align ? (uint32_t)v->align
@@ -163,8 +156,8 @@ uint32_t translate_param_layout(const PtxFunc *e, uint32_t *offset, uint32_t *si
     for (int i = 0; i < e->nparams; i++) {
         off = align_up(off, var_align(&e->params[i]));
         if (offset) offset[i] = off;
-        if (size) size[i] = var_bytes(&e->params[i]);
-        off += var_bytes(&e->params[i]);
+        if (size) size[i] = ptx_var_bytes(&e->params[i]);
+        off += ptx_var_bytes(&e->params[i]);
     }
     return off;
 }
@@ -347,7 +340,7 @@ static int frame_var(Tr *t, Fn *fn, const PtxVar *v)
     (void)t;
     fn->frame = align_up(fn->frame, var_align(v));
     map_put(&fn->names, v->name, (NK_FRAME << NK_SHIFT) | (int)fn->frame);
-    fn->frame += var_bytes(v);
+    fn->frame += ptx_var_bytes(v);
     return 0;
 }
 
@@ -364,7 +357,7 @@ static int shared_var(Tr *t, const PtxVar *v, const char *key)
     }
     t->shared_size = align_up(t->shared_size, var_align(v));
     off = (int)t->shared_size;
-    t->shared_size += var_bytes(v);
+    t->shared_size += ptx_var_bytes(v);
     map_put(&t->shared_off, key, off);
     return off;
 }
@@ -820,7 +813,7 @@ static uint32_t param_var_size(const Fn *fn, const char *name)
 {
     const PtxFunc *f = fn->f;
     for (int k = 0; k < f->nvars; k++)
-        if (!strcmp(f->vars[k].name, name)) return var_bytes(&f->vars[k]);
+        if (!strcmp(f->vars[k].name, name)) return ptx_var_bytes(&f->vars[k]);
     return 8;
 }
 
@@ -921,7 +914,7 @@ static int lower_call(Lower *L)
                 return fail(t, o->line, o->col, "unsupported call argument '%s'", o->name ? o->name : "?");
         }
         a->kind = (uint8_t)kind;
-        a->size = var_bytes(&proto->params[k]);
+        a->size = ptx_var_bytes(&proto->params[k]);
         if (a->size > 4096)
             return fail(t, o->line, o->col, "parameter %d of '%s' is larger than 4096 bytes", k,
                         target->name);
@@ -939,7 +932,7 @@ static int lower_call(Lower *L)
         if (kind < 0 && o->kind == OPD_SINK) { kind = CA_ROW; r->dst = ROW_SINK; }
         if (kind < 0) return fail(t, o->line, o->col, "unsupported call result operand");
         r->dkind = (uint8_t)kind;
-        r->size = var_bytes(&proto->rets[k]);
+        r->size = ptx_var_bytes(&proto->rets[k]);
         ret_bytes += r->size;
         if (ret_bytes > 4096)
             return fail(t, o->line, o->col, "results of '%s' are larger than 4096 bytes", target->name);
@@ -1402,7 +1395,6 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     if (t.has_dyn_shared) {
         /* dynamic shared memory starts after the static variables */
         t.shared_size = align_up(t.shared_size, t.dyn_align);
-        dyn_row = TAG_CONST | 0;
         dyn_row = const_row(&t, t.shared_size);
     }
     uint32_t dyn_fixed = fix_row(&t, dyn_row, 0);
@@ -1460,8 +1452,8 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
             uint8_t kind; uint32_t slot;
             if (callee_slot(fn, pv->name, &kind, &slot) < 0) goto oom;
             if (kind == CA_ROW) slot = fix_row(&t, slot, dyn_fixed);
-            if (k < fd->nparams) { fd->pkind[k] = kind; fd->pslot[k] = slot; fd->psize[k] = var_bytes(pv); }
-            else { uint32_t r = k - fd->nparams; fd->rkind[r] = kind; fd->rslot[r] = slot; fd->rsize[r] = var_bytes(pv); }
+            if (k < fd->nparams) { fd->pkind[k] = kind; fd->pslot[k] = slot; fd->psize[k] = ptx_var_bytes(pv); }
+            else { uint32_t r = k - fd->nparams; fd->rkind[r] = kind; fd->rslot[r] = slot; fd->rsize[r] = ptx_var_bytes(pv); }
         }
         fd->recursive = fn->recursive || t.has_indirect;   /* a pointer call may recurse */
         fd->row_lo = fix_row(&t, TAG_VAR | fn->var_lo, 0);
