@@ -105,6 +105,16 @@ static int for_targets(AsyncOp *op, uint8_t **dst, uint64_t **mbar, int max)
     return n;
 }
 
+/* complete-tx on m; the race detector checks the bytes land in the phase they were issued
+ * in and sees the phase end */
+static void signal_tx(AsyncOp *op, uint64_t *m, uint32_t bytes)
+{
+    Launch *L = op->w->launch;
+    if (L->racecheck && !op->cta_mask) race_mbar_tx(op->w, op->pc, op->lane, m, op->race_phase);
+    mbar_complete_tx(m, bytes);
+    if (L->racecheck) race_mbar_sync(L, m);
+}
+
 static int complete(AsyncOp *op)
 {
     uint8_t *dst[MAX_CLUSTER];
@@ -117,7 +127,9 @@ static int complete(AsyncOp *op)
         memset(op->dst + op->src_size, 0, op->size - op->src_size);
         break;
     case AOP_CPASYNC_ARRIVE:
+        if (op->w->launch->racecheck) race_mbar_arrive(op->w, NULL, op->mbar);
         mbar_arrive_async(op->mbar);
+        if (op->w->launch->racecheck) race_mbar_sync(op->w->launch, op->mbar);
         break;
     case AOP_BULK:
         for (int i = 0; i < n; i++) {
@@ -126,12 +138,12 @@ static int complete(AsyncOp *op)
                     if (op->byte_mask >> (k % 16) & 1) dst[i][k] = op->src[k];
             } else
                 memmove(dst[i], op->src, op->size);
-            if (mbar[i]) mbar_complete_tx(mbar[i], op->size);
+            if (mbar[i]) signal_tx(op, mbar[i], op->size);
         }
         break;
     case AOP_BULK_REDUCE:
         reduce_elems(op->dst, op->src, op->size, op->redop, op->rtype);
-        if (op->mbar) mbar_complete_tx(op->mbar, op->size);
+        if (op->mbar) signal_tx(op, op->mbar, op->size);
         break;
     case AOP_TENSOR: {
         uint32_t bytes = tma_box_bytes(op->tmap);
@@ -141,17 +153,17 @@ static int complete(AsyncOp *op)
             if (tma_transfer(op->tmap, op->tdir, op->tmode, op->coords, op->ndims, op->offsets,
                              smem, soff, op->smem_avail, op->redop, err, sizeof err) < 0)
                 return op_fault(op, err);
-            if (mbar[i]) mbar_complete_tx(mbar[i], bytes);
+            if (mbar[i]) signal_tx(op, mbar[i], bytes);
         }
         break;
     }
     case AOP_ST_ASYNC:
         memcpy(op->dst, op->value, op->size);
-        mbar_complete_tx(op->mbar, op->size);
+        signal_tx(op, op->mbar, op->size);
         break;
     case AOP_RED_ASYNC:
         reduce_elems(op->dst, op->value, op->size, op->redop, op->rtype);
-        mbar_complete_tx(op->mbar, op->size);
+        signal_tx(op, op->mbar, op->size);
         break;
     default:
         break;

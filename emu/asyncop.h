@@ -26,6 +26,7 @@ typedef struct AsyncOp {
     uint32_t dst_off, mbar_off;         /* multicast: CTA-relative offsets                */
     uint32_t src_off;                   /* tensor stores: the shared source's offset      */
     uint64_t *mbar;                     /* complete-tx / arrive target, or NULL           */
+    uint32_t race_phase;                /* racecheck: the mbarrier's phase at issue, + 1  */
     int32_t coords[5];
     uint16_t offsets[4];
     /* not cleared by async_push: */

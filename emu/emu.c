@@ -497,7 +497,7 @@ done:
     if (L.param_addr) mem_free(L.param_addr, MEM_PARAM);
     free(L.const_rows);
     free(L.out);
-    free(L.race);
+    race_log_free(L.race);
     pthread_mutex_destroy(&L.lock);
     return rc;
 }

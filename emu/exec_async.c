@@ -64,6 +64,7 @@ static int mb_init(Warp *w, const Inst *in, uint32_t mask)
         if (n < 1 || n > MB_MAXCOUNT) return bad(w, l, in, "count %llu is outside 1..%llu", n, MB_MAXCOUNT);
         *m = MB_VALID | n << 20 | n;
         w->cta->race_init_unfenced = 1;   /* other CTAs may not use it before the fence */
+        if (w->launch->racecheck) race_mbar_init(w, m);
     }
     return STEP_NEXT;
 }
@@ -85,7 +86,10 @@ static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
     FOR_LANES(mask, l) {
         uint64_t *m = mbar_at(w, in, l, 1);
         if (!m) return STEP_FAULT;
-        if (w->launch->racecheck) race_mbar_use(w, l, (const uint8_t *)m);
+        if (w->launch->racecheck) {
+            race_mbar_use(w, l, (const uint8_t *)m);
+            race_mbar_arrive(w, in, m);
+        }
         uint64_t v = *m, count = 1;
         if (in->ns && !expect) count = rowv(w, in->s[0], l) & 0xffffffffu;
         if (expect) {
@@ -102,6 +106,7 @@ static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
             return bad(w, l, in, ".noComplete arrival would complete the phase (%llu of %llu "
                        "arrivals)", MB_EXPECTED(*m), MB_EXPECTED(*m));
         mbar_try_flip(m);
+        if (w->launch->racecheck) race_mbar_sync(w->launch, m);
         if (in->nd && in->d[0] != ROW_SINK) ROW(w, in->d[0])[l] = v;
     }
     return STEP_NEXT;
@@ -122,6 +127,7 @@ static int mb_tx(Warp *w, const Inst *in, uint32_t mask)
             return bad_code(w, l, in, EMU_ERR_LAUNCH_FAILURE, "transaction count out of range (%llu, %llu allowed)", (unsigned long long)tx, (unsigned long long)MB_MAXCOUNT);
         mbar_add_tx(m, (int32_t)(complete_tx ? -d : d));
         mbar_try_flip(m);
+        if (w->launch->racecheck) race_mbar_sync(w->launch, m);
     }
     return STEP_NEXT;
 }
@@ -133,10 +139,11 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
 {
     int parity = in->aux8 & 8;
     uint32_t done = 0;
+    uint64_t *mb[WARP_SIZE];
     for (int pass = 0; pass < 2; pass++) {
         done = 0;
         FOR_LANES(mask, l) {
-            uint64_t *m = mbar_at(w, in, l, 0);
+            uint64_t *m = mb[l] = mbar_at(w, in, l, 0);
             if (!m) return STEP_FAULT;
             if (!(*m & MB_VALID))   /* the H100 reads the invalidated word as phase 0 */
                 warp_warn(w, l, "waiting on an mbarrier that is not initialised or was "
@@ -152,9 +159,9 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
     }
     uint32_t *p = &w->P[in->d[0]];
     *p = (*p & ~mask) | done;
-    /* the race detector counts an observed phase completion as a barrier: it orders the
-     * arrivals' accesses before the waiter's (and, more coarsely, every thread's) */
-    if (done) w->cta->race_gen++;
+    /* the race detector: a lane that observed a completed phase acquires its arrivals */
+    if (w->launch->racecheck)
+        FOR_LANES(done, l) race_mbar_waited(w, in, l, mb[l], parity ? 1 : 0);
     if (done == mask) return STEP_NEXT;
     w->spin = 1;
     w->pc++;
@@ -341,6 +348,7 @@ static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
         if (!(op->mbar = (uint64_t *)shared_range(w, in->space, ma, 8, 8, l, ACC_ATOMIC, &op->mbar_off)))
             return STEP_FAULT;
         if (w->launch->racecheck && !(in->aux8 & CPF_MULTICAST)) race_async_issue(w, l, op->dst, size);
+        if (w->launch->racecheck) op->race_phase = race_mbar_phase(w->launch, op->mbar);
         if (in->aux8 & CPF_MULTICAST) {
             op->cta_mask = (uint16_t)rowv(w, in->s[3], l);
             if (check_mask(w, l, in, (uint32_t)rowv(w, in->s[3], l)) ||
@@ -389,6 +397,7 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
                 return STEP_FAULT;
             op->smem_avail = w->cta->shared_size - (op->dst_off < w->cta->shared_size ? op->dst_off : w->cta->shared_size);
             if (w->launch->racecheck && !(in->aux8 & CPF_MULTICAST)) race_async_issue(w, l, op->dst, bytes);
+            if (w->launch->racecheck) op->race_phase = race_mbar_phase(w->launch, op->mbar);
             if (in->aux8 & CPF_MULTICAST) {
                 op->cta_mask = (uint16_t)rowv(w, in->s[next], l);
                 op->size = bytes;
@@ -501,6 +510,7 @@ static int st_async(Warp *w, const Inst *in, uint32_t mask)
         if ((a ^ ma) >> CLUSTER_RANK_SHIFT)
             return bad(w, l, in, "the data (0x%llx) and the mbarrier (0x%llx) must be in the same CTA", a, ma);
         for (int k = 0; k < n; k++) memcpy(op->value + k * es, &ROW(w, in->s[k])[l], (size_t)es);
+        if (w->launch->racecheck) op->race_phase = race_mbar_phase(w->launch, op->mbar);
         op->size = size;
         op->redop = in->bop; op->rtype = in->t;
     }

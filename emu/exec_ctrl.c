@@ -4,6 +4,7 @@
 #include <time.h>
 #include "engine.h"
 #include "exec.h"
+#include "racecheck.h"
 #include "call.h"
 #include "memory.h"
 #include "scheduler.h"
@@ -366,7 +367,7 @@ static int h_bar_warp_sync(Warp *w, const Inst *in, uint32_t mask)
 {
     uint32_t members = (uint32_t)ROW(w, in->s[0])[__builtin_ctz(mask)];
     int r = warp_converge(w, in, mask, members);
-    if (!r) w->race_wgen++;   /* orders the warp's accesses for the race detector */
+    if (!r && w->launch->racecheck) race_warp_sync(w);   /* orders the lanes' accesses */
     return r;
 }
 

@@ -277,10 +277,9 @@ const char *bind_isspacep(Inst *in, const InstDesc *d)
  * the program asked for. ---- */
 static int h_fence(Warp *w, const Inst *in, uint32_t mask)
 {
-    (void)in; (void)mask;
+    (void)mask;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    /* the race detector orders global accesses of different CTAs across any fence */
-    if (w->launch && w->launch->racecheck) w->launch->race_gsync++;
+    if (w->launch && w->launch->racecheck && w->cta) race_fence(w, in);
     return STEP_NEXT;
 }
 

@@ -114,6 +114,14 @@ enum { IF_FTZ = 1, IF_SAT = 2, IF_APPROX = 4, IF_FRAME = 8 /* address is frame-r
        IF_PREEMPT = 128 /* touches state other warps see: a deterministic-mode switch point */ };
 
 
+/* Inst.sync: the memory order (SEM_*) and scope (SCOPE_*) of a memory, fence or mbarrier
+ * instruction, which the race detector's happens-before reads. */
+enum { SEM_WEAK = 0, SEM_RELAXED, SEM_ACQUIRE, SEM_RELEASE, SEM_ACQ_REL };
+enum { SCOPE_NONE = 0, SCOPE_CTA, SCOPE_CLUSTER, SCOPE_GPU, SCOPE_SYS };
+#define SYNC(sem, scope) ((uint8_t)((sem) | (scope) << 3))
+#define SYNC_SEM(s) ((s) & 7)
+#define SYNC_SCOPE(s) ((s) >> 3 & 7)
+
 struct Inst {
     Handler fn;
     uint16_t op;            /* OP_* (for messages, traces and counters)                     */
@@ -134,6 +142,7 @@ struct Inst {
     int64_t imm;            /* address offset; branch/call target pc; binder-specific        */
     uint32_t line;          /* PTX source line                                               */
     uint32_t loc;           /* index into Program.locs (CUDA file:line), 0 = none            */
+    uint8_t sync;           /* memory order and scope (SYNC_*), for the race detector         */
     void *aux;              /* binder-specific data owned by the Program (call descriptors) */
 };
 

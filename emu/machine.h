@@ -99,7 +99,6 @@ struct Warp {
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
     uint32_t prio;              /* deterministic mode: PCT priority (higher runs first)      */
-    uint32_t race_wgen;         /* racecheck: bar.warp.sync generation of this warp          */
     uint32_t sp;                /* open divergence regions (stk entries)                     */
     uint32_t cpa_group[WARP_SIZE];  /* cp.async groups each lane has committed               */
     uint32_t bulk_group[WARP_SIZE]; /* bulk async-groups each lane has committed             */
@@ -138,8 +137,7 @@ struct Cta {
     Cluster *cluster;
     uint32_t rank;              /* %cluster_ctarank                                          */
     uint32_t cl_ctaid[3];       /* %cluster_ctaid                                            */
-    void *race;                 /* racecheck: shadow of the shared memory (racecheck.c)      */
-    uint32_t race_gen;          /* racecheck: barriers completed so far                      */
+    void *race;                 /* racecheck: shadow, warps' clocks, barriers (racecheck.c)  */
     uint32_t race_pgen;         /* racecheck: fence.proxy.async executed so far              */
     uint32_t race_init_unfenced;/* racecheck: mbarrier.init since the last fence.mbarrier_init */
 };
@@ -153,6 +151,7 @@ struct Cluster {
     uint32_t bar_arrived;       /* barrier.cluster: threads arrived in the current phase     */
     uint8_t bar_phase;          /* parity of the current barrier.cluster phase               */
     AsyncQueue *aq;             /* asynchronous operations in flight (async.c)              */
+    void *race;                 /* racecheck: the cluster's access log, barrier.cluster clocks */
     Launch *launch;
 };
 
@@ -177,7 +176,6 @@ struct Launch {
     int det;                    /* deterministic mode: every choice from `seed` (sched.c)    */
     int racecheck;              /* PTXEMU_RACECHECK: memory accesses are checked             */
     RaceLog *race;
-    uint32_t race_gsync;        /* racecheck: fences executed so far in the launch           */
     uint64_t seed;
     uint64_t det_steps;         /* scheduling steps taken (the virtual %globaltimer)         */
     uint64_t ncta;

@@ -1,74 +1,555 @@
-/* racecheck.c - shared-memory race detection over barrier intervals (see racecheck.h). */
+/* racecheck.c - the race detector (see racecheck.h for the contract).
+ *
+ * Clocks. Each warp has its own clock, advanced after every release it performs, and a
+ * vector clock of what it has acquired: a dense part over the warps of its cluster (index
+ * rank * warps-per-CTA + warp) and a sorted sparse part, by global warp id, for warps of
+ * other clusters (reached only through global-memory synchronisation). An access by warp v
+ * at clock k happens before warp w's present when w's vector clock holds at least k for v.
+ * Lanes of one warp are ordered by any advance of the warp's clock in between (warp syncs,
+ * barriers, its releases): coarser than per-thread clocks, it can hide a race between two
+ * lanes across a fence, never invent one.
+ *
+ * Shadow. Each 4-byte word of a checked allocation (a CTA's shared memory; each 1 KiB page
+ * of global memory the launch touched) has 8 bytes: its last write and last read, as a lane
+ * and an index into an access log. A log record (CTA, warp, instruction, clock, proxy-fence
+ * count) stands for every lane and word one warp instruction touched at one clock, so the
+ * log grows with the instructions run between synchronisations, not with the data. Shared
+ * accesses log per cluster (freed with it), global ones per launch.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "racecheck.h"
 #include "memory.h"
 
-/* The last write and the last read of one 4-byte word. Threads are numbered
- * rank * 65536 + thread + 1 (0 = none); gen is the word's CTA barrier generation at the
- * access, wgen the accessing warp's bar.warp.sync generation. */
-typedef struct RaceCell {
-    uint32_t wt, wg, ww, wpc;
-    uint32_t rt, rg, rw, rpc;
-    uint8_t watomic, ratomic, pending;
-    uint8_t pending_read;      /* an async copy reads this word (bulk/tensor store source) */
-    uint16_t pg;               /* fence.proxy.async generation of the last write           */
-} RaceCell;
+/* ---- vector clocks ---------------------------------------------------------------------- */
+
+typedef struct VCE { uint64_t key; uint32_t clk; } VCE;
+typedef struct Far { VCE *e; uint32_t n, cap; } Far;   /* sorted by key (global warp id) */
+typedef struct Clock { uint32_t *d; Far far; } Clock;  /* d: one entry a warp of the cluster */
+
+static uint32_t far_get(const Far *f, uint64_t key)
+{
+    uint32_t lo = 0, hi = f->n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (f->e[mid].key < key) lo = mid + 1; else hi = mid;
+    }
+    return lo < f->n && f->e[lo].key == key ? f->e[lo].clk : 0;
+}
+
+/* dst = max(dst, src), entry by entry (a merge of two sorted lists) */
+static void far_join(Far *dst, const Far *src)
+{
+    if (!src->n) return;
+    uint32_t cap = dst->n + src->n, i = 0, j = 0, n = 0;
+    VCE *e = malloc(cap * sizeof *e);
+    if (!e) return;
+    while (i < dst->n || j < src->n) {
+        if (j == src->n || (i < dst->n && dst->e[i].key < src->e[j].key)) e[n++] = dst->e[i++];
+        else if (i == dst->n || src->e[j].key < dst->e[i].key) e[n++] = src->e[j++];
+        else {
+            e[n] = dst->e[i++];
+            if (src->e[j].clk > e[n].clk) e[n].clk = src->e[j].clk;
+            j++; n++;
+        }
+    }
+    free(dst->e);
+    dst->e = e; dst->n = n; dst->cap = cap;
+}
+
+/* f[key] = max(f[key], clk) */
+static void far_set(Far *f, uint64_t key, uint32_t clk)
+{
+    uint32_t lo = 0, hi = f->n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (f->e[mid].key < key) lo = mid + 1; else hi = mid;
+    }
+    if (lo < f->n && f->e[lo].key == key) {
+        if (clk > f->e[lo].clk) f->e[lo].clk = clk;
+        return;
+    }
+    if (f->n == f->cap) {
+        uint32_t nc = f->cap ? f->cap * 2 : 8;
+        VCE *e = realloc(f->e, nc * sizeof *e);
+        if (!e) return;
+        f->e = e; f->cap = nc;
+    }
+    memmove(f->e + lo + 1, f->e + lo, (f->n - lo) * sizeof *f->e);
+    f->e[lo] = (VCE){key, clk};
+    f->n++;
+}
+
+static void clock_join(Clock *dst, const Clock *src, uint32_t D)
+{
+    if (src->d)
+        for (uint32_t i = 0; i < D; i++)
+            if (src->d[i] > dst->d[i]) dst->d[i] = src->d[i];
+    far_join(&dst->far, &src->far);
+}
+
+static void clock_clear(Clock *c, uint32_t D)
+{
+    if (c->d) memset(c->d, 0, D * sizeof *c->d);
+    c->far.n = 0;
+}
+
+static void clock_free(Clock *c)
+{
+    free(c->d); free(c->far.e);
+    memset(c, 0, sizeof *c);
+}
+
+static int clock_init(Clock *c, uint32_t D)
+{
+    if (!c->d) c->d = calloc(D ? D : 1, sizeof *c->d);
+    return c->d ? 0 : -1;
+}
+
+/* ---- a map from 64-bit keys to pointers (open addressing) ------------------------------ */
+
+typedef struct Map { uint64_t *k; void **v; uint32_t cap, n; } Map;
+
+static uint32_t hash64(uint64_t k) { return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 32); }
+
+static void **map_slot(Map *m, uint64_t key, int create)
+{
+    if (create && (m->n + 1) * 2 > m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 64;
+        uint64_t *k = calloc(nc, sizeof *k);
+        void **v = calloc(nc, sizeof *v);
+        if (!k || !v) { free(k); free(v); return NULL; }
+        for (uint32_t i = 0; i < m->cap; i++)
+            if (m->v[i]) {
+                uint32_t j = hash64(m->k[i]) & (nc - 1);
+                while (v[j]) j = (j + 1) & (nc - 1);
+                k[j] = m->k[i]; v[j] = m->v[i];
+            }
+        free(m->k); free(m->v);
+        m->k = k; m->v = v; m->cap = nc;
+    }
+    if (!m->cap) return NULL;
+    uint32_t j = hash64(key) & (m->cap - 1);
+    while (m->v[j] && m->k[j] != key) j = (j + 1) & (m->cap - 1);
+    if (!m->v[j] && !create) return NULL;
+    if (!m->v[j]) { m->k[j] = key; m->n++; }
+    return &m->v[j];
+}
+
+static void map_free(Map *m, void (*fr)(void *))
+{
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->v[i]) fr(m->v[i]);
+    free(m->k); free(m->v);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- state ---------------------------------------------------------------------------- */
+
+/* One access record: the warp instruction that made accesses at one clock. */
+typedef struct Acc {
+    uint32_t cta, clus, pc, clk, pgen;
+    uint16_t warp;
+    uint8_t rank;
+} Acc;
+
+typedef struct Log { Acc *a; uint32_t n, cap; } Log;
+
+/* A shadow word: last write and last read, (log index << 5 | lane), 0 = none. */
+typedef struct Cell { uint32_t w, r; } Cell;
+#define CELL_PENDING 0x80000000u    /* in w: an async copy in flight will write the word */
+#define LOG_MAX (1u << 26)
+
+typedef struct RaceWarp {
+    uint32_t clk;               /* own clock                                                */
+    uint32_t fence_clk;         /* own clock at the last fence (0 none): what strong writes */
+    uint8_t fence_scope;        /*   publish after it, and the fence's scope                */
+    Clock vc;
+    struct { uint32_t pc, clk, pgen, idx; } memo[2][8];   /* recent records: shared, global */
+} RaceWarp;
+
+typedef struct Range { uint32_t off, size; } Range;
+
+typedef struct RaceCta {
+    Cell *cell; uint32_t ncell;
+    RaceWarp *w;
+    Clock bar[16];              /* the join of each named barrier's arrivals so far           */
+    Range *rd; uint32_t nrd, caprd;   /* sources bulk/tensor stores are reading              */
+} RaceCta;
+
+typedef struct RaceCluster {
+    uint32_t index;             /* linear cluster index in the grid                          */
+    Log log;                    /* shared-memory accesses                                    */
+    Clock cbar[2];              /* barrier.cluster arrivals by phase parity                  */
+} RaceCluster;
+
+/* An mbarrier: phases completed, the join of the current phase's arrivals, the last two
+ * completed phases' joins, and the last phase each thread of the cluster observed (+2). */
+typedef struct RaceMbar {
+    uint32_t phase;
+    uint8_t parity;
+    Clock acc, done[2];
+    uint32_t *seen; uint32_t nseen;
+} RaceMbar;
+
+/* A location strong accesses synchronise through: what was released to it, and by whom. */
+typedef struct RaceLoc {
+    Far vc;
+    uint32_t cta, clus;
+    uint8_t scope;
+} RaceLoc;
 
 typedef struct RaceFinding {
     int kind, global;
-    uint32_t pc1, pc2, t1, t2, offset, count;
-    uint32_t block[3], block2[3];
+    uint32_t pc1, pc2, cta1, cta2, t1, t2, offset, count;   /* t: thread index in its CTA */
     uint64_t addr;
 } RaceFinding;
 
-/* Global memory: a hash table of the words touched in the launch (open addressing).
- * who = CTA linear index * 1024 + thread + 1; gen the CTA's barrier generation; gs the
- * launch's fence count at the access. */
-typedef struct GCell {
-    uint64_t key;
-    uint32_t ww, wpc, rw, rpc;
-    uint16_t wg, rg, wgs, rgs;
-    uint8_t watomic, used;
-} GCell;
-
-#define GTABLE_MAX (1u << 22)   /* 4 M words (160 MiB): past that new words go unchecked */
-
-enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE, K_ASYNC_SRC, K_PROXY, K_MBINIT };
+enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE, K_ASYNC_SRC, K_PROXY, K_MBINIT,
+       K_PARITY, K_TX };
 static const char *const kind_name[] = {
     "read-after-write", "write-after-read", "write-after-write",
     "read-before-async-copy-complete", "write-before-async-copy-complete",
     "write-before-async-copy-read-complete", "async-proxy-read-without-proxy-fence",
-    "mbarrier-used-before-fence-mbarrier-init"
+    "mbarrier-used-before-fence-mbarrier-init", "mbarrier-wait-on-observed-phase",
+    "mbarrier-tx-beyond-phase"
 };
 
 #define MAX_FINDINGS 256
+#define PAGE_WORDS 256u         /* global shadow pages: 1 KiB of memory, 2 KiB of shadow  */
 
 struct RaceLog {
     RaceFinding f[MAX_FINDINGS];
     uint32_t n, dropped;
-    GCell *g;
-    uint32_t gcap, gn;
-    int gfull;
+    uint32_t D, nw;             /* dense clock size (warps of a cluster), warps of a CTA  */
+    Log glog;
+    Map pages, mbars, locs;
+    int full;
+    size_t shadow, shadow_peak, logbytes_peak, cta_shadow;
 };
+
+RaceLog *race_log_new(void)
+{
+    return calloc(1, sizeof(RaceLog));
+}
+
+static void free_mbar(void *p)
+{
+    RaceMbar *b = p;
+    clock_free(&b->acc); clock_free(&b->done[0]); clock_free(&b->done[1]);
+    free(b->seen); free(b);
+}
+
+static void free_loc(void *p) { free(((RaceLoc *)p)->vc.e); free(p); }
+
+static void release_launch(RaceLog *g)
+{
+    map_free(&g->pages, free);
+    map_free(&g->mbars, free_mbar);
+    map_free(&g->locs, free_loc);
+    free(g->glog.a);
+    memset(&g->glog, 0, sizeof g->glog);
+}
+
+void race_log_free(RaceLog *g)
+{
+    if (!g) return;
+    release_launch(g);
+    free(g);
+}
+
+static void note_shadow(RaceLog *g, long delta)
+{
+    g->shadow += (size_t)delta;
+    if (g->shadow > g->shadow_peak) g->shadow_peak = g->shadow;
+}
 
 int race_setup_cta(Cta *c)
 {
-    c->race = calloc(c->shared_size / 4 + 1, sizeof(RaceCell));
-    return c->race ? 0 : -1;
+    RaceLog *g = c->launch->race;
+    Cluster *cl = c->cluster;
+    g->nw = c->nwarps;
+    g->D = cl->n * c->nwarps;
+    RaceCta *rc = calloc(1, sizeof *rc);
+    if (!rc) return -1;
+    c->race = rc;
+    rc->ncell = c->shared_size / 4 + 1;
+    rc->cell = calloc(rc->ncell, sizeof *rc->cell);
+    rc->w = calloc(c->nwarps, sizeof *rc->w);
+    if (!rc->cell || !rc->w) return -1;
+    note_shadow(g, (long)(rc->ncell * sizeof *rc->cell));
+    g->cta_shadow = rc->ncell * sizeof *rc->cell;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        rc->w[i].clk = 1;
+        if (clock_init(&rc->w[i].vc, g->D)) return -1;
+    }
+    if (c->rank == 0) {
+        RaceCluster *rcl = calloc(1, sizeof *rcl);
+        if (!rcl) return -1;
+        const Launch *L = c->launch;
+        uint32_t n0 = L->grid[0] / L->cluster[0], n1 = L->grid[1] / L->cluster[1];
+        rcl->index = cl->id[0] + n0 * (cl->id[1] + n1 * cl->id[2]);
+        rcl->log.n = 1;   /* index 0 means "none" */
+        cl->race = rcl;
+    }
+    return 0;
 }
 
 void race_free_cta(Cta *c)
 {
-    free(c->race);
+    RaceCta *rc = c->race;
+    if (!rc) return;
+    RaceLog *g = c->launch->race;
+    note_shadow(g, -(long)(rc->ncell * sizeof *rc->cell));
+    for (uint32_t i = 0; rc->w && i < c->nwarps; i++) clock_free(&rc->w[i].vc);
+    for (int i = 0; i < 16; i++) clock_free(&rc->bar[i]);
+    free(rc->cell); free(rc->w); free(rc->rd); free(rc);
     c->race = NULL;
+    RaceCluster *rcl = c->cluster->race;
+    if (rcl && c->rank + 1 == c->cluster->n) {
+        size_t lb = (size_t)rcl->log.cap * sizeof(Acc);
+        if (lb > g->logbytes_peak) g->logbytes_peak = lb;
+        free(rcl->log.a);
+        clock_free(&rcl->cbar[0]); clock_free(&rcl->cbar[1]);
+        free(rcl);
+        c->cluster->race = NULL;
+    }
 }
 
-static uint32_t tid_of(const Warp *w, int lane)
+static RaceWarp *rw_of(const Warp *w) { return &((RaceCta *)w->cta->race)->w[w->id]; }
+static uint32_t self_index(const Warp *w) { return w->cta->rank * w->cta->nwarps + w->id; }
+static uint64_t gwarp(uint32_t cta, uint32_t warp, uint32_t nw) { return (uint64_t)cta * nw + warp; }
+static uint32_t clus_index(const Warp *w) { return ((RaceCluster *)w->cta->cluster->race)->index; }
+
+/* ---- releases and acquires ------------------------------------------------------------- */
+
+/* Join the warp's knowledge, its own clock included, into c; the warp moves on. */
+static void release_into(Warp *w, Clock *c)
 {
-    return (w->cta->rank << 16) + w->id * WARP_SIZE + (uint32_t)lane + 1;
+    RaceWarp *me = rw_of(w);
+    uint32_t D = w->launch->race->D, s = self_index(w);
+    if (clock_init(c, D)) return;
+    clock_join(c, &me->vc, D);
+    if (me->clk > c->d[s]) c->d[s] = me->clk;
+    me->clk++;
 }
+
+static void acquire_from(Warp *w, const Clock *c)
+{
+    clock_join(&rw_of(w)->vc, c, w->launch->race->D);
+}
+
+void race_fence(Warp *w, const Inst *in)
+{
+    RaceWarp *me = rw_of(w);
+    me->fence_clk = me->clk;
+    me->fence_scope = (uint8_t)SYNC_SCOPE(in->sync);
+    me->clk++;
+}
+
+void race_warp_sync(Warp *w) { rw_of(w)->clk++; }
+
+void race_bar_arrive(Warp *w, int id) { release_into(w, &((RaceCta *)w->cta->race)->bar[id]); }
+void race_bar_acquire(Warp *w, int id) { acquire_from(w, &((RaceCta *)w->cta->race)->bar[id]); }
+void race_bar_reset(Cta *c, int id) { clock_clear(&((RaceCta *)c->race)->bar[id], c->launch->race->D); }
+
+void race_cbar_arrive(Warp *w, int phase)
+{
+    release_into(w, &((RaceCluster *)w->cta->cluster->race)->cbar[phase & 1]);
+}
+
+void race_cbar_acquire(Warp *w, int phase)
+{
+    acquire_from(w, &((RaceCluster *)w->cta->cluster->race)->cbar[phase & 1]);
+}
+
+/* Phase `phase` ended: the other slot (phase - 1, whose waiters have all moved on, since
+ * every thread arrived in `phase` after waiting) takes the next phase's arrivals. */
+void race_cbar_complete(Cluster *cl, int phase)
+{
+    RaceCluster *r = cl->race;
+    if (r) clock_clear(&r->cbar[(phase + 1) & 1], cl->launch->race->D);
+}
+
+/* Whether scope s of a thread in (cta, clus) includes a thread in (cta2, clus2). */
+static int in_scope(int s, uint32_t cta, uint32_t clus, uint32_t cta2, uint32_t clus2)
+{
+    if (s == SCOPE_CTA) return cta == cta2;
+    if (s == SCOPE_CLUSTER) return clus == clus2;
+    return 1;
+}
+
+/* A strong read or an atomic at `key` acquires what was released there, when each side's
+ * scope includes the other. Entries of the own cluster go to the dense part. */
+static void acquire_loc(Warp *w, uint64_t key, int scope)
+{
+    RaceLog *g = w->launch->race;
+    void **s = map_slot(&g->locs, key, 0);
+    if (!s) return;
+    RaceLoc *loc = *s;
+    uint32_t cta = w->cta->linear, clus = clus_index(w);
+    if (!in_scope(loc->scope, loc->cta, loc->clus, cta, clus) ||
+        !in_scope(scope, cta, clus, loc->cta, loc->clus))
+        return;
+    RaceWarp *me = rw_of(w);
+    Cluster *cl = w->cta->cluster;
+    for (uint32_t i = 0; i < loc->vc.n; i++) {
+        const VCE *e = &loc->vc.e[i];
+        uint32_t ecta = (uint32_t)(e->key / g->nw), ew = (uint32_t)(e->key % g->nw), r = 0;
+        while (r < cl->n && cl->ctas[r]->linear != ecta) r++;
+        if (r < cl->n) {
+            uint32_t *d = &me->vc.d[r * g->nw + ew];
+            if (e->clk > *d) *d = e->clk;
+        } else if (far_get(&me->vc.far, e->key) < e->clk)
+            far_set(&me->vc.far, e->key, e->clk);
+    }
+}
+
+/* A strong write or an atomic at `key` publishes the warp's knowledge when it is a release
+ * or follows a fence (then up to the fence's clock), within the narrower of the scopes. */
+static void publish_loc(Warp *w, uint64_t key, const Inst *in)
+{
+    RaceLog *g = w->launch->race;
+    RaceWarp *me = rw_of(w);
+    int sem = SYNC_SEM(in->sync), scope = SYNC_SCOPE(in->sync);
+    uint32_t own;
+    if (sem == SEM_RELEASE || sem == SEM_ACQ_REL) own = me->clk;
+    else if (me->fence_clk) {
+        own = me->fence_clk;
+        if (me->fence_scope && (!scope || me->fence_scope < scope)) scope = me->fence_scope;
+    } else return;
+    void **s = map_slot(&g->locs, key, 1);
+    if (!s) return;
+    if (!*s && !(*s = calloc(1, sizeof(RaceLoc)))) return;
+    RaceLoc *loc = *s;
+    Cluster *cl = w->cta->cluster;
+    loc->cta = w->cta->linear; loc->clus = clus_index(w); loc->scope = (uint8_t)scope;
+    for (uint32_t r = 0; r < cl->n; r++)
+        for (uint32_t v = 0; v < g->nw; v++) {
+            uint32_t k = me->vc.d[r * g->nw + v];
+            if (k && far_get(&loc->vc, gwarp(cl->ctas[r]->linear, v, g->nw)) < k)
+                far_set(&loc->vc, gwarp(cl->ctas[r]->linear, v, g->nw), k);
+        }
+    far_join(&loc->vc, &me->vc.far);
+    uint64_t self = gwarp(w->cta->linear, w->id, g->nw);
+    if (far_get(&loc->vc, self) < own) far_set(&loc->vc, self, own);
+    if (own == me->clk) me->clk++;
+}
+
+/* ---- mbarriers --------------------------------------------------------------------------- */
+
+static RaceMbar *mbar_of(Launch *L, const uint64_t *m, int create)
+{
+    void **s = map_slot(&L->race->mbars, (uint64_t)(uintptr_t)m, create);
+    if (!s) return NULL;
+    if (!*s && create) *s = calloc(1, sizeof(RaceMbar));
+    return *s;
+}
+
+void race_mbar_init(Warp *w, const uint64_t *m)
+{
+    RaceMbar *b = mbar_of(w->launch, m, 1);
+    if (!b) return;
+    uint32_t D = w->launch->race->D;
+    b->phase = 0; b->parity = 0;
+    clock_clear(&b->acc, D); clock_clear(&b->done[0], D); clock_clear(&b->done[1], D);
+    if (b->seen) memset(b->seen, 0, b->nseen * sizeof *b->seen);
+}
+
+void race_mbar_arrive(Warp *w, const Inst *in, const uint64_t *m)
+{
+    RaceMbar *b = mbar_of(w->launch, m, 1);
+    if (b && (!in || SYNC_SEM(in->sync) != SEM_RELAXED)) release_into(w, &b->acc);
+}
+
+void race_mbar_sync(Launch *L, const uint64_t *m)
+{
+    RaceMbar *b = mbar_of(L, m, 0);
+    if (!b || (uint8_t)(*m >> 62 & 1) == b->parity) return;
+    Clock t = b->done[b->phase & 1];
+    b->done[b->phase & 1] = b->acc;
+    b->acc = t;
+    clock_clear(&b->acc, L->race->D);
+    b->phase++;
+    b->parity ^= 1;
+}
+
+uint32_t race_mbar_phase(Launch *L, const uint64_t *m)
+{
+    RaceMbar *b = mbar_of(L, m, 0);
+    return b ? b->phase + 1 : 0;
+}
+
+static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uint32_t t1,
+                           uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2);
+
+/* A successful wait observed the phase before the current one (-1 on a fresh barrier): it
+ * acquires that phase's arrivals; observing a phase the thread already observed means the
+ * parity it waited for was not flipped since its last wait. */
+void race_mbar_waited(Warp *w, const Inst *in, int lane, const uint64_t *m, int parity)
+{
+    RaceMbar *b = mbar_of(w->launch, m, 0);
+    (void)parity;
+    if (!b) return;
+    if (b->phase && SYNC_SEM(in->sync) != SEM_RELAXED) acquire_from(w, &b->done[(b->phase - 1) & 1]);
+    uint32_t n = w->cta->cluster->n * w->cta->nthreads;
+    if (!b->seen) {
+        if (!(b->seen = calloc(n, sizeof *b->seen))) return;
+        b->nseen = n;
+    }
+    uint32_t t = w->cta->rank * w->cta->nthreads + w->id * WARP_SIZE + (uint32_t)lane;
+    uint32_t obs = b->phase + 1;   /* the observed phase, plus 2 */
+    if (t < b->nseen) {
+        if (b->seen[t] && obs <= b->seen[t]) {
+            RaceFinding *f = record(w->launch, K_PARITY, (uint32_t)((const uint8_t *)m - w->cta->shared),
+                                    w->cta->linear, t, w->pc, w->cta->linear, t, w->pc);
+            if (f) f->addr = b->phase;
+        }
+        b->seen[t] = obs;
+    }
+}
+
+void race_mbar_tx(Warp *w, uint32_t pc, int lane, const uint64_t *m, uint32_t issued)
+{
+    RaceMbar *b = mbar_of(w->launch, m, 0);
+    if (!b || !issued || b->phase + 1 == issued) return;
+    uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
+    RaceFinding *f = record(w->launch, K_TX, 0, w->cta->linear, t, pc, w->cta->linear, t, pc);
+    if (f) f->addr = issued - 1;
+}
+
+/* ---- findings --------------------------------------------------------------------------- */
+
+/* Two instructions of the same CUDA source line (or the same instruction, without .loc)
+ * count as one place: reports are folded by the pair of places. */
+static int same_place(const Program *p, uint32_t a, uint32_t b)
+{
+    if (a == b) return 1;
+    uint32_t la = p->code[a].loc, lb = p->code[b].loc;
+    return la && lb && p->locs[la].file == p->locs[lb].file && p->locs[la].line == p->locs[lb].line;
+}
+
+static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uint32_t t1,
+                           uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2)
+{
+    RaceLog *g = L->race;
+    for (uint32_t i = 0; i < g->n; i++) {
+        RaceFinding *f = &g->f[i];
+        if (f->kind == kind && same_place(L->prog, f->pc1, pc1) && same_place(L->prog, f->pc2, pc2)) {
+            f->count++;
+            return NULL;
+        }
+    }
+    if (g->n == MAX_FINDINGS) { g->dropped++; return NULL; }
+    RaceFinding *f = &g->f[g->n++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind; f->pc1 = pc1; f->pc2 = pc2; f->cta1 = cta1; f->cta2 = cta2;
+    f->t1 = t1; f->t2 = t2; f->offset = off; f->count = 1;
+    return f;
+}
+
+/* ---- accesses ------------------------------------------------------------------------- */
 
 /* The CTA whose shared memory holds p (the own one, or another of the cluster). */
 static Cta *owner(Warp *w, const uint8_t *p)
@@ -82,151 +563,144 @@ static Cta *owner(Warp *w, const uint8_t *p)
     return NULL;
 }
 
-/* Two instructions of the same CUDA source line (or the same instruction, without .loc)
- * count as one place: reports are folded by the pair of places. */
-static int same_place(const Program *p, uint32_t a, uint32_t b)
+/* The log record of the warp's current instruction at its current clock. */
+static uint32_t log_index(Warp *w, Log *log, int space, uint32_t pc, uint32_t pgen)
 {
-    if (a == b) return 1;
-    uint32_t la = p->code[a].loc, lb = p->code[b].loc;
-    return la && lb && p->locs[la].file == p->locs[lb].file && p->locs[la].line == p->locs[lb].line;
+    RaceWarp *me = rw_of(w);
+    __typeof__(me->memo[0][0]) *m = &me->memo[space][pc & 7];
+    if (m->idx && m->pc == pc && m->clk == me->clk && m->pgen == pgen) return m->idx;
+    if (log->n + 1 >= log->cap) {
+        if (log->cap >= LOG_MAX) { w->launch->race->full = 1; return 0; }
+        uint32_t nc = log->cap ? log->cap * 2 : 1024;
+        Acc *a = realloc(log->a, nc * sizeof *a);
+        if (!a) { w->launch->race->full = 1; return 0; }
+        log->a = a; log->cap = nc;
+    }
+    if (!log->n) log->n = 1;
+    Acc *a = &log->a[log->n];
+    a->cta = w->cta->linear; a->clus = clus_index(w); a->pc = pc; a->clk = me->clk;
+    a->pgen = pgen; a->warp = (uint16_t)w->id; a->rank = (uint8_t)w->cta->rank;
+    m->idx = log->n++; m->pc = pc; m->clk = me->clk; m->pgen = pgen;
+    return m->idx;
 }
 
-static RaceFinding *record(Launch *L, int kind, Cta *c, uint32_t off, uint32_t t1, uint32_t pc1,
-                           uint32_t t2, uint32_t pc2)
+/* Whether the access (a, lane al) happens before the warp's present (lane l). */
+static int before(const Warp *w, const RaceWarp *me, const Acc *a, uint32_t al, int l)
 {
-    RaceLog *g = L->race;
-    for (uint32_t i = 0; i < g->n; i++) {
-        RaceFinding *f = &g->f[i];
-        if (f->kind == kind && same_place(L->prog, f->pc1, pc1) && same_place(L->prog, f->pc2, pc2)) {
-            f->count++;
-            return NULL;
+    if (a->cta == w->cta->linear && a->warp == w->id) return al == (uint32_t)l || a->clk < me->clk;
+    if (a->clus == clus_index(w)) return a->clk <= me->vc.d[a->rank * w->cta->nwarps + a->warp];
+    return a->clk <= far_get(&me->vc.far, gwarp(a->cta, a->warp, w->launch->race->nw));
+}
+
+static int strong_inst(const Inst *in)
+{
+    return in->op == OP_atom || in->op == OP_red ||
+           ((in->op == OP_ld || in->op == OP_ldu || in->op == OP_st) && (in->aux8 & RACE_STRONG));
+}
+
+static int pending_read(const RaceCta *rc, uint32_t k)
+{
+    for (uint32_t i = 0; i < rc->nrd; i++)
+        if (k * 4 + 4 > rc->rd[i].off && k * 4 < rc->rd[i].off + rc->rd[i].size) return 1;
+    return 0;
+}
+
+/* Check one word against its shadow and update it. */
+static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint32_t cur,
+                       int write, int atomic, int global, uint64_t addr)
+{
+    const RaceWarp *me = rw_of(w);
+    Launch *L = w->launch;
+    const Acc *now = &log->a[cur];
+    uint32_t t = w->id * WARP_SIZE + (uint32_t)l;
+    RaceFinding *f = NULL;
+    uint32_t wi = (x->w & ~CELL_PENDING) >> 5, ri = x->r >> 5;
+    if (wi) {
+        const Acc *a = &log->a[wi];
+        int aatomic = strong_inst(&L->prog->code[a->pc]);
+        /* an atomic write racing only with reads is the CAS-loop idiom (read, then
+         * compare-and-swap): benign, not reported; plain writes always count */
+        if (!before(w, me, a, x->w & 31, l) && (!aatomic || (write && !atomic)))
+            f = record(L, write ? K_WAW : K_RAW, k * 4, a->cta, a->warp * WARP_SIZE + (x->w & 31),
+                       a->pc, w->cta->linear, t, now->pc);
+    }
+    if (write && !atomic && ri) {
+        const Acc *a = &log->a[ri];
+        if (!before(w, me, a, x->r & 31, l)) {
+            RaceFinding *g2 = record(L, K_WAR, k * 4, a->cta, a->warp * WARP_SIZE + (x->r & 31),
+                                     a->pc, w->cta->linear, t, now->pc);
+            if (g2 && global) { g2->global = 1; g2->addr = addr; }
         }
     }
-    if (g->n == MAX_FINDINGS) { g->dropped++; return NULL; }
-    RaceFinding *f = &g->f[g->n++];
-    memset(f, 0, sizeof *f);
-    f->kind = kind; f->pc1 = pc1; f->pc2 = pc2; f->t1 = t1; f->t2 = t2; f->offset = off;
-    f->count = 1;
-    memcpy(f->block, c->ctaid, sizeof f->block);
-    return f;
+    if (f && global) { f->global = 1; f->addr = addr; }
+    uint32_t v = cur << 5 | (uint32_t)l;
+    if (write) x->w = (x->w & CELL_PENDING) | v; else x->r = v;
 }
 
-static GCell *gcell(RaceLog *g, uint64_t key)
+static Cell *global_cells(RaceLog *g, uint64_t word)
 {
-    if ((g->gn + 1) * 2 > g->gcap) {
-        if (g->gcap >= GTABLE_MAX) { g->gfull = 1; return NULL; }
-        uint32_t nc = g->gcap ? g->gcap * 2 : 1u << 16;
-        GCell *n = calloc(nc, sizeof *n);
-        if (!n) { g->gfull = 1; return NULL; }
-        for (uint32_t i = 0; i < g->gcap; i++)
-            if (g->g[i].used) {
-                uint32_t j = (uint32_t)((g->g[i].key * 0x9e3779b97f4a7c15ull) >> 32) & (nc - 1);
-                while (n[j].used) j = (j + 1) & (nc - 1);
-                n[j] = g->g[i];
-            }
-        free(g->g);
-        g->g = n;
-        g->gcap = nc;
+    void **s = map_slot(&g->pages, word / PAGE_WORDS, 1);
+    if (!s) return NULL;
+    if (!*s) {
+        if (!(*s = calloc(PAGE_WORDS, sizeof(Cell)))) return NULL;
+        note_shadow(g, PAGE_WORDS * sizeof(Cell));
     }
-    uint32_t j = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (g->gcap - 1);
-    while (g->g[j].used && g->g[j].key != key) j = (j + 1) & (g->gcap - 1);
-    if (!g->g[j].used) { g->g[j].used = 1; g->g[j].key = key; g->gn++; }
-    return &g->g[j];
+    return (Cell *)*s + word % PAGE_WORDS;
 }
 
-/* Global accesses of one CTA are ordered by its barriers; of different CTAs by a fence
- * executed anywhere in between (coarse: it can hide a race, never invent one). */
-static int gordered(uint32_t t, uint16_t g, uint16_t gs, uint32_t u, uint16_t cg, uint16_t cgs)
-{
-    if (!t || t == u) return 1;
-    if ((t - 1) / 1024 == (u - 1) / 1024) return g != cg;
-    return gs != cgs;
-}
-
-static void global_record(Warp *w, int kind, uint64_t addr, uint32_t t1, uint32_t pc1,
-                          uint32_t u, uint32_t pc)
-{
-    RaceFinding *f = record(w->launch, kind, w->cta, 0, t1, pc1, u, pc);
-    if (!f) return;
-    const Launch *L = w->launch;
-    uint32_t other = (t1 - 1) / 1024, gx = L->grid[0], gy = L->grid[1];
-    f->global = 1;
-    f->addr = addr;
-    f->block2[0] = other % gx; f->block2[1] = other / gx % gy; f->block2[2] = other / (gx * gy);
-    f->t1 = ((t1 - 1) % 1024) + 1;
-    f->t2 = ((u - 1) % 1024) + 1;
-}
-
-static void global_access(Warp *w, int lane, uint32_t pc, uint64_t a, unsigned size, int write,
-                          int atomic)
+static void global_access(Warp *w, int l, uint32_t pc, uint64_t a, unsigned size, int write, int atomic)
 {
     RaceLog *g = w->launch->race;
-    uint32_t u = w->cta->linear * 1024 + w->id * WARP_SIZE + (uint32_t)lane + 1;
-    uint16_t cg = (uint16_t)w->cta->race_gen, cgs = (uint16_t)w->launch->race_gsync;
+    uint32_t cur = log_index(w, &g->glog, 1, pc, 0);
+    if (!cur) return;
     for (uint64_t k = a / 4; k <= (a + size - 1) / 4; k++) {
-        GCell *x = gcell(g, k);
-        if (!x) return;
-        if (!gordered(x->ww, x->wg, x->wgs, u, cg, cgs) && !x->watomic)
-            global_record(w, write ? K_WAW : K_RAW, k * 4, x->ww, x->wpc, u, pc);
-        else if (write && !atomic && x->watomic && !gordered(x->ww, x->wg, x->wgs, u, cg, cgs))
-            global_record(w, K_WAW, k * 4, x->ww, x->wpc, u, pc);
-        if (write && !atomic && !gordered(x->rw, x->rg, x->rgs, u, cg, cgs))
-            global_record(w, K_WAR, k * 4, x->rw, x->rpc, u, pc);
-        if (write) { x->ww = u; x->wg = cg; x->wgs = cgs; x->wpc = pc; x->watomic = (uint8_t)atomic; }
-        else { x->rw = u; x->rg = cg; x->rgs = cgs; x->rpc = pc; }
+        Cell *x = global_cells(g, k);
+        if (!x) { g->full = 1; return; }
+        check_word(w, x, &g->glog, 0, l, cur, write, atomic, 1, k * 4);
     }
-}
-
-/* Whether an earlier access (thread t, generation g, warp generation wg) is ordered before
- * the current one by a barrier or, within one warp, a bar.warp.sync. */
-static int ordered(uint32_t t, uint32_t g, uint32_t wg, uint32_t u, uint32_t cg, uint32_t cwg)
-{
-    if (!t || t == u || g < cg) return 1;
-    int same_warp = (t - 1) / WARP_SIZE == (u - 1) / WARP_SIZE;
-    return same_warp && wg < cwg;
 }
 
 void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                  uint8_t *const host[WARP_SIZE])
 {
     Launch *L = w->launch;
+    RaceLog *g = L->race;
     uint32_t pc = (uint32_t)(in - w->prog->code);
-    int strong = (in->op == OP_ld || in->op == OP_ldu || in->op == OP_st) && (in->aux8 & RACE_STRONG);
+    int strong = strong_inst(in) && access != ACC_ATOMIC ? 1 : 0;
     int write = access != ACC_READ, atomic = access == ACC_ATOMIC || strong;
     FOR_LANES(mask, l) {
+        uint64_t key = (uint64_t)(uintptr_t)host[l] / 4;
+        if (atomic && (in->op != OP_st && in->op != OP_red))
+            acquire_loc(w, key, SYNC_SCOPE(in->sync));
         Cta *c = owner(w, host[l]);
-        if (!c && mem_in_arena((uint64_t)(uintptr_t)host[l])) {
+        if (!c && mem_in_arena((uint64_t)(uintptr_t)host[l]))
             global_access(w, l, pc, (uint64_t)(uintptr_t)host[l], size, write, atomic);
-            continue;
-        }
-        if (!c || !c->race) continue;
-        uint32_t off = (uint32_t)(host[l] - c->shared), u = tid_of(w, l);
-        uint32_t g = c->race_gen, wg = w->race_wgen;
-        for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < c->shared_size / 4 + 1; k++) {
-            RaceCell *x = &((RaceCell *)c->race)[k];
-            if (x->pending) {
-                record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, c, k * 4, 0, pc, u, pc);
-                continue;
+        else if (c && c->race) {
+            RaceCta *rc = c->race;
+            RaceCluster *rcl = w->cta->cluster->race;
+            uint32_t off = (uint32_t)(host[l] - c->shared);
+            uint32_t cur = log_index(w, &rcl->log, 0, pc, c->race_pgen);
+            for (uint32_t k = off / 4; cur && k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
+                Cell *x = &rc->cell[k];
+                if (x->w & CELL_PENDING) {
+                    record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, c->linear, 0, pc,
+                           w->cta->linear, w->id * WARP_SIZE + (uint32_t)l, pc);
+                    continue;
+                }
+                if (write && rc->nrd && pending_read(rc, k)) {   /* missing wait_group.read */
+                    record(L, K_ASYNC_SRC, k * 4, c->linear, 0, pc, w->cta->linear,
+                           w->id * WARP_SIZE + (uint32_t)l, pc);
+                    continue;
+                }
+                check_word(w, x, &rcl->log, k, l, cur, write, atomic, 0, 0);
             }
-            if (write && x->pending_read) {   /* missing cp.async.bulk.wait_group.read */
-                record(L, K_ASYNC_SRC, c, k * 4, 0, pc, u, pc);
-                continue;
-            }
-            /* an atomic write racing only with reads is the CAS-loop idiom (read, then
-             * compare-and-swap): benign, not reported; plain writes always count */
-            if (!ordered(x->wt, x->wg, x->ww, u, g, wg) && !x->watomic)
-                record(L, write ? K_WAW : K_RAW, c, k * 4, x->wt, x->wpc, u, pc);
-            else if (write && !atomic && x->watomic && !ordered(x->wt, x->wg, x->ww, u, g, wg))
-                record(L, K_WAW, c, k * 4, x->wt, x->wpc, u, pc);
-            if (write && !atomic && !ordered(x->rt, x->rg, x->rw, u, g, wg))
-                record(L, K_WAR, c, k * 4, x->rt, x->rpc, u, pc);
-            if (write) {
-                x->wt = u; x->wg = g; x->ww = wg; x->wpc = pc; x->watomic = (uint8_t)atomic;
-                x->pg = (uint16_t)c->race_pgen;
-            } else { x->rt = u; x->rg = g; x->rw = wg; x->rpc = pc; x->ratomic = 0; }
         }
+        if (atomic && write) publish_loc(w, key, in);
     }
+    (void)g;
 }
+
+/* ---- asynchronous copies ------------------------------------------------------------- */
 
 /* A bulk or tensor store will read [src, src+size) of shared memory through the async
  * proxy: data written by threads since the last fence.proxy.async may not be seen. */
@@ -234,43 +708,56 @@ void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
 {
     Cta *c = owner(w, src);
     if (!c || !c->race || !size) return;
-    uint32_t off = (uint32_t)(src - c->shared), pc = (uint32_t)(w->pc), u = tid_of(w, lane);
-    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < c->shared_size / 4 + 1; k++) {
-        RaceCell *x = &((RaceCell *)c->race)[k];
-        if (x->wt && x->pg == (uint16_t)c->race_pgen)
-            record(w->launch, K_PROXY, c, k * 4, x->wt, x->wpc, u, pc);
-        x->pending_read++;
+    RaceCta *rc = c->race;
+    RaceCluster *rcl = w->cta->cluster->race;
+    uint32_t off = (uint32_t)(src - c->shared), pc = w->pc;
+    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
+        uint32_t wi = (rc->cell[k].w & ~CELL_PENDING) >> 5;
+        if (wi && rcl->log.a[wi].pgen == c->race_pgen) {
+            const Acc *a = &rcl->log.a[wi];
+            record(w->launch, K_PROXY, k * 4, a->cta, a->warp * WARP_SIZE + (rc->cell[k].w & 31), a->pc,
+                   w->cta->linear, w->id * WARP_SIZE + (uint32_t)lane, pc);
+        }
     }
-}
-
-void race_mbar_use(Warp *w, int lane, const uint8_t *mbar)
-{
-    Cta *c = owner(w, mbar);
-    if (c && c != w->cta && c->race_init_unfenced && c->race)
-        record(w->launch, K_MBINIT, c, (uint32_t)(mbar - c->shared), 0, w->pc, tid_of(w, lane), w->pc);
+    if (rc->nrd == rc->caprd) {
+        uint32_t nc = rc->caprd ? rc->caprd * 2 : 8;
+        Range *r = realloc(rc->rd, nc * sizeof *r);
+        if (!r) return;
+        rc->rd = r; rc->caprd = nc;
+    }
+    rc->rd[rc->nrd++] = (Range){off, size};
 }
 
 void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size)
 {
     Cta *c = owner(w, src);
     if (!c || !c->race || !size) return;
+    RaceCta *rc = c->race;
     uint32_t off = (uint32_t)(src - c->shared);
-    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < c->shared_size / 4 + 1; k++) {
-        RaceCell *x = &((RaceCell *)c->race)[k];
-        if (x->pending_read) x->pending_read--;
-    }
+    for (uint32_t i = 0; i < rc->nrd; i++)
+        if (rc->rd[i].off == off && rc->rd[i].size == size) {
+            rc->rd[i] = rc->rd[--rc->nrd];
+            return;
+        }
 }
 
-static void mark_async(Warp *w, const uint8_t *dst, uint32_t size, int delta)
+void race_mbar_use(Warp *w, int lane, const uint8_t *mbar)
+{
+    Cta *c = owner(w, mbar);
+    if (c && c != w->cta && c->race_init_unfenced && c->race)
+        record(w->launch, K_MBINIT, (uint32_t)(mbar - c->shared), c->linear, 0, w->pc, w->cta->linear,
+               w->id * WARP_SIZE + (uint32_t)lane, w->pc);
+}
+
+static void mark_async(Warp *w, const uint8_t *dst, uint32_t size, int issue)
 {
     Cta *c = owner(w, dst);
     if (!c || !c->race || !size) return;
+    RaceCta *rc = c->race;
     uint32_t off = (uint32_t)(dst - c->shared);
-    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < c->shared_size / 4 + 1; k++) {
-        RaceCell *x = &((RaceCell *)c->race)[k];
-        if (delta > 0 || x->pending) x->pending = (uint8_t)(x->pending + delta);
-        if (delta < 0) { x->wt = 0; x->rt = 0; }   /* the copy's write is the new state */
-    }
+    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++)
+        if (issue) rc->cell[k].w |= CELL_PENDING;
+        else rc->cell[k] = (Cell){0, 0};   /* the copy's write is the new state */
 }
 
 void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size)
@@ -281,8 +768,10 @@ void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size)
 
 void race_async_done(Warp *w, const uint8_t *dst, uint32_t size)
 {
-    mark_async(w, dst, size, -1);
+    mark_async(w, dst, size, 0);
 }
+
+/* ---- reports ------------------------------------------------------------------------- */
 
 static void where(const Launch *L, uint32_t pc, char *buf, size_t n)
 {
@@ -297,10 +786,9 @@ static void where(const Launch *L, uint32_t pc, char *buf, size_t n)
     snprintf(buf, n, "%sPTX %s:%u", src, p->ptx_name ? p->ptx_name : "ptx", in->line);
 }
 
-static void thread_of(const Launch *L, uint32_t t, uint32_t out[3])
+static void coords(const uint32_t dim[3], uint32_t i, uint32_t out[3])
 {
-    uint32_t id = (t - 1) & 0xffff, bx = L->block[0], by = L->block[1];
-    out[0] = id % bx; out[1] = id / bx % by; out[2] = id / (bx * by);
+    out[0] = i % dim[0]; out[1] = i / dim[0] % dim[1]; out[2] = i / (dim[0] * dim[1]);
 }
 
 /* The name of an accessing instruction (kept local: this file must not pull in the whole
@@ -315,18 +803,20 @@ static const char *op_name(int op)
     case OP_red: return "red";
     case OP_cp: return "cp";
     case OP_st_async: return "st.async";
+    case OP_mbarrier: return "mbarrier";
     default: return "access";
     }
 }
 
 /* One access of a report as JSON: op, block, thread, warp, PTX line and CUDA source line. */
-static void json_access(FILE *js, const Launch *L, uint32_t pc, const uint32_t block[3],
-                        const uint32_t t[3], uint32_t who)
+static void json_access(FILE *js, const Launch *L, uint32_t pc, uint32_t cta, uint32_t t)
 {
     const Program *p = L->prog;
     const Inst *in = &p->code[pc];
     const char *file = "";
-    uint32_t line = 0;
+    uint32_t line = 0, b[3], th[3];
+    coords(L->grid, cta, b);
+    coords(L->block, t, th);
     if (in->loc && in->loc < p->nlocs) {
         const SrcLoc *s = &p->locs[in->loc];
         file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "";
@@ -334,7 +824,7 @@ static void json_access(FILE *js, const Launch *L, uint32_t pc, const uint32_t b
     }
     fprintf(js, "{\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
             "\"ptx_line\":%u,\"src_file\":\"", op_name(in->op),
-            block[0], block[1], block[2], t[0], t[1], t[2], ((who - 1) & 0xffff) / WARP_SIZE, in->line);
+            b[0], b[1], b[2], th[0], th[1], th[2], t / WARP_SIZE, in->line);
     for (const char *c = file; *c; c++) {   /* JSON string escapes */
         if (*c == '"' || *c == '\\') fputc('\\', js);
         if ((unsigned char)*c >= 0x20) fputc(*c, js);
@@ -342,100 +832,118 @@ static void json_access(FILE *js, const Launch *L, uint32_t pc, const uint32_t b
     fprintf(js, "\",\"src_line\":%u}", line);
 }
 
+/* The one-line report of a finding. */
+static void print_finding(const Launch *L, const RaceFinding *f)
+{
+    char a[400], b[400];
+    uint32_t b1[3], b2[3], t1[3], t2[3];
+    unsigned long long seed = (unsigned long long)L->seed;
+    const char *times = f->count == 1 ? "" : "s";
+    where(L, f->pc1, a, sizeof a); where(L, f->pc2, b, sizeof b);
+    coords(L->grid, f->cta1, b1); coords(L->grid, f->cta2, b2);
+    coords(L->block, f->t1, t1); coords(L->block, f->t2, t2);
+    const char *k = kind_name[f->kind], *kn = L->prog->name;
+    switch (f->kind) {
+    case K_MBINIT:
+        fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, which arrives "
+                "on the mbarrier at shared offset 0x%x of block (%u,%u,%u), kernel %s, which that block "
+                "initialised without a fence.mbarrier_init since (%u time%s; seed %llu)\n", k,
+                b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, f->offset, b1[0], b1[1], b1[2], kn,
+                f->count, times, seed);
+        return;
+    case K_PARITY:
+        fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, kernel %s, which waited "
+                "on the mbarrier at shared offset 0x%x and observed phase %lld again, which it had "
+                "already observed: the parity it waits for was not flipped (%u time%s; seed %llu)\n",
+                k, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, kn, f->offset,
+                (long long)f->addr - 1, f->count, times, seed);
+        return;
+    case K_TX:
+        fprintf(stderr, "ptxemu: race: %s by the copy block (%u,%u,%u) thread (%u,%u,%u) at %s, "
+                "kernel %s issued during phase %llu of its mbarrier, which delivered its bytes after that phase "
+                "completed: the phase expected fewer bytes (expect_tx too small?) (%u time%s; seed %llu)\n",
+                k, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, kn, (unsigned long long)f->addr,
+                f->count, times, seed);
+        return;
+    case K_ASYNC_READ: case K_ASYNC_WRITE: case K_ASYNC_SRC:
+        fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), "
+                "kernel %s: thread (%u,%u,%u) of block (%u,%u,%u) at %s touches bytes an asynchronous "
+                "copy has not been seen to complete%s (%u time%s; seed %llu)\n", k, f->offset,
+                b1[0], b1[1], b1[2], kn, t2[0], t2[1], t2[2], b2[0], b2[1], b2[2], b,
+                f->kind == K_ASYNC_SRC ? " (cp.async.bulk.wait_group.read missing?)"
+                                       : " (wait_group / mbarrier wait missing?)", f->count, times, seed);
+        return;
+    }
+    if (f->global) {
+        size_t asz = 0;
+        uint64_t base = mem_find(f->addr, &asz, NULL);
+        fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
+                "allocation at 0x%llx), kernel %s: block (%u,%u,%u) thread (%u,%u,%u) at %s and "
+                "block (%u,%u,%u) thread (%u,%u,%u) at %s with nothing ordering them (%u time%s; "
+                "seed %llu)\n", k, (unsigned long long)f->addr, (unsigned long long)(f->addr - base),
+                asz, (unsigned long long)base, kn, b1[0], b1[1], b1[2], t1[0], t1[1], t1[2], a,
+                b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, f->count, times, seed);
+        return;
+    }
+    fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), kernel "
+            "%s: thread (%u,%u,%u) of block (%u,%u,%u) at %s and thread (%u,%u,%u) at %s %s (%u "
+            "time%s; seed %llu)\n", k, f->offset, b2[0], b2[1], b2[2], kn,
+            t1[0], t1[1], t1[2], b1[0], b1[1], b1[2], a, t2[0], t2[1], t2[2], b,
+            f->kind == K_PROXY ? "hands it to the async proxy with no fence.proxy.async in between"
+                               : "with nothing ordering them", f->count, times, seed);
+}
+
+static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
+{
+    int one = f->kind >= K_ASYNC_READ && f->kind != K_PROXY;   /* only the later access */
+    uint32_t b[3];
+    coords(L->grid, f->cta2, b);
+    fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,\"kernel\":\"%s\","
+            "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
+            kind_name[f->kind], f->global ? "global" : "shared",
+            (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
+            b[0], b[1], b[2], f->count, (unsigned long long)L->seed);
+    if (!one) {
+        json_access(js, L, f->pc1, f->cta1, f->t1);
+        fputc(',', js);
+    }
+    json_access(js, L, f->pc2, f->cta2, f->t2);
+    fprintf(js, "]");
+    if (f->global) {
+        size_t asz = 0;
+        uint64_t base = mem_find(f->addr, &asz, NULL);
+        fprintf(js, ",\"allocation\":%llu,\"allocation_size\":%zu,\"offset\":%llu",
+                (unsigned long long)base, asz, (unsigned long long)(f->addr - base));
+    }
+    if (f->kind == K_PARITY) fprintf(js, ",\"phase\":%lld", (long long)f->addr - 1);
+    if (f->kind == K_TX) fprintf(js, ",\"phase\":%llu", (unsigned long long)f->addr);
+    fprintf(js, "}\n");
+}
+
 int race_report(Launch *L)
 {
     RaceLog *g = L->race;
-    if (g && g->gfull)
-        fprintf(stderr, "ptxemu: racecheck: kernel %s touched more than %u words of global memory; "
-                "words past those were not checked\n", L->prog->name, GTABLE_MAX / 2);
-    if (g) { free(g->g); g->g = NULL; g->gcap = g->gn = 0; }
-    if (!g || !g->n) return 0;
+    if (!g) return 0;
+    if (g->full)
+        fprintf(stderr, "ptxemu: racecheck: kernel %s: the detector ran out of room for its shadow or "
+                "access log; some accesses were not checked\n", L->prog->name);
+    if (getenv("PTXEMU_STATS")) {
+        size_t lb = (size_t)g->glog.cap * sizeof(Acc);
+        if (lb > g->logbytes_peak) g->logbytes_peak = lb;
+        fprintf(stderr, "ptxemu: racecheck: kernel %s: shadow peak %zu bytes (8 per 4-byte word of "
+                "resident shared memory and touched 1 KiB global pages), access logs peak %zu bytes\n",
+                L->prog->name, g->shadow_peak, g->logbytes_peak);
+    }
+    release_launch(g);
+    if (!g->n) return 0;
     const char *path = getenv("PTXEMU_REPORT");
     FILE *js = path && *path ? fopen(path, "a") : NULL;
     for (uint32_t i = 0; i < g->n; i++) {
-        RaceFinding *f = &g->f[i];
-        char a[400], b[400];
-        uint32_t t1[3] = {0, 0, 0}, t2[3];
-        int async = f->kind >= K_ASYNC_READ && f->kind != K_PROXY;
-        if (f->kind == K_MBINIT) {
-            where(L, f->pc2, b, sizeof b);
-            thread_of(L, f->t2, t2);
-            fprintf(stderr, "ptxemu: race: %s by thread (%u,%u,%u) of rank %u at %s, which arrives on the "
-                    "mbarrier at shared offset 0x%x of block (%u,%u,%u), kernel %s, which that "
-                    "block initialised without a fence.mbarrier_init since (%u time%s; seed %llu)\n",
-                    kind_name[f->kind], t2[0], t2[1], t2[2], (f->t2 - 1) >> 16, b, f->offset,
-                    f->block[0], f->block[1], f->block[2], L->prog->name, f->count,
-                    f->count == 1 ? "" : "s", (unsigned long long)L->seed);
-            if (js) {
-                fprintf(js, "{\"kind\":\"%s\",\"space\":\"shared\",\"address\":%u,\"kernel\":\"%s\","
-                        "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
-                        kind_name[f->kind], f->offset, L->prog->name, f->block[0], f->block[1],
-                        f->block[2], f->count, (unsigned long long)L->seed);
-                json_access(js, L, f->pc2, f->block, t2, f->t2);
-                fprintf(js, "]}\n");
-            }
-            continue;
-        }
-        where(L, f->pc2, b, sizeof b);
-        thread_of(L, f->t2, t2);
-        if (!async) { where(L, f->pc1, a, sizeof a); thread_of(L, f->t1, t1); }
-        if (f->global) {
-            size_t asz = 0;
-            uint64_t base = mem_find(f->addr, &asz, NULL);
-            fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
-                    "allocation at 0x%llx), kernel %s: block (%u,%u,%u) thread (%u,%u,%u) at %s and "
-                    "block (%u,%u,%u) thread (%u,%u,%u) at %s with nothing ordering them (%u time%s; "
-                    "seed %llu)\n", kind_name[f->kind], (unsigned long long)f->addr,
-                    (unsigned long long)(f->addr - base), asz, (unsigned long long)base,
-                    L->prog->name, f->block2[0], f->block2[1], f->block2[2], t1[0], t1[1], t1[2], a,
-                    f->block[0], f->block[1], f->block[2], t2[0], t2[1], t2[2], b, f->count,
-                    f->count == 1 ? "" : "s", (unsigned long long)L->seed);
-        } else if (async)
-            fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), "
-                    "kernel %s: thread (%u,%u,%u) at %s touches bytes an asynchronous copy has not "
-                    "been seen to complete%s (%u time%s; seed %llu)\n", kind_name[f->kind], f->offset,
-                    f->block[0], f->block[1], f->block[2], L->prog->name, t2[0], t2[1], t2[2], b,
-                    f->kind == K_ASYNC_SRC ? " (cp.async.bulk.wait_group.read missing?)"
-                                           : " (wait_group / mbarrier wait missing?)",
-                    f->count, f->count == 1 ? "" : "s",
-                    (unsigned long long)L->seed);
-        else
-            fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), "
-                    "kernel %s: thread (%u,%u,%u) at %s and thread (%u,%u,%u) at %s %s (%u time%s; "
-                    "seed %llu)\n", kind_name[f->kind], f->offset,
-                    f->block[0], f->block[1], f->block[2], L->prog->name, t1[0], t1[1], t1[2], a,
-                    t2[0], t2[1], t2[2], b,
-                    f->kind == K_PROXY ? "hands it to the async proxy with no fence.proxy.async in between"
-                                       : "with no barrier in between",
-                    f->count, f->count == 1 ? "" : "s", (unsigned long long)L->seed);
-        if (js) {
-            fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,\"kernel\":\"%s\","
-                    "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
-                    kind_name[f->kind], f->global ? "global" : "shared",
-                    (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
-                    f->block[0], f->block[1], f->block[2], f->count, (unsigned long long)L->seed);
-            if (!async) {
-                json_access(js, L, f->pc1, f->global ? f->block2 : f->block, t1, f->t1);
-                fputc(',', js);
-            }
-            json_access(js, L, f->pc2, f->block, t2, f->t2);
-            fprintf(js, "]");
-            if (f->global) {
-                size_t asz = 0;
-                uint64_t base = mem_find(f->addr, &asz, NULL);
-                fprintf(js, ",\"allocation\":%llu,\"allocation_size\":%zu,\"offset\":%llu",
-                        (unsigned long long)base, asz, (unsigned long long)(f->addr - base));
-            }
-            fprintf(js, "}\n");
-        }
+        print_finding(L, &g->f[i]);
+        if (js) json_finding(js, L, &g->f[i]);
     }
     if (g->dropped)
         fprintf(stderr, "ptxemu: race: %u more distinct hazards not shown\n", g->dropped);
     if (js) fclose(js);
     return (int)g->n;
-}
-
-RaceLog *race_log_new(void)
-{
-    return calloc(1, sizeof(RaceLog));
 }

@@ -1,13 +1,20 @@
-/* racecheck.h - the shared-memory race detector (PTXEMU_RACECHECK).
+/* racecheck.h - the race detector (PTXEMU_RACECHECK).
  *
- * Contract: every access a warp makes to shared memory (ld/st/atom/red, also through
- * generic and shared::cluster addresses) goes through race_access. Two accesses to the same
- * 4-byte word by different threads conflict when at least one writes, they are not both
- * atomic, and no barrier (bar.sync, barrier.cluster) of the word's CTA separates them —
- * nor a bar.warp.sync, for threads of one warp. Bytes an asynchronous copy will write are
- * pending from its issue to its completion; touching them then is a hazard too. Findings
- * are folded by the pair of instructions, and printed (and written as JSON lines to
- * PTXEMU_REPORT) when the launch ends, with the seed that replays the schedule.
+ * Contract: every access a warp makes to shared or global memory (ld/st/atom/red, also
+ * through generic and shared::cluster addresses) goes through race_access, and every
+ * synchronising event reaches one of the hooks below. Two accesses to the same 4-byte word
+ * conflict when at least one writes, they are not both atomic (or strong), and neither
+ * happens before the other. Happens-before is the PTX memory model's, at warp granularity:
+ * barriers (bar.sync, barrier.cluster, bar.warp.sync), mbarrier phases (arrivals release,
+ * a wait that observes the phase acquires), and release/acquire through strong accesses to
+ * one location — a release operation or a fence before a strong write, a strong read or an
+ * atomic on the other side — when each side's scope includes the other thread. Bytes an
+ * asynchronous copy will write are pending from its issue to its completion; touching them
+ * then is a hazard too. The mbarrier protocol is checked as well: a wait that observes a
+ * phase the thread has already observed (a parity not flipped), and bytes of a copy that
+ * land after the phase they were issued for completed. Findings are folded by the pair of
+ * source places and printed (and written as JSON lines to PTXEMU_REPORT) when the launch
+ * ends, with the seed that replays the schedule.
  */
 #ifndef PTXEMU_RACECHECK_H
 #define PTXEMU_RACECHECK_H
@@ -19,10 +26,30 @@
 #define RACE_STRONG 4
 
 RaceLog *race_log_new(void);
+void race_log_free(RaceLog *g);
 int race_setup_cta(Cta *c);          /* allocate the CTA's shadow (racecheck mode only) */
 void race_free_cta(Cta *c);
 void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                  uint8_t *const host[WARP_SIZE]);
+
+/* Synchronisation. */
+void race_fence(Warp *w, const Inst *in);
+void race_warp_sync(Warp *w);
+void race_bar_arrive(Warp *w, int id);          /* bar.sync/bar.arrive: release into barrier id */
+void race_bar_acquire(Warp *w, int id);         /* a waiter leaves barrier id                  */
+void race_bar_reset(Cta *c, int id);            /* barrier id completed                        */
+void race_cbar_arrive(Warp *w, int phase);      /* barrier.cluster.arrive in phase (parity)    */
+void race_cbar_acquire(Warp *w, int phase);     /* barrier.cluster.wait saw that phase end     */
+void race_cbar_complete(Cluster *cl, int phase);
+void race_mbar_init(Warp *w, const uint64_t *m);
+void race_mbar_arrive(Warp *w, const Inst *in, const uint64_t *m);
+void race_mbar_sync(Launch *L, const uint64_t *m);   /* after anything that may end a phase */
+void race_mbar_waited(Warp *w, const Inst *in, int lane, const uint64_t *m, int parity);
+/* Phases of m completed so far, plus one (0 when the detector does not know m). */
+uint32_t race_mbar_phase(Launch *L, const uint64_t *m);
+/* A copy issued in phase `issued` (race_mbar_phase then) signals m now. */
+void race_mbar_tx(Warp *w, uint32_t pc, int lane, const uint64_t *m, uint32_t issued);
+
 /* An asynchronous copy will write [dst, dst+size) of some CTA's shared memory. */
 void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size);
 void race_async_done(Warp *w, const uint8_t *dst, uint32_t size);

@@ -53,13 +53,13 @@ static void bar_release(Cta *c, int id)
     int kind = c->bar_red_op[id];
     uint32_t result = c->bar_red[id];
     c->bar_arrived[id] = 0;
-    c->race_gen++;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
         uint32_t lanes = 0;
         for (uint32_t m = w->bar_wait; m; m &= m - 1)
             if (w->bar_id[__builtin_ctz(m)] == id) lanes |= 1u << __builtin_ctz(m);
         if (!lanes) continue;
+        if (c->race) race_bar_acquire(w, id);
         if (kind >= BAR_RED_POPC)
             for (uint32_t m = lanes; m; m &= m - 1) {
                 int l = __builtin_ctz(m);
@@ -70,6 +70,7 @@ static void bar_release(Cta *c, int id)
         w->bar_wait &= ~lanes;
         warp_unpark(w, lanes);
     }
+    if (c->race) race_bar_reset(c, id);
 }
 
 static void bar_check(Cta *c, int id)
@@ -88,6 +89,7 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
         c->bar_red[id] = kind == BAR_RED_AND ? 1 : 0;
     }
     c->bar_arrived[id] += (uint32_t)__builtin_popcount(mask & w->valid);
+    if (c->race) race_bar_arrive(w, id);
     if (kind == BAR_RED_POPC) c->bar_red[id] += (uint32_t)__builtin_popcount(cbits);
     else if (kind == BAR_RED_AND) c->bar_red[id] &= (cbits & mask) == mask;
     else if (kind == BAR_RED_OR) c->bar_red[id] |= cbits != 0;
@@ -112,7 +114,7 @@ static void cluster_bar_check(Cluster *cl)
     if (!cl->bar_arrived || cl->bar_arrived < cl->nthreads - cl->exited_threads) return;
     cl->bar_arrived = 0;
     cl->bar_phase ^= 1;
-    for (uint32_t r = 0; r < cl->n; r++) cl->ctas[r]->race_gen++;
+    if (cl->race) race_cbar_complete(cl, cl->bar_phase ^ 1);
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             Warp *w = &cl->ctas[r]->warps[i];
@@ -120,6 +122,7 @@ static void cluster_bar_check(Cluster *cl)
             for (uint32_t m = w->bar_wait; m; m &= m - 1)
                 if (w->bar_id[__builtin_ctz(m)] == CLUSTER_BARRIER_ID) lanes |= 1u << __builtin_ctz(m);
             if (!lanes) continue;
+            if (cl->race) race_cbar_acquire(w, cl->bar_phase ^ 1);
             w->bar_wait &= ~lanes;
             warp_unpark(w, lanes);
         }
@@ -130,6 +133,7 @@ int cluster_barrier_arrive(Warp *w, uint32_t mask)
     Cluster *cl = w->cta->cluster;
     for (uint32_t m = mask; m; m &= m - 1) w->cl_phase[__builtin_ctz(m)] = cl->bar_phase;
     cl->bar_arrived += popcount32(mask & w->valid);
+    if (cl->race) race_cbar_arrive(w, cl->bar_phase);
     w->pc++;
     cluster_bar_check(cl);
     return STEP_JUMP;
@@ -143,6 +147,7 @@ int cluster_barrier_wait(Warp *w, uint32_t mask)
     for (uint32_t m = mask; m; m &= m - 1)
         if (w->cl_phase[__builtin_ctz(m)] == cl->bar_phase) park |= 1u << __builtin_ctz(m);
     w->pc++;
+    if (park != mask && cl->race) race_cbar_acquire(w, cl->bar_phase ^ 1);
     if (!park) return STEP_JUMP;
     w->waiting |= park;
     w->bar_wait |= park;

@@ -1332,10 +1332,41 @@ static void free_tr(Tr *t, int keep_calls)
     free(t->calls);
 }
 
+/* Memory order and scope as the PTX memory model reads them: atomics default to relaxed
+ * at gpu scope, volatile is relaxed at system scope, membar and fence.sc are acq_rel
+ * fences, an mbarrier arrive releases and a wait acquires unless .relaxed. */
+static uint8_t sync_of(int op, const InstDesc *d)
+{
+    int scope = desc_has(d, MOD_CTA) ? SCOPE_CTA : desc_has(d, MOD_CLUSTER) ? SCOPE_CLUSTER
+              : desc_has(d, MOD_GPU) || desc_has(d, MOD_GL) ? SCOPE_GPU
+              : desc_has(d, MOD_SYS) ? SCOPE_SYS : SCOPE_NONE;
+    int sem = desc_has(d, MOD_RELAXED) ? SEM_RELAXED : desc_has(d, MOD_ACQUIRE) ? SEM_ACQUIRE
+            : desc_has(d, MOD_RELEASE) ? SEM_RELEASE
+            : desc_has(d, MOD_ACQ_REL) || desc_has(d, MOD_SC) ? SEM_ACQ_REL : SEM_WEAK;
+    switch (op) {
+    case OP_atom: case OP_red:
+        if (!sem) sem = SEM_RELAXED;
+        if (!scope) scope = SCOPE_GPU;
+        break;
+    case OP_ld: case OP_ldu: case OP_st:
+        if (desc_has(d, MOD_VOLATILE)) { sem = SEM_RELAXED; scope = SCOPE_SYS; }
+        if (sem && !scope) scope = SCOPE_SYS;
+        break;
+    case OP_fence: case OP_membar:
+        if (!sem) sem = SEM_ACQ_REL;
+        if (!scope) scope = SCOPE_SYS;
+        break;
+    default:   /* mbarrier and the rest: only the order matters */
+        break;
+    }
+    return SYNC(sem, scope);
+}
+
 static const char *bind_inst(Inst *in, InstDesc *d)
 {
     d->nd = in->nd;
     d->ns = in->ns;
+    in->sync = sync_of(in->op, d);
     return op_info[in->op].bind(in, d);
 }
 

@@ -16,18 +16,19 @@ trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
 check() { if [ "$2" = 0 ]; then echo "PASS: $1"; pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
 
-kinds=(read-after-write x write-after-read x write-after-write x read-before-async-copy-complete x read-after-write x '[a-z-]*-after-[a-z]* in global' x write-before-async-copy-read-complete x async-proxy-read-without-proxy-fence x '[a-z-]*-after-[a-z]*' x mbarrier-used-before-fence-mbarrier-init x)
-names=(raw raw_fixed war war_fixed waw waw_fixed async async_fixed warp warp_fixed global global_fixed bulk_src bulk_src_fixed proxy proxy_fixed plain volatile_marked mbinit mbinit_fixed)
-for i in $(seq 0 19); do
+kinds=(read-after-write x write-after-read x write-after-write x read-before-async-copy-complete x read-after-write x '[a-z-]*-after-[a-z]* in global' x write-before-async-copy-read-complete x async-proxy-read-without-proxy-fence x '[a-z-]*-after-[a-z]*' x mbarrier-used-before-fence-mbarrier-init x '[a-z-]*-after-[a-z]* in global' x '[a-z-]*-after-[a-z]* in global' x mbarrier-wait-on-observed-phase x mbarrier-tx-beyond-phase x '[a-z-]*-after-[a-z]*' x)
+names=(raw raw_fixed war war_fixed waw waw_fixed async async_fixed warp warp_fixed global global_fixed bulk_src bulk_src_fixed proxy proxy_fixed plain volatile_marked mbinit mbinit_fixed ticket ticket_fixed ticket_cta ticket_acq_rel parity parity_fixed tx_beyond tx_fixed mbar_skip mbar_skip_fixed)
+for i in $(seq 0 29); do
     PTXEMU_RACECHECK=1 PTXEMU_REPORT="$work/report.$i" "$launcher" "$work/hazards" $i >"$work/out.$i" 2>"$work/err.$i"
     n=$(grep -c "^ptxemu: race:" "$work/err.$i")
     if [ $((i % 2)) = 0 ]; then
-        grep "^ptxemu: race: ${kinds[$i]} " "$work/err.$i" | grep -q "hazards.cu:[0-9]*.*seed 1)"
+        grep "^ptxemu: race: ${kinds[$i]} " "$work/err.$i" | grep -q "hazards.cu:[0-9]*.*seed 1)" &&
+            grep -q "^kernel $i: no error" "$work/out.$i"
         check "${names[$i]}: reported as ${kinds[$i]} with source line and seed" $?
         grep -q "\"kind\":\"${kinds[$i]%% in global}\".*\"seed\":1" "$work/report.$i" 2>/dev/null
         check "${names[$i]}: JSON report" $?
     else
-        [ "$n" = 0 ] && [ ! -s "$work/report.$i" ]
+        [ "$n" = 0 ] && [ ! -s "$work/report.$i" ] && grep -q "^kernel $i: no error" "$work/out.$i"
         check "${names[$i]}: no report" $?
     fi
 done

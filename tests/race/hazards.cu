@@ -17,9 +17,21 @@
 //  18 mbinit    a CTA arrives on another CTA's mbarrier that was initialised without
 //               fence.mbarrier_init (cluster of 2)
 //  19 mbinit_fixed
+//  20 ticket    blocks publish partial results and take a ticket with atomicAdd; the last
+//               block reads them all, but no __threadfence() orders the writes (global)
+//  21 ticket_fixed (__threadfence() before the ticket)
+//  22 ticket_cta    the fence is __threadfence_block(): its scope does not reach the last block
+//  23 ticket_acq_rel (no fence: the ticket is an acq_rel fetch_add at device scope)
+//  24 parity    an mbarrier reused for a second bulk copy, waited on with the same parity
+//  25 parity_fixed (the parity flips each round)
+//  26 tx_beyond expect_tx announces 128 bytes, two 128-byte copies signal the barrier
+//  27 tx_fixed  (expect_tx announces 256)
+//  28 mbar_skip warp 0 writes and arrives, warp 1 waits, warp 2 reads without waiting
+//  29 mbar_skip_fixed (warp 2 waits too)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
+#include <cuda/atomic>
 
 __global__ void g(int which, int *buf)
 {
@@ -117,13 +129,87 @@ __global__ void k(int which, const int *in, int *out)
     }
 }
 
+__global__ void ticket(int which, int *part, unsigned *count, int *out)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = blockIdx.x + 1;
+        if (which == 21) __threadfence();
+        if (which == 22) __threadfence_block();
+        unsigned t;
+        if (which == 23) {
+            cuda::atomic_ref<unsigned, cuda::thread_scope_device> c(*count);
+            t = c.fetch_add(1, cuda::memory_order_acq_rel);
+        } else
+            t = atomicAdd(count, 1);
+        last = t == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        int s = 0;
+        for (unsigned i = 0; i < gridDim.x; i++) s += part[i];
+        out[0] = s;
+    }
+}
+
+__device__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1; @!p bra W; }"
+                 :: "r"(bar), "r"(parity) : "memory");
+}
+
+/* 24..27: bulk copies into shared memory signalled through one mbarrier */
+__global__ void phases(int which, const int *in, int *out)
+{
+    __shared__ alignas(128) int buf[64];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar), sb = (unsigned)__cvta_generic_to_shared(buf);
+    int t = threadIdx.x;
+    if (t == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(b) : "memory");
+    __syncthreads();
+    int rounds = which >= 26 ? 1 : 2;
+    for (int round = 0; round < rounds; round++) {
+        if (t == 0) {
+            unsigned tx = which == 26 ? 128 : 256;
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(b), "r"(tx) : "memory");
+            for (int h = 0; h < 2; h++)
+                asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 128, [%2];"
+                             :: "r"(sb + 128 * h), "l"(in + round * 64 + 32 * h), "r"(b) : "memory");
+        }
+        mbar_wait(b, which == 24 ? 0 : round & 1);
+        out[round * 64 + t] = buf[t];
+        __syncthreads();
+    }
+}
+
+/* 28, 29: warp 0 hands data to the other warps through an mbarrier */
+__global__ void handoff(int which, int *out)
+{
+    __shared__ int s[32];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+    int t = threadIdx.x, warp = t / 32;
+    if (t == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], 32;" :: "r"(b) : "memory");
+    __syncthreads();
+    if (warp == 0) {
+        s[t] = t * 7;
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
+    } else {
+        if (warp == 1 || which == 29) mbar_wait(b, 0);
+        out[t] = s[t % 32];
+    }
+}
+
 int main(int argc, char **argv)
 {
     int which = argc > 1 ? atoi(argv[1]) : 0;
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
-    cudaMemset(in, 1, 1024);
-    if (which >= 18) mbinit<<<2, 32>>>(which, out);
+    cudaMemset(in, which >= 20 && which < 24 ? 0 : 1, 1024);
+    if (which >= 28) handoff<<<1, 96>>>(which, out);
+    else if (which >= 24) phases<<<1, 64>>>(which, in, out);
+    else if (which >= 20) ticket<<<4, 32>>>(which, out, (unsigned *)in, out + 16);
+    else if (which >= 18) mbinit<<<2, 32>>>(which, out);
     else if (which == 16) flag_plain<<<1, 128>>>(out);
     else if (which == 17) flag_volatile<<<1, 128>>>(out);
     else if (which >= 12) bulk<<<1, 32>>>(which, out);
