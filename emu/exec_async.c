@@ -434,6 +434,35 @@ static const char *check_red_type(int op, int t)
     return "unsupported reduction type";
 }
 
+/* cp.reduce.async.bulk (not .tensor): the .redOp/.type table of PTX ISA 9.7.9.25.4.2, per
+ * destination, and .noftz exactly on .add.f16/.bf16 into .global. ptxas (CUDA 13.0, sm_90a)
+ * accepts these pairs and no others; the driver refuses the rest as invalid PTX. */
+static const char *check_bulk_red_type(int op, int t, int to_global, int noftz)
+{
+    int half = t == TY_F16 || t == TY_BF16, ok;
+    switch (op) {
+    case ARED_ADD:
+        ok = t == TY_U32 || t == TY_S32 || t == TY_U64 ||
+             (to_global && (t == TY_F32 || t == TY_F64 || half));
+        break;
+    case ARED_MIN: case ARED_MAX:
+        ok = t == TY_U32 || t == TY_S32 || (to_global && (t == TY_U64 || t == TY_S64 || half));
+        break;
+    case ARED_INC: case ARED_DEC: ok = t == TY_U32; break;
+    default: ok = t == TY_B32 || (to_global && t == TY_B64); break;
+    }
+    if (!ok)
+        return to_global
+            ? "no such reduction into .global (add: u32 s32 u64 f32 f64 f16 bf16; min/max: u32 s32 "
+              "u64 s64 f16 bf16; inc/dec: u32; and/or/xor: b32 b64)"
+            : "no such reduction into .shared::cluster (add: u32 s32 u64; min/max: u32 s32; "
+              "inc/dec: u32; and/or/xor: b32)";
+    if (noftz != (op == ARED_ADD && half))
+        return noftz ? ".noftz is only for .add.f16 and .add.bf16"
+                     : ".add.f16 and .add.bf16 need .noftz";
+    return NULL;
+}
+
 const char *bind_cp(Inst *in, const InstDesc *d)
 {
     if (!desc_has(d, MOD_ASYNC)) return "only the asynchronous cp forms exist";
@@ -462,8 +491,11 @@ const char *bind_cp(Inst *in, const InstDesc *d)
         int op = red_op_of(d);
         if (op < 0) return "cp.reduce needs a reduction operation";
         /* a tensor reduction takes its element type from the tensor map (tma.c checks) */
-        const char *msg = desc_has(d, MOD_TENSOR) ? NULL : check_red_type(op, in->t);
+        const char *msg = desc_has(d, MOD_TENSOR) ? NULL
+            : check_bulk_red_type(op, in->t, in->space == SP_GLOBAL, desc_has(d, MOD_NOFTZ));
         if (msg) return msg;
+        if (!desc_has(d, MOD_TENSOR) && in->space != SP_GLOBAL && desc_has(d, MOD_L2_CACHE_HINT))
+            return ".L2::cache_hint needs a .global destination";
         in->bop = (uint8_t)op;
     }
     if (desc_has(d, MOD_MULTICAST_CLUSTER)) in->aux8 |= CPF_MULTICAST;
