@@ -154,7 +154,7 @@ typedef struct Acc {
     uint8_t rank;
 } Acc;
 
-typedef struct Log { Acc *a; uint32_t n, cap; } Log;
+typedef struct Log { Acc *a; uint32_t n, cap, gen; } Log;   /* gen: compactions so far */
 
 /* A shadow word: last write and last read, (log index << 5 | lane), 0 = none. */
 typedef struct Cell { uint32_t w, r; } Cell;
@@ -166,7 +166,7 @@ typedef struct RaceWarp {
     uint32_t fence_clk;         /* own clock at the last fence (0 none): what strong writes */
     uint8_t fence_scope;        /*   publish after it, and the fence's scope                */
     Clock vc;
-    struct { uint32_t pc, clk, pgen, idx; } memo[2][8];   /* recent records: shared, global */
+    struct { uint32_t pc, clk, pgen, idx, gen; } memo[2][8];   /* recent records: shared, global */
 } RaceWarp;
 
 typedef struct Range { uint32_t off, size; } Range;
@@ -224,14 +224,20 @@ struct RaceLog {
     uint32_t n, dropped;
     uint32_t D, nw;             /* dense clock size (warps of a cluster), warps of a CTA  */
     Log glog;
-    Map pages, mbars, locs;
+    Map pages, mbars, locs, allocs;
     int full;
-    size_t shadow, shadow_peak, logbytes_peak, cta_shadow;
+    uint32_t compactions;
+    int compact_always;         /* PTXEMU_RACECHECK_COMPACT=1: compact logs at every fill (tests) */
+    size_t shadow, shadow_peak, logbytes_peak;
+    size_t checked, checked_peak;   /* bytes of resident shared memory and touched allocations */
 };
 
 RaceLog *race_log_new(void)
 {
-    return calloc(1, sizeof(RaceLog));
+    RaceLog *g = calloc(1, sizeof(RaceLog));
+    const char *c = getenv("PTXEMU_RACECHECK_COMPACT");
+    if (g) g->compact_always = c && !strcmp(c, "1");
+    return g;
 }
 
 static void free_mbar(void *p)
@@ -248,6 +254,7 @@ static void release_launch(RaceLog *g)
     map_free(&g->pages, free);
     map_free(&g->mbars, free_mbar);
     map_free(&g->locs, free_loc);
+    map_free(&g->allocs, free);
     free(g->glog.a);
     memset(&g->glog, 0, sizeof g->glog);
 }
@@ -259,10 +266,13 @@ void race_log_free(RaceLog *g)
     free(g);
 }
 
-static void note_shadow(RaceLog *g, long delta)
+/* Shadow bytes and the checked bytes they cover, for PTXEMU_STATS. */
+static void note_shadow(RaceLog *g, long delta, long checked)
 {
     g->shadow += (size_t)delta;
+    g->checked += (size_t)checked;
     if (g->shadow > g->shadow_peak) g->shadow_peak = g->shadow;
+    if (g->checked > g->checked_peak) g->checked_peak = g->checked;
 }
 
 int race_setup_cta(Cta *c)
@@ -278,8 +288,7 @@ int race_setup_cta(Cta *c)
     rc->cell = calloc(rc->ncell, sizeof *rc->cell);
     rc->w = calloc(c->nwarps, sizeof *rc->w);
     if (!rc->cell || !rc->w) return -1;
-    note_shadow(g, (long)(rc->ncell * sizeof *rc->cell));
-    g->cta_shadow = rc->ncell * sizeof *rc->cell;
+    note_shadow(g, (long)(rc->ncell * sizeof *rc->cell), (long)c->shared_size);
     for (uint32_t i = 0; i < c->nwarps; i++) {
         rc->w[i].clk = 1;
         if (clock_init(&rc->w[i].vc, g->D)) return -1;
@@ -301,7 +310,7 @@ void race_free_cta(Cta *c)
     RaceCta *rc = c->race;
     if (!rc) return;
     RaceLog *g = c->launch->race;
-    note_shadow(g, -(long)(rc->ncell * sizeof *rc->cell));
+    note_shadow(g, -(long)(rc->ncell * sizeof *rc->cell), -(long)c->shared_size);
     for (uint32_t i = 0; rc->w && i < c->nwarps; i++) clock_free(&rc->w[i].vc);
     for (int i = 0; i < 16; i++) clock_free(&rc->bar[i]);
     free(rc->cell); free(rc->w); free(rc->rd); free(rc);
@@ -563,24 +572,93 @@ static Cta *owner(Warp *w, const uint8_t *p)
     return NULL;
 }
 
+/* Drop the log records no shadow word refers to any more, renumbering the rest: the log
+ * then holds what the shadow needs, not every instruction run since the launch began. */
+static void log_compact(Log *log, Cell *const *arr, const uint32_t *len, uint32_t narr)
+{
+    uint32_t *map = calloc(log->n, sizeof *map);
+    if (!map) return;
+    for (uint32_t i = 0; i < narr; i++)
+        for (uint32_t k = 0; k < len[i]; k++) {
+            map[(arr[i][k].w & ~CELL_PENDING) >> 5] = 1;
+            map[arr[i][k].r >> 5] = 1;
+        }
+    uint32_t n = 1;
+    for (uint32_t i = 1; i < log->n; i++)
+        if (map[i]) { log->a[n] = log->a[i]; map[i] = n++; }
+    for (uint32_t i = 0; i < narr; i++)
+        for (uint32_t k = 0; k < len[i]; k++) {
+            Cell *x = &arr[i][k];
+            if (x->w & ~CELL_PENDING)
+                x->w = (x->w & (CELL_PENDING | 31)) | map[(x->w & ~CELL_PENDING) >> 5] << 5;
+            if (x->r) x->r = (x->r & 31) | map[x->r >> 5] << 5;
+        }
+    free(map);
+    log->n = n;
+    log->gen++;   /* the warps' memos name old indices */
+}
+
+/* Compact the warp's shared (space 0) or global log when that pays: the global one only
+ * once it is a quarter of the global shadow, so the walks cost little against the run. */
+static void maybe_compact(Warp *w, Log *log, int space)
+{
+    RaceLog *g = w->launch->race;
+    Cell *arr[MAX_CLUSTER];
+    uint32_t len[MAX_CLUSTER];
+    if (space == 0) {
+        Cluster *cl = w->cta->cluster;
+        for (uint32_t r = 0; r < cl->n; r++) {
+            RaceCta *rc = cl->ctas[r]->race;
+            arr[r] = rc ? rc->cell : NULL;
+            len[r] = rc ? rc->ncell : 0;
+        }
+        log_compact(log, arr, len, cl->n);
+        g->compactions++;
+        return;
+    }
+    if ((size_t)log->cap * sizeof(Acc) * 4 < g->shadow && !g->compact_always) return;
+    Cell **pa = malloc(g->pages.n * sizeof *pa);
+    uint32_t *pl = malloc(g->pages.n * sizeof *pl), n = 0;
+    if (pa && pl) {
+        for (uint32_t i = 0; i < g->pages.cap; i++)
+            if (g->pages.v[i]) { pa[n] = g->pages.v[i]; pl[n++] = PAGE_WORDS; }
+        log_compact(log, pa, pl, n);
+        g->compactions++;
+    }
+    free(pa); free(pl);
+}
+
+static int log_grow(Log *log, uint32_t first)
+{
+    if (log->cap >= LOG_MAX) return -1;
+    uint32_t nc = log->cap ? log->cap * 2 : first;
+    Acc *a = realloc(log->a, nc * sizeof *a);
+    if (!a) return -1;
+    log->a = a; log->cap = nc;
+    return 0;
+}
+
 /* The log record of the warp's current instruction at its current clock. */
 static uint32_t log_index(Warp *w, Log *log, int space, uint32_t pc, uint32_t pgen)
 {
     RaceWarp *me = rw_of(w);
     __typeof__(me->memo[0][0]) *m = &me->memo[space][pc & 7];
-    if (m->idx && m->pc == pc && m->clk == me->clk && m->pgen == pgen) return m->idx;
+    if (m->idx && m->gen == log->gen && m->pc == pc && m->clk == me->clk && m->pgen == pgen)
+        return m->idx;
     if (log->n + 1 >= log->cap) {
-        if (log->cap >= LOG_MAX) { w->launch->race->full = 1; return 0; }
-        uint32_t nc = log->cap ? log->cap * 2 : 1024;
-        Acc *a = realloc(log->a, nc * sizeof *a);
-        if (!a) { w->launch->race->full = 1; return 0; }
-        log->a = a; log->cap = nc;
+        uint32_t gen = log->gen;
+        if (log->cap >= 4096 || w->launch->race->compact_always) maybe_compact(w, log, space);
+        /* grow unless a compaction left at least half the room free */
+        if ((log->gen == gen || log->n > log->cap / 2) && log_grow(log, w->launch->race->compact_always ? 4 : 1024) < 0) {
+            w->launch->race->full = 1;
+            return 0;
+        }
     }
     if (!log->n) log->n = 1;
     Acc *a = &log->a[log->n];
     a->cta = w->cta->linear; a->clus = clus_index(w); a->pc = pc; a->clk = me->clk;
     a->pgen = pgen; a->warp = (uint16_t)w->id; a->rank = (uint8_t)w->cta->rank;
-    m->idx = log->n++; m->pc = pc; m->clk = me->clk; m->pgen = pgen;
+    m->idx = log->n++; m->pc = pc; m->clk = me->clk; m->pgen = pgen; m->gen = log->gen;
     return m->idx;
 }
 
@@ -643,7 +721,12 @@ static Cell *global_cells(RaceLog *g, uint64_t word)
     if (!s) return NULL;
     if (!*s) {
         if (!(*s = calloc(PAGE_WORDS, sizeof(Cell)))) return NULL;
-        note_shadow(g, PAGE_WORDS * sizeof(Cell));
+        size_t size = 0;
+        uint64_t base = mem_find(word * 4, &size, NULL);
+        void **a = base ? map_slot(&g->allocs, base, 1) : NULL;
+        long fresh = a && !*a ? (long)size : 0;
+        if (fresh) *a = malloc(1);
+        note_shadow(g, PAGE_WORDS * sizeof(Cell), fresh);
     }
     return (Cell *)*s + word % PAGE_WORDS;
 }
@@ -930,9 +1013,11 @@ int race_report(Launch *L)
     if (getenv("PTXEMU_STATS")) {
         size_t lb = (size_t)g->glog.cap * sizeof(Acc);
         if (lb > g->logbytes_peak) g->logbytes_peak = lb;
-        fprintf(stderr, "ptxemu: racecheck: kernel %s: shadow peak %zu bytes (8 per 4-byte word of "
-                "resident shared memory and touched 1 KiB global pages), access logs peak %zu bytes\n",
-                L->prog->name, g->shadow_peak, g->logbytes_peak);
+        fprintf(stderr, "ptxemu: racecheck: kernel %s: shadow peak %zu bytes for %zu bytes of checked "
+                "allocations (%.2fx; resident shared memory and the global allocations touched), "
+                "access logs peak %zu bytes (%u compactions)\n", L->prog->name, g->shadow_peak,
+                g->checked_peak, g->checked_peak ? (double)g->shadow_peak / (double)g->checked_peak : 0.0,
+                g->logbytes_peak, g->compactions);
     }
     release_launch(g);
     if (!g->n) return 0;
