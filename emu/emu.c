@@ -326,6 +326,7 @@ int emu_kernel_info(EmuKernel *k, EmuKernelInfo *o)
     if (req) o->max_threads = (uint32_t)req;
     else if (mx) o->max_threads = (uint32_t)mx;
     for (int i = 0; i < 3; i++) o->reqntid[i] = k->f->reqntid[i];
+    for (int i = 0; i < 3; i++) o->reqncta[i] = k->f->reqnctapercluster[i];
     return k->status < 0 ? EMU_ERR_INVALID_PTX : EMU_OK;
 }
 

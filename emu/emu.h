@@ -48,6 +48,7 @@ typedef struct EmuKernelInfo {
     uint32_t num_regs;              /* registers the kernel declares (capped at 255)       */
     uint32_t max_threads;           /* 1024, or .maxntid / .reqntid product               */
     int reqntid[3];
+    int reqncta[3];                 /* .reqnctapercluster (__cluster_dims__), 0s if none   */
 } EmuKernelInfo;
 
 /* Global setup: arena, worker count (0 = number of cores). Idempotent. */

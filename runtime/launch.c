@@ -388,8 +388,24 @@ cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *config, cons
 RT_TWIN(cudaError_t, cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC,
         (const cudaLaunchConfig_t *c, const void *f, void **a), (c, f, a))
 
-/* Clusters of the configuration's size that can be resident at once: the CTAs of a cluster
- * must fit together, and the 132 SMs each hold as many CTAs as rt_occupancy allows. */
+/* What an H100 (132 SMs; NVIDIA H100 80GB HBM3, driver 580.159.04) answers for clusters of
+ * 1..18 CTAs when each SM holds b = 1..8 of them (more count as 8): the SMs of a cluster must
+ * share a GPC, whose sizes the driver does not expose, so the measured table is the fact
+ * (tests/gpu/occupancy_probe.cu recorded it; tests/cuda/occupancy.cu checks it). Sizes of
+ * 19 and more give 0. */
+static const uint16_t h100_clusters[8][18] = {
+    { 132,  66,  39,  30,  22,  17,  15,  15,   9,   7,   7,   7,   7,   7,   7,   7,  2,  2 },
+    { 264, 132,  79,  62,  47,  39,  32,  30,  23,  21,  16,  16,  14,  14,  14,  14,  4,  4 },
+    { 396, 198, 124,  92,  69,  62,  47,  45,  37,  30,  28,  28,  23,  21,  21,  21,  6,  6 },
+    { 528, 264, 163, 124,  94,  79,  69,  62,  51,  44,  37,  37,  30,  30,  28,  28,  8,  8 },
+    { 660, 330, 203, 154, 124, 101,  84,  77,  60,  58,  51,  44,  42,  37,  37,  35, 10, 10 },
+    { 792, 396, 248, 186, 146, 124, 101,  92,  74,  65,  58,  58,  51,  44,  44,  42, 12, 12 },
+    { 924, 462, 287, 216, 171, 141, 124, 107,  88,  79,  72,  65,  58,  58,  51,  49, 14, 14 },
+    {1056, 528, 327, 248, 193, 163, 139, 124, 102,  88,  81,  74,  67,  65,  58,  58, 16, 16 },
+};
+
+/* Clusters of the configuration's size (the launch attribute's, else the kernel's
+ * __cluster_dims__; 0 without either) that can be resident at once. */
 cudaError_t CUDARTAPI cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
                                                      const cudaLaunchConfig_t *config)
 {
@@ -404,11 +420,16 @@ cudaError_t CUDARTAPI cudaOccupancyMaxActiveClusters(int *numClusters, const voi
     EmuKernelInfo info;
     e = rt_func_info(func, &f, &info);
     if (e == cudaSuccess) {
+        if (!has_cluster && info.reqncta[0])
+            for (int i = 0; i < 3; i++) cluster[i] = info.reqncta[i] ? (unsigned)info.reqncta[i] : 1;
         unsigned size = cluster[0] * cluster[1] * cluster[2];
-        if (size > (rt_func_nonportable(f) ? 16u : 8u)) e = cudaErrorInvalidClusterSize;
+        if (size > 8 && !rt_func_nonportable(f)) e = cudaErrorInvalidClusterSize;
         int bs = (int)(config->blockDim.x * config->blockDim.y * config->blockDim.z);
         int per_sm = rt_occupancy(f, &info, bs, config->dynamicSmemBytes);
-        if (e == cudaSuccess) *numClusters = per_sm * RT_NUM_SMS / (int)size;
+        if (per_sm > 8) per_sm = 8;
+        if (e == cudaSuccess)
+            *numClusters = (!has_cluster && !info.reqncta[0]) || per_sm <= 0 || size > 18 ? 0
+                           : h100_clusters[per_sm - 1][size - 1];
     }
     rt_unlock();
     return rt_ret(e);

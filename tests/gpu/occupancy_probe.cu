@@ -21,9 +21,9 @@ int main()
            prop.maxThreadsPerMultiProcessor, prop.maxBlocksPerMultiProcessor);
     cudaFuncSetAttribute((void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)prop.sharedMemPerBlockOptin);
     cudaFuncSetAttribute((void *)k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    int bss[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
-    size_t smems[] = {0, 1024, 8192, 20000, 32768, 50000, 65536, 100000, 120000, 200000, 232448};
-    int css[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16};
+    int bss[] = {32, 64, 96, 128, 192, 256, 288, 384, 512, 768, 1024};
+    size_t smems[] = {0, 1024, 8192, 20000, 30000, 32768, 40000, 50000, 65536, 100000, 120000, 200000, 232448};
+    int css[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 24, 32, 33, 64, 1024};
     for (int b : bss)
         for (size_t s : smems) {
             int nb = -1;
