@@ -81,6 +81,10 @@ for b in $benches; do
         { echo "bench: $b failed with racecheck (see $rc.err)" >&2; status=1; }
     sdet=$(field seconds "$det.err" ptxemu-stats:)
     src=$(field seconds "$rc.err" ptxemu-stats:)
+    # race checking's memory: shadow and access-log peaks against the checked allocations
+    shx=$(sed -n 's/.*shadow peak \([0-9]*\) bytes for \([0-9]*\) bytes.*access logs peak \([0-9]*\) bytes.*/\1 \2 \3/p' \
+          "$rc.err" | awk '$2 > 0 { s = $1 / $2; l = $3 / $2; if (s > ms) ms = s; if (l > ml) ml = l }
+                           END { if (ms) printf "%.2f %.2f", ms, ml; else print "n/a n/a" }')
 
     # Kernel time: the emulator's own count if it printed one, else the program's clock.
     insts=$(field thread_insts "$one.err" ptxemu-stats:)
@@ -93,9 +97,11 @@ for b in $benches; do
     dev=$(field device_bytes "$all.out" bench:)
     host=$(field host_bytes "$all.out" bench:)
     check=$(field check "$all.out" bench:)
-    modes+=("$(awk -v b="$b" -v s1="${s1:-}" -v d="${sdet:-}" -v r="${src:-}" 'BEGIN {
-        printf "%-10s %10s %10s %10s %8s %8s", b, s1, (d == "" ? "n/a" : d), (r == "" ? "n/a" : r), \
-            (s1 > 0 && d != "") ? sprintf("%.2f", d / s1) : "n/a", (s1 > 0 && r != "") ? sprintf("%.2f", r / s1) : "n/a" }')")
+    modes+=("$(awk -v b="$b" -v s1="${s1:-}" -v d="${sdet:-}" -v r="${src:-}" -v sh="${shx:-n/a n/a}" 'BEGIN {
+        split(sh, m, " ")
+        printf "%-10s %10s %10s %10s %8s %8s %9s %7s", b, s1, (d == "" ? "n/a" : d), (r == "" ? "n/a" : r), \
+            (s1 > 0 && d != "") ? sprintf("%.2f", d / s1) : "n/a", (s1 > 0 && r != "") ? sprintf("%.2f", r / s1) : "n/a", \
+            m[1], m[2] }')")
     rows+=("$(awk -v b="$b" -v i="${insts:-}" -v s1="${s1:-}" -v sn="${sn:-}" -v nat="${native:-}" \
                   -v rss="${rss:-}" -v dev="${dev:-}" -v host="${host:-0}" -v ck="${check:-none}" 'BEGIN {
         rate = (i != "" && s1 > 0) ? sprintf("%.1f", i / s1 / 1e6) : "n/a"
@@ -114,7 +120,8 @@ printf '%-10s %12s %10s %10s %10s %9s %12s %6s\n' benchmark "Minst/s/wkr" "emu_s
 for r in "${rows[@]}"; do echo "$r"; done
 echo
 echo "deterministic mode (PTXEMU_SEED=1) and race checking (PTXEMU_RACECHECK=1), one thread,"
-echo "against the one-worker parallel run of the same process run (x = ratio)"
-printf '%-10s %10s %10s %10s %8s %8s\n' benchmark "par_1w_s" "det_s" "race_s" "det_x" "race_x"
+echo "against the one-worker parallel run of the same process run (x = ratio); race checking's"
+echo "shadow and access-log peaks as multiples of the checked allocations (PTXEMU_STATS)"
+printf '%-10s %10s %10s %10s %8s %8s %9s %7s\n' benchmark "par_1w_s" "det_s" "race_s" "det_x" "race_x" "shadow_x" "logs_x"
 for r in "${modes[@]}"; do echo "$r"; done
 exit $status

@@ -425,15 +425,6 @@ static int red_op_of(const InstDesc *d)
     return -1;
 }
 
-static const char *check_red_type(int op, int t)
-{
-    int is_int = t == TY_U32 || t == TY_S32 || t == TY_U64 || t == TY_S64 || t == TY_B32 || t == TY_B64;
-    if (op >= ARED_AND) return t == TY_B32 || t == TY_B64 ? NULL : "and/or/xor reduce .b32 or .b64";
-    if (op == ARED_INC || op == ARED_DEC) return t == TY_U32 ? NULL : "inc/dec reduce .u32";
-    if (is_int || t == TY_F32 || t == TY_F64 || t == TY_F16 || t == TY_BF16) return NULL;
-    return "unsupported reduction type";
-}
-
 /* cp.reduce.async.bulk (not .tensor): the .redOp/.type table of PTX ISA 9.7.9.25.4.2, per
  * destination, and .noftz exactly on .add.f16/.bf16 into .global. ptxas (CUDA 13.0, sm_90a)
  * accepts these pairs and no others; the driver refuses the rest as invalid PTX. */
@@ -570,8 +561,14 @@ const char *bind_red_async(Inst *in, const InstDesc *d)
 {
     int op = red_op_of(d);
     if (!d->ntypes || op < 0) return "red.async needs an operation and a type";
-    const char *msg = check_red_type(op, d->types[0]);
-    if (msg) return msg;
+    /* the pairs ptxas (CUDA 13.0, sm_90a) accepts; the driver refuses the rest as invalid PTX */
+    int t = d->types[0];
+    int ok = op == ARED_ADD ? t == TY_U32 || t == TY_S32 || t == TY_U64 || t == TY_S64
+           : op == ARED_MIN || op == ARED_MAX ? t == TY_U32 || t == TY_S32
+           : op == ARED_INC || op == ARED_DEC ? t == TY_U32 : t == TY_B32;
+    if (!ok)
+        return "no such red.async (add: u32 s32 u64 s64; min/max: u32 s32; inc/dec: u32; "
+               "and/or/xor: b32)";
     if (d->ns != 2) return "red.async takes [addr], value, [mbar]";
     in->t = d->types[0];
     in->vec = 1;
