@@ -195,6 +195,16 @@ EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name,
         *cuda_err = verr ? EMU_ERR_UNSUPPORTED_PTX_VERSION : EMU_ERR_INVALID_PTX;
         return NULL;
     }
+    /* an H100's JIT refuses PTX for a newer architecture ("SM version specified by .target
+     * is higher than default SM version assumed") as invalid PTX */
+    int sm = 0;
+    if (sscanf(a->target, "sm_%d", &sm) == 1 && sm > 90) {
+        snprintf(err, errlen, "%s: .target %s is newer than the emulated device (sm_90); rebuild "
+                 "for sm_90 or sm_90a", source_name ? source_name : "PTX", a->target);
+        ptx_module_free(a);
+        *cuda_err = EMU_ERR_INVALID_PTX;
+        return NULL;
+    }
     EmuModule *m = calloc(1, sizeof *m);
     if (!m) { ptx_module_free(a); *cuda_err = EMU_ERR_MEMORY_ALLOCATION; return NULL; }
     m->ast = a;
