@@ -181,6 +181,12 @@ static int place_vars(EmuModule *m, char *err, size_t errlen)
     return 0;
 }
 
+void emu_launch_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n)
+{
+    pthread_once(&init_once, do_init);
+    if (racecheck_mode) race_order(stream, clock, after, n);
+}
+
 EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name, char *err,
                            size_t errlen, int *cuda_err)
 {
@@ -237,6 +243,7 @@ EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name,
 
 void emu_module_free(EmuModule *m)
 {
+    race_forget_all();   /* earlier launches may name this module's programs */
     if (!m) return;
     for (int i = 0; i < m->nvars; i++) if (m->vars[i].addr) mem_free(m->vars[i].addr, m->vars[i].kind);
     for (int i = 0; i < m->nkernels; i++) {
@@ -442,11 +449,11 @@ int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
     if (rc) { pthread_mutex_destroy(&L.lock); return rc; }
     static uint64_t launches;
     L.seq = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < 3; i++) { L.grid[i] = grid[i]; L.block[i] = block[i]; }
     if (racecheck_mode) {
         L.racecheck = 1;
-        if (!(L.race = race_log_new())) { pthread_mutex_destroy(&L.lock); return EMU_ERR_MEMORY_ALLOCATION; }
+        if (!(L.race = race_log_new(&L))) { pthread_mutex_destroy(&L.lock); return EMU_ERR_MEMORY_ALLOCATION; }
     }
-    for (int i = 0; i < 3; i++) { L.grid[i] = grid[i]; L.block[i] = block[i]; }
     L.dyn_shared = (uint32_t)dyn_shared;
     L.shared_total = p->shared_static + (uint32_t)dyn_shared;
     L.ncta = (uint64_t)grid[0] * grid[1] * grid[2];

@@ -82,6 +82,11 @@ int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
 
 /* The same with thread-block clusters: cluster[3] CTAs per cluster (all 1 = no clusters,
  * unless the kernel declares .reqnctapercluster / .explicitcluster). */
+/* Stream order of the next launch, for the race detector (PTXEMU_RACECHECK): it is launch
+ * number `clock` of stream `stream` and comes after the first after[i] launches of each
+ * stream i < n. Without a call, each launch comes after every earlier one. */
+void emu_launch_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n);
+
 int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
                   const unsigned cluster[3], size_t dyn_shared, void **args, char *err,
                   size_t errlen);

@@ -210,6 +210,7 @@ int mem_free(uint64_t addr, int kind)
     if (give_range(b.start, b.start + fsz, &r)) goto out;
     memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
     A.nlive--;
+    race_forget(b.start, b.size);   /* the race detector's shadow of it starts over */
     if (counts_as_device(b.kind)) A.used -= b.size;
     A.freed[A.nfreed++ % HISTORY] = b;
     /* Return the pages no live footprint touches any more: those inside the coalesced free

@@ -149,6 +149,7 @@ static void map_free(Map *m, void (*fr)(void *))
 
 /* One access record: the warp instruction that made accesses at one clock. */
 typedef struct Acc {
+    uint32_t launch;            /* index into the launches the detector has seen           */
     uint32_t cta, clus, pc, clk, pgen;
     uint16_t warp;
     uint8_t rank;
@@ -202,6 +203,8 @@ typedef struct RaceLoc {
 
 typedef struct RaceFinding {
     int kind, global;
+    const Program *prog1;       /* the earlier access's program (another launch's, maybe)   */
+    uint32_t launch1;
     uint32_t pc1, pc2, cta1, cta2, t1, t2, offset, count;   /* t: thread index in its CTA */
     uint64_t addr;
 } RaceFinding;
@@ -219,9 +222,25 @@ static const char *const kind_name[] = {
 #define MAX_FINDINGS 256
 #define PAGE_WORDS 256u         /* global shadow pages: 1 KiB of memory, 2 KiB of shadow  */
 
+/* A launch as the detector knows it: its stream, its number there, its program. */
+typedef struct RaceLaunch {
+    uint32_t stream; uint64_t clock;
+    const Program *prog;
+    uint32_t grid[3], block[3];
+} RaceLaunch;
+
+/* The detector's state. Findings, mbarriers and synchronising locations live for one launch;
+ * the global shadow, its log and the launches for the process, so that launches of streams
+ * nothing ordered are checked against each other. */
 struct RaceLog {
     RaceFinding f[MAX_FINDINGS];
     uint32_t n, dropped;
+    RaceLaunch *launches; uint32_t nlaunches, caplaunches;
+    uint32_t cur;               /* the running launch                                        */
+    uint64_t *after; uint32_t nafter;   /* per stream: launches the running one comes after  */
+    uint64_t *next_after; uint32_t next_nafter, next_stream;   /* set by race_order         */
+    uint64_t next_clock, default_clock;
+    int have_order;
     uint32_t D, nw;             /* dense clock size (warps of a cluster), warps of a CTA  */
     Log glog;
     Map pages, mbars, locs, allocs;
@@ -232,12 +251,63 @@ struct RaceLog {
     size_t checked, checked_peak;   /* bytes of resident shared memory and touched allocations */
 };
 
-RaceLog *race_log_new(void)
+static RaceLog *G;   /* the process's detector state (launches run one at a time) */
+
+static RaceLog *state(void)
 {
-    RaceLog *g = calloc(1, sizeof(RaceLog));
-    const char *c = getenv("PTXEMU_RACECHECK_COMPACT");
-    if (g) g->compact_always = c && !strcmp(c, "1");
+    if (!G && (G = calloc(1, sizeof *G))) {
+        const char *c = getenv("PTXEMU_RACECHECK_COMPACT");
+        G->compact_always = c && !strcmp(c, "1");
+    }
+    return G;
+}
+
+void race_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n)
+{
+    RaceLog *g = state();
+    if (!g) return;
+    uint64_t *a = realloc(g->next_after, (n ? n : 1) * sizeof *a);
+    if (!a) return;
+    memcpy(a, after, n * sizeof *a);
+    g->next_after = a; g->next_nafter = n; g->next_stream = stream; g->next_clock = clock;
+    g->have_order = 1;
+}
+
+/* A launch begins: it takes the stream order race_order gave, or else comes after every
+ * launch before it (one stream). */
+RaceLog *race_log_new(const Launch *L)
+{
+    RaceLog *g = state();
+    if (!g) return NULL;
+    g->n = g->dropped = 0;
+    g->full = 0;
+    if (g->nlaunches == g->caplaunches) {
+        uint32_t nc = g->caplaunches ? g->caplaunches * 2 : 16;
+        RaceLaunch *l = realloc(g->launches, nc * sizeof *l);
+        if (!l) return NULL;
+        g->launches = l; g->caplaunches = nc;
+    }
+    if (!g->have_order) {
+        uint64_t prev = g->default_clock++;
+        race_order(0, prev + 1, &prev, 1);
+    }
+    g->have_order = 0;
+    uint64_t *t = g->after;
+    g->after = g->next_after; g->nafter = g->next_nafter;
+    g->next_after = t;
+    g->cur = g->nlaunches++;
+    RaceLaunch *rl = &g->launches[g->cur];
+    *rl = (RaceLaunch){g->next_stream, g->next_clock, L->prog, {0}, {0}};
+    memcpy(rl->grid, L->grid, sizeof rl->grid);
+    memcpy(rl->block, L->block, sizeof rl->block);
     return g;
+}
+
+/* Whether launch i (an earlier one) comes before the running launch in stream order. */
+static int launch_before(const RaceLog *g, uint32_t i)
+{
+    const RaceLaunch *l = &g->launches[i];
+    return l->stream < g->nafter && g->after[l->stream] >= l->clock;
 }
 
 static void free_mbar(void *p)
@@ -249,21 +319,45 @@ static void free_mbar(void *p)
 
 static void free_loc(void *p) { free(((RaceLoc *)p)->vc.e); free(p); }
 
+/* What lives for one launch only. */
 static void release_launch(RaceLog *g)
 {
-    map_free(&g->pages, free);
     map_free(&g->mbars, free_mbar);
     map_free(&g->locs, free_loc);
-    map_free(&g->allocs, free);
-    free(g->glog.a);
-    memset(&g->glog, 0, sizeof g->glog);
 }
 
 void race_log_free(RaceLog *g)
 {
+    if (g) release_launch(g);
+}
+
+/* Global memory [addr, addr+size) was freed: its words start over. */
+void race_forget(uint64_t addr, size_t size)
+{
+    RaceLog *g = G;
+    if (!g || !size) return;
+    for (uint64_t k = addr / 4; k < (addr + size + 3) / 4; k++) {
+        void **s = map_slot(&g->pages, k / PAGE_WORDS, 0);
+        if (s) ((Cell *)*s)[k % PAGE_WORDS] = (Cell){0, 0};
+    }
+    void **a = map_slot(&g->allocs, addr, 0);   /* the counted size, 0 once freed */
+    if (a && *(size_t *)*a) {
+        g->checked -= *(size_t *)*a;
+        *(size_t *)*a = 0;
+    }
+}
+
+/* Programs are going away (a module unloads): forget every earlier launch. */
+void race_forget_all(void)
+{
+    RaceLog *g = G;
     if (!g) return;
-    release_launch(g);
-    free(g);
+    map_free(&g->pages, free);
+    map_free(&g->allocs, free);
+    free(g->glog.a);
+    memset(&g->glog, 0, sizeof g->glog);
+    g->shadow = g->checked = 0;
+    g->nlaunches = 0;
 }
 
 /* Shadow bytes and the checked bytes they cover, for PTXEMU_STATS. */
@@ -490,6 +584,7 @@ uint32_t race_mbar_phase(Launch *L, const uint64_t *m)
     return b ? b->phase + 1 : 0;
 }
 
+
 static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uint32_t t1,
                            uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2);
 
@@ -539,13 +634,17 @@ static int same_place(const Program *p, uint32_t a, uint32_t b)
     return la && lb && p->locs[la].file == p->locs[lb].file && p->locs[la].line == p->locs[lb].line;
 }
 
-static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uint32_t t1,
-                           uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2)
+/* Note a finding (or count it, when one of the same kind at the same pair of places
+ * exists). The earlier access may belong to an earlier launch (launch1, program p1). */
+static RaceFinding *record_in(Launch *L, int kind, uint32_t off, uint32_t launch1, uint32_t cta1,
+                              uint32_t t1, uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2)
 {
     RaceLog *g = L->race;
+    const Program *p1 = g->launches[launch1].prog;
     for (uint32_t i = 0; i < g->n; i++) {
         RaceFinding *f = &g->f[i];
-        if (f->kind == kind && same_place(L->prog, f->pc1, pc1) && same_place(L->prog, f->pc2, pc2)) {
+        if (f->kind == kind && f->prog1 == p1 && same_place(p1, f->pc1, pc1) &&
+            same_place(L->prog, f->pc2, pc2)) {
             f->count++;
             return NULL;
         }
@@ -555,7 +654,14 @@ static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uin
     memset(f, 0, sizeof *f);
     f->kind = kind; f->pc1 = pc1; f->pc2 = pc2; f->cta1 = cta1; f->cta2 = cta2;
     f->t1 = t1; f->t2 = t2; f->offset = off; f->count = 1;
+    f->prog1 = p1; f->launch1 = launch1;
     return f;
+}
+
+static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uint32_t t1,
+                           uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2)
+{
+    return record_in(L, kind, off, L->race->cur, cta1, t1, pc1, cta2, t2, pc2);
 }
 
 /* ---- accesses ------------------------------------------------------------------------- */
@@ -656,6 +762,7 @@ static uint32_t log_index(Warp *w, Log *log, int space, uint32_t pc, uint32_t pg
     }
     if (!log->n) log->n = 1;
     Acc *a = &log->a[log->n];
+    a->launch = w->launch->race->cur;
     a->cta = w->cta->linear; a->clus = clus_index(w); a->pc = pc; a->clk = me->clk;
     a->pgen = pgen; a->warp = (uint16_t)w->id; a->rank = (uint8_t)w->cta->rank;
     m->idx = log->n++; m->pc = pc; m->clk = me->clk; m->pgen = pgen; m->gen = log->gen;
@@ -665,6 +772,8 @@ static uint32_t log_index(Warp *w, Log *log, int space, uint32_t pc, uint32_t pg
 /* Whether the access (a, lane al) happens before the warp's present (lane l). */
 static int before(const Warp *w, const RaceWarp *me, const Acc *a, uint32_t al, int l)
 {
+    const RaceLog *g = w->launch->race;
+    if (a->launch != g->cur) return launch_before(g, a->launch);
     if (a->cta == w->cta->linear && a->warp == w->id) return al == (uint32_t)l || a->clk < me->clk;
     if (a->clus == clus_index(w)) return a->clk <= me->vc.d[a->rank * w->cta->nwarps + a->warp];
     return a->clk <= far_get(&me->vc.far, gwarp(a->cta, a->warp, w->launch->race->nw));
@@ -695,18 +804,18 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
     uint32_t wi = (x->w & ~CELL_PENDING) >> 5, ri = x->r >> 5;
     if (wi) {
         const Acc *a = &log->a[wi];
-        int aatomic = strong_inst(&L->prog->code[a->pc]);
+        int aatomic = strong_inst(&L->race->launches[a->launch].prog->code[a->pc]);
         /* an atomic write racing only with reads is the CAS-loop idiom (read, then
          * compare-and-swap): benign, not reported; plain writes always count */
         if (!before(w, me, a, x->w & 31, l) && (!aatomic || (write && !atomic)))
-            f = record(L, write ? K_WAW : K_RAW, k * 4, a->cta, a->warp * WARP_SIZE + (x->w & 31),
-                       a->pc, w->cta->linear, t, now->pc);
+            f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
+                          a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
     if (write && !atomic && ri) {
         const Acc *a = &log->a[ri];
         if (!before(w, me, a, x->r & 31, l)) {
-            RaceFinding *g2 = record(L, K_WAR, k * 4, a->cta, a->warp * WARP_SIZE + (x->r & 31),
-                                     a->pc, w->cta->linear, t, now->pc);
+            RaceFinding *g2 = record_in(L, K_WAR, k * 4, a->launch, a->cta,
+                                        a->warp * WARP_SIZE + (x->r & 31), a->pc, w->cta->linear, t, now->pc);
             if (g2 && global) { g2->global = 1; g2->addr = addr; }
         }
     }
@@ -724,8 +833,9 @@ static Cell *global_cells(RaceLog *g, uint64_t word)
         size_t size = 0;
         uint64_t base = mem_find(word * 4, &size, NULL);
         void **a = base ? map_slot(&g->allocs, base, 1) : NULL;
-        long fresh = a && !*a ? (long)size : 0;
-        if (fresh) *a = malloc(1);
+        if (a && !*a) *a = calloc(1, sizeof(size_t));
+        long fresh = a && *a && !*(size_t *)*a ? (long)size : 0;
+        if (fresh) *(size_t *)*a = size;
         note_shadow(g, PAGE_WORDS * sizeof(Cell), fresh);
     }
     return (Cell *)*s + word % PAGE_WORDS;
@@ -856,9 +966,8 @@ void race_async_done(Warp *w, const uint8_t *dst, uint32_t size)
 
 /* ---- reports ------------------------------------------------------------------------- */
 
-static void where(const Launch *L, uint32_t pc, char *buf, size_t n)
+static void where(const Program *p, uint32_t pc, char *buf, size_t n)
 {
-    const Program *p = L->prog;
     const Inst *in = &p->code[pc < p->ncode ? pc : 0];
     char src[300] = "";
     if (in->loc && in->loc < p->nlocs) {
@@ -892,21 +1001,21 @@ static const char *op_name(int op)
 }
 
 /* One access of a report as JSON: op, block, thread, warp, PTX line and CUDA source line. */
-static void json_access(FILE *js, const Launch *L, uint32_t pc, uint32_t cta, uint32_t t)
+static void json_access(FILE *js, const RaceLaunch *rl, uint32_t pc, uint32_t cta, uint32_t t)
 {
-    const Program *p = L->prog;
+    const Program *p = rl->prog;
     const Inst *in = &p->code[pc];
     const char *file = "";
     uint32_t line = 0, b[3], th[3];
-    coords(L->grid, cta, b);
-    coords(L->block, t, th);
+    coords(rl->grid, cta, b);
+    coords(rl->block, t, th);
     if (in->loc && in->loc < p->nlocs) {
         const SrcLoc *s = &p->locs[in->loc];
         file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "";
         line = s->line;
     }
-    fprintf(js, "{\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
-            "\"ptx_line\":%u,\"src_file\":\"", op_name(in->op),
+    fprintf(js, "{\"kernel\":\"%s\",\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
+            "\"ptx_line\":%u,\"src_file\":\"", p->name, op_name(in->op),
             b[0], b[1], b[2], th[0], th[1], th[2], t / WARP_SIZE, in->line);
     for (const char *c = file; *c; c++) {   /* JSON string escapes */
         if (*c == '"' || *c == '\\') fputc('\\', js);
@@ -922,9 +1031,10 @@ static void print_finding(const Launch *L, const RaceFinding *f)
     uint32_t b1[3], b2[3], t1[3], t2[3];
     unsigned long long seed = (unsigned long long)L->seed;
     const char *times = f->count == 1 ? "" : "s";
-    where(L, f->pc1, a, sizeof a); where(L, f->pc2, b, sizeof b);
-    coords(L->grid, f->cta1, b1); coords(L->grid, f->cta2, b2);
-    coords(L->block, f->t1, t1); coords(L->block, f->t2, t2);
+    const RaceLaunch *r1 = &L->race->launches[f->launch1];
+    where(r1->prog, f->pc1, a, sizeof a); where(L->prog, f->pc2, b, sizeof b);
+    coords(r1->grid, f->cta1, b1); coords(L->grid, f->cta2, b2);
+    coords(r1->block, f->t1, t1); coords(L->block, f->t2, t2);
     const char *k = kind_name[f->kind], *kn = L->prog->name;
     switch (f->kind) {
     case K_MBINIT:
@@ -957,6 +1067,19 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                                        : " (wait_group / mbarrier wait missing?)", f->count, times, seed);
         return;
     }
+    if (f->global && f->launch1 != L->race->cur) {
+        size_t asz = 0;
+        uint64_t base = mem_find(f->addr, &asz, NULL);
+        fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
+                "allocation at 0x%llx): block (%u,%u,%u) thread (%u,%u,%u) of an earlier launch of "
+                "kernel %s at %s and block (%u,%u,%u) thread (%u,%u,%u) of kernel %s at %s, in "
+                "launches no stream order, event or synchronisation puts one after the other (%u "
+                "time%s; seed %llu)\n", k, (unsigned long long)f->addr,
+                (unsigned long long)(f->addr - base), asz, (unsigned long long)base, b1[0], b1[1],
+                b1[2], t1[0], t1[1], t1[2], r1->prog->name, a, b2[0], b2[1], b2[2], t2[0], t2[1],
+                t2[2], kn, b, f->count, times, seed);
+        return;
+    }
     if (f->global) {
         size_t asz = 0;
         uint64_t base = mem_find(f->addr, &asz, NULL);
@@ -987,10 +1110,10 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
             (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
             b[0], b[1], b[2], f->count, (unsigned long long)L->seed);
     if (!one) {
-        json_access(js, L, f->pc1, f->cta1, f->t1);
+        json_access(js, &L->race->launches[f->launch1], f->pc1, f->cta1, f->t1);
         fputc(',', js);
     }
-    json_access(js, L, f->pc2, f->cta2, f->t2);
+    json_access(js, &L->race->launches[L->race->cur], f->pc2, f->cta2, f->t2);
     fprintf(js, "]");
     if (f->global) {
         size_t asz = 0;

@@ -25,8 +25,16 @@
  * they race with nothing but plain writes, like atomics. */
 #define RACE_STRONG 4
 
-RaceLog *race_log_new(void);
+/* A launch begins and ends. The detector's state outlives launches: global memory is
+ * checked across the launches that stream order leaves unordered. */
+RaceLog *race_log_new(const Launch *L);
 void race_log_free(RaceLog *g);
+/* The next launch is number `clock` of stream `stream` and comes after the first after[i]
+ * launches of each stream i < n (without a call, every launch comes after the one before). */
+void race_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n);
+/* Global memory [addr, addr+size) was freed; every program is going away. */
+void race_forget(uint64_t addr, size_t size);
+void race_forget_all(void);
 int race_setup_cta(Cta *c);          /* allocate the CTA's shadow (racecheck mode only) */
 void race_free_cta(Cta *c);
 void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,

@@ -59,6 +59,11 @@ void rt_memory_reset(void);                          /* free every runtime alloc
 
 /* ---- stream_event.c ---- */
 int rt_stream_valid(cudaStream_t s);                 /* caller holds the lock           */
+/* Stream order for the race detector (stream_event.c): a launch on s is being issued; the
+ * host waited for all work. Caller holds the lock. */
+void rt_order_launch(cudaStream_t s);
+void rt_order_host_waits_all(void);
+void rt_order_host_waits_legacy(void);
 void rt_stream_event_reset(void);
 
 /* ---- device_api.c: the emulated H100's limits ---- */

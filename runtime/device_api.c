@@ -380,6 +380,9 @@ cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *runtimeVersion)
 cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
 {
     RT_STICKY_CHECK();
+    rt_lock();
+    rt_order_host_waits_all();
+    rt_unlock();
     return cudaSuccess;
 }
 

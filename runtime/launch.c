@@ -98,6 +98,7 @@ static cudaError_t rt_launch(RtFunc *f, dim3 g, dim3 b, void **args, size_t smem
         return cudaErrorInvalidClusterSize;
     unsigned grid[3] = { g.x, g.y, g.z }, block[3] = { b.x, b.y, b.z };
     char err[2048] = "";
+    rt_order_launch(stream);
     int rc = emu_launch_ex(k, grid, block, cluster, smem, args, err, sizeof err);
     if (rc == EMU_OK) return cudaSuccess;
     if (rt_error_is_sticky(rc)) {

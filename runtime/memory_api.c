@@ -131,7 +131,7 @@ cudaError_t CUDARTAPI cudaFree(void *devPtr)
 {
     RT_ENTER();
     if (!devPtr) return cudaSuccess;
-    RT_LOCKED(rt_release(devPtr, MEM_DEVICE, MEM_MANAGED));
+    RT_LOCKED((rt_order_host_waits_all(), rt_release(devPtr, MEM_DEVICE, MEM_MANAGED)));
 }
 
 cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
@@ -338,7 +338,7 @@ cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t count,
                                  enum cudaMemcpyKind kind)
 {
     RT_ENTER();
-    RT_LOCKED(rt_copy(dst, src, count, kind));
+    RT_LOCKED((rt_order_host_waits_legacy(), rt_copy(dst, src, count, kind)));
 }
 RT_TWIN(cudaError_t, cudaMemcpy_ptds, cudaMemcpy,
         (void *d, const void *s, size_t n, enum cudaMemcpyKind k), (d, s, n, k))
@@ -379,7 +379,7 @@ RT_TWIN(cudaError_t, cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync,
 cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count)
 {
     RT_ENTER();
-    RT_LOCKED(rt_fill(devPtr, value, count));
+    RT_LOCKED((rt_order_host_waits_legacy(), rt_fill(devPtr, value, count)));
 }
 RT_TWIN(cudaError_t, cudaMemset_ptds, cudaMemset, (void *p, int v, size_t n), (p, v, n))
 

@@ -3,6 +3,7 @@
  * wall-clock time at which the work before it had completed.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "runtime/cudart_internal.h"
 
@@ -15,13 +16,64 @@ typedef struct RtStream {
     unsigned flags;
     int priority;
     unsigned long long id;
+    uint32_t order;     /* index in the stream-order clocks below */
 } RtStream;
+
+/* ---- stream order ----------------------------------------------------------------------
+ * Work runs in issue order here, but on a GPU launches of different streams may overlap, and
+ * the race detector must know which launches stream order, events and synchronisations put
+ * one after another. Each stream keeps a vector clock: for each stream, how many of its
+ * launches the stream's next work comes after (its own entry: its launches so far). Index 0
+ * is the legacy default stream, 1 the per-thread one, then streams in creation order. A
+ * launch on the legacy stream waits for all blocking streams, and their later work for it. */
+typedef struct RtOrder { uint64_t *c; uint32_t n; } RtOrder;
+static RtOrder *rt_ord;
+static unsigned char *rt_ord_blocking;
+static uint32_t rt_nord = 2;
+static RtOrder rt_host;         /* what the host has waited for */
+
+static int ord_grow(RtOrder *o, uint32_t n)
+{
+    if (n <= o->n) return 0;
+    uint64_t *c = realloc(o->c, n * sizeof *c);
+    if (!c) return -1;
+    memset(c + o->n, 0, (n - o->n) * sizeof *c);
+    o->c = c; o->n = n;
+    return 0;
+}
+
+static void ord_join(RtOrder *d, const RtOrder *s)
+{
+    if (ord_grow(d, s->n)) return;
+    for (uint32_t i = 0; i < s->n; i++) if (s->c[i] > d->c[i]) d->c[i] = s->c[i];
+}
+
+/* The clock of stream index i (created on first use). */
+static RtOrder *ord_of(uint32_t i)
+{
+    static uint32_t cap;
+    if (i >= cap) {
+        uint32_t nc = cap ? cap : 8;
+        while (nc <= i) nc *= 2;
+        RtOrder *o = realloc(rt_ord, nc * sizeof *o);
+        if (!o) return NULL;
+        rt_ord = o;
+        unsigned char *b = realloc(rt_ord_blocking, nc);
+        if (!b) return NULL;
+        rt_ord_blocking = b;
+        memset(rt_ord + cap, 0, (nc - cap) * sizeof *o);
+        memset(rt_ord_blocking + cap, 1, nc - cap);
+        cap = nc;
+    }
+    return &rt_ord[i];
+}
 
 typedef struct RtEvent {
     struct RtEvent *next;
     unsigned flags;
     int recorded;
     double ms;          /* CLOCK_MONOTONIC time of the last record, in milliseconds */
+    RtOrder order;      /* the recording stream's clock at the record */
 } RtEvent;
 
 static RtStream *rt_streams;
@@ -45,6 +97,58 @@ static int rt_stream_builtin(cudaStream_t s)
 int rt_stream_valid(cudaStream_t s)
 {
     return rt_stream_builtin(s) || rt_stream_find(s) != NULL;
+}
+
+static uint32_t ord_index(cudaStream_t s)
+{
+    if (s == cudaStreamPerThread) return 1;
+    RtStream *p = rt_stream_builtin(s) ? NULL : rt_stream_find(s);
+    return p ? p->order : 0;
+}
+
+/* A launch is about to be issued on s (caller holds the lock): tell the emulator where it
+ * stands in stream order. */
+void rt_order_launch(cudaStream_t s)
+{
+    uint32_t i = ord_index(s);
+    RtOrder *o = ord_of(i);
+    if (!o || ord_grow(o, i + 1)) return;
+    ord_join(o, &rt_host);
+    if (i == 0)
+        for (uint32_t j = 1; j < rt_nord; j++)
+            if (rt_ord_blocking[j]) ord_join(&rt_ord[0], &rt_ord[j]);
+    o = &rt_ord[i];
+    uint64_t clock = ++o->c[i];
+    o->c[i] = clock - 1;   /* what the launch comes after: the stream's earlier launches */
+    emu_launch_order(i, clock, o->c, o->n);
+    o->c[i] = clock;
+    if (i == 0)
+        for (uint32_t j = 1; j < rt_nord; j++)
+            if (rt_ord_blocking[j] && !ord_grow(&rt_ord[j], 1) && rt_ord[j].c[0] < clock)
+                rt_ord[j].c[0] = clock;
+}
+
+/* The host waited for stream s's work (s = 0, the legacy stream: also the blocking ones). */
+static void ord_host_waits(cudaStream_t s)
+{
+    uint32_t i = ord_index(s);
+    if (!ord_of(i)) return;
+    ord_join(&rt_host, &rt_ord[i]);
+    if (i == 0)
+        for (uint32_t j = 1; j < rt_nord; j++)
+            if (rt_ord_blocking[j]) ord_join(&rt_host, &rt_ord[j]);
+}
+
+/* A synchronous copy or fill waits for the legacy stream (and so the blocking streams). */
+void rt_order_host_waits_legacy(void)
+{
+    ord_host_waits(0);
+}
+
+/* The host waited for all work (cudaDeviceSynchronize, cudaFree). */
+void rt_order_host_waits_all(void)
+{
+    for (uint32_t j = 0; j < rt_nord && ord_of(j); j++) ord_join(&rt_host, &rt_ord[j]);
 }
 
 static RtEvent *rt_event_find(cudaEvent_t e)
@@ -91,6 +195,8 @@ cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t *pStream, unsign
     s->priority = priority;
     rt_lock();
     s->id = rt_next_stream_id++;
+    s->order = rt_nord++;
+    if (ord_of(s->order)) rt_ord_blocking[s->order] = !(flags & cudaStreamNonBlocking);
     s->next = rt_streams;
     rt_streams = s;
     rt_unlock();
@@ -134,7 +240,9 @@ static cudaError_t rt_stream_check(cudaStream_t s)
 cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream)
 {
     RT_STICKY_CHECK();
-    return rt_ret(rt_stream_check(stream));
+    cudaError_t e = rt_stream_check(stream);
+    if (e == cudaSuccess) { rt_lock(); ord_host_waits(stream); rt_unlock(); }
+    return rt_ret(e);
 }
 RT_TWIN(cudaError_t, cudaStreamSynchronize_ptsz, cudaStreamSynchronize, (cudaStream_t s), (s))
 
@@ -152,8 +260,10 @@ cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event
     RT_STICKY_CHECK();
     if (flags & ~(unsigned)cudaEventWaitExternal) return rt_ret(cudaErrorInvalidValue);
     rt_lock();
-    cudaError_t e = rt_stream_valid(stream) && rt_event_find(event)
-                        ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    RtEvent *ev = rt_event_find(event);
+    cudaError_t e = rt_stream_valid(stream) && ev ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    RtOrder *o = e == cudaSuccess ? ord_of(ord_index(stream)) : NULL;
+    if (o) ord_join(o, &ev->order);   /* the stream's later work comes after the event */
     rt_unlock();
     return rt_ret(e);
 }
@@ -294,6 +404,7 @@ cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event)
     if (ev) *pp = ev->next;
     rt_unlock();
     if (!ev) return rt_ret(cudaErrorInvalidResourceHandle);
+    free(ev->order.c);
     free(ev);
     return cudaSuccess;
 }
@@ -309,6 +420,14 @@ cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t s
     if (e == cudaSuccess) {
         ev->ms = rt_now_ms();
         ev->recorded = 1;
+        RtOrder *o = ord_of(ord_index(stream));
+        if (o) {
+            ev->order.n = 0;
+            ord_join(&ev->order, o);
+            if (ord_index(stream) == 0)   /* the legacy stream's work waits for blocking streams */
+                for (uint32_t j = 1; j < rt_nord; j++)
+                    if (rt_ord_blocking[j]) ord_join(&ev->order, &rt_ord[j]);
+        }
     }
     rt_unlock();
     return rt_ret(e);
@@ -339,7 +458,11 @@ cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event)
 cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event)
 {
     RT_STICKY_CHECK();
-    return rt_ret(rt_event_check(event));
+    rt_lock();
+    RtEvent *ev = rt_event_find(event);
+    if (ev) ord_join(&rt_host, &ev->order);
+    rt_unlock();
+    return rt_ret(ev ? cudaSuccess : cudaErrorInvalidResourceHandle);
 }
 
 /* Both events must exist, keep timing and have been recorded (cudaErrorInvalidResourceHandle

@@ -28,6 +28,12 @@
 //  27 tx_fixed  (expect_tx announces 256)
 //  28 mbar_skip warp 0 writes and arrives, warp 1 waits, warp 2 reads without waiting
 //  29 mbar_skip_fixed (warp 2 waits too)
+//  30 streams   one kernel writes a buffer in a non-blocking stream, another reads it in a
+//               second non-blocking stream, nothing orders the launches (global, two launches)
+//  31 streams_event (cudaEventRecord in the first stream, cudaStreamWaitEvent in the second)
+//  32 streams_blocking  the same with two blocking streams: they do not wait for each other
+//  33 streams_legacy    the reader runs in the legacy default stream, which waits for blocking
+//                       streams
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
@@ -200,13 +206,36 @@ __global__ void handoff(int which, int *out)
     }
 }
 
+__global__ void produce(int *buf) { buf[threadIdx.x] = threadIdx.x * 5; }
+__global__ void consume(const int *buf, int *out) { out[threadIdx.x] = buf[threadIdx.x] + 1; }
+
+/* 30..33: two launches and the stream order between them */
+static void streams(int which, int *buf, int *out)
+{
+    cudaStream_t s1, s2;
+    unsigned flags = which == 32 || which == 33 ? cudaStreamDefault : cudaStreamNonBlocking;
+    cudaStreamCreateWithFlags(&s1, flags);
+    cudaStreamCreateWithFlags(&s2, flags);
+    cudaEvent_t e;
+    cudaEventCreate(&e);
+    produce<<<1, 64, 0, s1>>>(buf);
+    cudaEventRecord(e, s1);
+    if (which == 31) cudaStreamWaitEvent(s2, e, 0);
+    consume<<<1, 64, 0, which == 33 ? 0 : s2>>>(buf, out);
+    cudaDeviceSynchronize();
+    cudaEventDestroy(e);
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
+}
+
 int main(int argc, char **argv)
 {
     int which = argc > 1 ? atoi(argv[1]) : 0;
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
     cudaMemset(in, which >= 20 && which < 24 ? 0 : 1, 1024);
-    if (which >= 28) handoff<<<1, 96>>>(which, out);
+    if (which >= 30) streams(which, in, out);
+    else if (which >= 28) handoff<<<1, 96>>>(which, out);
     else if (which >= 24) phases<<<1, 64>>>(which, in, out);
     else if (which >= 20) ticket<<<4, 32>>>(which, out, (unsigned *)in, out + 16);
     else if (which >= 18) mbinit<<<2, 32>>>(which, out);
