@@ -10,7 +10,10 @@
 // buffer (stores/reductions). Each case runs in a child process (--case ID VARIANT), since a
 // fault (the H100 raises illegal-instruction for a dim-0 start that is not 16-byte aligned)
 // poisons the context.
+// Section L's load records also carry hwtx= (the bytes the engine really signals through
+// complete_tx, measured with a second run) and mdiff= (bytes that differ between the runs).
 // Build: nvcc -arch=sm_90a -o tma_probe tma_probe.cu ; run: ./tma_probe cases.txt [FIRST_ID]
+// One case with another expected byte count: TMA_PROBE_TX=N ./tma_probe --case ID 0
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,6 +36,7 @@ struct Case {
     uint32_t smoff = 0;
     int red = 0;          // reductions: 0..7 = add min max inc dec and or xor
     bool risky = false;
+    bool big = false;     // section L: large dump and global guard, plus a measured tx count
 };
 
 static int elsize(int dt)
@@ -64,7 +68,10 @@ struct KArgs {
     unsigned short o[3];
     uint32_t smoff, tx, dumplen;
     int variant;   // 0: map in param space; 1: map in global memory; 2: 1 without fence.mbarrier_init
+    int measure;   // loads: expect MEASURE_TX bytes, then count down with complete_tx (see kprobe)
 };
+
+#define MEASURE_TX (1u << 17)
 
 #define SMEM_DYN (100 * 1024)
 
@@ -167,9 +174,25 @@ __global__ void kprobe(const __grid_constant__ CUtensorMap tmap, KArgs a, uint8_
     if (a.variant < 2) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     else asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
-                 :: "r"(mb), "r"(a.tx) : "memory");
+                 :: "r"(mb), "r"(a.measure ? MEASURE_TX : a.tx) : "memory");
     issue_load(a, tm, s, mb);
     uint64_t t0 = gtime();
+    if (a.measure) {
+        // The engine's complete_tx leaves MEASURE_TX - N pending; after the copy has landed,
+        // count down one byte at a time until the phase completes: N = MEASURE_TX - steps.
+        while (gtime() - t0 < 2000000ull) { }
+        uint32_t k = 0, d = 0;
+        for (; k <= MEASURE_TX; k++) {
+            asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(d) : "r"(mb) : "memory");
+            if (d) break;
+            asm volatile("mbarrier.complete_tx.shared::cta.b64 [%0], %1;" :: "r"(mb), "r"(1u) : "memory");
+        }
+        info[0] = d;
+        info[1] = d ? MEASURE_TX - k : ~0ull;
+        for (uint32_t j = 0; j < a.dumplen; j++) out[j] = p[j];
+        return;
+    }
     uint32_t done = 0;
     while (!done && gtime() - t0 < 50000000ull) {
         asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
@@ -221,7 +244,7 @@ static void put_list(FILE *f, const char *key, const long long *v, int n)
 static int run_case(int id, const Case &c, FILE *f)
 {
     int el = elsize(c.dt);
-    uint64_t gsize = extent(c) + 256;
+    uint64_t gsize = extent(c) + (c.big ? (c.op == 'L' ? 16384 : 4096) : 256);
     std::vector<uint8_t> g(gsize);
     if (c.op == 'L' || c.op == 'R') fill_global(g, el); else memset(g.data(), 0xCD, gsize);
     uint8_t *dg = nullptr, *dout = nullptr;
@@ -252,16 +275,43 @@ static int run_case(int id, const Case &c, FILE *f)
     for (int i = 0; i < 3; i++) a.o[i] = c.offs[i];
     a.smoff = c.smoff;
     a.tx = tx;
+    if (getenv("TMA_PROBE_TX")) a.tx = (uint32_t)atoi(getenv("TMA_PROBE_TX"));   // --case only
     a.dumplen = ((tx + 15) & ~15u) + 256;
+    if (c.big && c.op == 'L') a.dumplen = 16384;
     a.variant = variant;
+    a.measure = 0;
     CUtensorMap *dmap = nullptr;
     cudaMalloc(&dmap, sizeof tm);
     cudaMemcpy(dmap, &tm, sizeof tm, cudaMemcpyHostToDevice);
     const char *st = "ok";
     std::vector<uint8_t> dump;
+    long long hwtx = -2;   // -2: not measured; -1: never completed
+    uint32_t mdiff = 0;
     if (enc == CUDA_SUCCESS) {
         kprobe<<<1, 32, SMEM_DYN>>>(tm, a, dout, dinfo, dmap);
         cudaError_t e = cudaDeviceSynchronize();
+        if (e == cudaSuccess && c.big && c.op == 'L') {
+            // Second run: how many bytes the engine really signals, and the same bytes again.
+            uint8_t *dout2 = nullptr;
+            unsigned long long *dinfo2 = nullptr, info2[2] = {0, 0};
+            cudaMalloc(&dout2, SMEM_DYN);
+            cudaMalloc(&dinfo2, 16);
+            cudaMemset(dinfo2, 0, 16);
+            KArgs b = a;
+            b.measure = 1;
+            kprobe<<<1, 32, SMEM_DYN>>>(tm, b, dout2, dinfo2, dmap);
+            e = cudaDeviceSynchronize();
+            if (e == cudaSuccess) {
+                cudaMemcpy(info2, dinfo2, 16, cudaMemcpyDeviceToHost);
+                std::vector<uint8_t> d1(a.dumplen), d2(a.dumplen);
+                cudaMemcpy(d1.data(), dout, a.dumplen, cudaMemcpyDeviceToHost);
+                cudaMemcpy(d2.data(), dout2, a.dumplen, cudaMemcpyDeviceToHost);
+                hwtx = info2[0] ? (long long)info2[1] : -1;
+                for (uint32_t k = 0; k < a.dumplen; k++) mdiff += d1[k] != d2[k];
+            }
+            cudaFree(dout2);
+            cudaFree(dinfo2);
+        }
         if (e != cudaSuccess) {
             st = cudaGetErrorName(e);
         } else {
@@ -300,6 +350,7 @@ static int run_case(int id, const Case &c, FILE *f)
     for (int i = 0; i < ns; i++) v[i] = c.offs[i];
     put_list(f, "offs", v, (c.op == 'L') ? ns : 0);
     if (c.op == 'R') fprintf(f, " red=%d", c.red);
+    if (c.big && c.op == 'L') fprintf(f, " hwtx=%lld mdiff=%u", hwtx, mdiff);
     fprintf(f, " smoff=%u gsize=%llu enc=%d tx=%u st=%s mbar=%016llx n=%zu\n", c.smoff,
             (unsigned long long)gsize, (int)enc, tx, st, info[1], dump.size());
     for (size_t k = 0; k < dump.size(); k++)
@@ -351,6 +402,86 @@ static Case &im2col(char op, int dt, int rank, L dims, L lo, L up, uint32_t cpp,
 }
 
 static void es(Case &c, L l) { setv(c.es, l); }
+
+// L. (appended later) interleave, systematic: one thing varied at a time from the base case
+//    (16-byte interleave, u16, dims 8,10,6 = one 16-byte channel group per row, box 8,4,3).
+//    Each load record also carries hwtx= (the bytes the engine signals through complete_tx,
+//    measured by expecting MEASURE_TX and counting down; -1: never completed) and mdiff=
+//    (bytes that differ between the two runs); the dump is 16 KiB and the global buffer has a
+//    16 KiB tail of the load pattern, so over-reads and over-writes show.
+static Case &ilc(char op, int il, int dt, int rank, L dims, L box, L coords, int sw = 0)
+{
+    Case &c = tile(op, dt, rank, dims, box, coords);
+    c.il = il; c.sw = sw; c.big = true;
+    return c;
+}
+
+static void build_section_l()
+{
+    // box shape, dims 8,10,6 u16 (16-byte rows), dense strides 16,160
+    for (auto b : {L{8, 1, 1}, L{8, 2, 1}, L{8, 4, 1}, L{8, 1, 3}, L{8, 4, 3}, L{16, 1, 1},
+                   L{16, 4, 3}, L{24, 1, 1}, L{32, 2, 2}, L{1, 1, 1}})
+        ilc('L', 1, 1, 3, {8, 10, 6}, b, {0, 3, 2});
+    // dim 0 wider than the interleave: 32-byte rows
+    ilc('L', 1, 1, 3, {16, 10, 6}, {8, 1, 1}, {0, 3, 2});
+    ilc('L', 1, 1, 3, {16, 10, 6}, {8, 4, 3}, {0, 3, 2});
+    ilc('L', 1, 1, 3, {16, 10, 6}, {8, 4, 3}, {8, 3, 2});
+    ilc('L', 1, 1, 3, {16, 10, 6}, {16, 4, 3}, {0, 3, 2});
+    // dim 0 narrower than the interleave (8 bytes)
+    ilc('L', 1, 1, 3, {4, 10, 6}, {8, 2, 2}, {0, 3, 2});
+    // padded strides (48-byte rows, 16 bytes of data)
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 1, 1}, {0, 3, 2}); c.strides[0] = 48; c.strides[1] = 480; }
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2}); c.strides[0] = 48; c.strides[1] = 480; }
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {16, 2, 1}, {0, 3, 2}); c.strides[0] = 48; c.strides[1] = 480; }
+    // element types, 16-byte rows
+    ilc('L', 1, 0, 3, {16, 10, 6}, {16, 4, 3}, {0, 3, 2});
+    ilc('L', 1, 2, 3, {4, 10, 6}, {4, 4, 3}, {0, 3, 2});
+    ilc('L', 1, 4, 3, {2, 10, 6}, {2, 4, 3}, {0, 3, 2});
+    // element strides
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2}); es(c, {2, 1, 1}); }
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2}); es(c, {1, 2, 1}); }
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2}); es(c, {1, 1, 2}); }
+    // coordinates out of bounds
+    for (auto co : {L{0, -2, 2}, L{0, 8, 2}, L{0, 3, -1}, L{0, 3, 5}, L{8, 3, 2}, L{-8, 3, 2}, L{0, 12, 2}})
+        ilc('L', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, co);
+    ilc('L', 1, 1, 3, {8, 10, 6}, {8, 1, 1}, {0, 9, 2});
+    ilc('L', 1, 1, 3, {8, 10, 6}, {8, 1, 1}, {0, -1, 2});
+    // swizzles
+    for (int sw = 1; sw <= 3; sw++) ilc('L', 1, 1, 3, {8, 10, 6}, {8, 8, 2}, {0, 1, 2}, sw);
+    // 32-byte interleave
+    ilc('L', 2, 1, 3, {16, 10, 6}, {16, 1, 1}, {0, 3, 2}, 1);
+    ilc('L', 2, 1, 3, {16, 10, 6}, {16, 4, 3}, {0, 3, 2}, 1);
+    ilc('L', 2, 1, 3, {16, 10, 6}, {16, 4, 3}, {0, 3, 2}, 0);
+    ilc('L', 2, 1, 3, {16, 10, 6}, {8, 1, 1}, {0, 3, 2}, 1);
+    ilc('L', 2, 1, 3, {16, 10, 6}, {32, 2, 2}, {0, 3, 2}, 1);
+    ilc('L', 2, 0, 3, {32, 10, 6}, {32, 4, 3}, {0, 3, 2}, 1);
+    ilc('L', 2, 2, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2}, 1);
+    ilc('L', 2, 1, 3, {16, 10, 6}, {16, 4, 3}, {0, 8, 5}, 1);
+    // ranks 4 and 5
+    ilc('L', 1, 1, 4, {8, 7, 5, 3}, {8, 4, 2, 2}, {0, 1, 1, 1});
+    ilc('L', 1, 1, 5, {8, 4, 3, 3, 2}, {8, 2, 2, 2, 2}, {0, 1, 1, 1, 0});
+    // stores
+    ilc('S', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2});
+    ilc('S', 1, 1, 3, {8, 10, 6}, {8, 1, 1}, {0, 3, 2});
+    ilc('S', 2, 1, 3, {16, 10, 6}, {16, 4, 3}, {0, 3, 2}, 1);
+    // (second round) dim-0 starts that are not 16-byte multiples; the unwalked dimension of
+    // rank 4 out of bounds and with a larger box; 32-byte interleave with an element stride
+    // and dim 0 partly out of bounds; swizzles at shared offsets; stores partly out of bounds
+    ilc('L', 1, 1, 3, {8, 10, 6}, {8, 1, 1}, {1, 3, 2});
+    ilc('L', 1, 1, 3, {8, 10, 6}, {8, 1, 1}, {3, 3, 2});
+    ilc('L', 1, 0, 3, {16, 10, 6}, {16, 1, 1}, {5, 3, 2});
+    ilc('L', 1, 1, 4, {8, 7, 5, 3}, {8, 4, 2, 2}, {0, 1, 5, 1});
+    ilc('L', 1, 1, 4, {8, 7, 5, 3}, {8, 4, 2, 2}, {0, 1, -1, 1});
+    ilc('L', 1, 1, 4, {8, 7, 5, 3}, {8, 2, 4, 1}, {0, 1, 1, 0});
+    { Case &c = ilc('L', 2, 1, 3, {16, 10, 6}, {16, 1, 1}, {0, 3, 2}, 1); es(c, {2, 1, 1}); }
+    ilc('L', 2, 1, 3, {16, 10, 6}, {16, 1, 2}, {8, 3, 2}, 1);
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 8, 4}, {0, 1, 1}, 3); c.smoff = 128; }
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 8, 4}, {0, 1, 1}, 2); c.smoff = 256; }
+    ilc('S', 1, 1, 3, {8, 10, 6}, {16, 1, 1}, {0, 3, 2});
+    ilc('S', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 4});
+    ilc('S', 1, 1, 3, {4, 10, 6}, {8, 1, 1}, {0, 3, 2});
+    ilc('S', 1, 1, 3, {8, 10, 6}, {8, 1, 1}, {3, 3, 2});
+}
 
 static void build_cases()
 {
@@ -506,6 +637,7 @@ static void build_cases()
     { Case &c = tile('L', 1, 2, {200, 40}, {16, 8}, {8, 3}); c.sw = 1; c.smoff = 128; }
     { Case &c = tile('L', 2, 2, {100, 40}, {32, 8}, {4, 3}); c.sw = 3; c.smoff = 512; }
     { Case &c = tile('R', 2, 2, {70, 12}, {32, 8}, {4, 2}); c.sw = 3; c.smoff = 384; }
+    build_section_l();
 }
 
 static int init_encoders()
