@@ -396,6 +396,11 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
                 !(op->mbar = (uint64_t *)shared_range(w, in->space, ma, 8, 8, l, ACC_ATOMIC, &op->mbar_off)))
                 return STEP_FAULT;
             op->smem_avail = w->cta->shared_size - (op->dst_off < w->cta->shared_size ? op->dst_off : w->cta->shared_size);
+            if (bytes != tma_box_elem_bytes(op->tmap))
+                warp_warn(w, l, "interleaved tensor copy: the H100 moves and signals %u bytes for this box "
+                          "(16/32-byte rows; dimension rank-2 is not walked), not its %u bytes of elements; "
+                          "an mbarrier expecting another count completes at random there and never here",
+                          bytes, tma_box_elem_bytes(op->tmap));
             if (w->launch->racecheck && !(in->aux8 & CPF_MULTICAST)) race_async_issue(w, l, op->dst, bytes);
             if (w->launch->racecheck) op->race_phase = race_mbar_phase(w->launch, op->mbar);
             if (in->aux8 & CPF_MULTICAST) {

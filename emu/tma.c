@@ -8,6 +8,22 @@
  * elements (dim 0 of a non-interleaved map ignores its element stride); swizzling XORs bits
  * [4, 4+n) of each shared-memory address with its bits [7, 7+n) (n = 1, 2, 3 for 32/64/128-byte
  * spans), and a swizzled row narrower than the span still occupies the whole span.
+ *
+ * Interleaved maps (CU_TENSOR_MAP_INTERLEAVE_16B/_32B) follow other rules on the H100 (probe
+ * section L, cases 431-493; the earlier cases 112-127 and 270 agree). With IL = 16 or 32 bytes:
+ * - dimension 0 counts IL-byte rows, whatever the element type: the row of dim-0 coordinate c
+ *   starts c * IL bytes into the tensor's line (not c * element size, not globalStrides), it is
+ *   in bounds when 0 <= c < globalDim[0], and the box takes ceil(boxDim[0] / elementStrides[0])
+ *   of them, stepping elementStrides[0] rows; any dim-0 start is taken (no 16-byte rule);
+ * - dimension rank-2 is not walked: only its start coordinate counts (an out-of-bounds start
+ *   zeroes the whole box); the other dimensions are walked as usual, in order;
+ * - shared memory receives the rows back to back (dim 0 fastest), IL bytes each, swizzled by
+ *   address as usual; out-of-bounds rows read as zero; stores write the in-bounds rows, in order;
+ * - complete_tx counts every row written: rows * IL bytes, which is what tma_box_bytes returns.
+ *   The engine signals that count in several pieces: an mbarrier that expects any other count
+ *   completes or not at random (measured), which ptxemu cannot reproduce; it signals the
+ *   H100's total, and exec_async.c warns when that differs from the box's elements.
+ * Not recorded, so refused: interleaved reductions, im2col copies, the NaN fill, tf32 types.
  */
 #include "tma.h"
 
@@ -260,13 +276,33 @@ static uint32_t box_count(const Map *m, int i)
     return ceil_div(m->box[i], m->es[i]);
 }
 
+/* Interleaved maps: the H100 does not walk dimension rank-2 (see the top of this file). */
+static int il_walked(const Map *m, int i) { return i != m->rank - 2; }
+static uint32_t il_bytes(const Map *m) { return 16u << (m->interleave - 1); }
+
+static uint32_t elem_bytes(const Map *m)
+{
+    if (m->mode == TMA_MODE_IM2COL) return (uint32_t)m->cpp * m->ppc * m->elsize;
+    uint32_t n = m->elsize;
+    for (int i = 0; i < m->rank; i++) n *= box_count(m, i);
+    return n;
+}
+
+uint32_t tma_box_elem_bytes(const void *tmap)
+{
+    Map m;
+    memcpy(&m, tmap, sizeof m);
+    return elem_bytes(&m);
+}
+
 uint32_t tma_box_bytes(const void *tmap)
 {
     Map m;
     memcpy(&m, tmap, sizeof m);
-    if (m.mode == TMA_MODE_IM2COL) return (uint32_t)m.cpp * m.ppc * m.elsize;
-    uint32_t n = m.elsize;
-    for (int i = 0; i < m.rank; i++) n *= box_count(&m, i);
+    if (!m.interleave || m.mode != TMA_MODE_TILE) return elem_bytes(&m);
+    uint32_t n = il_bytes(&m);
+    for (int i = 0; i < m.rank; i++)
+        if (il_walked(&m, i)) n *= box_count(&m, i);
     return n;
 }
 
@@ -442,6 +478,7 @@ static uint32_t row_pitch(const Map *m, uint32_t row)
 /* Shared-memory bytes a box covers (tma_box_bytes counts the data only). */
 static uint32_t smem_footprint(const Map *m)
 {
+    if (m->interleave) return tma_box_bytes(m);
     uint32_t row = (m->mode == TMA_MODE_IM2COL ? m->cpp : box_count(m, 0)) * m->elsize;
     return tma_box_bytes(m) / row * row_pitch(m, row);
 }
@@ -463,6 +500,34 @@ static int tile_box(Xfer *x, const int32_t *coords)
         uint32_t o = e / cnt[0] * pitch + e % cnt[0] * m->elsize;
         if (move_elem(x, g, inb, swz(o, m->swizzle, x->base))) return -1;
         for (int i = 0; i < m->rank && ++k[i] == cnt[i]; i++) k[i] = 0;
+    }
+    return 0;
+}
+
+/* An interleaved box: IL-byte rows (see the top of this file). */
+static int il_box(Xfer *x, const int32_t *coords)
+{
+    const Map *m = x->m;
+    uint32_t il = il_bytes(m), cnt[5] = {1, 1, 1, 1, 1}, k[5] = {0}, rows = 1;
+    for (int i = 0; i < m->rank; i++)
+        if (il_walked(m, i)) { cnt[i] = box_count(m, i); rows *= cnt[i]; }
+    for (uint32_t r = 0; r < rows; r++) {
+        uint64_t g = m->addr;
+        int inb = 1;
+        for (int i = 0; i < m->rank; i++) {
+            int64_t c = (int64_t)coords[i] + (int64_t)k[i] * m->es[i];
+            if (c < 0 || (uint64_t)c >= dim(m, i)) inb = 0;
+            g += (uint64_t)c * (i == 0 ? il : m->strides[i - 1]);
+        }
+        for (uint32_t j = 0; j < il; j += 16) {
+            uint8_t *s = x->smem + swz(r * il + j, m->swizzle, x->base);
+            if (x->dir == TMA_LOAD) {
+                if (inb) memcpy(s, (const void *)(uintptr_t)(g + j), 16);
+                else memset(s, 0, 16);
+            } else if (inb)
+                memcpy((void *)(uintptr_t)(g + j), s, 16);
+        }
+        for (int i = 0; i < m->rank && (!il_walked(m, i) || ++k[i] == cnt[i]); i++) k[i] = 0;
     }
     return 0;
 }
@@ -522,16 +587,17 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
         return xfail(&x, "bad tensor copy direction");
     if (dir == TMA_LOAD && mode == TMA_MODE_IM2COL && m.rank > 2 && !offsets)
         return xfail(&x, "im2col load without offsets");
-    /* The H100 raises an illegal-instruction error unless dim 0 starts on 16 bytes. */
-    if (((int64_t)coords[0] * m.elsize) % 16)
+    /* The H100 raises an illegal-instruction error unless dim 0 starts on 16 bytes (an
+     * interleaved map's dim 0 counts 16/32-byte rows: any start is taken). */
+    if (!m.interleave && ((int64_t)coords[0] * m.elsize) % 16)
         return xfail(&x, "tensor copy: dim-0 coordinate is not a multiple of 16 bytes");
     if (smem_footprint(&m) > smem_avail)
         return xfail(&x, "tensor copy: box extends past the end of shared memory");
-    /* On the H100, interleaved boxes write more than their transaction count (whole
-     * 16/32-byte groups of two rows per box row, read past the plane) or never complete;
-     * ptxemu cannot reproduce that, so it refuses them rather than guess. */
-    if (m.interleave)
-        return xfail(&x, "interleaved tensor maps are not supported by ptxemu's tensor copies");
+    /* Interleaved copies the probe has not recorded: ptxemu refuses them rather than guess. */
+    if (m.interleave && (mode != TMA_MODE_TILE || dir == TMA_REDUCE || m.oob || m.rank < 3 ||
+                         m.dtype == DT_TF32 || m.dtype == DT_TF32_FTZ))
+        return xfail(&x, "interleaved tensor copy not supported by ptxemu (only tile loads and "
+                         "stores without NaN fill of non-tf32 types were recorded on the H100)");
     /* The H100 faults (illegal instruction) on a store whose box starts before the tensor. */
     if (dir != TMA_LOAD)
         for (int i = 0; i < m.rank; i++)
@@ -542,5 +608,6 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
     if (dir == TMA_REDUCE && !reduce_supported(m.dtype, redop))
         return xfail(&x, "cp.reduce.async.bulk.tensor: the H100 has no such reduction for the "
                          "tensor map's element type");
+    if (m.interleave) return il_box(&x, coords);
     return mode == TMA_MODE_TILE ? tile_box(&x, coords) : im2col_box(&x, coords, offsets);
 }

@@ -48,8 +48,11 @@ int tma_replace_field(void *tmap, int field, int ord, uint64_t value, char *err,
 /* Is this a map ptxemu encoded? Returns 0 and fills err otherwise. */
 int tma_valid(const void *tmap, char *err, size_t errlen);
 
-/* Bytes one box transfers (what complete_tx counts). */
+/* Bytes one box transfers (what complete_tx counts and the shared memory it covers). */
 uint32_t tma_box_bytes(const void *tmap);
+/* The box's elements times the element size: tma_box_bytes, except for interleaved maps,
+ * where the H100 moves and counts 16/32-byte rows (tma.c says how). */
+uint32_t tma_box_elem_bytes(const void *tmap);
 
 enum { TMA_LOAD = 0, TMA_STORE = 1, TMA_REDUCE = 2 };
 enum { TMA_MODE_TILE = 0, TMA_MODE_IM2COL = 1 };
@@ -64,8 +67,8 @@ enum { TMA_RED_ADD = 0, TMA_RED_MIN, TMA_RED_MAX, TMA_RED_INC, TMA_RED_DEC, TMA_
  * shared space, since the swizzle pattern follows the shared address bits (recorded).
  * redop: for TMA_REDUCE, a TMA_RED_*.
  * Refused (as the H100 refuses them, or as ptxemu cannot reproduce them): a dim-0 coordinate
- * that is not a multiple of 16 bytes, a box past smem_avail, interleaved maps, stores with a
- * negative coordinate, im2col stores, reductions the H100 does not perform for the
+ * that is not a multiple of 16 bytes (non-interleaved maps), a box past smem_avail, interleaved
+ * reductions, im2col copies, NaN fill or tf32 types, stores with a negative coordinate, im2col stores, reductions the H100 does not perform for the
  * map's type (it raises an illegal-instruction error). Returns 0, or -1 with a one-line
  * reason in err (the caller faults). */
 int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int ndims,
