@@ -15,8 +15,18 @@ struct AsyncQueue {
     int late;               /* PTXEMU_ASYNC=late: complete only when a wait needs it */
 };
 
+static int live_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    size_t size = 0;
+    uint64_t base = mem_find(addr, &size, NULL);
+    if (!base) return 0;
+    *lo = base; *hi = base + size;
+    return 1;
+}
+
 AsyncQueue *async_queue_new(void)
 {
+    tma_global_range = live_range;
     AsyncQueue *q = calloc(1, sizeof *q);
     if (!q) return NULL;
     const char *p = getenv("PTXEMU_ASYNC");
@@ -85,7 +95,9 @@ static void reduce_elems(uint8_t *dst, const uint8_t *src, uint32_t size, int re
 static int op_fault(AsyncOp *op, const char *msg)
 {
     op->w->pc = op->pc;
-    int code = strstr(msg, "align") ? EMU_ERR_MISALIGNED_ADDRESS : EMU_ERR_ILLEGAL_INSTRUCTION;
+    int code = strstr(msg, "align") ? EMU_ERR_MISALIGNED_ADDRESS
+             : strstr(msg, "outside every allocation") ? EMU_ERR_ILLEGAL_ADDRESS
+             : EMU_ERR_ILLEGAL_INSTRUCTION;
     warp_fault(op->w, op->lane, code, "%s", msg);
     return -1;
 }

@@ -268,7 +268,12 @@ int warp_run_det(Warp *w)
             return RUN_FAULT;
         } else if (r == STEP_JUMP || r == STEP_YIELD) {
             if (past_merge(w)) warp_regroup(w);
-            stop |= r == STEP_YIELD || w->pc <= (uint32_t)(in - code);   /* spin loops too */
+            /* a backward jump ends the turn (spin loops too), except the first one of a turn
+             * that resumes a failed wait: that turn goes back to the wait, so a polling loop
+             * that never succeeds keeps failing turn after turn and is seen as spinning */
+            int back = w->pc <= (uint32_t)(in - code) && !w->spin_resume;
+            if (w->pc <= (uint32_t)(in - code)) w->spin_resume = 0;
+            stop |= r == STEP_YIELD || back;
         }
         if (!w->active) return w->alive ? RUN_BLOCKED : RUN_DONE;
         if (stop) return RUN_YIELD;

@@ -98,6 +98,7 @@ struct Warp {
     uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on               */
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
+    int spin_resume;            /* deterministic mode: this turn resumes such a polling loop */
     uint32_t prio;              /* deterministic mode: PCT priority (higher runs first)      */
     uint32_t sp;                /* open divergence regions (stk entries)                     */
     uint32_t cpa_group[WARP_SIZE];  /* cp.async groups each lane has committed               */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "racecheck.h"
+#include "asyncop.h"
 #include "memory.h"
 
 /* ---- vector clocks ---------------------------------------------------------------------- */
@@ -190,6 +191,9 @@ typedef struct RaceCluster {
 typedef struct RaceMbar {
     uint32_t phase;
     uint8_t parity;
+    uint8_t signalled;          /* a copy signalled it: tx_* name the last one              */
+    uint8_t tx_reported;        /* bytes beyond a phase were reported already               */
+    uint32_t tx_pc, tx_cta, tx_t;
     Clock acc, done[2];
     uint32_t *seen; uint32_t nseen;
 } RaceMbar;
@@ -204,6 +208,7 @@ typedef struct RaceLoc {
 typedef struct RaceFinding {
     int kind, global;
     const Program *prog1;       /* the earlier access's program (another launch's, maybe)   */
+    int32_t unannounced;        /* K_TX found when the block ended: bytes no expect_tx named */
     uint32_t launch1;
     uint32_t pc1, pc2, cta1, cta2, t1, t2, offset, count;   /* t: thread index in its CTA */
     uint64_t addr;
@@ -250,6 +255,9 @@ struct RaceLog {
     size_t shadow, shadow_peak, logbytes_peak;
     size_t checked, checked_peak;   /* bytes of resident shared memory and touched allocations */
 };
+
+static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uint32_t t1,
+                           uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2);
 
 static RaceLog *G;   /* the process's detector state (launches run one at a time) */
 
@@ -399,11 +407,29 @@ int race_setup_cta(Cta *c)
     return 0;
 }
 
+/* When a CTA ends, a barrier of its shared memory whose phase holds bytes no expect-tx
+ * announced (a negative transaction count) was sent more than any phase expected. */
+static void check_leftover_tx(Cta *c)
+{
+    Map *m = &c->launch->race->mbars;
+    uint64_t lo = (uint64_t)(uintptr_t)c->shared, hi = lo + c->shared_size;
+    for (uint32_t i = 0; i < m->cap; i++) {
+        RaceMbar *b = m->v[i];
+        if (!b || !b->signalled || b->tx_reported || m->k[i] < lo || m->k[i] + 8 > hi) continue;
+        uint64_t v = *(const uint64_t *)(uintptr_t)m->k[i];
+        if (!(v & MB_VALID) || mbar_tx(v) >= 0) continue;
+        RaceFinding *f = record(c->launch, K_TX, (uint32_t)(m->k[i] - lo), b->tx_cta, b->tx_t,
+                                b->tx_pc, b->tx_cta, b->tx_t, b->tx_pc);
+        if (f) { f->addr = b->phase; f->unannounced = -mbar_tx(v); }
+    }
+}
+
 void race_free_cta(Cta *c)
 {
     RaceCta *rc = c->race;
     if (!rc) return;
     RaceLog *g = c->launch->race;
+    check_leftover_tx(c);
     note_shadow(g, -(long)(rc->ncell * sizeof *rc->cell), -(long)c->shared_size);
     for (uint32_t i = 0; rc->w && i < c->nwarps; i++) clock_free(&rc->w[i].vc);
     for (int i = 0; i < 16; i++) clock_free(&rc->bar[i]);
@@ -556,6 +582,7 @@ void race_mbar_init(Warp *w, const uint64_t *m)
     if (!b) return;
     uint32_t D = w->launch->race->D;
     b->phase = 0; b->parity = 0;
+    b->signalled = b->tx_reported = 0;
     clock_clear(&b->acc, D); clock_clear(&b->done[0], D); clock_clear(&b->done[1], D);
     if (b->seen) memset(b->seen, 0, b->nseen * sizeof *b->seen);
 }
@@ -584,9 +611,6 @@ uint32_t race_mbar_phase(Launch *L, const uint64_t *m)
     return b ? b->phase + 1 : 0;
 }
 
-
-static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uint32_t t1,
-                           uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2);
 
 /* A successful wait observed the phase before the current one (-1 on a fresh barrier): it
  * acquires that phase's arrivals; observing a phase the thread already observed means the
@@ -617,8 +641,11 @@ void race_mbar_waited(Warp *w, const Inst *in, int lane, const uint64_t *m, int 
 void race_mbar_tx(Warp *w, uint32_t pc, int lane, const uint64_t *m, uint32_t issued)
 {
     RaceMbar *b = mbar_of(w->launch, m, 0);
-    if (!b || !issued || b->phase + 1 == issued) return;
+    if (!b || !issued) return;
     uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
+    b->signalled = 1; b->tx_pc = pc; b->tx_cta = w->cta->linear; b->tx_t = t;
+    if (b->phase + 1 == issued) return;
+    b->tx_reported = 1;
     RaceFinding *f = record(w->launch, K_TX, 0, w->cta->linear, t, pc, w->cta->linear, t, pc);
     if (f) f->addr = issued - 1;
 }
@@ -1052,6 +1079,14 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                 (long long)f->addr - 1, f->count, times, seed);
         return;
     case K_TX:
+        if (f->unannounced > 0) {   /* found when the block ended */
+            fprintf(stderr, "ptxemu: race: %s by the copy block (%u,%u,%u) thread (%u,%u,%u) at %s, "
+                    "kernel %s: the mbarrier at shared offset 0x%x ended the block in phase %llu with "
+                    "%d bytes delivered that no expect_tx announced (%u time%s; seed %llu)\n", k,
+                    b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, kn, f->offset,
+                    (unsigned long long)f->addr, f->unannounced, f->count, times, seed);
+            return;
+        }
         fprintf(stderr, "ptxemu: race: %s by the copy block (%u,%u,%u) thread (%u,%u,%u) at %s, "
                 "kernel %s issued during phase %llu of its mbarrier, which delivered its bytes after that phase "
                 "completed: the phase expected fewer bytes (expect_tx too small?) (%u time%s; seed %llu)\n",

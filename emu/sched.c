@@ -620,6 +620,7 @@ static void run_det(Launch *L)
         Cluster *cl = &d.slot[bs].cluster;
         if (det_cfg.rec)
             fprintf(det_cfg.rec, "s %u %u %u\n", bs, best->cta->rank, best->id);
+        best->spin_resume = best->spin;
         best->spin = 0;
         if (warp_run_det(best) == RUN_FAULT) break;
         if (!det_cfg.rep) {

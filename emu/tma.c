@@ -332,7 +332,22 @@ typedef struct {
     uint32_t base;
     char *err;
     size_t errlen;
+    uint64_t glo, ghi;          /* the allocation the last global element lay in */
 } Xfer;
+
+int (*tma_global_range)(uint64_t addr, uint64_t *lo, uint64_t *hi);
+
+/* A map may describe more memory than the program allocated: an element outside every live
+ * allocation is an illegal address, not a host read or write. */
+static int global_ok(Xfer *x, uint64_t g, int el)
+{
+    if ((g >= x->glo && g + (uint64_t)el <= x->ghi) || !tma_global_range) return 1;
+    if (tma_global_range(g, &x->glo, &x->ghi) && g + (uint64_t)el <= x->ghi) return 1;
+    snprintf(x->err, x->errlen, "tensor copy: global address 0x%llx is outside every allocation "
+             "(the tensor map describes more memory than the program allocated)",
+             (unsigned long long)g);
+    return 0;
+}
 
 static int xfail(Xfer *x, const char *msg)
 {
@@ -431,6 +446,7 @@ static int move_elem(Xfer *x, uint64_t g, int inb, uint32_t so)
     const Map *m = x->m;
     uint8_t *s = x->smem + so;
     int el = m->elsize;
+    if (inb && !global_ok(x, g, el)) return -1;
     if (x->dir == TMA_LOAD) {
         if (inb && (m->dtype == DT_TF32 || m->dtype == DT_TF32_FTZ)) {
             /* tf32 loads keep the 10-bit mantissa: the low 13 bits read as zero (recorded
@@ -572,7 +588,7 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
                  uint32_t smem_avail, int redop, char *err, size_t errlen)
 {
     Map m;
-    Xfer x = {&m, dir, redop, smem, smem_offset, err, errlen};
+    Xfer x = {&m, dir, redop, smem, smem_offset, err, errlen, 0, 0};
     if (!tma_valid(tmap, err, errlen)) return -1;
     memcpy(&m, tmap, sizeof m);
     /* tensormap.replace can leave dimensions a transfer cannot use (a raised rank). */

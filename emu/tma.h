@@ -75,4 +75,8 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
                  const uint16_t *offsets, uint8_t *smem, uint32_t smem_offset,
                  uint32_t smem_avail, int redop, char *err, size_t errlen);
 
+/* Set by the engine: the live allocation holding addr ([*lo, *hi)), 0 when none. Without
+ * it (unit tests) global addresses are taken as they are. */
+extern int (*tma_global_range)(uint64_t addr, uint64_t *lo, uint64_t *hi);
+
 #endif

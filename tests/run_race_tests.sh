@@ -40,6 +40,19 @@ for i in $(seq 0 33); do
     cmp -s "$work/err.$i" "$work/cerr.$i" || { same=1; echo "case $i differs with PTXEMU_RACECHECK_COMPACT=1"; }
 done
 check "reports unchanged when the access logs are compacted at every fill" $same
+# reports are deterministic: the same seed gives the same reports with 1 and 2 workers, and
+# a report's seed replays it
+same=0
+for i in 0 10 20 26 28 30; do
+    for t in 1 2; do
+        PTXEMU_THREADS=$t PTXEMU_SEED=5 PTXEMU_RACECHECK=1 PTXEMU_REPORT="$work/r5.$i.$t" \
+            "$launcher" "$work/hazards" $i >"$work/o5.$i.$t" 2>"$work/e5.$i.$t"
+    done
+    grep -q "seed 5)" "$work/e5.$i.1" && cmp -s "$work/e5.$i.1" "$work/e5.$i.2" &&
+        cmp -s "$work/r5.$i.1" "$work/r5.$i.2" && cmp -s "$work/o5.$i.1" "$work/o5.$i.2" ||
+        { same=1; echo "case $i: seed 5 does not replay the same reports"; }
+done
+check "a seed replays the same reports and output, with 1 and with 2 workers" $same
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 0 >/dev/null 2>&1
 [ $? = 1 ]; check "PTXEMU_RACECHECK=error fails a racy program" $?
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 1 >/dev/null 2>&1
