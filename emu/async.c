@@ -181,6 +181,9 @@ static int complete(AsyncOp *op)
         break;
     }
     op->done = 1;
+    if (op->w->launch->racecheck && op->cta_mask)   /* multicast: every written CTA */
+        for (int i = 0; i < n; i++)
+            race_async_done(op->w, dst[i], op->kind == AOP_TENSOR ? tma_box_bytes(op->tmap) : op->size);
     if (op->w->launch->racecheck && !op->cta_mask) {
         if (op->kind == AOP_CPASYNC || ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && op->mbar))
             race_async_done(op->w, op->dst, op->size);

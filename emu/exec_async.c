@@ -310,6 +310,14 @@ static int multicast_targets(Warp *w, int l, const Inst *in, AsyncOp *op)
     return 0;
 }
 
+/* The race detector: a multicast copy's bytes are pending in every CTA it writes. */
+static void race_multicast(Warp *w, int l, const AsyncOp *op, uint32_t size)
+{
+    Cluster *cl = w->cta->cluster;
+    for (uint32_t r = 0; r < cl->n; r++)
+        if (op->cta_mask >> r & 1) race_async_issue(w, l, cl->ctas[r]->shared + op->dst_off, size);
+}
+
 /* cp.async.bulk and cp.reduce.async.bulk: [dst], [src], size{, [mbar]}{, ctaMask}... */
 static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -353,6 +361,7 @@ static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
             op->cta_mask = (uint16_t)rowv(w, in->s[3], l);
             if (check_mask(w, l, in, (uint32_t)rowv(w, in->s[3], l)) ||
                 multicast_targets(w, l, in, op)) return STEP_FAULT;
+            if (w->launch->racecheck) race_multicast(w, l, op, size);
         }
     }
     return STEP_NEXT;
@@ -408,6 +417,7 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
                 op->size = bytes;
                 if (check_mask(w, l, in, (uint32_t)rowv(w, in->s[next], l)) ||
                     multicast_targets(w, l, in, op)) return STEP_FAULT;
+                if (w->launch->racecheck) race_multicast(w, l, op, bytes);
             }
         } else {
             uint64_t sa = rowv(w, in->s[n], l);

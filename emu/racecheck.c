@@ -209,6 +209,7 @@ typedef struct RaceFinding {
     int kind, global;
     const Program *prog1;       /* the earlier access's program (another launch's, maybe)   */
     int32_t unannounced;        /* K_TX found when the block ended: bytes no expect_tx named */
+    uint32_t owner;             /* shared memory: the CTA whose memory it is (DSMEM: another) */
     uint32_t launch1;
     uint32_t pc1, pc2, cta1, cta2, t1, t2, offset, count;   /* t: thread index in its CTA */
     uint64_t addr;
@@ -246,6 +247,7 @@ struct RaceLog {
     uint64_t *next_after; uint32_t next_nafter, next_stream;   /* set by race_order         */
     uint64_t next_clock, default_clock;
     int have_order;
+    uint32_t owner;             /* the CTA whose shared memory is being checked             */
     uint32_t D, nw;             /* dense clock size (warps of a cluster), warps of a CTA  */
     Log glog;
     Map pages, mbars, locs, allocs;
@@ -613,14 +615,15 @@ uint32_t race_mbar_phase(Launch *L, const uint64_t *m)
 
 
 /* A successful wait observed the phase before the current one (-1 on a fresh barrier): it
- * acquires that phase's arrivals; observing a phase the thread already observed means the
- * parity it waited for was not flipped since its last wait. */
+ * acquires that phase's arrivals. A parity wait that observes a phase the thread already
+ * observed means the parity was not flipped since its last wait. */
 void race_mbar_waited(Warp *w, const Inst *in, int lane, const uint64_t *m, int parity)
 {
     RaceMbar *b = mbar_of(w->launch, m, 0);
-    (void)parity;
     if (!b) return;
     if (b->phase && SYNC_SEM(in->sync) != SEM_RELAXED) acquire_from(w, &b->done[(b->phase - 1) & 1]);
+    /* a state token names its phase; only a parity can alias an older phase */
+    if (!parity) return;
     uint32_t n = w->cta->cluster->n * w->cta->nthreads;
     if (!b->seen) {
         if (!(b->seen = calloc(n, sizeof *b->seen))) return;
@@ -681,7 +684,7 @@ static RaceFinding *record_in(Launch *L, int kind, uint32_t off, uint32_t launch
     memset(f, 0, sizeof *f);
     f->kind = kind; f->pc1 = pc1; f->pc2 = pc2; f->cta1 = cta1; f->cta2 = cta2;
     f->t1 = t1; f->t2 = t2; f->offset = off; f->count = 1;
-    f->prog1 = p1; f->launch1 = launch1;
+    f->prog1 = p1; f->launch1 = launch1; f->owner = g->owner;
     return f;
 }
 
@@ -900,6 +903,7 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
             RaceCluster *rcl = w->cta->cluster->race;
             uint32_t off = (uint32_t)(host[l] - c->shared);
             uint32_t cur = log_index(w, &rcl->log, 0, pc, c->race_pgen);
+            g->owner = c->linear;
             for (uint32_t k = off / 4; cur && k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
                 Cell *x = &rc->cell[k];
                 if (x->w & CELL_PENDING) {
@@ -931,6 +935,7 @@ void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
     RaceCta *rc = c->race;
     RaceCluster *rcl = w->cta->cluster->race;
     uint32_t off = (uint32_t)(src - c->shared), pc = w->pc;
+    w->launch->race->owner = c->linear;
     for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
         uint32_t wi = (rc->cell[k].w & ~CELL_PENDING) >> 5;
         if (wi && rcl->log.a[wi].pgen == c->race_pgen) {
@@ -1126,10 +1131,12 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                 b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, f->count, times, seed);
         return;
     }
+    uint32_t bo[3];
+    coords(L->grid, f->owner, bo);
     fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), kernel "
-            "%s: thread (%u,%u,%u) of block (%u,%u,%u) at %s and thread (%u,%u,%u) at %s %s (%u "
-            "time%s; seed %llu)\n", k, f->offset, b2[0], b2[1], b2[2], kn,
-            t1[0], t1[1], t1[2], b1[0], b1[1], b1[2], a, t2[0], t2[1], t2[2], b,
+            "%s: thread (%u,%u,%u) of block (%u,%u,%u) at %s and thread (%u,%u,%u) of block "
+            "(%u,%u,%u) at %s %s (%u time%s; seed %llu)\n", k, f->offset, bo[0], bo[1], bo[2], kn,
+            t1[0], t1[1], t1[2], b1[0], b1[1], b1[2], a, t2[0], t2[1], t2[2], b2[0], b2[1], b2[2], b,
             f->kind == K_PROXY ? "hands it to the async proxy with no fence.proxy.async in between"
                                : "with nothing ordering them", f->count, times, seed);
 }
@@ -1138,7 +1145,7 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
 {
     int one = f->kind >= K_ASYNC_READ && f->kind != K_PROXY;   /* only the later access */
     uint32_t b[3];
-    coords(L->grid, f->cta2, b);
+    coords(L->grid, f->global ? f->cta2 : f->owner, b);   /* shared: the owner of the memory */
     fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,\"kernel\":\"%s\","
             "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
             kind_name[f->kind], f->global ? "global" : "shared",

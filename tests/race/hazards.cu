@@ -34,6 +34,9 @@
 //  32 streams_blocking  the same with two blocking streams: they do not wait for each other
 //  33 streams_legacy    the reader runs in the legacy default stream, which waits for blocking
 //                       streams
+//  34 dsmem     in a cluster of 2, each CTA writes into the other's shared memory and reads
+//               its own without barrier.cluster in between (distributed shared memory)
+//  35 dsmem_fixed (barrier.cluster.arrive.release / wait.acquire in between)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
@@ -206,6 +209,20 @@ __global__ void handoff(int which, int *out)
     }
 }
 
+__global__ void __cluster_dims__(2, 1, 1) dsmem(int which, int *out)
+{
+    __shared__ int s[64];
+    unsigned rank, local = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]), remote;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank ^ 1));
+    asm volatile("st.shared::cluster.u32 [%0], %1;" :: "r"(remote), "r"(rank * 100 + threadIdx.x) : "memory");
+    if (which == 35)
+        asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    out[rank * 64 + threadIdx.x] = s[threadIdx.x];
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
 __global__ void produce(int *buf) { buf[threadIdx.x] = threadIdx.x * 5; }
 __global__ void consume(const int *buf, int *out) { out[threadIdx.x] = buf[threadIdx.x] + 1; }
 
@@ -234,7 +251,8 @@ int main(int argc, char **argv)
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
     cudaMemset(in, which >= 20 && which < 24 ? 0 : 1, 1024);
-    if (which >= 30) streams(which, in, out);
+    if (which >= 34) dsmem<<<2, 64>>>(which, out);
+    else if (which >= 30) streams(which, in, out);
     else if (which >= 28) handoff<<<1, 96>>>(which, out);
     else if (which >= 24) phases<<<1, 64>>>(which, in, out);
     else if (which >= 20) ticket<<<4, 32>>>(which, out, (unsigned *)in, out + 16);
