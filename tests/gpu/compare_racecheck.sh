@@ -11,11 +11,11 @@ CUDA=${CUDA_HOME:-/usr/local/cuda}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv >"$OUT/RECORDED_ON.txt"
 "$CUDA/bin/nvcc" -arch=sm_90 -O2 -lineinfo -o "$OUT/hazards" "$ROOT/tests/race/hazards.cu" || exit 1
-for i in $(seq 0 29); do
+for i in $(seq 0 35); do
     timeout 30 "$OUT/hazards" "$i" >"$OUT/native.$i" 2>&1
     echo "exit=$?" >>"$OUT/native.$i"
 done
-for i in 0 1 2 3 4 5 6 7 8 9 16 17 24 25 26 27 28 29; do
+for i in 0 1 2 3 4 5 6 7 8 9 16 17 24 25 26 27 28 29 34 35; do
     timeout 120 "$CUDA/bin/compute-sanitizer" --tool racecheck --racecheck-report all "$OUT/hazards" "$i" \
         >"$OUT/racecheck.$i" 2>&1
     echo "exit=$?" >>"$OUT/racecheck.$i"
