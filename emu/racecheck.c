@@ -883,45 +883,44 @@ static void global_access(Warp *w, int l, uint32_t pc, uint64_t a, unsigned size
     }
 }
 
+/* One lane's access to the shared memory of CTA c (its own, or another of the cluster). */
+static void shared_access(Warp *w, Cta *c, int l, uint32_t pc, const uint8_t *p, unsigned size,
+                          int write, int atomic)
+{
+    Launch *L = w->launch;
+    RaceCta *rc = c->race;
+    RaceCluster *rcl = w->cta->cluster->race;
+    uint32_t off = (uint32_t)(p - c->shared), t = w->id * WARP_SIZE + (uint32_t)l;
+    uint32_t cur = log_index(w, &rcl->log, 0, pc, c->race_pgen);
+    L->race->owner = c->linear;
+    for (uint32_t k = off / 4; cur && k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
+        Cell *x = &rc->cell[k];
+        if (x->w & CELL_PENDING)
+            record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, c->linear, 0, pc, w->cta->linear, t, pc);
+        else if (write && rc->nrd && pending_read(rc, k))   /* missing wait_group.read */
+            record(L, K_ASYNC_SRC, k * 4, c->linear, 0, pc, w->cta->linear, t, pc);
+        else
+            check_word(w, x, &rcl->log, k, l, cur, write, atomic, 0, 0);
+    }
+}
+
 void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                  uint8_t *const host[WARP_SIZE])
 {
-    Launch *L = w->launch;
-    RaceLog *g = L->race;
     uint32_t pc = (uint32_t)(in - w->prog->code);
-    int strong = strong_inst(in) && access != ACC_ATOMIC ? 1 : 0;
+    int strong = strong_inst(in) && access != ACC_ATOMIC;
     int write = access != ACC_READ, atomic = access == ACC_ATOMIC || strong;
+    int reads = atomic && in->op != OP_st && in->op != OP_red;   /* acquires, for strong ops */
     FOR_LANES(mask, l) {
         uint64_t key = (uint64_t)(uintptr_t)host[l] / 4;
-        if (atomic && (in->op != OP_st && in->op != OP_red))
-            acquire_loc(w, key, SYNC_SCOPE(in->sync));
+        if (reads) acquire_loc(w, key, SYNC_SCOPE(in->sync));
         Cta *c = owner(w, host[l]);
         if (!c && mem_in_arena((uint64_t)(uintptr_t)host[l]))
             global_access(w, l, pc, (uint64_t)(uintptr_t)host[l], size, write, atomic);
-        else if (c && c->race) {
-            RaceCta *rc = c->race;
-            RaceCluster *rcl = w->cta->cluster->race;
-            uint32_t off = (uint32_t)(host[l] - c->shared);
-            uint32_t cur = log_index(w, &rcl->log, 0, pc, c->race_pgen);
-            g->owner = c->linear;
-            for (uint32_t k = off / 4; cur && k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
-                Cell *x = &rc->cell[k];
-                if (x->w & CELL_PENDING) {
-                    record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, c->linear, 0, pc,
-                           w->cta->linear, w->id * WARP_SIZE + (uint32_t)l, pc);
-                    continue;
-                }
-                if (write && rc->nrd && pending_read(rc, k)) {   /* missing wait_group.read */
-                    record(L, K_ASYNC_SRC, k * 4, c->linear, 0, pc, w->cta->linear,
-                           w->id * WARP_SIZE + (uint32_t)l, pc);
-                    continue;
-                }
-                check_word(w, x, &rcl->log, k, l, cur, write, atomic, 0, 0);
-            }
-        }
+        else if (c && c->race)
+            shared_access(w, c, l, pc, host[l], size, write, atomic);
         if (atomic && write) publish_loc(w, key, in);
     }
-    (void)g;
 }
 
 /* ---- asynchronous copies ------------------------------------------------------------- */
