@@ -10,11 +10,13 @@
  * lanes across a fence, never invent one.
  *
  * Shadow. Each 4-byte word of a checked allocation (a CTA's shared memory; each 1 KiB page
- * of global memory the launch touched) has 8 bytes: its last write and last read, as a lane
- * and an index into an access log. A log record (CTA, warp, instruction, clock, proxy-fence
- * count) stands for every lane and word one warp instruction touched at one clock, so the
- * log grows with the instructions run between synchronisations, not with the data. Shared
- * accesses log per cluster (freed with it), global ones per launch.
+ * of global memory a launch touched) has 8 bytes: its last write and last read, as a lane
+ * and an index into an access log. A log record (launch, CTA, warp, instruction, clock,
+ * proxy-fence count) stands for every lane and word one warp instruction touched at one
+ * clock, so the log grows with the instructions run between synchronisations, not with the
+ * data, and compaction drops the records no word names any more. Shared accesses log per
+ * cluster (freed with it); global ones for the process, so that launches stream order leaves
+ * unordered are checked against each other (race_order gives each launch its place).
  */
 #include <stdio.h>
 #include <stdlib.h>
