@@ -250,6 +250,7 @@ struct RaceLog {
     uint64_t next_clock, default_clock;
     int have_order;
     uint32_t owner;             /* the CTA whose shared memory is being checked             */
+    uint64_t last_key; Cell *last_page;   /* the global page touched last                  */
     uint32_t D, nw;             /* dense clock size (warps of a cluster), warps of a CTA  */
     Log glog;
     Map pages, mbars, locs, allocs;
@@ -365,6 +366,7 @@ void race_forget_all(void)
     RaceLog *g = G;
     if (!g) return;
     map_free(&g->pages, free);
+    g->last_page = NULL;
     map_free(&g->allocs, free);
     free(g->glog.a);
     memset(&g->glog, 0, sizeof g->glog);
@@ -858,6 +860,7 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
 
 static Cell *global_cells(RaceLog *g, uint64_t word)
 {
+    if (g->last_page && g->last_key == word / PAGE_WORDS) return g->last_page + word % PAGE_WORDS;
     void **s = map_slot(&g->pages, word / PAGE_WORDS, 1);
     if (!s) return NULL;
     if (!*s) {
@@ -870,6 +873,8 @@ static Cell *global_cells(RaceLog *g, uint64_t word)
         if (fresh) *(size_t *)*a = size;
         note_shadow(g, PAGE_WORDS * sizeof(Cell), fresh);
     }
+    g->last_key = word / PAGE_WORDS;
+    g->last_page = *s;
     return (Cell *)*s + word % PAGE_WORDS;
 }
 
