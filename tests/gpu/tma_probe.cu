@@ -12,7 +12,11 @@
 // poisons the context.
 // Section L's load records also carry hwtx= (the bytes the engine really signals through
 // complete_tx, measured with a second run) and mdiff= (bytes that differ between the runs).
-// Build: nvcc -arch=sm_90a -o tma_probe tma_probe.cu ; run: ./tma_probe cases.txt [FIRST_ID]
+// Section M's records may carry gfill= (another global pattern) and repl= rv= (tensormap.replace
+// applied in the kernel before the copy); see tests/tma-data/README.
+// Build: nvcc -gencode arch=compute_90a,code=sm_90a -o tma_probe tma_probe.cu (tensormap.replace
+// needs the sm_90a PTX target, which CUDA 13's -arch=sm_90a did not give) ;
+// run: ./tma_probe cases.txt [FIRST_ID] (section M was recorded with FIRST_ID 494)
 // One case with another expected byte count: TMA_PROBE_TX=N ./tma_probe --case ID 0
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +41,8 @@ struct Case {
     int red = 0;          // reductions: 0..7 = add min max inc dec and or xor
     bool risky = false;
     bool big = false;     // section L: large dump and global guard, plus a measured tx count
+    int gfill = 0;        // section M: 1 = global bytes from smem_pat(k) ^ 0x5a (tf32 needs high bits)
+    int repl = 0, rv = 0; // section M: tensormap.replace in the kernel before the copy (see kprobe)
 };
 
 static int elsize(int dt)
@@ -69,6 +75,8 @@ struct KArgs {
     uint32_t smoff, tx, dumplen;
     int variant;   // 0: map in param space; 1: map in global memory; 2: 1 without fence.mbarrier_init
     int measure;   // loads: expect MEASURE_TX bytes, then count down with complete_tx (see kprobe)
+    int repl, rv;  // section M: 1 rank := rv+1, 2 interleave_layout := 1, 3 fill_mode := 1,
+                   // 4 elemtype := 11 (tf32), done on the global map (variant 1) first
 };
 
 #define MEASURE_TX (1u << 17)
@@ -113,6 +121,22 @@ __device__ static void issue_load(const KArgs &a, uint64_t tm, uint32_t s, uint3
 __device__ static void issue_store(const KArgs &a, uint64_t tm, uint32_t s)
 {
     const int *c = a.c;
+    if (a.op == 2 && a.rank == 3) {   // reduce, rank 3 (section M: interleaved maps)
+#define RED3(OP) asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta." OP ".tile.bulk_group [%0, {%2, %3, %4}], [%1];" \
+                              :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]), "r"(c[2]) : "memory")
+        switch (a.red) {
+        case 0: RED3("add"); break;
+        case 1: RED3("min"); break;
+        case 2: RED3("max"); break;
+        case 3: RED3("inc"); break;
+        case 4: RED3("dec"); break;
+        case 5: RED3("and"); break;
+        case 6: RED3("or"); break;
+        case 7: RED3("xor"); break;
+        }
+#undef RED3
+        return;
+    }
     if (a.op == 2) {   // reduce, rank 2 (the element type comes from the map)
 #define RED2(OP) asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta." OP ".tile.bulk_group [%0, {%2, %3}], [%1];" \
                               :: "l"(tm), "r"(s), "r"(c[0]), "r"(c[1]) : "memory")
@@ -160,6 +184,16 @@ __global__ void kprobe(const __grid_constant__ CUtensorMap tmap, KArgs a, uint8_
     uint8_t *p = dsm + (abase - base0) + a.smoff;
     uint32_t s = abase + a.smoff;
     uint64_t tm = a.variant ? (uint64_t)gmap : (uint64_t)&tmap;
+    if (a.repl) {   // section M: edit the global copy of the map, then use it
+        switch (a.repl) {
+        case 1: asm volatile("tensormap.replace.tile.rank.global.b1024.b32 [%0], %1;" :: "l"(tm), "r"(a.rv) : "memory"); break;
+        case 2: asm volatile("tensormap.replace.tile.interleave_layout.global.b1024.b32 [%0], 1;" :: "l"(tm) : "memory"); break;
+        case 3: asm volatile("tensormap.replace.tile.fill_mode.global.b1024.b32 [%0], 1;" :: "l"(tm) : "memory"); break;
+        case 4: asm volatile("tensormap.replace.tile.elemtype.global.b1024.b32 [%0], 11;" :: "l"(tm) : "memory"); break;
+        }
+        asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+        asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(tm) : "memory");
+    }
     for (uint32_t k = 0; k < a.dumplen; k++) p[k] = a.op == 0 ? 0xAB : smem_pat(k);
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     if (a.op != 0) {
@@ -247,6 +281,7 @@ static int run_case(int id, const Case &c, FILE *f)
     uint64_t gsize = extent(c) + (c.big ? (c.op == 'L' ? 16384 : 4096) : 256);
     std::vector<uint8_t> g(gsize);
     if (c.op == 'L' || c.op == 'R') fill_global(g, el); else memset(g.data(), 0xCD, gsize);
+    if (c.gfill && c.op != 'S') for (uint64_t k = 0; k < gsize; k++) g[k] = smem_pat((uint32_t)k) ^ 0x5a;
     uint8_t *dg = nullptr, *dout = nullptr;
     unsigned long long *dinfo = nullptr, info[2] = {0, 0};
     cudaMalloc(&dg, gsize);
@@ -265,12 +300,16 @@ static int run_case(int id, const Case &c, FILE *f)
         enc = enc_im2col(&tm, (CUtensorMapDataType)c.dt, c.rank, dg, c.dims, c.strides, c.lo, c.up,
                          c.cpp, c.ppc, c.es, (CUtensorMapInterleave)c.il, (CUtensorMapSwizzle)c.sw,
                          CU_TENSOR_MAP_L2_PROMOTION_NONE, (CUtensorMapFloatOOBfill)c.oob);
-    uint32_t tx = predict_tx(c);
+    Case cr = c;   // the map as the copy sees it (a replaced rank)
+    if (c.repl == 1) cr.rank = c.rv + 1;
+    uint32_t tx = predict_tx(cr);
     KArgs a;
     a.op = c.op == 'L' ? 0 : c.op == 'S' ? 1 : 2;
     a.mode = c.mode == 'I';
-    a.rank = c.rank;
+    a.rank = cr.rank;
     a.red = c.red;
+    a.repl = c.repl;
+    a.rv = c.rv;
     for (int i = 0; i < 5; i++) a.c[i] = c.coords[i];
     for (int i = 0; i < 3; i++) a.o[i] = c.offs[i];
     a.smoff = c.smoff;
@@ -278,7 +317,7 @@ static int run_case(int id, const Case &c, FILE *f)
     if (getenv("TMA_PROBE_TX")) a.tx = (uint32_t)atoi(getenv("TMA_PROBE_TX"));   // --case only
     a.dumplen = ((tx + 15) & ~15u) + 256;
     if (c.big && c.op == 'L') a.dumplen = 16384;
-    a.variant = variant;
+    a.variant = c.repl ? 1 : variant;
     a.measure = 0;
     CUtensorMap *dmap = nullptr;
     cudaMalloc(&dmap, sizeof tm);
@@ -350,6 +389,8 @@ static int run_case(int id, const Case &c, FILE *f)
     for (int i = 0; i < ns; i++) v[i] = c.offs[i];
     put_list(f, "offs", v, (c.op == 'L') ? ns : 0);
     if (c.op == 'R') fprintf(f, " red=%d", c.red);
+    if (c.gfill) fprintf(f, " gfill=%d", c.gfill);
+    if (c.repl) fprintf(f, " repl=%d rv=%d", c.repl, c.rv);
     if (c.big && c.op == 'L') fprintf(f, " hwtx=%lld mdiff=%u", hwtx, mdiff);
     fprintf(f, " smoff=%u gsize=%llu enc=%d tx=%u st=%s mbar=%016llx n=%zu\n", c.smoff,
             (unsigned long long)gsize, (int)enc, tx, st, info[1], dump.size());
@@ -481,6 +522,72 @@ static void build_section_l()
     ilc('S', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 4});
     ilc('S', 1, 1, 3, {4, 10, 6}, {8, 1, 1}, {0, 3, 2});
     ilc('S', 1, 1, 3, {8, 10, 6}, {8, 1, 1}, {3, 3, 2});
+}
+
+// M. (appended later) interleaved copies section L left out: reductions (every op the
+//    H100 takes for u32/s32/u64/f16/bf16/f32, in bounds and partly out of bounds, plus ops and
+//    types it refuses), the NaN fill, tf32 (global bytes with high bits: gfill=1), im2col, and
+//    maps edited by tensormap.replace (rank lowered below 3, interleave set on a rank-2 map,
+//    fill mode / tf32 set on an interleaved map), with non-interleaved controls.
+static void build_section_m()
+{
+    // reductions, 16-byte interleave, one 16-byte row per dim-0 coordinate
+    struct { int dt, ops; } rt[] = {{2, 0xff}, {3, 0xe7}, {4, 0xe7}, {6, 0x07}, {9, 0x07}, {7, 0x01}};
+    for (auto t : rt) {
+        int el = elsize(t.dt), w = 16 / el;
+        for (int op = 0; op < 8; op++) {
+            if (!(t.ops >> op & 1)) continue;
+            ilc('R', 1, t.dt, 3, {w, 10, 6}, {w, 2, 2}, {0, 3, 2}).red = op;
+            ilc('R', 1, t.dt, 3, {w, 10, 6}, {w, 2, 2}, {w / 2, 9, 2}).red = op;
+        }
+    }
+    ilc('R', 1, 2, 3, {4, 10, 6}, {4, 2, 2}, {0, 3, 7});          // unwalked dim out of bounds
+    ilc('R', 1, 2, 3, {4, 10, 6}, {4, 2, 2}, {3, 3, 2});          // dim-0 start not 16 bytes
+    ilc('R', 1, 2, 3, {4, 10, 6}, {4, 2, 2}, {0, -1, 2});         // negative coordinate
+    ilc('R', 2, 2, 3, {8, 10, 6}, {8, 2, 2}, {4, 3, 2}, 1);       // 32-byte interleave
+    ilc('R', 1, 2, 3, {8, 10, 6}, {4, 2, 2}, {2, 3, 2});          // 32-byte lines, 16-byte rows
+    ilc('R', 1, 5, 3, {2, 10, 6}, {2, 2, 2}, {0, 3, 2}).red = 1;  // s64 min
+    ilc('R', 1, 8, 3, {2, 10, 6}, {2, 2, 2}, {0, 3, 2});          // f64 add
+    ilc('R', 1, 11, 3, {4, 10, 6}, {4, 2, 2}, {0, 3, 2});         // tf32 add
+    ilc('R', 1, 7, 3, {4, 10, 6}, {4, 2, 2}, {0, 3, 2}).red = 1;  // f32 min (refused when not interleaved)
+    ilc('R', 1, 0, 3, {16, 10, 6}, {16, 2, 2}, {0, 3, 2});        // u8 add (idem)
+    // NaN fill, partly out of bounds in dims 0 and 1, and the unwalked dimension out of bounds
+    for (int dt : {6, 7, 9, 8}) {
+        int w = 16 / elsize(dt);
+        ilc('L', 1, dt, 3, {w, 10, 6}, {w, 4, 3}, {w / 2, 8, 2}).oob = 1;
+        ilc('L', 1, dt, 3, {w, 10, 6}, {w, 2, 2}, {0, 3, 7}).oob = 1;
+    }
+    ilc('L', 2, 6, 3, {16, 10, 6}, {16, 2, 2}, {8, 9, 2}, 1).oob = 1;
+    tile('L', 6, 3, {8, 10, 6}, {8, 4, 3}, {0, 8, 2}).oob = 1;    // control, not interleaved
+    // tf32 and tf32_ftz
+    for (int dt : {11, 12}) {
+        ilc('L', 1, dt, 3, {4, 10, 6}, {4, 4, 3}, {0, 3, 2}).gfill = 1;
+        ilc('L', 1, dt, 3, {4, 10, 6}, {4, 4, 3}, {2, 8, 2}).gfill = 1;
+        ilc('L', 2, dt, 3, {8, 10, 6}, {8, 2, 2}, {0, 3, 2}, 1).gfill = 1;
+        ilc('S', 1, dt, 3, {4, 10, 6}, {4, 2, 2}, {0, 3, 2});
+        tile('L', dt, 3, {8, 10, 6}, {8, 4, 3}, {0, 3, 2}).gfill = 1;   // control
+    }
+    ilc('L', 1, 7, 3, {4, 10, 6}, {4, 4, 3}, {0, 3, 2}).gfill = 1;      // f32, same bytes
+    // im2col with interleave (the driver may refuse the encode)
+    for (int il : {1, 2}) {
+        Case &c = im2col('L', 1, 3, {8 * il, 12, 2}, {-2}, {-1}, 8 * il, 8, {0, 0, 0}, {1});
+        c.il = il; c.big = true;
+        Case &d = im2col('L', 1, 4, {8 * il, 5, 4, 2}, {-1, -1}, {-1, -1}, 8 * il, 10, {0, -1, 0, 0}, {1, 1});
+        d.il = il; d.big = true;
+    }
+    { Case &c = im2col('L', 1, 3, {8, 12, 2}, {-2}, {-1}, 8, 8, {0, 0, 0}, {1}); c.il = 1; c.oob = 0; c.sw = 1; c.big = true; }
+    { Case &c = im2col('S', 1, 3, {8, 12, 2}, {-2}, {-1}, 8, 8, {0, 3, 1}, {0}); c.il = 1; c.big = true; }
+    // tensormap.replace: rank lowered below 3 (and a control), interleave set on a rank-2 map,
+    // fill mode and tf32 set on interleaved maps
+    { Case &c = tile('L', 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3}); c.repl = 1; c.rv = 1; c.big = true; }
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3}); c.repl = 1; c.rv = 1; }
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 1}); c.repl = 1; c.rv = 1; }
+    { Case &c = ilc('L', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0}); c.repl = 1; c.rv = 0; }
+    { Case &c = ilc('L', 1, 1, 4, {8, 7, 5, 3}, {8, 4, 2, 2}, {0, 1, 1}); c.repl = 1; c.rv = 2; }
+    { Case &c = ilc('S', 1, 1, 3, {8, 10, 6}, {8, 4, 3}, {0, 3}); c.repl = 1; c.rv = 1; }
+    { Case &c = tile('L', 1, 2, {8, 10}, {8, 4}, {0, 3}); c.repl = 2; c.big = true; }
+    { Case &c = ilc('L', 1, 6, 3, {8, 10, 6}, {8, 4, 3}, {4, 8, 2}); c.repl = 3; }
+    { Case &c = ilc('L', 1, 7, 3, {4, 10, 6}, {4, 4, 3}, {0, 3, 2}); c.repl = 4; c.gfill = 1; }
 }
 
 static void build_cases()
@@ -638,6 +745,7 @@ static void build_cases()
     { Case &c = tile('L', 2, 2, {100, 40}, {32, 8}, {4, 3}); c.sw = 3; c.smoff = 512; }
     { Case &c = tile('R', 2, 2, {70, 12}, {32, 8}, {4, 2}); c.sw = 3; c.smoff = 384; }
     build_section_l();
+    build_section_m();
 }
 
 static int init_encoders()
