@@ -23,7 +23,23 @@
  *   The engine signals that count in several pieces: an mbarrier that expects any other count
  *   completes or not at random (measured), which ptxemu cannot reproduce; it signals the
  *   H100's total, and exec_async.c warns when that differs from the box's elements.
- * Not recorded, so refused: interleaved reductions, im2col copies, the NaN fill, tf32 types.
+ * Section M of the probe (cases 494-593) recorded the rest:
+ * - reductions take the same rows as stores (in-bounds rows only) and reduce each element of a
+ *   row with the ops the type allows when not interleaved (u32, s32, u64, f16, bf16, f32 with
+ *   every such op; s64 min, f64 and tf32 add); the others, and any negative coordinate, raise
+ *   an illegal-instruction error, as without interleave;
+ * - the NaN fill writes 0x7ff7 over every element of an out-of-bounds row (f16, bf16, f32,
+ *   f64; also when fill_mode was set by tensormap.replace), also when the unwalked dimension
+ *   is out of bounds;
+ * - tf32 loads round every 4-byte element of a row as tile loads do (see tf32_round);
+ * - a map whose rank tensormap.replace lowered below 3, or a rank-2 map made interleaved by
+ *   it, raises an illegal-instruction error (loads and stores); lowered from 4 to 3 it works,
+ *   the unwalked dimension then being new rank-2 (dimension 1);
+ * - im2col: the driver encodes interleaved im2col maps; stores fault (illegal instruction,
+ *   like every im2col_no_offs store recorded); loads land cpp*ppc bytes and signal that many,
+ *   but their pixel walk follows neither the im2col nor the interleaved tile rules (cases
+ *   579-583) and is not modelled: ptxemu refuses them (illegal instruction), the one
+ *   interleaved copy it refuses that the H100 performs.
  */
 #include "tma.h"
 
@@ -440,6 +456,14 @@ static void reduce_elem(const Xfer *x, uint8_t *g, const uint8_t *s)
     }
 }
 
+/* tf32 loads round each element to 10 mantissa bits: to nearest (ties not recorded; taken
+ * away from zero, as cvt.rna.tf32.f32 does), a NaN becomes 0x7fffe000 (recorded, section M). */
+static uint32_t tf32_round(uint32_t v)
+{
+    if ((v & 0x7f800000u) == 0x7f800000u && (v & 0x7fffffu)) return 0x7fffe000u;
+    return (v + 0x1000u) & ~0x1fffu;
+}
+
 /* One element: global address g (NULL when out of bounds), shared byte offset so. */
 static int move_elem(Xfer *x, uint64_t g, int inb, uint32_t so)
 {
@@ -449,11 +473,9 @@ static int move_elem(Xfer *x, uint64_t g, int inb, uint32_t so)
     if (inb && !global_ok(x, g, el)) return -1;
     if (x->dir == TMA_LOAD) {
         if (inb && (m->dtype == DT_TF32 || m->dtype == DT_TF32_FTZ)) {
-            /* tf32 loads keep the 10-bit mantissa: the low 13 bits read as zero (recorded
-             * with values below 2^13 only, so truncation and rounding are not told apart) */
             uint32_t v;
             memcpy(&v, (const void *)(uintptr_t)g, 4);
-            v &= ~0x1fffu;
+            v = tf32_round(v);
             memcpy(s, &v, 4);
         } else if (inb) memcpy(s, (const void *)(uintptr_t)g, el);
         else if (m->oob) nan_fill(s, el);
@@ -535,13 +557,25 @@ static int il_box(Xfer *x, const int32_t *coords)
             if (c < 0 || (uint64_t)c >= dim(m, i)) inb = 0;
             g += (uint64_t)c * (i == 0 ? il : m->strides[i - 1]);
         }
+        if (inb && !global_ok(x, g, (int)il)) return -1;
         for (uint32_t j = 0; j < il; j += 16) {
             uint8_t *s = x->smem + swz(r * il + j, m->swizzle, x->base);
+            uint8_t *gp = (uint8_t *)(uintptr_t)(g + j);
             if (x->dir == TMA_LOAD) {
-                if (inb) memcpy(s, (const void *)(uintptr_t)(g + j), 16);
-                else memset(s, 0, 16);
-            } else if (inb)
-                memcpy((void *)(uintptr_t)(g + j), s, 16);
+                if (!inb) {
+                    if (m->oob) for (int e = 0; e < 16; e += m->elsize) nan_fill(s + e, m->elsize);
+                    else memset(s, 0, 16);
+                } else if (m->dtype == DT_TF32 || m->dtype == DT_TF32_FTZ) {
+                    for (int e = 0; e < 16; e += 4) {
+                        uint32_t v;
+                        memcpy(&v, gp + e, 4);
+                        v = tf32_round(v);
+                        memcpy(s + e, &v, 4);
+                    }
+                } else memcpy(s, gp, 16);
+            } else if (!inb) {
+            } else if (x->dir == TMA_STORE) memcpy(gp, s, 16);
+            else for (int e = 0; e < 16; e += m->elsize) reduce_elem(x, gp + e, s + e);
         }
         for (int i = 0; i < m->rank && (!il_walked(m, i) || ++k[i] == cnt[i]); i++) k[i] = 0;
     }
@@ -610,10 +644,16 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
     if (smem_footprint(&m) > smem_avail)
         return xfail(&x, "tensor copy: box extends past the end of shared memory");
     /* Interleaved copies the probe has not recorded: ptxemu refuses them rather than guess. */
-    if (m.interleave && (mode != TMA_MODE_TILE || dir == TMA_REDUCE || m.oob || m.rank < 3 ||
-                         m.dtype == DT_TF32 || m.dtype == DT_TF32_FTZ))
-        return xfail(&x, "interleaved tensor copy not supported by ptxemu (only tile loads and "
-                         "stores without NaN fill of non-tf32 types were recorded on the H100)");
+    /* The H100 raises an illegal-instruction error for an interleaved map whose rank
+     * tensormap.replace lowered below 3, or a rank-2 map it made interleaved (section M). */
+    if (m.interleave && m.rank < 3)
+        return xfail(&x, "tensor copy with an interleaved tensor map of rank below 3");
+    /* The H100 takes interleaved im2col loads (cases 579-583: cpp*ppc bytes land and are
+     * signalled), but its pixel walk follows neither the im2col rules nor the interleaved tile
+     * rules, and five records do not pin it down: ptxemu refuses rather than guess. */
+    if (m.interleave && mode == TMA_MODE_IM2COL && dir == TMA_LOAD)
+        return xfail(&x, "interleaved im2col tensor load not supported by ptxemu (the H100 "
+                         "performs it, but its pixel walk is not modelled)");
     /* The H100 faults (illegal instruction) on a store whose box starts before the tensor. */
     if (dir != TMA_LOAD)
         for (int i = 0; i < m.rank; i++)
@@ -624,6 +664,6 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
     if (dir == TMA_REDUCE && !reduce_supported(m.dtype, redop))
         return xfail(&x, "cp.reduce.async.bulk.tensor: the H100 has no such reduction for the "
                          "tensor map's element type");
-    if (m.interleave) return il_box(&x, coords);
+    if (m.interleave && mode == TMA_MODE_TILE) return il_box(&x, coords);
     return mode == TMA_MODE_TILE ? tile_box(&x, coords) : im2col_box(&x, coords, offsets);
 }
