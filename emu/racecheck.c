@@ -171,6 +171,9 @@ typedef struct RaceWarp {
     uint8_t fence_scope;        /*   publish after it, and the fence's scope                */
     Clock vc;
     struct { uint32_t pc, clk, pgen, idx, gen; } memo[2][8];   /* recent records: shared, global */
+    uint32_t ver;               /* bumped whenever clk or vc changes                        */
+    struct { uint32_t rec, ver, gen; } ok[2];   /* shared, global: a log record known to
+                                                 * happen before, at version ver, log gen */
 } RaceWarp;
 
 typedef struct Range { uint32_t off, size; } Range;
@@ -468,11 +471,14 @@ static void release_into(Warp *w, Clock *c)
     clock_join(c, &me->vc, D);
     if (me->clk > c->d[s]) c->d[s] = me->clk;
     me->clk++;
+    me->ver++;
 }
 
 static void acquire_from(Warp *w, const Clock *c)
 {
-    clock_join(&rw_of(w)->vc, c, w->launch->race->D);
+    RaceWarp *me = rw_of(w);
+    clock_join(&me->vc, c, w->launch->race->D);
+    me->ver++;
 }
 
 void race_fence(Warp *w, const Inst *in)
@@ -481,9 +487,15 @@ void race_fence(Warp *w, const Inst *in)
     me->fence_clk = me->clk;
     me->fence_scope = (uint8_t)SYNC_SCOPE(in->sync);
     me->clk++;
+    me->ver++;
 }
 
-void race_warp_sync(Warp *w) { rw_of(w)->clk++; }
+void race_warp_sync(Warp *w)
+{
+    RaceWarp *me = rw_of(w);
+    me->clk++;
+    me->ver++;
+}
 
 void race_bar_arrive(Warp *w, int id) { release_into(w, &((RaceCta *)w->cta->race)->bar[id]); }
 void race_bar_acquire(Warp *w, int id) { acquire_from(w, &((RaceCta *)w->cta->race)->bar[id]); }
@@ -529,6 +541,7 @@ static void acquire_loc(Warp *w, uint64_t key, int scope)
         return;
     RaceWarp *me = rw_of(w);
     Cluster *cl = w->cta->cluster;
+    me->ver++;
     for (uint32_t i = 0; i < loc->vc.n; i++) {
         const VCE *e = &loc->vc.e[i];
         uint32_t ecta = (uint32_t)(e->key / g->nw), ew = (uint32_t)(e->key % g->nw), r = 0;
@@ -569,7 +582,7 @@ static void publish_loc(Warp *w, uint64_t key, const Inst *in)
     far_join(&loc->vc, &me->vc.far);
     uint64_t self = gwarp(w->cta->linear, w->id, g->nw);
     if (far_get(&loc->vc, self) < own) far_set(&loc->vc, self, own);
-    if (own == me->clk) me->clk++;
+    if (own == me->clk) { me->clk++; me->ver++; }
 }
 
 /* ---- mbarriers --------------------------------------------------------------------------- */
@@ -827,27 +840,43 @@ static int pending_read(const RaceCta *rc, uint32_t k)
 }
 
 /* Check one word against its shadow and update it. */
+/* Whether shadow value v (a record and a lane) happens before lane l's present. A record
+ * found ordered for a reason that holds for all its lanes (another warp, or an older clock of
+ * this one) is remembered until the warp's clocks change: the lanes of a warp instruction
+ * mostly meet the words one earlier warp instruction wrote. */
+static int ordered(const Warp *w, RaceWarp *me, const Log *log, int space, uint32_t v, int l)
+{
+    __typeof__(me->ok[0]) *ok = &me->ok[space];
+    if (v >> 5 == ok->rec && me->ver == ok->ver && log->gen == ok->gen) return 1;
+    const Acc *a = &log->a[v >> 5];
+    if (!before(w, me, a, v & 31, l)) return 0;
+    if (a->cta != w->cta->linear || a->warp != w->id || a->clk < me->clk) {
+        ok->rec = v >> 5; ok->ver = me->ver; ok->gen = log->gen;
+    }
+    return 1;
+}
+
 static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint32_t cur,
                        int write, int atomic, int global, uint64_t addr)
 {
-    const RaceWarp *me = rw_of(w);
+    RaceWarp *me = rw_of(w);
     Launch *L = w->launch;
     const Acc *now = &log->a[cur];
     uint32_t t = w->id * WARP_SIZE + (uint32_t)l;
     RaceFinding *f = NULL;
     uint32_t wi = (x->w & ~CELL_PENDING) >> 5, ri = x->r >> 5;
-    if (wi) {
+    /* an atomic write racing only with reads is the CAS-loop idiom (read, then
+     * compare-and-swap): benign, not reported; plain writes always count */
+    if (wi && !ordered(w, me, log, global, x->w & ~CELL_PENDING, l)) {
         const Acc *a = &log->a[wi];
         int aatomic = strong_inst(&L->race->launches[a->launch].prog->code[a->pc]);
-        /* an atomic write racing only with reads is the CAS-loop idiom (read, then
-         * compare-and-swap): benign, not reported; plain writes always count */
-        if (!before(w, me, a, x->w & 31, l) && (!aatomic || (write && !atomic)))
+        if (!aatomic || (write && !atomic))
             f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
                           a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
     if (write && !atomic && ri) {
         const Acc *a = &log->a[ri];
-        if (!before(w, me, a, x->r & 31, l)) {
+        if (!ordered(w, me, log, global, x->r, l)) {
             RaceFinding *g2 = record_in(L, K_WAR, k * 4, a->launch, a->cta,
                                         a->warp * WARP_SIZE + (x->r & 31), a->pc, w->cta->linear, t, now->pc);
             if (g2 && global) { g2->global = 1; g2->addr = addr; }
@@ -878,11 +907,10 @@ static Cell *global_cells(RaceLog *g, uint64_t word)
     return (Cell *)*s + word % PAGE_WORDS;
 }
 
-static void global_access(Warp *w, int l, uint32_t pc, uint64_t a, unsigned size, int write, int atomic)
+static void global_access(Warp *w, int l, uint32_t cur, uint64_t a, unsigned size, int write,
+                          int atomic)
 {
     RaceLog *g = w->launch->race;
-    uint32_t cur = log_index(w, &g->glog, 1, pc, 0);
-    if (!cur) return;
     for (uint64_t k = a / 4; k <= (a + size - 1) / 4; k++) {
         Cell *x = global_cells(g, k);
         if (!x) { g->full = 1; return; }
@@ -891,14 +919,13 @@ static void global_access(Warp *w, int l, uint32_t pc, uint64_t a, unsigned size
 }
 
 /* One lane's access to the shared memory of CTA c (its own, or another of the cluster). */
-static void shared_access(Warp *w, Cta *c, int l, uint32_t pc, const uint8_t *p, unsigned size,
-                          int write, int atomic)
+static void shared_access(Warp *w, Cta *c, int l, uint32_t pc, uint32_t cur, const uint8_t *p,
+                          unsigned size, int write, int atomic)
 {
     Launch *L = w->launch;
     RaceCta *rc = c->race;
     RaceCluster *rcl = w->cta->cluster->race;
     uint32_t off = (uint32_t)(p - c->shared), t = w->id * WARP_SIZE + (uint32_t)l;
-    uint32_t cur = log_index(w, &rcl->log, 0, pc, c->race_pgen);
     L->race->owner = c->linear;
     for (uint32_t k = off / 4; cur && k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
         Cell *x = &rc->cell[k];
@@ -918,14 +945,23 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
     int strong = strong_inst(in) && access != ACC_ATOMIC;
     int write = access != ACC_READ, atomic = access == ACC_ATOMIC || strong;
     int reads = atomic && in->op != OP_st && in->op != OP_red;   /* acquires, for strong ops */
+    RaceLog *g = w->launch->race;
+    uint32_t curg = 0, curs = 0;   /* the instruction's log records, once it needs them */
+    const Cta *sown = NULL;
     FOR_LANES(mask, l) {
         uint64_t key = (uint64_t)(uintptr_t)host[l] / 4;
         if (reads) acquire_loc(w, key, SYNC_SCOPE(in->sync));
         Cta *c = owner(w, host[l]);
-        if (!c && mem_in_arena((uint64_t)(uintptr_t)host[l]))
-            global_access(w, l, pc, (uint64_t)(uintptr_t)host[l], size, write, atomic);
-        else if (c && c->race)
-            shared_access(w, c, l, pc, host[l], size, write, atomic);
+        if (!c && mem_in_arena((uint64_t)(uintptr_t)host[l])) {
+            if (!curg) curg = log_index(w, &g->glog, 1, pc, 0);
+            if (curg) global_access(w, l, curg, (uint64_t)(uintptr_t)host[l], size, write, atomic);
+        } else if (c && c->race) {
+            if (c != sown) {   /* the record names the proxy-fence count of the owner */
+                curs = log_index(w, &((RaceCluster *)w->cta->cluster->race)->log, 0, pc, c->race_pgen);
+                sown = c;
+            }
+            if (curs) shared_access(w, c, l, pc, curs, host[l], size, write, atomic);
+        }
         if (atomic && write) publish_loc(w, key, in);
     }
 }
