@@ -407,7 +407,8 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
             op->smem_avail = w->cta->shared_size - (op->dst_off < w->cta->shared_size ? op->dst_off : w->cta->shared_size);
             if (bytes != tma_box_elem_bytes(op->tmap))
                 warp_warn(w, l, "interleaved tensor copy: the H100 moves and signals %u bytes for this box "
-                          "(16/32-byte rows; dimension rank-2 is not walked), not its %u bytes of elements; "
+                          "(a 16/32-byte row per dim-0 coordinate or im2col pixel; dimension rank-2 is not "
+                          "walked), not its %u bytes of elements; "
                           "an mbarrier expecting another count completes at random there and never here",
                           bytes, tma_box_elem_bytes(op->tmap));
             if (w->launch->racecheck && !(in->aux8 & CPF_MULTICAST)) race_async_issue(w, l, op->dst, bytes);

@@ -36,10 +36,18 @@
  *   it, raises an illegal-instruction error (loads and stores); lowered from 4 to 3 it works,
  *   the unwalked dimension then being new rank-2 (dimension 1);
  * - im2col: the driver encodes interleaved im2col maps; stores fault (illegal instruction,
- *   like every im2col_no_offs store recorded); loads land cpp*ppc bytes and signal that many,
- *   but their pixel walk follows neither the im2col nor the interleaved tile rules (cases
- *   579-583) and is not modelled: ptxemu refuses them (illegal instruction), the one
- *   interleaved copy it refuses that the H100 performs.
+ *   like every im2col_no_offs store recorded). Loads (probe section N, cases 594-631, which
+ *   also explain 579-583) walk the non-interleaved im2col pattern one dimension lower:
+ *   dimensions 0 .. rank-3 are the spatial ones (W is dimension 0, in IL-byte rows: the row of
+ *   coordinate c starts c * IL bytes in, bounded by globalDim[0]; H and D are dimensions 1 and
+ *   2 with their strides), corner s (lo/up) and offset s belong to dimension s, each walks its
+ *   bounding box [lo, globalDim-1+up] from its coordinate by its element stride (W fastest,
+ *   wrapping to lo and stepping the next); dimension rank-2 is not walked (its coordinate
+ *   only; out of bounds zeroes every pixel: 611, 613); dimension rank-1 (the image) steps when
+ *   every spatial dimension wraps (604, 625). Each pixel moves ONE IL-byte row whatever
+ *   channelsPerPixel says (605, 606, 623, 624), so complete_tx counts ppc * IL bytes; rows
+ *   land back to back, swizzled by address (630); out-of-bounds pixels read zero or the NaN
+ *   fill (631). 579: W bounded by globalDim[0] = 8, not by the 12 of dimension 1.
  */
 #include "tma.h"
 
@@ -315,8 +323,9 @@ uint32_t tma_box_bytes(const void *tmap)
 {
     Map m;
     memcpy(&m, tmap, sizeof m);
-    if (!m.interleave || m.mode != TMA_MODE_TILE) return elem_bytes(&m);
+    if (!m.interleave) return elem_bytes(&m);
     uint32_t n = il_bytes(&m);
+    if (m.mode == TMA_MODE_IM2COL) return n * m.ppc;   /* one row per pixel, whatever cpp */
     for (int i = 0; i < m.rank; i++)
         if (il_walked(&m, i)) n *= box_count(&m, i);
     return n;
@@ -542,6 +551,34 @@ static int tile_box(Xfer *x, const int32_t *coords)
     return 0;
 }
 
+/* Row r of an interleaved box (IL bytes at global address g; inb = 0 when out of bounds). */
+static int il_row(Xfer *x, uint64_t g, int inb, uint32_t r)
+{
+    const Map *m = x->m;
+    uint32_t il = il_bytes(m);
+    if (inb && !global_ok(x, g, (int)il)) return -1;
+    for (uint32_t j = 0; j < il; j += 16) {
+        uint8_t *s = x->smem + swz(r * il + j, m->swizzle, x->base);
+        uint8_t *gp = (uint8_t *)(uintptr_t)(g + j);
+        if (x->dir == TMA_LOAD) {
+            if (!inb) {
+                if (m->oob) for (int e = 0; e < 16; e += m->elsize) nan_fill(s + e, m->elsize);
+                else memset(s, 0, 16);
+            } else if (m->dtype == DT_TF32 || m->dtype == DT_TF32_FTZ) {
+                for (int e = 0; e < 16; e += 4) {
+                    uint32_t v;
+                    memcpy(&v, gp + e, 4);
+                    v = tf32_round(v);
+                    memcpy(s + e, &v, 4);
+                }
+            } else memcpy(s, gp, 16);
+        } else if (!inb) {
+        } else if (x->dir == TMA_STORE) memcpy(gp, s, 16);
+        else for (int e = 0; e < 16; e += m->elsize) reduce_elem(x, gp + e, s + e);
+    }
+    return 0;
+}
+
 /* An interleaved box: IL-byte rows (see the top of this file). */
 static int il_box(Xfer *x, const int32_t *coords)
 {
@@ -557,26 +594,7 @@ static int il_box(Xfer *x, const int32_t *coords)
             if (c < 0 || (uint64_t)c >= dim(m, i)) inb = 0;
             g += (uint64_t)c * (i == 0 ? il : m->strides[i - 1]);
         }
-        if (inb && !global_ok(x, g, (int)il)) return -1;
-        for (uint32_t j = 0; j < il; j += 16) {
-            uint8_t *s = x->smem + swz(r * il + j, m->swizzle, x->base);
-            uint8_t *gp = (uint8_t *)(uintptr_t)(g + j);
-            if (x->dir == TMA_LOAD) {
-                if (!inb) {
-                    if (m->oob) for (int e = 0; e < 16; e += m->elsize) nan_fill(s + e, m->elsize);
-                    else memset(s, 0, 16);
-                } else if (m->dtype == DT_TF32 || m->dtype == DT_TF32_FTZ) {
-                    for (int e = 0; e < 16; e += 4) {
-                        uint32_t v;
-                        memcpy(&v, gp + e, 4);
-                        v = tf32_round(v);
-                        memcpy(s + e, &v, 4);
-                    }
-                } else memcpy(s, gp, 16);
-            } else if (!inb) {
-            } else if (x->dir == TMA_STORE) memcpy(gp, s, 16);
-            else for (int e = 0; e < 16; e += m->elsize) reduce_elem(x, gp + e, s + e);
-        }
+        if (il_row(x, g, inb, r)) return -1;
         for (int i = 0; i < m->rank && (!il_walked(m, i) || ++k[i] == cnt[i]); i++) k[i] = 0;
     }
     return 0;
@@ -617,6 +635,44 @@ static int im2col_box(Xfer *x, const int32_t *coords, const uint16_t *offsets)
     return 0;
 }
 
+/* An interleaved im2col load (probe section N, see the top of this file): the im2col walk one
+ * dimension lower. Dimensions 0 .. rank-3 are the spatial ones (W is dimension 0, counted in
+ * IL-byte rows), each walking [lo, dim-1+up] by its element stride from its coordinate and
+ * displaced by its offset; dimension rank-2 is not walked; rank-1 is the image. Each pixel
+ * moves one IL-byte row, whatever channelsPerPixel says. */
+static int il_im2col_box(Xfer *x, const int32_t *coords, const uint16_t *offsets)
+{
+    const Map *m = x->m;
+    int ns = m->rank - 2, nd = m->rank - 1;
+    int64_t p[4], hi[3];
+    for (int s = 0; s < ns; s++) {
+        p[s] = coords[s];
+        hi[s] = (int64_t)dim(m, s) - 1 + m->up[s];
+    }
+    p[ns] = coords[nd];
+    for (uint32_t px = 0; px < m->ppc; px++) {
+        int64_t c[5];
+        for (int s = 0; s < ns; s++) c[s] = p[s] + (int16_t)offsets[s];
+        c[ns] = coords[ns];
+        c[nd] = p[ns];
+        uint64_t g = m->addr;
+        int inb = 1;
+        for (int i = 0; i < m->rank; i++) {
+            if (c[i] < 0 || (uint64_t)c[i] >= dim(m, i)) inb = 0;
+            g += (uint64_t)c[i] * (i == 0 ? il_bytes(m) : m->strides[i - 1]);
+        }
+        if (il_row(x, g, inb, px)) return -1;
+        int s = 0;
+        for (; s < ns; s++) {
+            p[s] += m->es[s];
+            if (p[s] <= hi[s]) break;
+            p[s] = m->lo[s];
+        }
+        if (s == ns) p[ns] += m->es[nd];
+    }
+    return 0;
+}
+
 int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int ndims,
                  const uint16_t *offsets, uint8_t *smem, uint32_t smem_offset,
                  uint32_t smem_avail, int redop, char *err, size_t errlen)
@@ -643,17 +699,10 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
         return xfail(&x, "tensor copy: dim-0 coordinate is not a multiple of 16 bytes");
     if (smem_footprint(&m) > smem_avail)
         return xfail(&x, "tensor copy: box extends past the end of shared memory");
-    /* Interleaved copies the probe has not recorded: ptxemu refuses them rather than guess. */
     /* The H100 raises an illegal-instruction error for an interleaved map whose rank
      * tensormap.replace lowered below 3, or a rank-2 map it made interleaved (section M). */
     if (m.interleave && m.rank < 3)
         return xfail(&x, "tensor copy with an interleaved tensor map of rank below 3");
-    /* The H100 takes interleaved im2col loads (cases 579-583: cpp*ppc bytes land and are
-     * signalled), but its pixel walk follows neither the im2col rules nor the interleaved tile
-     * rules, and five records do not pin it down: ptxemu refuses rather than guess. */
-    if (m.interleave && mode == TMA_MODE_IM2COL && dir == TMA_LOAD)
-        return xfail(&x, "interleaved im2col tensor load not supported by ptxemu (the H100 "
-                         "performs it, but its pixel walk is not modelled)");
     /* The H100 faults (illegal instruction) on a store whose box starts before the tensor. */
     if (dir != TMA_LOAD)
         for (int i = 0; i < m.rank; i++)
@@ -664,6 +713,7 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
     if (dir == TMA_REDUCE && !reduce_supported(m.dtype, redop))
         return xfail(&x, "cp.reduce.async.bulk.tensor: the H100 has no such reduction for the "
                          "tensor map's element type");
-    if (m.interleave && mode == TMA_MODE_TILE) return il_box(&x, coords);
+    if (m.interleave)
+        return mode == TMA_MODE_TILE ? il_box(&x, coords) : il_im2col_box(&x, coords, offsets);
     return mode == TMA_MODE_TILE ? tile_box(&x, coords) : im2col_box(&x, coords, offsets);
 }

@@ -12,11 +12,13 @@
 // poisons the context.
 // Section L's load records also carry hwtx= (the bytes the engine really signals through
 // complete_tx, measured with a second run) and mdiff= (bytes that differ between the runs).
+// Section N (interleaved im2col loads) uses section L's records.
 // Section M's records may carry gfill= (another global pattern) and repl= rv= (tensormap.replace
 // applied in the kernel before the copy); see tests/tma-data/README.
 // Build: nvcc -gencode arch=compute_90a,code=sm_90a -o tma_probe tma_probe.cu (tensormap.replace
 // needs the sm_90a PTX target, which CUDA 13's -arch=sm_90a did not give) ;
-// run: ./tma_probe cases.txt [FIRST_ID] (section M was recorded with FIRST_ID 494)
+// run: ./tma_probe cases.txt [FIRST_ID] (section M was recorded with FIRST_ID 494, section N
+// with FIRST_ID 594)
 // One case with another expected byte count: TMA_PROBE_TX=N ./tma_probe --case ID 0
 #include <cstdio>
 #include <cstdlib>
@@ -590,6 +592,70 @@ static void build_section_m()
     { Case &c = ilc('L', 1, 7, 3, {4, 10, 6}, {4, 4, 3}, {0, 3, 2}); c.repl = 4; c.gfill = 1; }
 }
 
+// N. (appended later) interleaved im2col loads, one thing varied at a time from the base case
+//    (16-byte interleave, u16, rank 4, dims 8,5,4,3 with strides 256,1280,5120 so that dim 0's
+//    16-byte rows, dim 1's stride and the dense layout all differ; lo -1,-1, up -1,-1, cpp 8,
+//    ppc 16, coordinates and offsets 0). Records as in section L (hwtx=, 16 KiB dump and tail).
+static Case &ilim(int il, int dt, int rank, L dims, L strides, L lo, L up, uint32_t cpp,
+                  uint32_t ppc, L coords, L offs)
+{
+    Case &c = im2col('L', dt, rank, dims, lo, up, cpp, ppc, coords, offs);
+    setv(c.strides, strides);
+    c.il = il; c.big = true;
+    return c;
+}
+
+static void build_section_n()
+{
+    // base, then dim 0 extent vs dim 1 extent
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {6, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {12, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 7, 4, 3}, {256, 1792, 7168}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    // corners, one at a time
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-3, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -3}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, 1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {0, 0}, {0, 0}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    // pixelsPerColumn, channelsPerPixel
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 4, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 64, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 16, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 32, 8, {0, 0, 0, 0}, {0, 0});
+    // coordinates, one at a time, inside and outside
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {2, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 2, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 1, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 1}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 4, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {-1, -1, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, -1, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 3}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {3, 1, 2, 1}, {1, 1});
+    // offsets
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {2, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 2});
+    // element strides, one dimension at a time
+    for (int d = 0; d < 4; d++) {
+        Case &c = ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+        c.es[d] = 2;
+    }
+    // 32-byte interleave: 32-byte pixels, 16-byte pixels, 64-byte pixels
+    ilim(2, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 16, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(2, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(2, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 32, 8, {0, 0, 0, 0}, {0, 0});
+    // rank 3 and rank 5
+    ilim(1, 1, 3, {8, 4, 3}, {256, 1024}, {-1}, {-1}, 8, 16, {0, 0, 0}, {0});
+    ilim(1, 1, 3, {8, 4, 3}, {256, 1024}, {-1}, {-1}, 8, 16, {2, 1, 1}, {1});
+    ilim(1, 1, 5, {8, 5, 4, 3, 2}, {256, 1280, 5120, 15360}, {-1, -1, -1}, {-1, -1, -1}, 8, 24, {0, 0, 0, 0, 0}, {0, 0, 0});
+    ilim(1, 1, 5, {8, 5, 4, 3, 2}, {256, 1280, 5120, 15360}, {-1, -1, -1}, {-1, -1, -1}, 8, 24, {1, 1, 1, 1, 1}, {1, 1, 1});
+    // element type, swizzle, NaN fill
+    ilim(1, 7, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 4, 16, {0, 0, 0, 0}, {0, 0});
+    ilim(1, 1, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {0, 0, 0, 0}, {0, 0}).sw = 1;
+    ilim(1, 6, 4, {8, 5, 4, 3}, {256, 1280, 5120}, {-1, -1}, {-1, -1}, 8, 16, {-1, -1, 0, 0}, {0, 0}).oob = 1;
+}
+
 static void build_cases()
 {
     // A. every data type, rank 2, inside / partly before / partly past the tensor.
@@ -746,6 +812,7 @@ static void build_cases()
     { Case &c = tile('R', 2, 2, {70, 12}, {32, 8}, {4, 2}); c.sw = 3; c.smoff = 384; }
     build_section_l();
     build_section_m();
+    build_section_n();
 }
 
 static int init_encoders()
