@@ -580,57 +580,83 @@ static int il_row(Xfer *x, uint64_t g, int inb, uint32_t r)
 }
 
 /* An interleaved box: IL-byte rows (see the top of this file). */
+/* Global address of an interleaved row (dimension 0 counts IL-byte rows); *inb = 0 when any
+ * coordinate is outside the tensor. */
+static uint64_t il_addr(const Map *m, const int64_t *c, int *inb)
+{
+    uint64_t g = m->addr;
+    *inb = 1;
+    for (int i = 0; i < m->rank; i++) {
+        if (c[i] < 0 || (uint64_t)c[i] >= dim(m, i)) *inb = 0;
+        g += (uint64_t)c[i] * (i == 0 ? il_bytes(m) : m->strides[i - 1]);
+    }
+    return g;
+}
+
 static int il_box(Xfer *x, const int32_t *coords)
 {
     const Map *m = x->m;
-    uint32_t il = il_bytes(m), cnt[5] = {1, 1, 1, 1, 1}, k[5] = {0}, rows = 1;
+    uint32_t cnt[5] = {1, 1, 1, 1, 1}, k[5] = {0}, rows = 1;
     for (int i = 0; i < m->rank; i++)
         if (il_walked(m, i)) { cnt[i] = box_count(m, i); rows *= cnt[i]; }
     for (uint32_t r = 0; r < rows; r++) {
-        uint64_t g = m->addr;
-        int inb = 1;
-        for (int i = 0; i < m->rank; i++) {
-            int64_t c = (int64_t)coords[i] + (int64_t)k[i] * m->es[i];
-            if (c < 0 || (uint64_t)c >= dim(m, i)) inb = 0;
-            g += (uint64_t)c * (i == 0 ? il : m->strides[i - 1]);
-        }
+        int64_t c[5];
+        int inb;
+        for (int i = 0; i < m->rank; i++) c[i] = (int64_t)coords[i] + (int64_t)k[i] * m->es[i];
+        uint64_t g = il_addr(m, c, &inb);
         if (il_row(x, g, inb, r)) return -1;
         for (int i = 0; i < m->rank && (!il_walked(m, i) || ++k[i] == cnt[i]); i++) k[i] = 0;
     }
     return 0;
 }
 
-/* im2col: ppc pixels walk the bounding box [lo, dim-1+up] of each spatial dimension (W
- * fastest, then H, D, then the image N) from the pixel named by the coordinates, by the
- * element strides; each loads cpp channels of the pixel displaced by the im2col offsets. */
+/* The im2col pixel walk: the rank-2 spatial dimensions, from dimension d0 on (1; 0 for an
+ * interleaved map), each walk the bounding box [lo, dim-1+up] by their element stride from
+ * the pixel the coordinates name, W fastest; when all wrap, the image (dimension rank-1)
+ * steps. p[s] is spatial dimension s's position, p[ns] the image's. */
+typedef struct PixelWalk { const Map *m; int ns, d0; int64_t p[4], hi[3]; } PixelWalk;
+
+static void walk_start(PixelWalk *pw, const Map *m, int d0, const int32_t *coords)
+{
+    pw->m = m; pw->ns = m->rank - 2; pw->d0 = d0;
+    for (int s = 0; s < pw->ns; s++) {
+        pw->p[s] = coords[s + d0];
+        pw->hi[s] = (int64_t)dim(m, s + d0) - 1 + m->up[s];
+    }
+    pw->p[pw->ns] = coords[m->rank - 1];
+}
+
+static void walk_step(PixelWalk *pw)
+{
+    const Map *m = pw->m;
+    int s = 0;
+    for (; s < pw->ns; s++) {
+        pw->p[s] += m->es[s + pw->d0];
+        if (pw->p[s] <= pw->hi[s]) return;
+        pw->p[s] = m->lo[s];
+    }
+    pw->p[pw->ns] += m->es[m->rank - 1];
+}
+
+/* im2col: ppc pixels of the walk, each loading cpp channels of the pixel displaced by the
+ * im2col offsets. */
 static int im2col_box(Xfer *x, const int32_t *coords, const uint16_t *offsets)
 {
     const Map *m = x->m;
     int ns = m->rank - 2, nd = m->rank - 1;
-    int64_t p[4], hi[3];
-    for (int s = 0; s < ns; s++) {
-        p[s] = coords[s + 1];
-        hi[s] = (int64_t)dim(m, s + 1) - 1 + m->up[s];
-    }
-    p[ns] = coords[nd];
+    PixelWalk pw;
+    walk_start(&pw, m, 1, coords);
     uint32_t row = row_pitch(m, m->cpp * m->elsize);
-    for (uint32_t px = 0; px < m->ppc; px++) {
+    for (uint32_t px = 0; px < m->ppc; px++, walk_step(&pw)) {
         int64_t c[5];
-        for (int s = 0; s < ns; s++) c[s + 1] = p[s] + (int16_t)offsets[s];
-        c[nd] = p[ns];
+        for (int s = 0; s < ns; s++) c[s + 1] = pw.p[s] + (int16_t)offsets[s];
+        c[nd] = pw.p[ns];
         for (uint32_t ch = 0; ch < m->cpp; ch++) {
             c[0] = (int64_t)coords[0] + ch;
             int inb;
             uint64_t g = gaddr(m, c, x->dir != TMA_LOAD, &inb);
             if (move_elem(x, g, inb, swz(px * row + ch * m->elsize, m->swizzle, x->base))) return -1;
         }
-        int s = 0;
-        for (; s < ns; s++) {
-            p[s] += m->es[s + 1];
-            if (p[s] <= hi[s]) break;
-            p[s] = m->lo[s];
-        }
-        if (s == ns) p[ns] += m->es[nd];
     }
     return 0;
 }
@@ -644,31 +670,16 @@ static int il_im2col_box(Xfer *x, const int32_t *coords, const uint16_t *offsets
 {
     const Map *m = x->m;
     int ns = m->rank - 2, nd = m->rank - 1;
-    int64_t p[4], hi[3];
-    for (int s = 0; s < ns; s++) {
-        p[s] = coords[s];
-        hi[s] = (int64_t)dim(m, s) - 1 + m->up[s];
-    }
-    p[ns] = coords[nd];
-    for (uint32_t px = 0; px < m->ppc; px++) {
+    PixelWalk pw;
+    walk_start(&pw, m, 0, coords);
+    for (uint32_t px = 0; px < m->ppc; px++, walk_step(&pw)) {
         int64_t c[5];
-        for (int s = 0; s < ns; s++) c[s] = p[s] + (int16_t)offsets[s];
+        int inb;
+        for (int s = 0; s < ns; s++) c[s] = pw.p[s] + (int16_t)offsets[s];
         c[ns] = coords[ns];
-        c[nd] = p[ns];
-        uint64_t g = m->addr;
-        int inb = 1;
-        for (int i = 0; i < m->rank; i++) {
-            if (c[i] < 0 || (uint64_t)c[i] >= dim(m, i)) inb = 0;
-            g += (uint64_t)c[i] * (i == 0 ? il_bytes(m) : m->strides[i - 1]);
-        }
+        c[nd] = pw.p[ns];
+        uint64_t g = il_addr(m, c, &inb);
         if (il_row(x, g, inb, px)) return -1;
-        int s = 0;
-        for (; s < ns; s++) {
-            p[s] += m->es[s];
-            if (p[s] <= hi[s]) break;
-            p[s] = m->lo[s];
-        }
-        if (s == ns) p[ns] += m->es[nd];
     }
     return 0;
 }
