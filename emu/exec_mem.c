@@ -11,10 +11,7 @@
 #include "racecheck.h"
 #include "memory.h"
 
-enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st */
-/* MO_STRONG (4): .volatile/.relaxed/.acquire/.release — strong operations in the PTX memory
- * model, which do not race with each other (how CUDA code marks an intended race);
- * declared in racecheck.h for the race detector. */
+enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host fences to add */
 
 /* ---- ld / ldu: one handler per (element type, vector width) ---- */
 
@@ -132,9 +129,6 @@ static const char *bind_access(Inst *in, const InstDesc *d, int nvals, int is_ld
     if (desc_has(d, MOD_ACQUIRE) && !is_ld) return "st cannot be .acquire";
     in->vec = (uint8_t)d->vec;
     in->aux8 = desc_has(d, MOD_ACQUIRE) ? MO_ACQUIRE : desc_has(d, MOD_RELEASE) ? MO_RELEASE : 0;
-    if (desc_has(d, MOD_VOLATILE) || desc_has(d, MOD_RELAXED) || desc_has(d, MOD_ACQUIRE) ||
-        desc_has(d, MOD_RELEASE))
-        in->aux8 |= RACE_STRONG;
     return bind_space(in, d);
 }
 

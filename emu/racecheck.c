@@ -826,10 +826,12 @@ static int before(const Warp *w, const RaceWarp *me, const Acc *a, uint32_t al, 
     return a->clk <= far_get(&me->vc.far, gwarp(a->cta, a->warp, w->launch->race->nw));
 }
 
+/* Strong operations (atomics; ld/st .volatile, .relaxed, .acquire, .release: Inst.sync has
+ * an order) race with nothing but plain writes: that is how CUDA code marks an intended race. */
 static int strong_inst(const Inst *in)
 {
     return in->op == OP_atom || in->op == OP_red ||
-           ((in->op == OP_ld || in->op == OP_ldu || in->op == OP_st) && (in->aux8 & RACE_STRONG));
+           ((in->op == OP_ld || in->op == OP_ldu || in->op == OP_st) && SYNC_SEM(in->sync) != SEM_WEAK);
 }
 
 static int pending_read(const RaceCta *rc, uint32_t k)

@@ -21,10 +21,6 @@
 
 #include "machine.h"
 
-/* Inst.aux8 bit of ld/st that are strong operations (volatile, relaxed, acquire, release):
- * they race with nothing but plain writes, like atomics. */
-#define RACE_STRONG 4
-
 /* A launch begins and ends. The detector's state outlives launches: global memory is
  * checked across the launches that stream order leaves unordered. */
 RaceLog *race_log_new(const Launch *L);
