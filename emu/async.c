@@ -15,18 +15,8 @@ struct AsyncQueue {
     int late;               /* PTXEMU_ASYNC=late: complete only when a wait needs it */
 };
 
-static int live_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
-{
-    size_t size = 0;
-    uint64_t base = mem_find(addr, &size, NULL);
-    if (!base) return 0;
-    *lo = base; *hi = base + size;
-    return 1;
-}
-
 AsyncQueue *async_queue_new(void)
 {
-    tma_global_range = live_range;
     AsyncQueue *q = calloc(1, sizeof *q);
     if (!q) return NULL;
     const char *p = getenv("PTXEMU_ASYNC");

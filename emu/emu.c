@@ -9,6 +9,7 @@
 #include "memory.h"
 #include "scheduler.h"
 #include "racecheck.h"
+#include "tma.h"
 #include "call.h"
 #include "../frontend/translate.h"
 
@@ -54,6 +55,16 @@ void emu_set_stack_size(size_t b) { stack_size = b; }
 size_t emu_stack_size(void) { return stack_size; }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+/* Tensor copies check global elements against the live allocations (tma.h). */
+static int live_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    size_t size = 0;
+    uint64_t base = mem_find(addr, &size, NULL);
+    if (!base) return 0;
+    *lo = base; *hi = base + size;
+    return 1;
+}
 static int init_threads, init_status;
 
 static void do_init(void)
@@ -61,6 +72,7 @@ static void do_init(void)
     const char *lv = getenv("PTXEMU_LOG");
     if (lv && *lv >= '0' && *lv <= '3' && !lv[1]) emu_log_level = *lv - '0';
     init_status = mem_init();
+    tma_global_range = live_range;
     const char *seed = getenv("PTXEMU_SEED"), *out = getenv("PTXEMU_SCHEDULE_OUT");
     const char *in = getenv("PTXEMU_SCHEDULE_IN"), *rc = getenv("PTXEMU_RACECHECK");
     if (rc && *rc && strcmp(rc, "0")) {

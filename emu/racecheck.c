@@ -1228,7 +1228,6 @@ int race_report(Launch *L)
                 g->checked_peak, g->checked_peak ? (double)g->shadow_peak / (double)g->checked_peak : 0.0,
                 g->logbytes_peak, g->compactions);
     }
-    release_launch(g);
     if (!g->n) return 0;
     const char *path = getenv("PTXEMU_REPORT");
     FILE *js = path && *path ? fopen(path, "a") : NULL;
