@@ -13,13 +13,7 @@
 #include "../../emu/exec.h"
 #include "../../emu/fp.h"
 
-static int passed, failed;
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (cond) passed++;                                                         \
-        else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
-               printf(__VA_ARGS__); printf("\n"); }                                 \
-    } while (0)
+#include "check.h"
 
 /* ---- a hand-built warp and a tiny instruction "assembler" ---------------------------- */
 

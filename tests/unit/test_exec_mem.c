@@ -11,13 +11,7 @@
 #include "../../emu/exec.h"
 #include "../../emu/memory.h"
 
-static int passed, failed;
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (cond) passed++;                                                         \
-        else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
-               printf(__VA_ARGS__); printf("\n"); }                                 \
-    } while (0)
+#include "check.h"
 
 /* ---- test doubles of engine.c ---- */
 static int fault_code, fault_lane;

@@ -14,19 +14,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-static int n_pass, n_fail;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (cond) {                                                        \
-            n_pass++;                                                      \
-        } else {                                                           \
-            n_fail++;                                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
+#include "check.h"
 
 /* ---- little helpers ----------------------------------------------------------------------- */
 
@@ -747,6 +735,6 @@ int main(int argc, char **argv)
         test_flips(small[i], 4000);
     }
     test_nvcc();
-    printf("%d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
 }

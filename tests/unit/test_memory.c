@@ -11,13 +11,7 @@
 #include "../../emu/memory.h"
 #include "../../emu/emu.h"
 
-static int passed, failed;
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (cond) passed++;                                                         \
-        else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
-               printf(__VA_ARGS__); printf("\n"); }                                 \
-    } while (0)
+#include "check.h"
 
 /* ---- test double of engine.c's fault path ---- */
 static int fault_code, fault_lane, fault_count;

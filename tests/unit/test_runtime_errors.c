@@ -6,14 +6,7 @@
 #include <string.h>
 #include "runtime/cudart_internal.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (cond) passed++;                                                         \
-        else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
-               printf(__VA_ARGS__); printf("\n"); }                                  \
-    } while (0)
+#include "check.h"
 
 /* Values returned by NVIDIA's libcudart 13.0.88. */
 static const struct { int code; const char *name, *msg; } expect[] = {
