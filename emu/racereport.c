@@ -1,0 +1,214 @@
+/* racereport.c - the race detector's reports: one line each on stderr and, with
+ * PTXEMU_REPORT, one JSON object a line (see racecheck.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include "racecheck.h"
+#include "racecheck_state.h"
+#include "memory.h"
+
+static const char *const kind_name[] = {
+    "read-after-write", "write-after-read", "write-after-write",
+    "read-before-async-copy-complete", "write-before-async-copy-complete",
+    "write-before-async-copy-read-complete", "async-proxy-read-without-proxy-fence",
+    "mbarrier-used-before-fence-mbarrier-init", "mbarrier-wait-on-observed-phase",
+    "mbarrier-tx-beyond-phase"
+};
+
+static void where(const Program *p, uint32_t pc, char *buf, size_t n)
+{
+    const Inst *in = &p->code[pc < p->ncode ? pc : 0];
+    char src[300] = "";
+    if (in->loc && in->loc < p->nlocs) {
+        const SrcLoc *s = &p->locs[in->loc];
+        snprintf(src, sizeof src, "%s:%u, ", s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?",
+                 s->line);
+    }
+    snprintf(buf, n, "%sPTX %s:%u", src, p->ptx_name ? p->ptx_name : "ptx", in->line);
+}
+
+static void coords(const uint32_t dim[3], uint32_t i, uint32_t out[3])
+{
+    out[0] = i % dim[0]; out[1] = i / dim[0] % dim[1]; out[2] = i / (dim[0] * dim[1]);
+}
+
+/* The name of an accessing instruction (kept local: this file must not pull in the whole
+ * opcode table, the memory unit tests link it alone). */
+static const char *op_name(int op)
+{
+    switch (op) {
+    case OP_ld: return "ld";
+    case OP_ldu: return "ldu";
+    case OP_st: return "st";
+    case OP_atom: return "atom";
+    case OP_red: return "red";
+    case OP_cp: return "cp";
+    case OP_st_async: return "st.async";
+    case OP_mbarrier: return "mbarrier";
+    default: return "access";
+    }
+}
+
+/* One access of a report as JSON: op, block, thread, warp, PTX line and CUDA source line. */
+static void json_access(FILE *js, const RaceLaunch *rl, uint32_t pc, uint32_t cta, uint32_t t)
+{
+    const Program *p = rl->prog;
+    const Inst *in = &p->code[pc];
+    const char *file = "";
+    uint32_t line = 0, b[3], th[3];
+    coords(rl->grid, cta, b);
+    coords(rl->block, t, th);
+    if (in->loc && in->loc < p->nlocs) {
+        const SrcLoc *s = &p->locs[in->loc];
+        file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "";
+        line = s->line;
+    }
+    fprintf(js, "{\"kernel\":\"%s\",\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
+            "\"ptx_line\":%u,\"src_file\":\"", p->name, op_name(in->op),
+            b[0], b[1], b[2], th[0], th[1], th[2], t / WARP_SIZE, in->line);
+    for (const char *c = file; *c; c++) {   /* JSON string escapes */
+        if (*c == '"' || *c == '\\') fputc('\\', js);
+        if ((unsigned char)*c >= 0x20) fputc(*c, js);
+    }
+    fprintf(js, "\",\"src_line\":%u}", line);
+}
+
+/* The one-line report of a finding. */
+static void print_finding(const Launch *L, const RaceFinding *f)
+{
+    char a[400], b[400];
+    uint32_t b1[3], b2[3], t1[3], t2[3];
+    unsigned long long seed = (unsigned long long)L->seed;
+    const char *times = f->count == 1 ? "" : "s";
+    const RaceLaunch *r1 = &L->race->launches[f->launch1];
+    where(r1->prog, f->pc1, a, sizeof a); where(L->prog, f->pc2, b, sizeof b);
+    coords(r1->grid, f->cta1, b1); coords(L->grid, f->cta2, b2);
+    coords(r1->block, f->t1, t1); coords(L->block, f->t2, t2);
+    const char *k = kind_name[f->kind], *kn = L->prog->name;
+    switch (f->kind) {
+    case K_MBINIT:
+        fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, which arrives "
+                "on the mbarrier at shared offset 0x%x of block (%u,%u,%u), kernel %s, which that block "
+                "initialised without a fence.mbarrier_init since (%u time%s; seed %llu)\n", k,
+                b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, f->offset, b1[0], b1[1], b1[2], kn,
+                f->count, times, seed);
+        return;
+    case K_PARITY:
+        fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, kernel %s, which waited "
+                "on the mbarrier at shared offset 0x%x and observed phase %lld again, which it had "
+                "already observed: the parity it waits for was not flipped (%u time%s; seed %llu)\n",
+                k, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, kn, f->offset,
+                (long long)f->addr - 1, f->count, times, seed);
+        return;
+    case K_TX:
+        if (f->unannounced > 0) {   /* found when the block ended */
+            fprintf(stderr, "ptxemu: race: %s by the copy block (%u,%u,%u) thread (%u,%u,%u) at %s, "
+                    "kernel %s: the mbarrier at shared offset 0x%x ended the block in phase %llu with "
+                    "%d bytes delivered that no expect_tx announced (%u time%s; seed %llu)\n", k,
+                    b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, kn, f->offset,
+                    (unsigned long long)f->addr, f->unannounced, f->count, times, seed);
+            return;
+        }
+        fprintf(stderr, "ptxemu: race: %s by the copy block (%u,%u,%u) thread (%u,%u,%u) at %s, "
+                "kernel %s issued during phase %llu of its mbarrier, which delivered its bytes after that phase "
+                "completed: the phase expected fewer bytes (expect_tx too small?) (%u time%s; seed %llu)\n",
+                k, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, kn, (unsigned long long)f->addr,
+                f->count, times, seed);
+        return;
+    case K_ASYNC_READ: case K_ASYNC_WRITE: case K_ASYNC_SRC:
+        fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), "
+                "kernel %s: thread (%u,%u,%u) of block (%u,%u,%u) at %s touches bytes an asynchronous "
+                "copy has not been seen to complete%s (%u time%s; seed %llu)\n", k, f->offset,
+                b1[0], b1[1], b1[2], kn, t2[0], t2[1], t2[2], b2[0], b2[1], b2[2], b,
+                f->kind == K_ASYNC_SRC ? " (cp.async.bulk.wait_group.read missing?)"
+                                       : " (wait_group / mbarrier wait missing?)", f->count, times, seed);
+        return;
+    }
+    if (f->global && f->launch1 != L->race->cur) {
+        size_t asz = 0;
+        uint64_t base = mem_find(f->addr, &asz, NULL);
+        fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
+                "allocation at 0x%llx): block (%u,%u,%u) thread (%u,%u,%u) of an earlier launch of "
+                "kernel %s at %s and block (%u,%u,%u) thread (%u,%u,%u) of kernel %s at %s, in "
+                "launches no stream order, event or synchronisation puts one after the other (%u "
+                "time%s; seed %llu)\n", k, (unsigned long long)f->addr,
+                (unsigned long long)(f->addr - base), asz, (unsigned long long)base, b1[0], b1[1],
+                b1[2], t1[0], t1[1], t1[2], r1->prog->name, a, b2[0], b2[1], b2[2], t2[0], t2[1],
+                t2[2], kn, b, f->count, times, seed);
+        return;
+    }
+    if (f->global) {
+        size_t asz = 0;
+        uint64_t base = mem_find(f->addr, &asz, NULL);
+        fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
+                "allocation at 0x%llx), kernel %s: block (%u,%u,%u) thread (%u,%u,%u) at %s and "
+                "block (%u,%u,%u) thread (%u,%u,%u) at %s with nothing ordering them (%u time%s; "
+                "seed %llu)\n", k, (unsigned long long)f->addr, (unsigned long long)(f->addr - base),
+                asz, (unsigned long long)base, kn, b1[0], b1[1], b1[2], t1[0], t1[1], t1[2], a,
+                b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, f->count, times, seed);
+        return;
+    }
+    uint32_t bo[3];
+    coords(L->grid, f->owner, bo);
+    fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), kernel "
+            "%s: thread (%u,%u,%u) of block (%u,%u,%u) at %s and thread (%u,%u,%u) of block "
+            "(%u,%u,%u) at %s %s (%u time%s; seed %llu)\n", k, f->offset, bo[0], bo[1], bo[2], kn,
+            t1[0], t1[1], t1[2], b1[0], b1[1], b1[2], a, t2[0], t2[1], t2[2], b2[0], b2[1], b2[2], b,
+            f->kind == K_PROXY ? "hands it to the async proxy with no fence.proxy.async in between"
+                               : "with nothing ordering them", f->count, times, seed);
+}
+
+static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
+{
+    int one = f->kind >= K_ASYNC_READ && f->kind != K_PROXY;   /* only the later access */
+    uint32_t b[3];
+    coords(L->grid, f->global ? f->cta2 : f->owner, b);   /* shared: the owner of the memory */
+    fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,\"kernel\":\"%s\","
+            "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
+            kind_name[f->kind], f->global ? "global" : "shared",
+            (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
+            b[0], b[1], b[2], f->count, (unsigned long long)L->seed);
+    if (!one) {
+        json_access(js, &L->race->launches[f->launch1], f->pc1, f->cta1, f->t1);
+        fputc(',', js);
+    }
+    json_access(js, &L->race->launches[L->race->cur], f->pc2, f->cta2, f->t2);
+    fprintf(js, "]");
+    if (f->global) {
+        size_t asz = 0;
+        uint64_t base = mem_find(f->addr, &asz, NULL);
+        fprintf(js, ",\"allocation\":%llu,\"allocation_size\":%zu,\"offset\":%llu",
+                (unsigned long long)base, asz, (unsigned long long)(f->addr - base));
+    }
+    if (f->kind == K_PARITY) fprintf(js, ",\"phase\":%lld", (long long)f->addr - 1);
+    if (f->kind == K_TX) fprintf(js, ",\"phase\":%llu", (unsigned long long)f->addr);
+    fprintf(js, "}\n");
+}
+
+int race_report(Launch *L)
+{
+    RaceLog *g = L->race;
+    if (!g) return 0;
+    if (g->full)
+        fprintf(stderr, "ptxemu: racecheck: kernel %s: the detector ran out of room for its shadow or "
+                "access log; some accesses were not checked\n", L->prog->name);
+    if (getenv("PTXEMU_STATS")) {
+        size_t lb = (size_t)g->glog.cap * sizeof(Acc);
+        if (lb > g->logbytes_peak) g->logbytes_peak = lb;
+        fprintf(stderr, "ptxemu: racecheck: kernel %s: shadow peak %zu bytes for %zu bytes of checked "
+                "allocations (%.2fx; resident shared memory and the global allocations touched), "
+                "access logs peak %zu bytes (%u compactions)\n", L->prog->name, g->shadow_peak,
+                g->checked_peak, g->checked_peak ? (double)g->shadow_peak / (double)g->checked_peak : 0.0,
+                g->logbytes_peak, g->compactions);
+    }
+    if (!g->n) return 0;
+    const char *path = getenv("PTXEMU_REPORT");
+    FILE *js = path && *path ? fopen(path, "a") : NULL;
+    for (uint32_t i = 0; i < g->n; i++) {
+        print_finding(L, &g->f[i]);
+        if (js) json_finding(js, L, &g->f[i]);
+    }
+    if (g->dropped)
+        fprintf(stderr, "ptxemu: race: %u more distinct hazards not shown\n", g->dropped);
+    if (js) fclose(js);
+    return (int)g->n;
+}
