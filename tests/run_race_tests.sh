@@ -53,6 +53,12 @@ for i in 0 10 20 26 28 30; do
         { same=1; echo "case $i: seed 5 does not replay the same reports"; }
 done
 check "a seed replays the same reports and output, with 1 and with 2 workers" $same
+# seed 4 runs hazard 24's second round wait after its copies completed the next phase: the
+# polling loop can never succeed, and deterministic mode says so instead of spinning on
+PTXEMU_SEED=4 timeout 120 "$launcher" "$work/hazards" 24 >"$work/dl.out" 2>"$work/dl.err"
+grep -q "deadlock: mbarrier wait never completes" "$work/dl.err" &&
+    grep -q "^kernel 24: unspecified launch failure" "$work/dl.out"
+check "a polling loop that can never succeed is reported as a deadlock" $?
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 0 >/dev/null 2>&1
 [ $? = 1 ]; check "PTXEMU_RACECHECK=error fails a racy program" $?
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 1 >/dev/null 2>&1
