@@ -199,20 +199,10 @@ void emu_launch_order(uint32_t stream, uint64_t clock, const uint64_t *after, ui
     if (racecheck_mode) race_order(stream, clock, after, n);
 }
 
-EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name, char *err,
-                           size_t errlen, int *cuda_err)
+/* The part of loading that follows parsing: target check, variables, kernels. Takes `a`. */
+static EmuModule *module_from_ast(PtxModule *a, const char *source_name, char *err, size_t errlen,
+                                  int *cuda_err)
 {
-    if (emu_init(0)) {
-        snprintf(err, errlen, "ptxemu: cannot reserve the device memory arena");
-        *cuda_err = EMU_ERR_MEMORY_ALLOCATION;
-        return NULL;
-    }
-    int verr = 0;
-    PtxModule *a = ptx_parse(ptx, len, source_name, err, errlen, &verr);
-    if (!a) {
-        *cuda_err = verr ? EMU_ERR_UNSUPPORTED_PTX_VERSION : EMU_ERR_INVALID_PTX;
-        return NULL;
-    }
     /* an H100's JIT refuses PTX for a newer architecture ("SM version specified by .target
      * is higher than default SM version assumed") as invalid PTX */
     int sm = 0;
@@ -253,6 +243,51 @@ EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name,
     return m;
 }
 
+static int arena_ready(char *err, size_t errlen, int *cuda_err)
+{
+    if (!emu_init(0)) return 1;
+    snprintf(err, errlen, "ptxemu: cannot reserve the device memory arena");
+    *cuda_err = EMU_ERR_MEMORY_ALLOCATION;
+    return 0;
+}
+
+EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name, char *err,
+                           size_t errlen, int *cuda_err)
+{
+    if (!arena_ready(err, errlen, cuda_err)) return NULL;
+    int verr = 0;
+    PtxModule *a = ptx_parse(ptx, len, source_name, err, errlen, &verr);
+    if (!a) {
+        *cuda_err = verr ? EMU_ERR_UNSUPPORTED_PTX_VERSION : EMU_ERR_INVALID_PTX;
+        return NULL;
+    }
+    return module_from_ast(a, source_name, err, errlen, cuda_err);
+}
+
+EmuModule *emu_module_link(const char *const *ptx, const size_t *len, const char *const *names,
+                           int n, char *err, size_t errlen, int *cuda_err)
+{
+    if (!arena_ready(err, errlen, cuda_err)) return NULL;
+    if (n == 1) return emu_module_load(ptx[0], len[0], names[0], err, errlen, cuda_err);
+    PtxModule **parts = calloc((size_t)(n > 0 ? n : 1), sizeof *parts);
+    if (!parts) { *cuda_err = EMU_ERR_MEMORY_ALLOCATION; return NULL; }
+    int ok = n > 0, verr = 0;
+    for (int i = 0; ok && i < n; i++) {
+        parts[i] = ptx_parse(ptx[i], len[i], names[i], err, errlen, &verr);
+        ok = parts[i] != NULL;
+    }
+    PtxModule *a = ok ? ptx_link(parts, n, err, errlen) : NULL;
+    if (!a) {
+        for (int i = 0; i < n; i++) ptx_module_free(parts[i]);
+        free(parts);
+        *cuda_err = verr ? EMU_ERR_UNSUPPORTED_PTX_VERSION : EMU_ERR_INVALID_PTX;
+        if (ok && !err[0]) snprintf(err, errlen, "link error");
+        return NULL;
+    }
+    free(parts);
+    return module_from_ast(a, names[0], err, errlen, cuda_err);
+}
+
 void emu_module_free(EmuModule *m)
 {
     race_forget_all();   /* earlier launches may name this module's programs */
@@ -290,6 +325,16 @@ EmuKernel *emu_module_kernel(EmuModule *m, const char *name)
     for (int i = 0; i < m->nkernels; i++)
         if (!strcmp(m->kernels[i].f->name, name)) return &m->kernels[i];
     return NULL;
+}
+
+int emu_module_kernel_count(const EmuModule *m)
+{
+    return m->nkernels;
+}
+
+EmuKernel *emu_module_kernel_at(EmuModule *m, int i)
+{
+    return i >= 0 && i < m->nkernels ? &m->kernels[i] : NULL;
 }
 
 const char *emu_kernel_error(const EmuKernel *k)
@@ -356,6 +401,8 @@ int emu_kernel_info(EmuKernel *k, EmuKernelInfo *o)
     else if (mx) o->max_threads = (uint32_t)mx;
     for (int i = 0; i < 3; i++) o->reqntid[i] = k->f->reqntid[i];
     for (int i = 0; i < 3; i++) o->reqncta[i] = k->f->reqnctapercluster[i];
+    int sm = 0;
+    if (sscanf(k->mod->ast->target, "sm_%d", &sm) == 1) o->ptx_arch = sm;
     return k->status < 0 ? EMU_ERR_INVALID_PTX : EMU_OK;
 }
 

@@ -49,6 +49,7 @@ typedef struct EmuKernelInfo {
     uint32_t max_threads;           /* 1024, or .maxntid / .reqntid product               */
     int reqntid[3];
     int reqncta[3];                 /* .reqnctapercluster (__cluster_dims__), 0s if none   */
+    int ptx_arch;                   /* the module's .target: 75 for sm_75 PTX             */
 } EmuKernelInfo;
 
 /* Global setup: arena, worker count (0 = number of cores). Idempotent. */
@@ -60,7 +61,14 @@ int emu_threads(void);
  * err holds "file:line:col: message" plus the offending text. */
 EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name,
                            char *err, size_t errlen, int *cuda_err);
+/* Parse n PTX modules and link them into one (.extern resolved across them, as the driver's
+ * JIT linker does); errors as emu_module_load, link errors as EMU_ERR_INVALID_PTX. */
+EmuModule *emu_module_link(const char *const *ptx, const size_t *len, const char *const *names,
+                           int n, char *err, size_t errlen, int *cuda_err);
 void emu_module_free(EmuModule *m);
+/* Kernels of the module: count, and the i-th (for cuModuleEnumerateFunctions). */
+int emu_module_kernel_count(const EmuModule *m);
+EmuKernel *emu_module_kernel_at(EmuModule *m, int i);
 const char *emu_module_target(const EmuModule *m);   /* ".target", e.g. "sm_90a" */
 
 /* Device address and size of a module-scope .global/.const variable; -1 if absent. */

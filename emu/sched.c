@@ -672,15 +672,22 @@ static struct {
 } pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
            NULL, 0, 0, 0, PTHREAD_ONCE_INIT };
 
-static __thread WorkerBuf tls_buf;
+/* Allocated, not a TLS array: libcuda.so.1 is dlopen'ed by programs, and its thread-local
+ * block must fit the few hundred bytes of static TLS that glibc keeps for that (the memory
+ * fast path's cache is initial-exec TLS, which puts the whole block there). */
+static __thread WorkerBuf *tls_buf;
 
 static void work(Launch *L)
 {
+    if (!tls_buf && !(tls_buf = calloc(1, sizeof *tls_buf))) {
+        out_of_memory(L, 0);
+        return;
+    }
     for (;;) {
         if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) return;
         uint64_t i = __atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
         if (i >= L->ncta / L->cluster_size) return;
-        run_cluster(&tls_buf, L, i);
+        run_cluster(tls_buf, L, i);
     }
 }
 

@@ -1596,5 +1596,17 @@ PtxModule *ptx_parse(const char *text, size_t len, const char *source_name, char
 
 void ptx_module_free(PtxModule *m)
 {
-    if (m) arena_free(m->arena);
+    if (!m) return;
+    if (!m->parts) {
+        arena_free(m->arena);
+        return;
+    }
+    for (int i = 0; i < m->nparts; i++) ptx_module_free(m->parts[i]);
+    for (int i = 0; i < m->nowned; i++) free(m->owned[i]);
+    free(m->owned);
+    free(m->parts);
+    free(m->globals);
+    free(m->funcs);
+    free(m->files);
+    free(m);
 }

@@ -128,7 +128,11 @@ typedef struct PtxModule {
     PtxFunc *funcs; int nfuncs;       /* in source order, prototypes included */
     PtxFile *files; int nfiles;       /* .file directives */
     const char *source_name;          /* for diagnostics, e.g. "program.ptx" or "fatbin:kernel.cu" */
-    void *arena;                      /* owned memory */
+    void *arena;                      /* owned memory (NULL for a linked module)           */
+    struct PtxModule **parts;         /* a linked module: the modules it was made from,    */
+    int nparts;                       /* whose arenas hold its names and instructions      */
+    char **owned;                     /* a linked module: names it renamed                 */
+    int nowned;
 } PtxModule;
 
 /* Parse PTX text. On error returns NULL and writes "name:line:col: message\n  offending text"
@@ -137,6 +141,12 @@ typedef struct PtxModule {
 PtxModule *ptx_parse(const char *text, size_t len, const char *source_name,
                      char *err, size_t errlen, int *is_version_error);
 void ptx_module_free(PtxModule *m);
+
+/* Link parsed modules into one (frontend/link.c): .extern declarations bound to definitions
+ * in other parts, weak definitions merged, colliding internal names renamed. On success the
+ * parts belong to the result (ptx_module_free frees them); on failure they stay the caller's
+ * and err says why ("link error: ..."). */
+PtxModule *ptx_link(PtxModule **parts, int nparts, char *err, size_t errlen);
 
 /* Name tables (frontend/ptx_names.c): "u32" -> TY_U32; size in bytes of a type. */
 int ptx_type_from_name(const char *s);      /* TY_NONE when not a type */

@@ -1,0 +1,133 @@
+/* drv.h - the state behind ptxemu's libcuda.so.1, shared by the files of runtime/driver/.
+ *
+ * ptxemu's libcuda.so.1 is the core: devices, contexts, modules, memory, streams, events and
+ * launches are implemented here once, behind the CUDA driver API. Both faces sit on it:
+ * programs that call the driver API directly, NVIDIA's runtime (static or shared) through
+ * cuGetProcAddress and the export tables, and ptxemu's own libcudart.so.13, which only calls
+ * cu* functions (docs/driver.md).
+ *
+ * Contract: every entry point takes the driver lock (drv_lock) around shared state; handles
+ * handed to programs are checked against the handle registry before they are dereferenced,
+ * so a stale or garbage handle is an error code, never a crash. Errors are CUresult values.
+ */
+#ifndef PTXEMU_DRV_H
+#define PTXEMU_DRV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda.h>
+#include "emu/emu.h"
+
+/* ---- init.c: cuInit, the lock, diagnostics ---- */
+int drv_is_initialized(void);
+void drv_lock(void);
+void drv_unlock(void);
+void drv_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The body of every entry point in unimplemented.c: says so once, CUDA_ERROR_NOT_SUPPORTED. */
+int drv_not_implemented(const char *name, int *told);
+/* A CUresult for an emulator error code (EMU_ERR_*, numbered as cudaError_t). */
+CUresult drv_from_emu(int emu_err);
+/* Errors that leave the context unusable (a kernel fault). */
+int drv_error_is_sticky(CUresult e);
+
+/* ---- handles.c: which pointers are live handles of which kind ---- */
+enum { H_NONE = 0, H_CTX, H_MODULE, H_FUNC, H_STREAM, H_EVENT, H_LINK };
+int drv_handle_add(const void *p, int kind);    /* 0 ok, -1 out of memory */
+void drv_handle_del(const void *p);
+int drv_handle_kind(const void *p);             /* H_NONE when not a live handle */
+
+/* ---- context.c ---- */
+typedef struct DrvCls DrvCls;                    /* context-local storage (export table) */
+
+struct CUctx_st {
+    int device;
+    unsigned flags;
+    int primary;                 /* the device's primary context                        */
+    unsigned long long id;
+    CUresult sticky;             /* a kernel fault: every later call returns it          */
+    CUfunc_cache cache_config;
+    CUsharedconfig shmem_config;
+    size_t printf_fifo, pending_launches, l2_fetch, persisting_l2;
+    DrvCls *cls;
+};
+
+/* The current context, checked: CUDA_ERROR_NOT_INITIALIZED before cuInit,
+ * CUDA_ERROR_INVALID_CONTEXT without one, its sticky error after a fault. */
+CUresult drv_ctx_enter(CUcontext *out);
+/* The same without the sticky check (calls that work after a fault). */
+CUresult drv_ctx_enter_any(CUcontext *out);
+CUcontext drv_ctx_current(void);
+CUcontext drv_primary(void);                    /* the primary context object (always) */
+int drv_primary_active(void);
+/* Make e the context's sticky error (the first wins) and print msg once. */
+void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg);
+/* Context-local storage, for the export table c693336e-... (export.c). */
+CUresult drv_cls_put(CUcontext c, void *key, void *value, void (*dtor)(CUcontext, void *, void *));
+CUresult drv_cls_get(CUcontext c, void *key, void **value);
+CUresult drv_cls_delete(CUcontext c, void *key);
+
+/* ---- device.c: the emulated H100 ---- */
+#define DRV_NUM_SMS 132
+#define DRV_MAX_THREADS_PER_BLOCK 1024
+#define DRV_SMEM_PER_BLOCK (48u * 1024)
+#define DRV_SMEM_PER_BLOCK_OPTIN (227u * 1024)
+#define DRV_SMEM_PER_SM (228u * 1024)
+#define DRV_SMEM_RESERVED_PER_BLOCK 1024u
+#define DRV_THREADS_PER_SM 2048
+#define DRV_BLOCKS_PER_SM 32
+#define DRV_DRIVER_VERSION 13000
+CUresult drv_device_check(CUdevice dev);        /* CUDA_ERROR_INVALID_DEVICE unless 0   */
+int drv_device_attr(CUdevice_attribute attr, int *value);   /* -1 when unknown           */
+void drv_device_uuid(unsigned char out[16]);
+
+/* ---- memory.c ---- */
+enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED };
+/* [p, p+n) lies inside one live arena allocation. */
+int drv_mem_ok(uint64_t p, size_t n);
+/* Free every allocation a context owns (context destruction, primary reset). */
+void drv_mem_release_ctx(CUcontext c);
+
+/* ---- module.c: modules, libraries, functions ---- */
+typedef struct DrvModule DrvModule;
+struct CUfunc_st {                  /* CUfunction and CUkernel (the same object here)      */
+    DrvModule *mod;
+    char *name;
+    EmuKernel *k;                   /* resolved lazily; NULL after a reset                 */
+    int max_dyn;                    /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, -1 */
+    int carveout;                   /* -1: no preference                                   */
+    int nonportable;
+    int cluster[3];                 /* required cluster dimensions set by the program      */
+    int sched_policy;
+    int reported;                   /* a diagnostic was printed already                   */
+};
+/* The function's kernel with its info; says once why it cannot be used. */
+CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info);
+/* Dynamic shared memory the function may use by default or as set. */
+size_t drv_func_max_dyn(CUfunction f, const EmuKernelInfo *info);
+/* Unload the context's modules (destruction, reset); reset libraries' state. */
+void drv_modules_release_ctx(CUcontext c);
+void drv_libraries_reset(void);
+
+/* ---- stream.c: streams, events and stream order ---- */
+struct CUstream_st;
+/* The stream a call names: NULL is the legacy stream (or the per-thread one in a _ptsz
+ * call), which are always valid; others must be live streams of the current context. */
+CUresult drv_stream_check(CUstream s);
+CUstream drv_ptsz(CUstream s);                  /* NULL -> CU_STREAM_PER_THREAD         */
+/* Stream order for the race detector: a launch is issued on s; the host waited. */
+void drv_order_launch(CUstream s);
+void drv_order_host_waits(CUstream s);
+void drv_order_host_waits_all(void);
+void drv_streams_release_ctx(CUcontext c);
+
+/* ---- launch.c ---- */
+CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                    unsigned smem, CUstream s, void **params, void **extra,
+                    const unsigned *cluster, int cooperative);
+int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int block, size_t dyn);
+
+/* ---- procaddr.c / export.c ---- */
+int drv_proc_lookup(const char *symbol, void **pfn, int version, uint64_t flags, int *status);
+CUresult drv_export_table(const void **table, const CUuuid *id);
+
+#endif

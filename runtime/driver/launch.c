@@ -1,0 +1,494 @@
+/* launch.c - kernel launches, function attributes and occupancy.
+ *
+ * Launches run to completion inside emu_launch_ex, holding the driver lock, so work happens
+ * in issue order. A fault during the run becomes the context's sticky error; like an
+ * asynchronous launch on a GPU, the launch call itself still succeeds and the fault surfaces
+ * at the next call that uses the context.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "runtime/driver/drv.h"
+
+/* Grid and block shape against the H100's limits (every bad shape is INVALID_VALUE). */
+static CUresult check_shape(const unsigned g[3], const unsigned b[3])
+{
+    if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2]) return CUDA_ERROR_INVALID_VALUE;
+    if (b[0] > 1024 || b[1] > 1024 || b[2] > 64) return CUDA_ERROR_INVALID_VALUE;
+    if ((uint64_t)b[0] * b[1] * b[2] > DRV_MAX_THREADS_PER_BLOCK) return CUDA_ERROR_INVALID_VALUE;
+    if (g[0] > 2147483647u || g[1] > 65535u || g[2] > 65535u) return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+/* The kernel's own limits: .maxntid/.reqntid and its dynamic shared memory allowance. */
+static CUresult check_kernel(CUfunction f, const EmuKernelInfo *info, const unsigned b[3],
+                             size_t smem)
+{
+    uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
+    if (threads > info->max_threads) return CUDA_ERROR_INVALID_VALUE;
+    if (info->reqntid[0] > 0 && ((int)b[0] != info->reqntid[0] || (int)b[1] != info->reqntid[1] ||
+                                 (int)b[2] != info->reqntid[2]))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (smem > drv_func_max_dyn(f, info)) return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+/* The packed parameter buffer of `extra` as one pointer per parameter. */
+static CUresult unpack_extra(void **extra, const EmuKernelInfo *info, void **args)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    int have_size = 0;
+    for (int i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (i > 64) return CUDA_ERROR_INVALID_VALUE;
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buf = extra[i + 1];
+        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) { size = *(size_t *)extra[i + 1]; have_size = 1; }
+        else return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (info->nparams && (!buf || !have_size || size < info->param_bytes)) return CUDA_ERROR_INVALID_VALUE;
+    for (int i = 0; i < info->nparams; i++) args[i] = buf + info->param_offset[i];
+    return CUDA_SUCCESS;
+}
+
+#define MAX_PARAMS 4096
+
+CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
+                    CUstream s, void **params, void **extra, const unsigned *cluster,
+                    int cooperative)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    if (drv_handle_kind(f) != H_FUNC) e = CUDA_ERROR_INVALID_HANDLE;
+    if (e == CUDA_SUCCESS) e = drv_stream_check(s);
+    if (e == CUDA_SUCCESS) e = check_shape(grid, block);
+    EmuKernel *k = NULL;
+    EmuKernelInfo info;
+    if (e == CUDA_SUCCESS) e = drv_func_kernel(f, &k, &info);
+    if (e == CUDA_SUCCESS) e = check_kernel(f, &info, block, smem);
+    static void *packed[MAX_PARAMS];
+    if (e == CUDA_SUCCESS && params && extra) e = CUDA_ERROR_INVALID_VALUE;
+    if (e == CUDA_SUCCESS && extra) {
+        if (info.nparams > MAX_PARAMS) e = CUDA_ERROR_INVALID_VALUE;
+        else if ((e = unpack_extra(extra, &info, packed)) == CUDA_SUCCESS) params = packed;
+    }
+    if (e == CUDA_SUCCESS && info.nparams > 0 && !params) e = CUDA_ERROR_INVALID_VALUE;
+    /* 8 CTAs is the portable cluster size; up to 16 once the kernel allows non-portable */
+    unsigned cl[3] = { 1, 1, 1 };
+    if (cluster) memcpy(cl, cluster, sizeof cl);
+    else if (f->cluster[0]) for (int i = 0; i < 3; i++) cl[i] = (unsigned)f->cluster[i];
+    if (e == CUDA_SUCCESS && (cluster || f->cluster[0]) &&
+        (uint64_t)cl[0] * cl[1] * cl[2] > (f->nonportable ? 16u : 8u))
+        e = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    if (e == CUDA_SUCCESS && cooperative) {
+        uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+        int per_sm = drv_occupancy(f, &info, (int)(block[0] * block[1] * block[2]), smem);
+        if (blocks > (uint64_t)per_sm * DRV_NUM_SMS) e = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    }
+    if (e != CUDA_SUCCESS) {
+        drv_unlock();
+        return e;
+    }
+    char err[2048] = "";
+    drv_order_launch(s);
+    int rc = emu_launch_ex(k, grid, block, (cluster || f->cluster[0]) ? cl : NULL, smem, params,
+                           err, sizeof err);
+    drv_unlock();
+    if (rc == EMU_OK) return CUDA_SUCCESS;
+    e = drv_from_emu(rc);
+    if (drv_error_is_sticky(e)) {
+        drv_ctx_set_sticky(c, e, err);
+        return CUDA_SUCCESS;
+    }
+    if (err[0] && !f->reported) drv_diag("%s", err);
+    f->reported = 1;
+    return e;
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                void **kernelParams, void **extra)
+{
+    unsigned g[3] = { gridDimX, gridDimY, gridDimZ }, b[3] = { blockDimX, blockDimY, blockDimZ };
+    return drv_launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra, NULL, 0);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                           unsigned int gridDimZ, unsigned int blockDimX,
+                                           unsigned int blockDimY, unsigned int blockDimZ,
+                                           unsigned int sharedMemBytes, CUstream hStream,
+                                           void **kernelParams)
+{
+    unsigned g[3] = { gridDimX, gridDimY, gridDimZ }, b[3] = { blockDimX, blockDimY, blockDimZ };
+    return drv_launch(f, g, b, sharedMemBytes, hStream, kernelParams, NULL, NULL, 1);
+}
+
+/* Attributes that only tune performance and so cannot change results here. */
+static int attr_is_hint(CUlaunchAttributeID id)
+{
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_IGNORE: case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY: case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+    case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+    case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+    /* it allows the next kernel to overlap this one; running them in order is allowed */
+    case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Launch attributes: clusters and cooperative launch change what runs; the rest are hints or
+ * refused by name. */
+static CUresult read_attrs(const CUlaunchConfig *config, unsigned *cluster, int *has_cluster,
+                           int *cooperative)
+{
+    static int told;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const CUlaunchAttribute *a = &config->attrs[i];
+        if (attr_is_hint(a->id)) continue;
+        if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            cluster[0] = a->value.clusterDim.x;
+            cluster[1] = a->value.clusterDim.y;
+            cluster[2] = a->value.clusterDim.z;
+            if (!cluster[0] || !cluster[1] || !cluster[2]) return CUDA_ERROR_INVALID_VALUE;
+            *has_cluster = 1;
+            continue;
+        }
+        if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+            *cooperative = a->value.cooperative != 0;
+            continue;
+        }
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            drv_diag("cuLaunchKernelEx: launch attribute %d is not implemented yet (see "
+                     "CUlaunchAttributeID)", (int)a->id);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
+                                  void **extra)
+{
+    if (!config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+    unsigned cluster[3] = { 1, 1, 1 };
+    int has_cluster = 0, coop = 0;
+    CUresult e = read_attrs(config, cluster, &has_cluster, &coop);
+    if (e != CUDA_SUCCESS) return e;
+    unsigned g[3] = { config->gridDimX, config->gridDimY, config->gridDimZ };
+    unsigned b[3] = { config->blockDimX, config->blockDimY, config->blockDimZ };
+    return drv_launch(f, g, b, config->sharedMemBytes, config->hStream, kernelParams, extra,
+                      has_cluster ? cluster : NULL, coop);
+}
+
+/* ---- function attributes ---- */
+
+/* The function behind a handle with its kernel info, under the lock (released on error). */
+static CUresult func_info(const void *h, CUfunction *f, EmuKernelInfo *info)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    drv_lock();
+    EmuKernel *k;
+    CUresult e = drv_handle_kind(h) == H_FUNC ? drv_func_kernel((CUfunction)h, &k, info)
+                                              : CUDA_ERROR_INVALID_HANDLE;
+    if (e != CUDA_SUCCESS) {
+        drv_unlock();
+        return e;
+    }
+    *f = (CUfunction)h;
+    return CUDA_SUCCESS;
+}
+
+static CUresult get_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_attribute a, int *v)
+{
+    switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = (int)info->max_threads; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = (int)info->shared_static; break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *v = 0; break;   /* constants are module-scope */
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *v = (int)info->local_bytes; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = (int)info->num_regs; break;
+    /* compute_75 PTX reports 75; the code runs as sm_90 (binary version 90) */
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *v = info->ptx_arch; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *v = 90; break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *v = 0; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = (int)drv_func_max_dyn(f, info); break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *v = f->carveout; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *v = 0; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+        *v = f->cluster[0] ? f->cluster[0] : info->reqncta[0]; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+        *v = f->cluster[0] ? f->cluster[1] : info->reqncta[1]; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        *v = f->cluster[0] ? f->cluster[2] : info->reqncta[2]; break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *v = f->nonportable; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *v = f->sched_policy; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult set_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_attribute a, int v)
+{
+    switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        if (v < 0 || (uint64_t)v + info->shared_static > DRV_SMEM_PER_BLOCK_OPTIN)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->max_dyn = v;
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        if (v < -1 || v > 100) return CUDA_ERROR_INVALID_VALUE;
+        f->carveout = v;   /* a hint about the L1/shared split: no effect here */
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        if (v != 0 && v != 1) return CUDA_ERROR_INVALID_VALUE;
+        f->nonportable = v;
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: {
+        if (v < 1 || info->reqncta[0]) return CUDA_ERROR_INVALID_VALUE;
+        if (!f->cluster[0]) f->cluster[0] = f->cluster[1] = f->cluster[2] = 1;
+        f->cluster[a - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = v;
+        return CUDA_SUCCESS;
+    }
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        if (v < 0 || v > 2) return CUDA_ERROR_INVALID_VALUE;
+        f->sched_policy = v;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    if (!pi) return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f;
+    EmuKernelInfo info;
+    CUresult e = func_info(hfunc, &f, &info);
+    if (e != CUDA_SUCCESS) return e;
+    e = get_attr(f, &info, attrib, pi);
+    drv_unlock();
+    return e;
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    CUfunction f;
+    EmuKernelInfo info;
+    CUresult e = func_info(hfunc, &f, &info);
+    if (e != CUDA_SUCCESS) return e;
+    e = set_attr(f, &info, attrib, value);
+    drv_unlock();
+    return e;
+}
+
+CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
+{
+    CUresult e = drv_device_check(dev);
+    return e != CUDA_SUCCESS ? e : cuFuncGetAttribute(pi, attrib, (CUfunction)(void *)kernel);
+}
+
+CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
+{
+    CUresult e = drv_device_check(dev);
+    return e != CUDA_SUCCESS ? e : cuFuncSetAttribute((CUfunction)(void *)kernel, attrib, val);
+}
+
+/* Cache and bank configurations are performance preferences; they do not change results. */
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL) return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f;
+    EmuKernelInfo info;
+    CUresult e = func_info(hfunc, &f, &info);
+    if (e == CUDA_SUCCESS) drv_unlock();
+    return e;
+}
+
+CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+    CUresult e = drv_device_check(dev);
+    return e != CUDA_SUCCESS ? e : cuFuncSetCacheConfig((CUfunction)(void *)kernel, config);
+}
+
+CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
+{
+    if ((unsigned)config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE) return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f;
+    EmuKernelInfo info;
+    CUresult e = func_info(hfunc, &f, &info);
+    if (e == CUDA_SUCCESS) drv_unlock();
+    return e;
+}
+
+/* ---- occupancy ---- */
+
+/* Blocks of `bs` threads that fit on one SM, from thread, block-slot and shared-memory
+ * limits. Registers are not counted: PTX declares virtual registers, not what ptxas would
+ * allocate, so they would give a meaningless bound. */
+int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int bs, size_t dyn)
+{
+    if (bs <= 0 || (unsigned)bs > info->max_threads || dyn > drv_func_max_dyn(f, info)) return 0;
+    int warps = (bs + 31) / 32;
+    int n = DRV_THREADS_PER_SM / 32 / warps;
+    if (n > DRV_BLOCKS_PER_SM) n = DRV_BLOCKS_PER_SM;
+    size_t smem = info->shared_static + dyn;
+    if (smem) {
+        size_t by_smem = DRV_SMEM_PER_SM / (smem + DRV_SMEM_RESERVED_PER_BLOCK);
+        if (by_smem < (size_t)n) n = (int)by_smem;
+    }
+    return n;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func,
+                                                                     int blockSize,
+                                                                     size_t dynamicSMemSize,
+                                                                     unsigned int flags)
+{
+    if (!numBlocks || blockSize <= 0 || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f;
+    EmuKernelInfo info;
+    CUresult e = func_info(func, &f, &info);
+    if (e != CUDA_SUCCESS) return e;
+    *numBlocks = drv_occupancy(f, &info, blockSize, dynamicSMemSize);
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
+                                                            int blockSize, size_t dynamicSMemSize)
+{
+    return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+                                                                dynamicSMemSize, 0);
+}
+
+/* The largest block size (in warps, from the largest down) that keeps the most threads
+ * resident, and the grid that fills the device with it. */
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize,
+                                                           CUfunction func,
+                                                           CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                           size_t dynamicSMemSize, int blockSizeLimit,
+                                                           unsigned int flags)
+{
+    if (!minGridSize || !blockSize || blockSizeLimit < 0 ||
+        (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f;
+    EmuKernelInfo info;
+    CUresult e = func_info(func, &f, &info);
+    if (e != CUDA_SUCCESS) return e;
+    int limit = (int)info.max_threads;
+    if (blockSizeLimit && blockSizeLimit < limit) limit = blockSizeLimit;
+    int best_bs = 0, best_blocks = 0, best_threads = 0;
+    for (int bs = (limit + 31) / 32 * 32; bs > 0; bs -= 32) {
+        int b = bs > limit ? limit : bs;
+        size_t dyn = blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(b) : dynamicSMemSize;
+        int n = drv_occupancy(f, &info, b, dyn);
+        if (n * b > best_threads) {
+            best_threads = n * b;
+            best_bs = b;
+            best_blocks = n;
+        }
+        if (best_threads == DRV_THREADS_PER_SM) break;
+    }
+    *blockSize = best_bs;
+    *minGridSize = best_blocks * DRV_NUM_SMS;
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
+                                                  CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                  size_t dynamicSMemSize, int blockSizeLimit)
+{
+    return cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func,
+                                                     blockSizeToDynamicSMemSize, dynamicSMemSize,
+                                                     blockSizeLimit, 0);
+}
+
+CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func,
+                                                         int numBlocks, int blockSize)
+{
+    if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0) return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f;
+    EmuKernelInfo info;
+    CUresult e = func_info(func, &f, &info);
+    if (e != CUDA_SUCCESS) return e;
+    size_t per = DRV_SMEM_PER_SM / (size_t)numBlocks;
+    size_t used = info.shared_static + DRV_SMEM_RESERVED_PER_BLOCK;
+    size_t avail = per > used ? per - used : 0;
+    size_t cap = drv_func_max_dyn(f, &info);
+    int fits = drv_occupancy(f, &info, blockSize, 0) >= numBlocks;
+    *dynamicSmemSize = fits ? (avail < cap ? avail : cap) : 0;
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+/* What an H100 (132 SMs; NVIDIA H100 80GB HBM3, driver 580.159.04) answers for clusters of
+ * 1..18 CTAs when each SM holds b = 1..8 of them (more count as 8): the SMs of a cluster must
+ * share a GPC, whose sizes the driver does not expose, so the measured table is the fact
+ * (tests/gpu/occupancy_probe.cu recorded it; tests/cuda/occupancy.cu checks it). Sizes of
+ * 19 and more give 0 (measured for 19, 20, 24, 32, 33, 64 and 1024). */
+static const uint16_t h100_clusters[8][18] = {
+    { 132,  66,  39,  30,  22,  17,  15,  15,   9,   7,   7,   7,   7,   7,   7,   7,  2,  2 },
+    { 264, 132,  79,  62,  47,  39,  32,  30,  23,  21,  16,  16,  14,  14,  14,  14,  4,  4 },
+    { 396, 198, 124,  92,  69,  62,  47,  45,  37,  30,  28,  28,  23,  21,  21,  21,  6,  6 },
+    { 528, 264, 163, 124,  94,  79,  69,  62,  51,  44,  37,  37,  30,  30,  28,  28,  8,  8 },
+    { 660, 330, 203, 154, 124, 101,  84,  77,  60,  58,  51,  44,  42,  37,  37,  35, 10, 10 },
+    { 792, 396, 248, 186, 146, 124, 101,  92,  74,  65,  58,  58,  51,  44,  44,  42, 12, 12 },
+    { 924, 462, 287, 216, 171, 141, 124, 107,  88,  79,  72,  65,  58,  58,  51,  49, 14, 14 },
+    {1056, 528, 327, 248, 193, 163, 139, 124, 102,  88,  81,  74,  67,  65,  58,  58, 16, 16 },
+};
+
+/* Clusters of the configuration's size (the launch attribute's, else the kernel's
+ * __cluster_dims__; 0 without either) that can be resident at once. */
+CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
+                                              const CUlaunchConfig *config)
+{
+    if (!numClusters || !config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+    unsigned cluster[3] = { 1, 1, 1 };
+    int has_cluster = 0, coop = 0;
+    CUresult e = read_attrs(config, cluster, &has_cluster, &coop);
+    if (e != CUDA_SUCCESS) return e;
+    CUfunction f;
+    EmuKernelInfo info;
+    e = func_info(func, &f, &info);
+    if (e != CUDA_SUCCESS) return e;
+    int declared = info.reqncta[0] || f->cluster[0];
+    if (!has_cluster && declared)
+        for (int i = 0; i < 3; i++) {
+            int d = f->cluster[0] ? f->cluster[i] : info.reqncta[i];
+            cluster[i] = d ? (unsigned)d : 1;
+        }
+    unsigned size = cluster[0] * cluster[1] * cluster[2];
+    if (size > 8 && !f->nonportable) e = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    int bs = (int)(config->blockDimX * config->blockDimY * config->blockDimZ);
+    int per_sm = drv_occupancy(f, &info, bs, config->sharedMemBytes);
+    if (per_sm > 8) per_sm = 8;
+    if (e == CUDA_SUCCESS)
+        *numClusters = (!has_cluster && !declared) || per_sm <= 0 || size > 18 ? 0
+                       : h100_clusters[per_sm - 1][size - 1];
+    drv_unlock();
+    return e;
+}
+
+/* The portable cluster size, or 16 for a kernel that allows non-portable sizes, when one CTA
+ * fits; 0 when none does. */
+CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
+                                                    const CUlaunchConfig *config)
+{
+    if (!clusterSize || !config) return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f;
+    EmuKernelInfo info;
+    CUresult e = func_info(func, &f, &info);
+    if (e != CUDA_SUCCESS) return e;
+    int bs = (int)(config->blockDimX * config->blockDimY * config->blockDimZ);
+    int per_sm = drv_occupancy(f, &info, bs, config->sharedMemBytes);
+    *clusterSize = per_sm <= 0 ? 0 : f->nonportable ? 16 : 8;
+    drv_unlock();
+    return CUDA_SUCCESS;
+}

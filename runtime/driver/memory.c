@@ -1,0 +1,720 @@
+/* memory.c - allocations, copies, fills and pointer queries.
+ *
+ * Device memory is the emulator's arena, where a device address is the host address of the
+ * same byte: copies are memmove after validation. Every device-side range must lie inside
+ * one live allocation (CUDA_ERROR_INVALID_VALUE otherwise), as on a GPU where a bad pointer
+ * makes the copy fail rather than touch other memory. Pinned and managed memory live in the
+ * arena too. All work runs in issue order, so an asynchronous copy is done when it returns.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/driver/drv.h"
+#include "emu/memory.h"
+
+/* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
+
+typedef struct Alloc { uint64_t addr; int kind; unsigned flags; CUcontext ctx; } Alloc;
+#define TOMB 1u          /* a freed slot; real allocations are aligned, never at address 1 */
+static Alloc *allocs;
+static size_t alloc_cap, alloc_used;   /* used counts live entries and tombstones */
+
+static size_t ahash(uint64_t a, size_t cap)
+{
+    return (size_t)((a >> 4) * 0x9E3779B97F4A7C15ull) & (cap - 1);
+}
+
+static Alloc *alloc_slot(uint64_t addr)
+{
+    if (!alloc_cap) return NULL;
+    for (size_t i = ahash(addr, alloc_cap);; i = (i + 1) & (alloc_cap - 1)) {
+        if (allocs[i].addr == addr) return &allocs[i];
+        if (allocs[i].addr == 0) return NULL;
+    }
+}
+
+static int alloc_grow(void)
+{
+    size_t nc = alloc_cap ? alloc_cap * 2 : 1024;
+    Alloc *na = calloc(nc, sizeof *na);
+    if (!na) return -1;
+    for (size_t i = 0; i < alloc_cap; i++) {
+        if (allocs[i].addr <= TOMB) continue;
+        size_t j = ahash(allocs[i].addr, nc);
+        while (na[j].addr) j = (j + 1) & (nc - 1);
+        na[j] = allocs[i];
+    }
+    free(allocs);
+    allocs = na;
+    alloc_cap = nc;
+    alloc_used = 0;
+    for (size_t i = 0; i < nc; i++) alloc_used += na[i].addr != 0;
+    return 0;
+}
+
+static int alloc_remember(Alloc a)
+{
+    if ((alloc_used + 1) * 2 > alloc_cap && alloc_grow()) return -1;
+    size_t i = ahash(a.addr, alloc_cap);
+    while (allocs[i].addr > TOMB) i = (i + 1) & (alloc_cap - 1);
+    if (allocs[i].addr == 0) alloc_used++;
+    allocs[i] = a;
+    return 0;
+}
+
+static int mem_kind_of(int kind)
+{
+    return kind == DRV_MEM_HOST ? MEM_HOST_PINNED : kind == DRV_MEM_MANAGED ? MEM_MANAGED
+                                                                            : MEM_DEVICE;
+}
+
+/* Allocate from the arena and remember it; caller holds the lock. */
+static CUresult alloc_new(CUcontext c, uint64_t *out, size_t size, int kind, unsigned flags)
+{
+    uint64_t a = mem_alloc(size, mem_kind_of(kind));
+    if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (alloc_remember((Alloc){ a, kind, flags, c })) {
+        mem_free(a, mem_kind_of(kind));
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *out = a;
+    return CUDA_SUCCESS;
+}
+
+/* Free one of our allocations of the given kind; caller holds the lock. */
+static CUresult alloc_release(uint64_t p, int kind_a, int kind_b)
+{
+    Alloc *s = alloc_slot(p);
+    if (!s || (s->kind != kind_a && s->kind != kind_b)) return CUDA_ERROR_INVALID_VALUE;
+    if (mem_free(s->addr, mem_kind_of(s->kind)) != 0) return CUDA_ERROR_INVALID_VALUE;
+    s->addr = TOMB;
+    return CUDA_SUCCESS;
+}
+
+void drv_mem_release_ctx(CUcontext c)
+{
+    for (size_t i = 0; i < alloc_cap; i++)
+        if (allocs[i].addr > TOMB && allocs[i].ctx == c) {
+            mem_free(allocs[i].addr, mem_kind_of(allocs[i].kind));
+            allocs[i].addr = TOMB;
+        }
+}
+
+int drv_mem_ok(uint64_t p, size_t n)
+{
+    return p && mem_host(p, n ? n : 1) != NULL;
+}
+
+/* Run `expr` (a CUresult) under the lock in the current context and return it. */
+#define IN_CTX(expr)                                                      \
+    do {                                                                  \
+        CUcontext ctx_;                                                   \
+        CUresult e_ = drv_ctx_enter(&ctx_);                               \
+        if (e_ != CUDA_SUCCESS) return e_;                                \
+        drv_lock();                                                       \
+        e_ = (expr);                                                      \
+        drv_unlock();                                                     \
+        return e_;                                                        \
+    } while (0)
+
+/* ---- allocation ---- */
+
+static CUresult mem_alloc_kind(CUcontext c, CUdeviceptr *dptr, size_t size, int kind,
+                               unsigned flags)
+{
+    if (!dptr || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    uint64_t a;
+    CUresult e = alloc_new(c, &a, size, kind, flags);
+    if (e == CUDA_SUCCESS) *dptr = (CUdeviceptr)a;
+    return e;
+}
+
+CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    IN_CTX(mem_alloc_kind(ctx_, dptr, bytesize, DRV_MEM_DEVICE, 0));
+}
+
+CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
+{
+    if (!dptr) {   /* freeing nothing needs a context all the same */
+        CUcontext c;
+        return drv_ctx_enter(&c);
+    }
+    IN_CTX((drv_order_host_waits_all(), alloc_release(dptr, DRV_MEM_DEVICE, DRV_MEM_MANAGED)));
+}
+
+/* Rows of cuMemAllocPitch are padded to this many bytes. */
+#define PITCH_ALIGN 512u
+
+CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+                                    size_t Height, unsigned int ElementSizeBytes)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!dptr || !pPitch || !WidthInBytes || !Height ||
+        (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t p = (WidthInBytes + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+    if (p > SIZE_MAX / Height) return CUDA_ERROR_OUT_OF_MEMORY;
+    *pPitch = p;
+    drv_lock();
+    e = mem_alloc_kind(c, dptr, p * Height, DRV_MEM_DEVICE, 0);
+    drv_unlock();
+    return e;
+}
+
+#define HOST_ALLOC_FLAGS (CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | \
+                          CU_MEMHOSTALLOC_WRITECOMBINED)
+
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!pp || (Flags & ~(unsigned)HOST_ALLOC_FLAGS)) return CUDA_ERROR_INVALID_VALUE;
+    CUdeviceptr d;
+    drv_lock();
+    e = mem_alloc_kind(c, &d, bytesize, DRV_MEM_HOST, Flags);
+    drv_unlock();
+    if (e == CUDA_SUCCESS) *pp = (void *)(uintptr_t)d;
+    return e;
+}
+
+CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    return cuMemHostAlloc(pp, bytesize, 0);
+}
+
+CUresult CUDAAPI cuMemFreeHost(void *p)
+{
+    IN_CTX((drv_order_host_waits_all(),
+            alloc_release((uint64_t)(uintptr_t)p, DRV_MEM_HOST, DRV_MEM_HOST)));
+}
+
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
+    IN_CTX(mem_alloc_kind(ctx_, dptr, bytesize, DRV_MEM_MANAGED, flags));
+}
+
+/* The allocation holding p, if the driver made it. */
+static Alloc *alloc_of(uint64_t p, size_t *size)
+{
+    int kind;
+    uint64_t start = p ? mem_find(p, size, &kind) : 0;
+    return start ? alloc_slot(start) : NULL;
+}
+
+/* Pinned host memory lives in the arena, so its device address is its host address. */
+CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!pdptr || Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    size_t size;
+    drv_lock();
+    Alloc *a = alloc_of((uint64_t)(uintptr_t)p, &size);
+    int ok = a && a->kind == DRV_MEM_HOST;
+    drv_unlock();
+    if (!ok) return CUDA_ERROR_INVALID_VALUE;
+    *pdptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!pFlags) return CUDA_ERROR_INVALID_VALUE;
+    size_t size;
+    drv_lock();
+    Alloc *a = alloc_of((uint64_t)(uintptr_t)p, &size);
+    int ok = a && a->kind == DRV_MEM_HOST;
+    if (ok) *pFlags = a->flags;
+    drv_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Kernels can only reach arena memory, and memory the program already owns cannot be moved
+ * into it; so registration is refused, as CUDA does on systems without support. */
+CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+    static int told;
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    (void)bytesize; (void)Flags;
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        drv_diag("host memory registration is not supported (allocate pinned memory with "
+                 "cuMemHostAlloc / cudaMallocHost instead)");
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuMemHostUnregister(void *p)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    return p ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!free_bytes || !total) return CUDA_ERROR_INVALID_VALUE;
+    size_t used, tot;
+    drv_lock();
+    mem_usage(&used, &tot);
+    drv_unlock();
+    *free_bytes = tot > used ? tot - used : 0;
+    *total = tot;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    size_t size = 0;
+    int kind;
+    drv_lock();
+    uint64_t start = dptr ? mem_find(dptr, &size, &kind) : 0;
+    drv_unlock();
+    if (!start) return CUDA_ERROR_NOT_FOUND;
+    if (pbase) *pbase = (CUdeviceptr)start;
+    if (psize) *psize = size;
+    return CUDA_SUCCESS;
+}
+
+/* Stream-ordered allocation: work runs in issue order, so it is a plain allocation. */
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    IN_CTX(drv_stream_check(hStream) != CUDA_SUCCESS
+               ? CUDA_ERROR_INVALID_HANDLE
+               : mem_alloc_kind(ctx_, dptr, bytesize, DRV_MEM_DEVICE, 0));
+}
+
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    IN_CTX(drv_stream_check(hStream) != CUDA_SUCCESS ? CUDA_ERROR_INVALID_HANDLE
+           : !dptr ? CUDA_ERROR_INVALID_VALUE
+                   : alloc_release(dptr, DRV_MEM_DEVICE, DRV_MEM_MANAGED));
+}
+
+/* ---- copies and fills ---- */
+
+/* A pointer the program calls device memory must be inside an allocation; a pointer into
+ * the arena must be too, whatever it is called (unified addressing). */
+static int side_ok(uint64_t p, size_t n, int device)
+{
+    if (!p) return 0;
+    if (device || mem_in_arena(p)) return drv_mem_ok(p, n);
+    return 1;
+}
+
+static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
+{
+    if (n == 0) return CUDA_SUCCESS;
+    if (!side_ok(dst, n, dst_dev) || !side_ok(src, n, src_dev)) return CUDA_ERROR_INVALID_VALUE;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+/* A synchronous copy waits for the legacy stream; an asynchronous one orders after its
+ * stream's earlier work, which has run already. */
+static CUresult copy_sync(uint64_t dst, int dd, uint64_t src, int sd, size_t n)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    drv_order_host_waits(NULL);
+    e = copy(dst, dd, src, sd, n);
+    drv_unlock();
+    return e;
+}
+
+static CUresult copy_async(uint64_t dst, int dd, uint64_t src, int sd, size_t n, CUstream s)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    e = drv_stream_check(s);
+    if (e == CUDA_SUCCESS) e = copy(dst, dd, src, sd, n);
+    drv_unlock();
+    return e;
+}
+
+#define U(p) ((uint64_t)(uintptr_t)(p))
+
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+    return copy_sync(dst, 0, src, 0, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{
+    return copy_async(dst, 0, src, 0, ByteCount, hStream);
+}
+
+CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    return copy_sync(dstDevice, 1, U(srcHost), 0, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    return copy_sync(U(dstHost), 0, srcDevice, 1, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    return copy_sync(dstDevice, 1, srcDevice, 1, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                      CUstream hStream)
+{
+    return copy_async(dstDevice, 1, U(srcHost), 0, ByteCount, hStream);
+}
+
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                      CUstream hStream)
+{
+    return copy_async(U(dstHost), 0, srcDevice, 1, ByteCount, hStream);
+}
+
+CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+                                      size_t ByteCount, CUstream hStream)
+{
+    return copy_async(dstDevice, 1, srcDevice, 1, ByteCount, hStream);
+}
+
+/* One device: a peer copy is a copy within it. */
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                              CUcontext srcContext, size_t ByteCount)
+{
+    if (drv_handle_kind(dstContext) != H_CTX || drv_handle_kind(srcContext) != H_CTX)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return copy_sync(dstDevice, 1, srcDevice, 1, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
+                                   CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
+                                   CUstream hStream)
+{
+    if (drv_handle_kind(dstContext) != H_CTX || drv_handle_kind(srcContext) != H_CTX)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return copy_async(dstDevice, 1, srcDevice, 1, ByteCount, hStream);
+}
+
+/* ---- 2D and 3D copies (memory of type host, device or unified; arrays come later) ---- */
+
+typedef struct Side { uint64_t base; size_t pitch, height; int dev; } Side;
+
+static CUresult side_of(CUmemorytype t, const void *host, CUdeviceptr dev, size_t pitch,
+                        size_t height, size_t x, size_t y, size_t z, Side *s)
+{
+    switch (t) {
+    case CU_MEMORYTYPE_HOST: s->base = U(host); s->dev = 0; break;
+    case CU_MEMORYTYPE_DEVICE: s->base = dev; s->dev = 1; break;
+    case CU_MEMORYTYPE_UNIFIED: s->base = dev; s->dev = 0; break;
+    case CU_MEMORYTYPE_ARRAY:
+        return CUDA_ERROR_NOT_SUPPORTED;   /* CUDA arrays are not emulated yet */
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    s->pitch = pitch;
+    s->height = height;
+    s->base += x + (y + z * height) * pitch;
+    return CUDA_SUCCESS;
+}
+
+/* Copy depth slices of height rows of width bytes; validates every side's whole span. */
+static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t depth)
+{
+    if (!width || !height || !depth) return CUDA_SUCCESS;
+    if (d.pitch < width || s.pitch < width) return CUDA_ERROR_INVALID_VALUE;
+    if (depth > 1 && (d.height < height || s.height < height)) return CUDA_ERROR_INVALID_VALUE;
+    size_t dspan = d.pitch * (d.height * (depth - 1) + height - 1) + width;
+    size_t sspan = s.pitch * (s.height * (depth - 1) + height - 1) + width;
+    if (!side_ok(d.base, dspan, d.dev) || !side_ok(s.base, sspan, s.dev)) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t z = 0; z < depth; z++)
+        for (size_t y = 0; y < height; y++)
+            memmove((void *)(uintptr_t)(d.base + (z * d.height + y) * d.pitch),
+                    (const void *)(uintptr_t)(s.base + (z * s.height + y) * s.pitch), width);
+    return CUDA_SUCCESS;
+}
+
+static CUresult copy2d(const CUDA_MEMCPY2D *p)
+{
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    Side d, s;
+    CUresult e = side_of(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstPitch, p->Height,
+                         p->dstXInBytes, p->dstY, 0, &d);
+    if (e == CUDA_SUCCESS)
+        e = side_of(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->Height,
+                    p->srcXInBytes, p->srcY, 0, &s);
+    return e == CUDA_SUCCESS ? copy_box(d, s, p->WidthInBytes, p->Height, 1) : e;
+}
+
+static CUresult copy3d(const CUDA_MEMCPY3D *p)
+{
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    Side d, s;
+    CUresult e = side_of(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstPitch, p->dstHeight,
+                         p->dstXInBytes, p->dstY, p->dstZ, &d);
+    if (e == CUDA_SUCCESS)
+        e = side_of(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->srcHeight,
+                    p->srcXInBytes, p->srcY, p->srcZ, &s);
+    return e == CUDA_SUCCESS ? copy_box(d, s, p->WidthInBytes, p->Height, p->Depth) : e;
+}
+
+#define COPY_SYNC(expr)                                                   \
+    do {                                                                  \
+        CUcontext c_;                                                     \
+        CUresult e_ = drv_ctx_enter(&c_);                                 \
+        if (e_ != CUDA_SUCCESS) return e_;                                \
+        drv_lock();                                                       \
+        drv_order_host_waits(NULL);                                       \
+        e_ = (expr);                                                      \
+        drv_unlock();                                                     \
+        return e_;                                                        \
+    } while (0)
+
+#define COPY_ASYNC(expr, stream)                                          \
+    do {                                                                  \
+        CUcontext c_;                                                     \
+        CUresult e_ = drv_ctx_enter(&c_);                                 \
+        if (e_ != CUDA_SUCCESS) return e_;                                \
+        drv_lock();                                                       \
+        e_ = drv_stream_check(stream);                                    \
+        if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
+        drv_unlock();                                                     \
+        return e_;                                                        \
+    } while (0)
+
+CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy) { COPY_SYNC(copy2d(pCopy)); }
+CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy) { COPY_SYNC(copy2d(pCopy)); }
+CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
+{
+    COPY_ASYNC(copy2d(pCopy), hStream);
+}
+CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy) { COPY_SYNC(copy3d(pCopy)); }
+CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+{
+    COPY_ASYNC(copy3d(pCopy), hStream);
+}
+
+/* Fill n elements of `size` bytes (1, 2, 4) in rows of width elements, pitch bytes apart. */
+static CUresult fill(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                     size_t height)
+{
+    if (!width || !height) return CUDA_SUCCESS;
+    if (p % size || (height > 1 && (pitch < width * size || pitch % size)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!drv_mem_ok(p, pitch * (height - 1) + width * size)) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t r = 0; r < height; r++) {
+        unsigned char *row = (unsigned char *)(uintptr_t)(p + r * pitch);
+        if (size == 1) { memset(row, (int)(value & 0xff), width); continue; }
+        for (size_t i = 0; i < width; i++) memcpy(row + i * size, &value, size);
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+    COPY_SYNC(fill(dstDevice, N, uc, 1, N, 1));
+}
+CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
+{
+    COPY_SYNC(fill(dstDevice, N * 2, us, 2, N, 1));
+}
+CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{
+    COPY_SYNC(fill(dstDevice, N * 4, ui, 4, N, 1));
+}
+CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+                                 size_t Width, size_t Height)
+{
+    COPY_SYNC(fill(dstDevice, dstPitch, uc, 1, Width, Height));
+}
+CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+                                  size_t Width, size_t Height)
+{
+    COPY_SYNC(fill(dstDevice, dstPitch, us, 2, Width, Height));
+}
+CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+                                  size_t Width, size_t Height)
+{
+    COPY_SYNC(fill(dstDevice, dstPitch, ui, 4, Width, Height));
+}
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{
+    COPY_ASYNC(fill(dstDevice, N, uc, 1, N, 1), hStream);
+}
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
+                                  CUstream hStream)
+{
+    COPY_ASYNC(fill(dstDevice, N * 2, us, 2, N, 1), hStream);
+}
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+{
+    COPY_ASYNC(fill(dstDevice, N * 4, ui, 4, N, 1), hStream);
+}
+CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+                                   size_t Width, size_t Height, CUstream hStream)
+{
+    COPY_ASYNC(fill(dstDevice, dstPitch, uc, 1, Width, Height), hStream);
+}
+CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+                                    size_t Width, size_t Height, CUstream hStream)
+{
+    COPY_ASYNC(fill(dstDevice, dstPitch, us, 2, Width, Height), hStream);
+}
+CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+                                    size_t Width, size_t Height, CUstream hStream)
+{
+    COPY_ASYNC(fill(dstDevice, dstPitch, ui, 4, Width, Height), hStream);
+}
+
+/* ---- managed-memory hints: validated, then nothing to do (memory is already shared) ---- */
+
+static CUresult managed_range(CUdeviceptr p, size_t count)
+{
+    size_t size;
+    Alloc *a = alloc_of(p, &size);
+    int kind;
+    uint64_t start = p ? mem_find(p, &size, &kind) : 0;
+    if (!a || a->kind != DRV_MEM_MANAGED || count == 0 || count > size - (p - start))
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+static int location_ok(CUmemLocation loc)
+{
+    switch (loc.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE: return loc.id == 0;
+    case CU_MEM_LOCATION_TYPE_HOST: case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: return 1;
+    default: return 0;
+    }
+}
+
+CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                                       unsigned int flags, CUstream hStream)
+{
+    if (flags != 0 || !location_ok(location)) return CUDA_ERROR_INVALID_VALUE;
+    COPY_ASYNC(managed_range(devPtr, count), hStream);
+}
+
+CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                                CUmemLocation location)
+{
+    if (advice < CU_MEM_ADVISE_SET_READ_MOSTLY || advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY)
+        return CUDA_ERROR_INVALID_VALUE;
+    int needs_loc = advice == CU_MEM_ADVISE_SET_PREFERRED_LOCATION ||
+                    advice == CU_MEM_ADVISE_SET_ACCESSED_BY || advice == CU_MEM_ADVISE_UNSET_ACCESSED_BY;
+    if (needs_loc && !location_ok(location)) return CUDA_ERROR_INVALID_VALUE;
+    IN_CTX(managed_range(devPtr, count));
+}
+
+/* ---- pointer attributes ---- */
+
+static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    size_t size = 0;
+    int mkind = -1;
+    uint64_t start = ptr ? mem_find(ptr, &size, &mkind) : 0;
+    Alloc *a = start ? alloc_slot(start) : NULL;
+    if (!start) {
+        /* what CUDA answers for memory it does not know */
+        if (attribute == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return CUDA_ERROR_INVALID_VALUE;
+        if (attribute == CU_POINTER_ATTRIBUTE_IS_MANAGED) { *(unsigned *)data = 0; return CUDA_SUCCESS; }
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    int kind = a ? a->kind : DRV_MEM_DEVICE;   /* module variables are device memory */
+    switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        *(CUcontext *)data = a && a->ctx ? a->ctx : drv_primary();
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned *)data = kind == DRV_MEM_HOST ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = ptr; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        if (kind == DRV_MEM_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+        *(void **)data = (void *)(uintptr_t)ptr;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(unsigned *)data = 1; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = start; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = kind == DRV_MEM_MANAGED; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = start; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED: *(unsigned *)data = 1; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: *(unsigned *)data = 0; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: *(unsigned long long *)data = 0; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: *(unsigned *)data = 0; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: *(unsigned *)data = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(void **)data = NULL; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: *(unsigned long long *)data = start; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: *(unsigned *)data = 0; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!data) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    CUresult e = pointer_attr(data, attribute, ptr);
+    drv_unlock();
+    return e;
+}
+
+/* Unlike the single query, unknown memory is not an error here: each attribute answers for
+ * unregistered memory (type 0, null pointers), as documented. */
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+                                        void **data, CUdeviceptr ptr)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!attributes || !data) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    for (unsigned i = 0; i < numAttributes; i++) {
+        if (!data[i]) continue;
+        if (pointer_attr(data[i], attributes[i], ptr) == CUDA_SUCCESS) continue;
+        switch (attributes[i]) {
+        case CU_POINTER_ATTRIBUTE_CONTEXT: case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+            *(void **)data[i] = NULL; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+            *(CUdeviceptr *)data[i] = 0; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data[i] = -2; break;
+        case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data[i] = 0; break;
+        case CU_POINTER_ATTRIBUTE_BUFFER_ID: case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+        case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+            *(unsigned long long *)data[i] = 0; break;
+        default: *(unsigned *)data[i] = 0; break;
+        }
+    }
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!value || attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    int ok = drv_mem_ok(ptr, 1);
+    drv_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;   /* copies are always synchronous */
+}

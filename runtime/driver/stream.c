@@ -1,0 +1,500 @@
+/* stream.c - streams and events, and the stream order the race detector checks.
+ *
+ * All work runs synchronously in issue order, so a stream is a validated handle with its
+ * flags and priority, and an event records the wall-clock time at which the work before it
+ * had completed. Host functions in a stream run at once, everything before them being done.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "runtime/driver/drv.h"
+
+/* Stream priorities of the emulated device: 0 (least) down to -5 (greatest). */
+#define PRIO_LEAST 0
+#define PRIO_GREATEST (-5)
+
+struct CUstream_st {
+    CUcontext ctx;
+    unsigned flags;
+    int priority;
+    unsigned long long id;
+    uint32_t order;     /* index in the stream-order clocks below */
+};
+
+/* ---- stream order ----------------------------------------------------------------------
+ * Work runs in issue order here, but on a GPU launches of different streams may overlap, and
+ * the race detector must know which launches stream order, events and synchronisations put
+ * one after another. Each stream keeps a vector clock: for each stream, how many of its
+ * launches the stream's next work comes after (its own entry: its launches so far). Index 0
+ * is the legacy default stream, 1 the per-thread one, then streams in creation order. A
+ * launch on the legacy stream waits for all blocking streams, and their later work for it. */
+typedef struct Order { uint64_t *c; uint32_t n; } Order;
+static Order *ords;
+static unsigned char *ord_blocking;
+static uint32_t nord = 2, ord_cap;
+static Order host;            /* what the host has waited for */
+
+static int ord_grow(Order *o, uint32_t n)
+{
+    if (n <= o->n) return 0;
+    uint64_t *c = realloc(o->c, n * sizeof *c);
+    if (!c) return -1;
+    memset(c + o->n, 0, (n - o->n) * sizeof *c);
+    o->c = c;
+    o->n = n;
+    return 0;
+}
+
+static void ord_join(Order *d, const Order *s)
+{
+    if (ord_grow(d, s->n)) return;
+    for (uint32_t i = 0; i < s->n; i++) if (s->c[i] > d->c[i]) d->c[i] = s->c[i];
+}
+
+/* The clock of stream index i (created on first use). */
+static Order *ord_of(uint32_t i)
+{
+    if (i >= ord_cap) {
+        uint32_t nc = ord_cap ? ord_cap : 8;
+        while (nc <= i) nc *= 2;
+        Order *o = realloc(ords, nc * sizeof *o);
+        if (!o) return NULL;
+        ords = o;
+        unsigned char *b = realloc(ord_blocking, nc);
+        if (!b) return NULL;
+        ord_blocking = b;
+        memset(ords + ord_cap, 0, (nc - ord_cap) * sizeof *o);
+        memset(ord_blocking + ord_cap, 1, nc - ord_cap);
+        ord_cap = nc;
+    }
+    return &ords[i];
+}
+
+static int stream_builtin(CUstream s)
+{
+    return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+}
+
+static uint32_t ord_index(CUstream s)
+{
+    if (s == CU_STREAM_PER_THREAD) return 1;
+    return stream_builtin(s) || drv_handle_kind(s) != H_STREAM ? 0 : s->order;
+}
+
+void drv_order_launch(CUstream s)
+{
+    uint32_t i = ord_index(s);
+    Order *o = ord_of(i);
+    if (!o || ord_grow(o, i + 1)) return;
+    ord_join(o, &host);
+    if (i == 0)
+        for (uint32_t j = 1; j < nord; j++)
+            if (ord_blocking[j]) ord_join(&ords[0], &ords[j]);
+    o = &ords[i];
+    uint64_t clock = ++o->c[i];
+    o->c[i] = clock - 1;   /* what the launch comes after: the stream's earlier launches */
+    emu_launch_order(i, clock, o->c, o->n);
+    o->c[i] = clock;
+    if (i == 0)
+        for (uint32_t j = 1; j < nord; j++)
+            if (ord_blocking[j] && !ord_grow(&ords[j], 1) && ords[j].c[0] < clock)
+                ords[j].c[0] = clock;
+}
+
+/* The host waited for stream s's work (NULL, the legacy stream: also the blocking ones). */
+void drv_order_host_waits(CUstream s)
+{
+    uint32_t i = ord_index(s);
+    if (!ord_of(i)) return;
+    ord_join(&host, &ords[i]);
+    if (i == 0)
+        for (uint32_t j = 1; j < nord; j++)
+            if (ord_blocking[j]) ord_join(&host, &ords[j]);
+}
+
+void drv_order_host_waits_all(void)
+{
+    for (uint32_t j = 0; j < nord && ord_of(j); j++) ord_join(&host, &ords[j]);
+}
+
+/* ---- streams ---- */
+
+static unsigned long long next_stream_id = 3;   /* 0..2: the null/legacy/per-thread ones */
+
+CUstream drv_ptsz(CUstream s)
+{
+    return s ? s : CU_STREAM_PER_THREAD;
+}
+
+/* Caller holds the lock. A created stream must belong to the current context. */
+CUresult drv_stream_check(CUstream s)
+{
+    if (stream_builtin(s)) return CUDA_SUCCESS;
+    if (drv_handle_kind(s) != H_STREAM) return CUDA_ERROR_INVALID_HANDLE;
+    return s->ctx == drv_ctx_current() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+void drv_streams_release_ctx(CUcontext c);
+
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!phStream || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
+    CUstream s = calloc(1, sizeof *s);
+    if (!s) return CUDA_ERROR_OUT_OF_MEMORY;
+    /* out-of-range priorities are clamped, as CUDA documents */
+    if (priority > PRIO_LEAST) priority = PRIO_LEAST;
+    if (priority < PRIO_GREATEST) priority = PRIO_GREATEST;
+    s->ctx = c;
+    s->flags = flags;
+    s->priority = priority;
+    drv_lock();
+    s->id = next_stream_id++;
+    s->order = nord++;
+    if (ord_of(s->order)) ord_blocking[s->order] = !(flags & CU_STREAM_NON_BLOCKING);
+    int bad = drv_handle_add(s, H_STREAM);
+    drv_unlock();
+    if (bad) { free(s); return CUDA_ERROR_OUT_OF_MEMORY; }
+    *phStream = s;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    return cuStreamCreateWithPriority(phStream, Flags, PRIO_LEAST);
+}
+
+CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    int ok = !stream_builtin(hStream) && drv_handle_kind(hStream) == H_STREAM;
+    if (ok) drv_handle_del(hStream);
+    drv_unlock();
+    if (!ok) return CUDA_ERROR_INVALID_HANDLE;
+    free(hStream);
+    return CUDA_SUCCESS;
+}
+
+/* Streams die with their context; the handle table is the list of them. Events too. */
+typedef struct Owned { void **p; size_t n, cap; } Owned;
+static Owned streams_made, events_made;
+
+static void owned_add(Owned *o, void *p)
+{
+    if (o->n == o->cap) {
+        size_t nc = o->cap ? o->cap * 2 : 64;
+        void **np = realloc(o->p, nc * sizeof *np);
+        if (!np) return;
+        o->p = np;
+        o->cap = nc;
+    }
+    o->p[o->n++] = p;
+}
+
+/* Validated stream call: current context, lock, handle. Returns with the lock held on
+ * success. */
+static CUresult stream_enter(CUstream s, int sticky)
+{
+    CUcontext c;
+    CUresult e = sticky ? drv_ctx_enter(&c) : drv_ctx_enter_any(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    e = drv_stream_check(s);
+    if (e != CUDA_SUCCESS) drv_unlock();
+    return e;
+}
+
+CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
+{
+    CUresult e = stream_enter(hStream, 1);
+    if (e != CUDA_SUCCESS) return e;
+    drv_order_host_waits(hStream);
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+/* Work is complete when the call that issued it returns, so a valid stream is always idle. */
+CUresult CUDAAPI cuStreamQuery(CUstream hStream)
+{
+    CUresult e = stream_enter(hStream, 1);
+    if (e == CUDA_SUCCESS) drv_unlock();
+    return e;
+}
+
+struct CUevent_st {
+    CUcontext ctx;
+    unsigned flags;
+    int recorded;
+    double ms;          /* CLOCK_MONOTONIC time of the last record, in milliseconds */
+    Order order;        /* the recording stream's clock at the record */
+};
+
+static int event_live(CUevent e)
+{
+    return e && drv_handle_kind(e) == H_EVENT;
+}
+
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    if (Flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = stream_enter(hStream, 1);
+    if (e != CUDA_SUCCESS) return e;
+    if (!event_live(hEvent)) e = CUDA_ERROR_INVALID_HANDLE;
+    Order *o = e == CUDA_SUCCESS ? ord_of(ord_index(hStream)) : NULL;
+    if (o) ord_join(o, &hEvent->order);   /* the stream's later work comes after the event */
+    drv_unlock();
+    return e;
+}
+
+/* Flags, priority and id; the built-in streams have flags 0, priority 0. */
+static CUresult stream_props(CUstream s, unsigned *flags, int *prio, unsigned long long *id)
+{
+    CUresult e = stream_enter(s, 1);
+    if (e != CUDA_SUCCESS) return e;
+    if (stream_builtin(s)) {
+        *flags = 0;
+        *prio = PRIO_LEAST;
+        *id = s == NULL ? (unsigned long long)(uintptr_t)CU_STREAM_LEGACY : (unsigned long long)(uintptr_t)s;
+    } else {
+        *flags = s->flags;
+        *prio = s->priority;
+        *id = s->id;
+    }
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
+{
+    if (!flags) return CUDA_ERROR_INVALID_VALUE;
+    int prio;
+    unsigned long long id;
+    return stream_props(hStream, flags, &prio, &id);
+}
+
+CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
+{
+    if (!priority) return CUDA_ERROR_INVALID_VALUE;
+    unsigned flags;
+    unsigned long long id;
+    return stream_props(hStream, &flags, priority, &id);
+}
+
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
+{
+    if (!streamId) return CUDA_ERROR_INVALID_VALUE;
+    unsigned flags;
+    int prio;
+    return stream_props(hStream, &flags, &prio, streamId);
+}
+
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
+{
+    if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = stream_enter(hStream, 0);
+    if (e != CUDA_SUCCESS) return e;
+    *pctx = stream_builtin(hStream) ? drv_ctx_current() : hStream->ctx;
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    if (pGreenCtx) *pGreenCtx = NULL;
+    return cuStreamGetCtx(hStream, pCtx);
+}
+
+CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
+{
+    if (!device) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = stream_enter(hStream, 0);
+    if (e != CUDA_SUCCESS) return e;
+    *device = 0;
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+/* Host work in a stream runs at once: everything issued before it has completed. The lock is
+ * not held while it runs, so it may call the driver. */
+CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData,
+                                     unsigned int flags)
+{
+    if (!callback || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = stream_enter(hStream, 1);
+    if (e != CUDA_SUCCESS) return e;
+    drv_order_host_waits(hStream);
+    drv_unlock();
+    callback(hStream, CUDA_SUCCESS, userData);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+    if (!fn) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = stream_enter(hStream, 1);
+    if (e != CUDA_SUCCESS) return e;
+    drv_order_host_waits(hStream);
+    drv_unlock();
+    fn(userData);
+    return CUDA_SUCCESS;
+}
+
+/* ---- events ---- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    unsigned known = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+    if (!phEvent || (Flags & ~known)) return CUDA_ERROR_INVALID_VALUE;
+    if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUevent ev = calloc(1, sizeof *ev);
+    if (!ev) return CUDA_ERROR_OUT_OF_MEMORY;
+    ev->ctx = c;
+    ev->flags = Flags;
+    drv_lock();
+    int bad = drv_handle_add(ev, H_EVENT);
+    if (!bad) owned_add(&events_made, ev);
+    drv_unlock();
+    if (bad) { free(ev); return CUDA_ERROR_OUT_OF_MEMORY; }
+    *phEvent = ev;
+    return CUDA_SUCCESS;
+}
+
+static void event_free(CUevent ev)
+{
+    drv_handle_del(ev);
+    free(ev->order.c);
+    free(ev);
+}
+
+CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    int ok = event_live(hEvent);
+    if (ok) event_free(hEvent);
+    drv_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = stream_enter(hStream, 1);
+    if (e != CUDA_SUCCESS) return e;
+    if (!event_live(hEvent)) {
+        drv_unlock();
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    hEvent->ms = now_ms();
+    hEvent->recorded = 1;
+    Order *o = ord_of(ord_index(hStream));
+    if (o) {
+        hEvent->order.n = 0;
+        ord_join(&hEvent->order, o);
+        if (ord_index(hStream) == 0)   /* the legacy stream's work waits for blocking streams */
+            for (uint32_t j = 1; j < nord; j++)
+                if (ord_blocking[j]) ord_join(&hEvent->order, &ords[j]);
+    }
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+    return cuEventRecordWithFlags(hEvent, hStream, 0);
+}
+
+CUresult CUDAAPI cuEventQuery(CUevent hEvent)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    int ok = event_live(hEvent);
+    drv_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    int ok = event_live(hEvent);
+    if (ok) ord_join(&host, &hEvent->order);
+    drv_unlock();
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* Both events must exist and keep timing (CUDA_ERROR_INVALID_HANDLE otherwise) and have been
+ * recorded (CUDA_ERROR_INVALID_HANDLE too, as the runtime reports it). */
+CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!pMilliseconds) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    if (!event_live(hStart) || !event_live(hEnd) ||
+        ((hStart->flags | hEnd->flags) & CU_EVENT_DISABLE_TIMING) || !hStart->recorded ||
+        !hEnd->recorded)
+        e = CUDA_ERROR_INVALID_HANDLE;
+    else
+        *pMilliseconds = (float)(hEnd->ms - hStart->ms);
+    drv_unlock();
+    return e;
+}
+
+#undef cuEventElapsedTime
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
+
+/* ---- the context goes: its streams and events with it ---- */
+
+void drv_streams_release_ctx(CUcontext c)
+{
+    /* streams were registered only in the handle table; walk what was made */
+    for (size_t i = 0; i < streams_made.n;) {
+        CUstream s = streams_made.p[i];
+        if (drv_handle_kind(s) == H_STREAM && s->ctx == c) {
+            drv_handle_del(s);
+            free(s);
+        } else if (drv_handle_kind(s) == H_STREAM) {
+            i++;
+            continue;
+        }
+        streams_made.p[i] = streams_made.p[--streams_made.n];
+    }
+    for (size_t i = 0; i < events_made.n;) {
+        CUevent ev = events_made.p[i];
+        if (event_live(ev) && ev->ctx == c) {
+            event_free(ev);
+        } else if (event_live(ev)) {
+            i++;
+            continue;
+        }
+        events_made.p[i] = events_made.p[--events_made.n];
+    }
+}
