@@ -11,6 +11,9 @@
 #include "emu/memory.h"
 
 #define DEVICE_NAME "NVIDIA H100 80GB HBM3"
+/* Its memory, as the H100 reports it (cuDeviceTotalMem, tests/expected/cuda-samples/
+ * deviceQueryDrv.out); the emulator's arena is larger. */
+#define DEVICE_MEMORY 85017493504ull
 
 typedef struct Attr { int attr, value; } Attr;
 
@@ -126,15 +129,19 @@ CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdev
     return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-/* The emulator's arena is the device memory. */
+size_t drv_device_memory(void)
+{
+    size_t used = 0, total = 0;
+    mem_usage(&used, &total);
+    return total < DEVICE_MEMORY ? total : (size_t)DEVICE_MEMORY;
+}
+
 CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
     CUresult e = dev_enter(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-    size_t used = 0, total = 0;
-    mem_usage(&used, &total);
-    *bytes = total;
+    *bytes = drv_device_memory();
     return CUDA_SUCCESS;
 }
 

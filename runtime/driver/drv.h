@@ -79,6 +79,7 @@ CUresult drv_cls_delete(CUcontext c, void *key);
 CUresult drv_device_check(CUdevice dev);        /* CUDA_ERROR_INVALID_DEVICE unless 0   */
 int drv_device_attr(CUdevice_attribute attr, int *value);   /* -1 when unknown           */
 void drv_device_uuid(unsigned char out[16]);
+size_t drv_device_memory(void);                 /* what cuDeviceTotalMem reports        */
 
 /* ---- memory.c ---- */
 enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED };

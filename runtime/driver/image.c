@@ -207,7 +207,7 @@ static int relfatbin_ptx(const void *image, Image *im, char *err, size_t errlen)
     }
     free(f);
     if (!found) return -1;
-    snprintf(err, errlen, "%d separately compiled modules from %s", found, path);
+    snprintf(err, errlen, "%d separately compiled modules from %.400s", found, path);
     return 0;
 }
 
@@ -249,7 +249,7 @@ static CUresult from_elf(const unsigned char *p, Image *im, char *err, size_t er
     snprintf(err, errlen, "the image is a cubin for sm_%u: SASS only, and ptxemu runs PTX. Load "
              "PTX instead (nvcc -ptx, or -fatbin with a compute_XX target; NVRTC programs run "
              "unchanged under the ptxemu launcher, which keeps the PTX of their cubins)",
-             (unsigned)(eh.e_flags & 0xff));
+             (unsigned)((eh.e_flags >> 8) & 0xff));
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
 }
 

@@ -267,9 +267,9 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     if (!free_bytes || !total) return CUDA_ERROR_INVALID_VALUE;
-    size_t used, tot;
+    size_t used, arena, tot = drv_device_memory();
     drv_lock();
-    mem_usage(&used, &tot);
+    mem_usage(&used, &arena);
     drv_unlock();
     *free_bytes = tot > used ? tot - used : 0;
     *total = tot;

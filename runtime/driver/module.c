@@ -70,9 +70,9 @@ static void jit_log(char *buf, size_t size, size_t *size_out, const char *msg)
 
 static void jit_done(Jit *j, const char *error, double ms)
 {
+    /* no ptxas runs, so there is nothing to report but errors */
     jit_log(j->error, j->error_size, j->error_size_out, error ? error : "");
-    jit_log(j->info, j->info_size, j->info_size_out,
-            error ? "" : "ptxemu: PTX parsed; kernels are translated at their first launch");
+    jit_log(j->info, j->info_size, j->info_size_out, "");
     if (j->wall) *j->wall = (float)ms;
 }
 

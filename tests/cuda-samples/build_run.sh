@@ -74,7 +74,8 @@ while read -r name dir rule extra; do
             cp "$sdir/${rule#copy:}" "$bdir/" || ok=0
             cp "$sdir"/*.h "$sdir"/*.cuh "$bdir/" 2>/dev/null
             inc=$(dirname "$(dirname "$NVCC")")/include
-            cp -r "$inc"/cooperative_groups* "$bdir/" 2>/dev/null ;;
+            cp -r "$inc"/cooperative_groups* "$bdir/" 2>/dev/null
+            cp -r "$inc"/cccl/nv "$inc"/cccl/cuda "$bdir/" 2>/dev/null ;;
     esac
     [ -d "$sdir/data" ] && cp -r "$sdir/data" "$bdir/"
     if [ $ok = 0 ]; then

@@ -1,10 +1,11 @@
 /* test_runtime_errors.c - checks the shim's error names and messages against CUDA 13.0 and
- * the last-error / sticky-error rules. Links runtime/errors.c alone.
+ * the per-thread last-error rules (sticky faults are the driver's: tests/cuda/faults.cu).
+ * Links runtime/cudart/errors.c alone.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include "runtime/cudart_internal.h"
+#include "runtime/cudart/cudart_internal.h"
 
 #include "check.h"
 
@@ -63,16 +64,6 @@ static void test_names(void)
     }
 }
 
-static void test_sticky_classes(void)
-{
-    const int sticky[] = { 700, 702, 710, 714, 715, 716, 717, 718, 719, 721, 911 };
-    const int plain[] = { 0, 1, 2, 9, 98, 209, 218, 222, 400, 701, 720, 801, 999 };
-    for (size_t i = 0; i < sizeof sticky / sizeof sticky[0]; i++)
-        CHECK(rt_error_is_sticky(sticky[i]), "%d should be sticky", sticky[i]);
-    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
-        CHECK(!rt_error_is_sticky(plain[i]), "%d should not be sticky", plain[i]);
-}
-
 static void test_last_error(void)
 {
     CHECK(cudaGetLastError() == cudaSuccess, "fresh thread has no last error");
@@ -102,27 +93,6 @@ static void test_per_thread(void)
     CHECK(cudaGetLastError() == cudaErrorInvalidValue, "this thread still has it");
 }
 
-static void test_sticky(void)
-{
-    rt_set_sticky(cudaErrorIllegalAddress, "ptxemu: test fault (expected on stderr once)");
-    CHECK(cudaGetLastError() == cudaSuccess, "a pending fault is not yet reported");
-    CHECK(rt_sticky() == cudaErrorIllegalAddress, "a context call sees the fault");
-    rt_set_sticky(cudaErrorMisalignedAddress, "ptxemu: must not be printed");
-    CHECK(rt_sticky() == cudaErrorIllegalAddress, "the first fault wins");
-    /* H100 (tests/cuda/faults.cu): the last error is what calls returned; a context call
-     * returning the fault sets it, and cudaGetLastError clears it like any other */
-    rt_ret(rt_sticky());   /* what a context call (RT_STICKY_CHECK) does */
-    CHECK(cudaGetLastError() == cudaErrorIllegalAddress, "the fault a call returned is the last error");
-    CHECK(cudaGetLastError() == cudaSuccess, "cudaGetLastError cleared it");
-    CHECK(cudaPeekAtLastError() == cudaSuccess, "peek after the clear");
-    CHECK(rt_sticky() == cudaErrorIllegalAddress, "context calls still see the fault");
-    rt_ret(cudaErrorInvalidValue);
-    CHECK(cudaGetLastError() == cudaErrorInvalidValue, "a later error is the last error");
-    rt_clear_sticky();
-    CHECK(rt_sticky() == cudaSuccess, "reset clears sticky");
-    CHECK(cudaGetLastError() == cudaSuccess, "reset clears the last error");
-}
-
 static void test_not_implemented(void)
 {
     static int told;
@@ -136,10 +106,8 @@ static void test_not_implemented(void)
 int main(void)
 {
     test_names();
-    test_sticky_classes();
     test_last_error();
     test_per_thread();
-    test_sticky();
     test_not_implemented();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

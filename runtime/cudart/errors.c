@@ -1,4 +1,4 @@
-/* errors.c - cudaError_t names and messages, and the last-error / sticky-error state.
+/* errors.c - cudaError_t names and messages, and the last error.
  *
  * The table lists every cudaError_t of CUDA 13.0's driver_types.h with the name and the
  * message that NVIDIA's libcudart 13.0.88 returns from cudaGetErrorName/cudaGetErrorString
@@ -8,8 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <pthread.h>
-#include "runtime/cudart_internal.h"
+#include "runtime/cudart/cudart_internal.h"
 
 /* E(enum name, value, message) */
 #define RT_ERROR_TABLE \
@@ -190,29 +189,10 @@ const char *CUDARTAPI cudaGetErrorString(cudaError_t error)
     return s ? s : rt_unrecognized;
 }
 
-/* The errors whose documentation says "This leaves the process in an inconsistent state and
- * any further CUDA work will return the same error" (plus assert, documented as "the device
- * cannot be used again"). */
-int rt_error_is_sticky(int code)
-{
-    switch (code) {
-    case cudaErrorIllegalAddress: case cudaErrorLaunchTimeout: case cudaErrorAssert:
-    case cudaErrorHardwareStackError: case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc: case cudaErrorLaunchFailure: case cudaErrorTensorMemoryLeak:
-    case cudaErrorExternalDevice:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* The last error is per host thread (cudaGetLastError's documented scope); the sticky
- * error belongs to the context, which all threads share: once a kernel faulted, every call
- * that uses the context returns it (and so sets the last error). */
+/* The last error is per host thread (cudaGetLastError's documented scope). A kernel fault
+ * is the context's sticky error, which the driver returns from every call that uses the
+ * context, so it reaches the last error through those calls. */
 static _Thread_local cudaError_t rt_last_error = cudaSuccess;
-static cudaError_t rt_sticky_error = cudaSuccess;
-static pthread_mutex_t rt_err_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 cudaError_t rt_ret(cudaError_t e)
 {
@@ -220,30 +200,16 @@ cudaError_t rt_ret(cudaError_t e)
     return e;
 }
 
-cudaError_t rt_sticky(void)
+void rt_clear_last_error(void)
 {
-    cudaError_t e = __atomic_load_n(&rt_sticky_error, __ATOMIC_ACQUIRE);
-    return e;
-}
-
-void rt_set_sticky(cudaError_t e, const char *msg)
-{
-    int first = 0;
-    pthread_mutex_lock(&rt_err_mutex);
-    if (rt_sticky_error == cudaSuccess) {
-        __atomic_store_n(&rt_sticky_error, e, __ATOMIC_RELEASE);
-        first = 1;
-    }
-    pthread_mutex_unlock(&rt_err_mutex);
-    if (first && msg && *msg) rt_diag("%s", msg);
-}
-
-void rt_clear_sticky(void)
-{
-    pthread_mutex_lock(&rt_err_mutex);
-    __atomic_store_n(&rt_sticky_error, cudaSuccess, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&rt_err_mutex);
     rt_last_error = cudaSuccess;
+}
+
+/* The driver's numbers are the runtime's for every code the two share (the runtime calls
+ * CUDA_ERROR_INVALID_CONTEXT cudaErrorDeviceUninitialized: both are 201). */
+cudaError_t rt_err(CUresult e)
+{
+    return (cudaError_t)e;
 }
 
 /* One diagnostic line on stderr, prefixed "ptxemu: " unless the message already is. */

@@ -182,8 +182,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaIpcOpenEventHandle) \
     X(cudaIpcOpenMemHandle) \
     X(cudaKernelSetAttributeForDevice) \
-    X(cudaLaunchCooperativeKernel) \
-    X(cudaLaunchCooperativeKernel_ptsz) \
     X(cudaLibraryEnumerateKernels) \
     X(cudaLibraryGetGlobal) \
     X(cudaLibraryGetKernel) \
@@ -266,7 +264,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaMemset3D_ptds) \
     X(cudaMipmappedArrayGetMemoryRequirements) \
     X(cudaMipmappedArrayGetSparseProperties) \
-    X(cudaOccupancyMaxPotentialClusterSize) \
     X(cudaSetValidDevices) \
     X(cudaSignalExternalSemaphoresAsync) \
     X(cudaSignalExternalSemaphoresAsync_ptsz) \

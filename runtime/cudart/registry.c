@@ -1,23 +1,19 @@
 /* registry.c - what nvcc's generated constructors register: fatbinaries, kernels, variables.
  *
- * A fatbinary's PTX is parsed lazily, at the first launch or symbol access that needs it
- * (as CUDA's lazy module loading does), so a broken module costs nothing until used. A load
- * failure is remembered: every launch of that module's kernels returns it, and its
- * diagnostic is printed once.
+ * Each fatbinary becomes a driver library (cuLibraryLoadData of nvcc's wrapper, as NVIDIA's
+ * runtime does) at the first launch or symbol access that needs it, so a broken module costs
+ * nothing until used. A load failure is remembered: every launch of that module's kernels
+ * returns it, and the driver prints its diagnostic once.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "runtime/cudart_internal.h"
-#include "frontend/fatbin.h"
+#include "runtime/cudart/cudart_internal.h"
 
 typedef struct RtFatbin {
     const void *wrapper;        /* what nvcc passed to __cudaRegisterFatBinary           */
-    FatbinPtx ptx;              /* kept while the module lives                           */
-    int have_ptx;
-    EmuModule *mod;
-    cudaError_t load_err;       /* remembered failure of the last load                   */
+    CUlibrary lib;              /* loaded on first use                                   */
+    cudaError_t load_err;       /* remembered failure of the load                        */
 } RtFatbin;
 
 #define RT_FUNC_MAGIC 0x46756e63u   /* "Func": tells our handles from stray pointers     */
@@ -27,16 +23,9 @@ struct RtFunc {
     RtFatbin *fb;
     const void *stub;           /* host stub address: the program's name for the kernel  */
     char *name;                 /* mangled .entry name                                   */
-    EmuKernel *k;
-    size_t max_dyn;             /* cudaFuncAttributeMaxDynamicSharedMemorySize           */
-    int max_dyn_set;
-    int carveout;               /* cudaFuncAttributePreferredSharedMemoryCarveout        */
-    int nonportable;            /* cudaFuncAttributeNonPortableClusterSizeAllowed        */
+    CUfunction fn;              /* the driver's kernel, once found                       */
     int reported;
 };
-
-int rt_func_nonportable(const RtFunc *f) { return f->nonportable; }
-void rt_func_set_nonportable(RtFunc *f, int on) { f->nonportable = on; }
 
 typedef struct RtVar {
     RtFatbin *fb;
@@ -68,24 +57,15 @@ static int rt_push(void ***arr, size_t *n, size_t *cap, void *p)
     return 0;
 }
 
-static cudaError_t rt_fatbin_error(int rc)
-{
-    switch (rc) {
-    case FATBIN_ERR_NO_PTX: return cudaErrorNoKernelImageForDevice;
-    case FATBIN_ERR_NOMEM: return cudaErrorMemoryAllocation;
-    default: return cudaErrorInvalidKernelImage;
-    }
-}
-
-/* Point the host pointers of the module's managed variables at their device storage. */
+/* Point the host pointers of the library's managed variables at their device storage. */
 static void rt_fatbin_bind_managed(RtFatbin *fb)
 {
     for (size_t i = 0; i < rt_nvars; i++) {
         RtVar *v = rt_vars[i];
-        uint64_t addr;
+        CUdeviceptr addr;
         size_t size;
         if (v->fb != fb || !v->managed_ptr) continue;
-        if (emu_module_symbol(fb->mod, v->name, &addr, &size) == 0) {
+        if (cuLibraryGetManaged(&addr, &size, fb->lib, v->name) == CUDA_SUCCESS) {
             *v->managed_ptr = (void *)(uintptr_t)addr;
             v->addr = addr;
             v->size = size;
@@ -93,58 +73,17 @@ static void rt_fatbin_bind_managed(RtFatbin *fb)
     }
 }
 
-/* The name diagnostics give the PTX: "<cuda file>.ptx" when nvcc recorded the source
- * file (-lineinfo, -G), else "<program>.ptx". With PTXEMU_DUMP_PTX=DIR the text is also
- * written to DIR/<that name>, so "PTX line N" in a message can be looked up. */
-static void rt_ptx_name(const RtFatbin *fb, char *out, size_t n)
-{
-    const char *base = fb->ptx.name;
-    char exe[256] = "program";
-    if (!strcmp(base, "fatbin")) {
-        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (k > 0) exe[k] = 0;
-        const char *slash = strrchr(exe, '/');
-        base = slash ? slash + 1 : exe;
-    } else {
-        const char *slash = strrchr(base, '/');
-        if (slash) base = slash + 1;
-    }
-    snprintf(out, n, "%s.ptx", base);
-    const char *dir = getenv("PTXEMU_DUMP_PTX");
-    if (!dir || !*dir) return;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, out);
-    FILE *f = fopen(path, "w");
-    if (!f || fwrite(fb->ptx.text, 1, fb->ptx.len, f) != fb->ptx.len)
-        rt_diag("cannot write the PTX to %s", path);
-    if (f) fclose(f);
-}
-
-/* Parse the fatbinary's PTX into a module; caller holds the lock. */
+/* The fatbinary's library; caller holds the lock. */
 static cudaError_t rt_fatbin_load(RtFatbin *fb)
 {
-    if (fb->mod) return cudaSuccess;
+    if (fb->lib) return cudaSuccess;
     if (fb->load_err != cudaSuccess) return fb->load_err;
-    cudaError_t e = rt_init();
+    cudaError_t e = rt_enter();
     if (e != cudaSuccess) return e;
-    char err[4096] = "";
-    int rc = fatbin_pick_ptx(fb->wrapper, &fb->ptx, err, sizeof err);
-    if (rc != FATBIN_OK) {
-        fb->load_err = rt_fatbin_error(rc);
-        rt_diag("%s", err[0] ? err : "cannot read the program's fatbinary");
-        return fb->load_err;
-    }
-    fb->have_ptx = 1;
-    int cerr = cudaErrorInvalidPtx;
-    err[0] = 0;
-    char name[300];
-    rt_ptx_name(fb, name, sizeof name);
-    fb->mod = emu_module_load(fb->ptx.text, fb->ptx.len, name, err, sizeof err, &cerr);
-    if (!fb->mod) {
-        fb->load_err = cerr != cudaSuccess ? (cudaError_t)cerr : cudaErrorInvalidPtx;
-        rt_diag("%s", err[0] ? err : "cannot load the program's PTX");
-        fatbin_free(&fb->ptx);
-        fb->have_ptx = 0;
+    CUresult r = cuLibraryLoadData(&fb->lib, fb->wrapper, NULL, NULL, 0, NULL, NULL, 0);
+    if (r != CUDA_SUCCESS) {
+        fb->lib = NULL;
+        fb->load_err = rt_err(r);
         return fb->load_err;
     }
     rt_fatbin_bind_managed(fb);
@@ -153,10 +92,8 @@ static cudaError_t rt_fatbin_load(RtFatbin *fb)
 
 static void rt_fatbin_unload(RtFatbin *fb)
 {
-    if (fb->mod) emu_module_free(fb->mod);
-    fb->mod = NULL;
-    if (fb->have_ptx) fatbin_free(&fb->ptx);
-    fb->have_ptx = 0;
+    if (fb->lib) cuLibraryUnload(fb->lib);
+    fb->lib = NULL;
     fb->load_err = cudaSuccess;
 }
 
@@ -254,7 +191,6 @@ void CUDARTAPI __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun
     f->magic = RT_FUNC_MAGIC;
     f->fb = (RtFatbin *)fatCubinHandle;
     f->stub = hostFun;
-    f->carveout = -1;
     rt_lock();
     if (rt_push((void ***)&rt_funcs, &rt_nfuncs, &rt_cap_funcs, f)) {
         rt_diag("cannot register kernel %s", name);
@@ -303,7 +239,7 @@ void CUDARTAPI __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtr
                deviceName ? deviceName : deviceAddress, size);
 }
 
-/* Called by host code before it first touches a __managed__ variable: the module must be
+/* Called by host code before it first touches a __managed__ variable: the library must be
  * loaded so that the variable's host pointer is set. Returns 1 when that is done. */
 char CUDARTAPI __cudaInitModule(void **fatCubinHandle)
 {
@@ -331,55 +267,38 @@ RtFunc *rt_func_by_handle(const void *handle)
     return NULL;
 }
 
-const char *rt_func_name(const RtFunc *f)
-{
-    return f->name;
-}
-
-cudaError_t rt_func_kernel(RtFunc *f, EmuKernel **out)
-{
-    if (!f->k) {
-        cudaError_t e = rt_fatbin_load(f->fb);
-        if (e != cudaSuccess) return e;
-        f->k = emu_module_kernel(f->fb->mod, f->name);
-        if (!f->k) {
-            if (rt_func_report_once(f))
-                rt_diag("kernel %s is not in the program's PTX", f->name);
-            return cudaErrorInvalidDeviceFunction;
-        }
-    }
-    *out = f->k;
-    return cudaSuccess;
-}
-
-/* By default a kernel may use 48 KB of shared memory in all, static included. */
-size_t rt_func_max_dyn_smem(const RtFunc *f, const EmuKernelInfo *info)
-{
-    if (f->max_dyn_set) return f->max_dyn;
-    return info->shared_static >= RT_SMEM_PER_BLOCK ? 0 : RT_SMEM_PER_BLOCK - info->shared_static;
-}
-
-void rt_func_set_max_dyn_smem(RtFunc *f, size_t bytes)
-{
-    f->max_dyn = bytes;
-    f->max_dyn_set = 1;
-}
-
-int rt_func_carveout(const RtFunc *f)
-{
-    return f->carveout;
-}
-
-void rt_func_set_carveout(RtFunc *f, int pct)
-{
-    f->carveout = pct;
-}
-
-int rt_func_report_once(RtFunc *f)
+static int rt_func_report_once(RtFunc *f)
 {
     if (f->reported) return 0;
     f->reported = 1;
     return 1;
+}
+
+cudaError_t rt_func_driver(RtFunc *f, CUfunction *out)
+{
+    if (!f->fn) {
+        cudaError_t e = rt_fatbin_load(f->fb);
+        if (e != cudaSuccess) return e;
+        CUkernel k;
+        CUresult r = cuLibraryGetKernel(&k, f->fb->lib, f->name);
+        if (r == CUDA_ERROR_NOT_FOUND) {
+            if (rt_func_report_once(f)) rt_diag("kernel %s is not in the program's PTX", f->name);
+            return cudaErrorInvalidDeviceFunction;
+        }
+        if (r != CUDA_SUCCESS) return rt_err(r);
+        f->fn = (CUfunction)(void *)k;
+    }
+    *out = f->fn;
+    return cudaSuccess;
+}
+
+cudaError_t rt_stub_function(const void *stub, CUfunction *out)
+{
+    rt_lock();
+    RtFunc *f = stub ? rt_func_by_stub(stub) : NULL;
+    cudaError_t e = f ? rt_func_driver(f, out) : cudaErrorInvalidDeviceFunction;
+    rt_unlock();
+    return e;
 }
 
 static RtVar *rt_var_find(const void *symbol)
@@ -400,11 +319,12 @@ cudaError_t rt_symbol(const void *symbol, uint64_t *addr, size_t *size)
     if (!v->addr) {
         cudaError_t e = rt_fatbin_load(v->fb);
         if (e != cudaSuccess) return e;
+        CUdeviceptr a;
         size_t sz;
-        if (emu_module_symbol(v->fb->mod, v->name, &v->addr, &sz) != 0 || !v->addr) {
-            v->addr = 0;
-            return cudaErrorInvalidSymbol;
-        }
+        CUresult r = cuLibraryGetGlobal(&a, &sz, v->fb->lib, v->name);
+        if (r == CUDA_ERROR_NOT_FOUND || (r == CUDA_SUCCESS && !a)) return cudaErrorInvalidSymbol;
+        if (r != CUDA_SUCCESS) return rt_err(r);
+        v->addr = a;
         v->size = sz;
     }
     *addr = v->addr;
@@ -412,21 +332,13 @@ cudaError_t rt_symbol(const void *symbol, uint64_t *addr, size_t *size)
     return cudaSuccess;
 }
 
-/* cudaDeviceReset destroys the context: modules go and are loaded again on demand, except
- * those with managed variables, whose host pointers must stay valid. */
+/* cudaDeviceReset reset the primary context: the driver starts the libraries afresh (those
+ * with managed variables excepted), so addresses are looked up again. */
 void rt_registry_reset(void)
 {
-    for (size_t i = 0; i < rt_nfuncs; i++) {
-        RtFunc *f = rt_funcs[i];
-        f->k = NULL;
-        f->max_dyn_set = 0;
-        f->carveout = -1;
-        f->reported = 0;
-    }
-    for (size_t i = 0; i < rt_nvars; i++) rt_vars[i]->addr = 0;
-    for (size_t i = 0; i < rt_nfatbins; i++) rt_fatbin_unload(rt_fatbins[i]);
+    for (size_t i = 0; i < rt_nfuncs; i++) rt_funcs[i]->reported = 0;
     for (size_t i = 0; i < rt_nvars; i++)
-        if (rt_vars[i]->managed_ptr) (void)rt_fatbin_load(rt_vars[i]->fb);
+        if (!rt_vars[i]->managed_ptr) rt_vars[i]->addr = 0;
 }
 
 /* cudaFuncGetName: the kernel's (mangled) device name. */

@@ -26,6 +26,8 @@
 #endif
 
 #define LIBNAME "libcudart.so.13"
+#define DRIVERNAME "libcuda.so.1"
+#define JITSHIM "libptxemu-jit.so"
 
 static void usage(FILE *f)
 {
@@ -74,11 +76,16 @@ static void usage(FILE *f)
         "Exit status: PROGRAM's, or 127 if PROGRAM cannot be found, 126 if it cannot be run.\n");
 }
 
-static int is_lib_dir(const char *dir)
+static int has_file(const char *dir, const char *name)
 {
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s", dir, LIBNAME) >= (int)sizeof path) return 0;
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return 0;
     return access(path, R_OK) == 0;
+}
+
+static int is_lib_dir(const char *dir)
+{
+    return has_file(dir, LIBNAME) && has_file(dir, DRIVERNAME);
 }
 
 /* The build tree: this executable is runtime/ptxemu, the library runtime/.libs/ or runtime/. */
@@ -117,16 +124,27 @@ static int find_libdir(char *out, size_t n)
     return 0;
 }
 
-static int prepend_library_path(const char *dir)
+/* var = first[:old value] */
+static int prepend_env(const char *var, const char *first)
 {
-    const char *old = getenv("LD_LIBRARY_PATH");
-    size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+    const char *old = getenv(var);
+    size_t len = strlen(first) + (old ? strlen(old) : 0) + 2;
     char *v = malloc(len);
     if (!v) return -1;
-    snprintf(v, len, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
-    int rc = setenv("LD_LIBRARY_PATH", v, 1);
+    snprintf(v, len, "%s%s%s", first, old && *old ? ":" : "", old && *old ? old : "");
+    int rc = setenv(var, v, 1);
     free(v);
     return rc;
+}
+
+/* The program finds ptxemu's libcudart.so.13 and libcuda.so.1 first (for this process and
+ * its children only), and the JIT shim is preloaded for programs that compile at run time. */
+static int prepend_library_path(const char *dir)
+{
+    if (prepend_env("LD_LIBRARY_PATH", dir)) return -1;
+    char shim[PATH_MAX];
+    if (snprintf(shim, sizeof shim, "%s/%s", dir, JITSHIM) >= (int)sizeof shim) return -1;
+    return access(shim, R_OK) == 0 ? prepend_env("LD_PRELOAD", shim) : 0;
 }
 
 /* An option's value: "--opt N" or "-o N"; returns the index of the value or -1. */

@@ -1,0 +1,67 @@
+/* cudart_internal.h - state shared by the files of ptxemu's libcudart.so.13 (private header).
+ *
+ * The runtime is a face over ptxemu's libcuda.so.1, which holds the one implementation of
+ * devices, contexts, modules, memory, streams, events and launches: every entry point here
+ * translates to cu* calls and their CUresult back to cudaError_t, adding what the runtime
+ * adds - the implicit primary context, registration of the program's fatbinaries, the
+ * per-thread last error, and the runtime's own argument checks (recorded on an H100).
+ *
+ * Contract: entry points return through rt_ret(), which records the per-thread last error.
+ */
+#ifndef PTXEMU_CUDART_INTERNAL_H
+#define PTXEMU_CUDART_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+/* ---- errors.c: names, strings, last error (no dependency on the driver) ---- */
+const char *rt_error_name(int code);     /* NULL when CUDA does not know the code       */
+const char *rt_error_string(int code);   /* NULL when CUDA does not know the code       */
+cudaError_t rt_ret(cudaError_t e);       /* record e as this thread's last error       */
+void rt_clear_last_error(void);
+void rt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Body of every stub in unimplemented.c (which declares it itself: it cannot include the
+ * CUDA headers). Prints once per *told flag, records and returns cudaErrorNotSupported. */
+int rt_not_implemented(const char *name, int *told);
+/* The runtime's error for a driver result (the numbers mostly agree). */
+cudaError_t rt_err(CUresult e);
+
+/* ---- cudart.c: the runtime's context ---- */
+/* Make sure the driver is initialised and a context is current on this thread: the one the
+ * program made current through the driver API, else the device's primary context; and
+ * return the context's sticky error (rt_enter_any: not). */
+cudaError_t rt_enter(void);
+cudaError_t rt_enter_any(void);
+void rt_lock(void);
+void rt_unlock(void);
+
+/* Enter, or return the error through rt_ret. */
+#define RT_ENTER()                                                      \
+    do {                                                                \
+        cudaError_t enter_ = rt_enter();                                \
+        if (enter_ != cudaSuccess) return rt_ret(enter_);               \
+    } while (0)
+
+/* ---- registry.c: fatbinaries, kernels, variables ---- */
+typedef struct RtFunc RtFunc;
+RtFunc *rt_func_by_stub(const void *stub);          /* caller holds the lock           */
+RtFunc *rt_func_by_handle(const void *handle);      /* NULL unless a live RtFunc       */
+/* The driver function behind a registered kernel (its library loaded on first use). */
+cudaError_t rt_func_driver(RtFunc *f, CUfunction *out);
+/* The driver function behind a host stub; cudaErrorInvalidDeviceFunction if not a kernel. */
+cudaError_t rt_stub_function(const void *stub, CUfunction *out);
+/* Device address and size of the variable behind a host shadow (or device) address. */
+cudaError_t rt_symbol(const void *symbol, uint64_t *addr, size_t *size);
+void rt_registry_reset(void);                        /* cudaDeviceReset                 */
+
+/* ---- device_api.c ---- */
+void rt_device_reset(void);
+
+/* Per-thread-default-stream (_ptsz/_ptds) twins of entry points that exist in libcudart.
+ * The emulator runs all work in issue order, so each twin is the plain function. */
+#define RT_TWIN(ret, twin, plain, params, args) \
+    ret CUDARTAPI twin params; ret CUDARTAPI twin params { return plain args; }
+
+#endif

@@ -1,0 +1,147 @@
+/* stream_event.c - streams and events, over the driver's cuStream* and cuEvent* calls
+ * (cudaStream_t is CUstream and cudaEvent_t is CUevent; flags and callbacks agree).
+ */
+#include "runtime/cudart/cudart_internal.h"
+
+#define RT_DRIVER(expr)                                                   \
+    do {                                                                  \
+        RT_ENTER();                                                       \
+        return rt_ret(rt_err(expr));                                      \
+    } while (0)
+
+/* ---- streams ---- */
+
+cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags,
+                                                   int priority)
+{
+    RT_DRIVER(cuStreamCreateWithPriority(pStream, flags, priority));
+}
+
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
+{
+    RT_DRIVER(cuStreamCreate(pStream, flags));
+}
+
+cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream)
+{
+    RT_DRIVER(cuStreamCreate(pStream, cudaStreamDefault));
+}
+
+cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream)
+{
+    RT_DRIVER(cuStreamDestroy(stream));
+}
+
+cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream)
+{
+    RT_DRIVER(cuStreamSynchronize(stream));
+}
+RT_TWIN(cudaError_t, cudaStreamSynchronize_ptsz, cudaStreamSynchronize, (cudaStream_t s), (s))
+
+cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream)
+{
+    RT_DRIVER(cuStreamQuery(stream));
+}
+RT_TWIN(cudaError_t, cudaStreamQuery_ptsz, cudaStreamQuery, (cudaStream_t s), (s))
+
+cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                          unsigned int flags)
+{
+    RT_DRIVER(cuStreamWaitEvent(stream, event, flags));
+}
+RT_TWIN(cudaError_t, cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent,
+        (cudaStream_t s, cudaEvent_t e, unsigned f), (s, e, f))
+
+cudaError_t CUDARTAPI cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
+{
+    RT_DRIVER(cuStreamGetFlags(hStream, flags));
+}
+RT_TWIN(cudaError_t, cudaStreamGetFlags_ptsz, cudaStreamGetFlags,
+        (cudaStream_t s, unsigned *f), (s, f))
+
+cudaError_t CUDARTAPI cudaStreamGetPriority(cudaStream_t hStream, int *priority)
+{
+    RT_DRIVER(cuStreamGetPriority(hStream, priority));
+}
+RT_TWIN(cudaError_t, cudaStreamGetPriority_ptsz, cudaStreamGetPriority,
+        (cudaStream_t s, int *p), (s, p))
+
+cudaError_t CUDARTAPI cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
+{
+    RT_DRIVER(cuStreamGetId(hStream, streamId));
+}
+RT_TWIN(cudaError_t, cudaStreamGetId_ptsz, cudaStreamGetId,
+        (cudaStream_t s, unsigned long long *i), (s, i))
+
+cudaError_t CUDARTAPI cudaStreamGetDevice(cudaStream_t hStream, int *device)
+{
+    RT_DRIVER(cuStreamGetDevice(hStream, device));
+}
+RT_TWIN(cudaError_t, cudaStreamGetDevice_ptsz, cudaStreamGetDevice,
+        (cudaStream_t s, int *d), (s, d))
+
+cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                            void *userData, unsigned int flags)
+{
+    RT_DRIVER(cuStreamAddCallback(stream, (CUstreamCallback)callback, userData, flags));
+}
+RT_TWIN(cudaError_t, cudaStreamAddCallback_ptsz, cudaStreamAddCallback,
+        (cudaStream_t s, cudaStreamCallback_t c, void *u, unsigned f), (s, c, u, f))
+
+cudaError_t CUDARTAPI cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    RT_DRIVER(cuLaunchHostFunc(stream, fn, userData));
+}
+RT_TWIN(cudaError_t, cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc,
+        (cudaStream_t s, cudaHostFn_t f, void *u), (s, f, u))
+
+cudaError_t CUDARTAPI cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    RT_DRIVER(cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
+}
+
+/* ---- events ---- */
+
+cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    RT_DRIVER(cuEventCreate(event, flags));
+}
+
+cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *event)
+{
+    RT_DRIVER(cuEventCreate(event, cudaEventDefault));
+}
+
+cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event)
+{
+    RT_DRIVER(cuEventDestroy(event));
+}
+
+cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
+                                               unsigned int flags)
+{
+    RT_DRIVER(cuEventRecordWithFlags(event, stream, flags));
+}
+RT_TWIN(cudaError_t, cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags,
+        (cudaEvent_t e, cudaStream_t s, unsigned f), (e, s, f))
+
+cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    RT_DRIVER(cuEventRecord(event, stream));
+}
+RT_TWIN(cudaError_t, cudaEventRecord_ptsz, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s))
+
+cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event)
+{
+    RT_DRIVER(cuEventQuery(event));
+}
+
+cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event)
+{
+    RT_DRIVER(cuEventSynchronize(event));
+}
+
+cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    RT_DRIVER(cuEventElapsedTime(ms, start, end));
+}
