@@ -199,10 +199,29 @@ void emu_launch_order(uint32_t stream, uint64_t clock, const uint64_t *after, ui
     if (racecheck_mode) race_order(stream, clock, after, n);
 }
 
+/* The first instruction that is no PTX instruction at all, as "name:line:col: ..."; 0 if none. */
+static int unknown_instruction(const PtxModule *a, char *err, size_t errlen)
+{
+    for (int i = 0; i < a->nfuncs; i++)
+        for (int k = 0; k < a->funcs[i].ninsts; k++) {
+            const PtxInst *in = &a->funcs[i].insts[k];
+            if (ptx_is_instruction(in->opcode)) continue;
+            snprintf(err, errlen, "%s:%d:%d: unknown instruction '%s' (not in the PTX ISA)",
+                     a->source_name, in->line, in->col, in->opcode);
+            return 1;
+        }
+    return 0;
+}
+
 /* The part of loading that follows parsing: target check, variables, kernels. Takes `a`. */
 static EmuModule *module_from_ast(PtxModule *a, const char *source_name, char *err, size_t errlen,
                                   int *cuda_err)
 {
+    if (unknown_instruction(a, err, errlen)) {
+        ptx_module_free(a);
+        *cuda_err = EMU_ERR_INVALID_PTX;
+        return NULL;
+    }
     /* an H100's JIT refuses PTX for a newer architecture ("SM version specified by .target
      * is higher than default SM version assumed") as invalid PTX */
     int sm = 0;
@@ -268,7 +287,6 @@ EmuModule *emu_module_link(const char *const *ptx, const size_t *len, const char
                            int n, char *err, size_t errlen, int *cuda_err)
 {
     if (!arena_ready(err, errlen, cuda_err)) return NULL;
-    if (n == 1) return emu_module_load(ptx[0], len[0], names[0], err, errlen, cuda_err);
     PtxModule **parts = calloc((size_t)(n > 0 ? n : 1), sizeof *parts);
     if (!parts) { *cuda_err = EMU_ERR_MEMORY_ALLOCATION; return NULL; }
     int ok = n > 0, verr = 0;

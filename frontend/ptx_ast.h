@@ -155,5 +155,6 @@ int ptx_type_size(int ty);
 uint32_t ptx_var_bytes(const PtxVar *v);
 const char *ptx_type_name(int ty);
 int ptx_space_from_name(const char *s);     /* SP_NONE when not a state space */
+int ptx_is_instruction(const char *name);   /* an instruction of the PTX ISA (any ptxemu runs or not) */
 
 #endif

@@ -59,3 +59,30 @@ uint32_t ptx_var_bytes(const PtxVar *v)
     if (v->is_array) n *= (uint64_t)(v->array_len > 0 ? v->array_len : 0);
     return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
 }
+
+/* Every instruction name of the PTX ISA (9.0), whether ptxemu executes it or not: a module
+ * with another name in it is malformed and fails to load, as the driver's JIT fails it; one
+ * ptxemu does not execute yet fails only when a kernel that uses it is first launched. */
+static const char *const ptx_instructions[] = {
+    "abs", "activemask", "add", "addc", "alloca", "and", "applypriority", "atom", "bar",
+    "barrier", "bfe", "bfi", "bfind", "bmsk", "bra", "brev", "brkpt", "brx", "call",
+    "clusterlaunchcontrol", "clz", "cnot", "copysign", "cos", "cp", "createpolicy", "cvt",
+    "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "exit", "fence", "fma", "fns",
+    "getctarank", "griddepcontrol", "isspacep", "istypep", "ld", "ldmatrix", "ldu", "lg2",
+    "lop3", "mad", "mad24", "madc", "mapa", "match", "max", "mbarrier", "membar", "min", "mma",
+    "mov", "movmatrix", "mul", "mul24", "multimem", "nanosleep", "neg", "not", "or",
+    "pmevent", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red", "redux", "rem", "ret",
+    "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl", "shl", "shr", "sin",
+    "slct", "sqrt", "st", "stackrestore", "stacksave", "stmatrix", "sub", "subc", "suld",
+    "suq", "sured", "sust", "szext", "tanh", "tcgen05", "tensormap", "testp", "tex", "tld4",
+    "trap", "txq", "vabsdiff", "vabsdiff2", "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2",
+    "vavrg4", "vmad", "vmax", "vmax2", "vmax4", "vmin", "vmin2", "vmin4", "vote", "vset",
+    "vset2", "vset4", "vshl", "vshr", "vsub", "vsub2", "vsub4", "wgmma", "wmma", "xor", NULL
+};
+
+int ptx_is_instruction(const char *name)
+{
+    for (int i = 0; ptx_instructions[i]; i++)
+        if (!strcmp(ptx_instructions[i], name)) return 1;
+    return 0;
+}

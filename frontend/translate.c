@@ -1087,6 +1087,18 @@ static int materialise_addresses(Lower *L)
     return 0;
 }
 
+/* PTX ISA 1.x (.target sm_1x) allowed mad.f32 without a rounding modifier; an H100's JIT
+ * runs it as one fused multiply-add rounded to nearest (tests/ptx/legacy_mad_f32). */
+static void legacy_mad_rounding(const Tr *t, InstDesc *d)
+{
+    int sm = 0;
+    if (d->op != OP_mad || d->ntypes != 1 || d->types[0] != TY_F32) return;
+    if (sscanf(t->m->target, "sm_%d", &sm) != 1 || sm >= 20) return;
+    for (int m = MOD_RN; m <= MOD_RP; m++)
+        if (desc_has(d, m)) return;
+    d->mods[MOD_RN >> 6] |= 1ull << (MOD_RN & 63);
+}
+
 static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
 {
     int op = op_lookup(pi->opcode);
@@ -1110,6 +1122,7 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
     in->line = (uint32_t)pi->line;
     in->loc = loc_index(t, pi);
     if (parse_mods(&L) < 0) return -1;
+    legacy_mad_rounding(t, d);
     L.src_ty = source_type(d, op);
     in->t = d->types[0];
     in->t2 = d->types[1];

@@ -11,6 +11,10 @@
 #   BUILDDIR defaults to abs_top_builddir, then the current directory).
 # Programs are built into BUILDDIR/tests/cuda-bin/ from inside the source directory, so that
 # __FILE__ (which device-side assert messages print) is the bare file name on every machine.
+# CUDA_TEST_RUNTIME=static (tests/run_cuda_tests_static.sh) builds them the default way
+# instead - NVIDIA's static runtime, running over ptxemu's libcuda.so.1 - into
+# tests/cuda-bin-static/, and checks them against the same recordings; programs with their
+# own NAME.flags are run only in the default (shared) pass.
 # Exit: 0 all passed, 1 some failed or did not build, 77 (automake "skipped") without nvcc.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,10 +27,14 @@ else
 fi
 ptxemu=${PTXEMU:-$builddir/runtime/ptxemu}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-NVCC_FLAGS="-arch=sm_90 --cudart shared -O2 -lineinfo"
+runtime=${CUDA_TEST_RUNTIME:-shared}
+case $runtime in
+    shared) NVCC_FLAGS="-arch=sm_90 --cudart shared -O2 -lineinfo"; bindir=$builddir/tests/cuda-bin ;;
+    static) NVCC_FLAGS="-arch=sm_90 -O2 -lineinfo"; bindir=$builddir/tests/cuda-bin-static ;;
+    *) echo "run_cuda_tests: CUDA_TEST_RUNTIME must be shared or static" >&2; exit 99 ;;
+esac
 cudadir=$srcdir/tests/cuda
 expected=$srcdir/tests/expected/cuda
-bindir=$builddir/tests/cuda-bin
 limit=${CUDA_TEST_TIMEOUT:-20}
 
 if [ ! -x "$NVCC" ]; then
@@ -48,10 +56,16 @@ run_limited() {
 pass=0 fail=0
 for name in "$@"; do
     name=$(basename "$name" .cu)
+    [ "$runtime" = static ] && [ -f "$cudadir/$name.flags" ] && continue
     prog=$bindir/$name
-    if [ ! -x "$prog" ] || [ "$cudadir/$name.cu" -nt "$prog" ]; then
-        # shellcheck disable=SC2086  # NVCC_FLAGS is a list of flags
-        if ! (cd "$cudadir" && "$NVCC" $NVCC_FLAGS -o "$prog" "$name.cu") >"$tmp/nvcc.log" 2>&1; then
+    if [ ! -x "$prog" ] || [ "$cudadir/$name.cu" -nt "$prog" ] ||
+       { [ -f "$cudadir/$name.flags" ] && [ "$cudadir/$name.flags" -nt "$prog" ]; }; then
+        # NAME.flags, when present, replaces the default flags (e.g. the default build of a
+        # driver-API program: -O2 -lineinfo -lcuda)
+        flags=$NVCC_FLAGS
+        [ -f "$cudadir/$name.flags" ] && flags=$(cat "$cudadir/$name.flags")
+        # shellcheck disable=SC2086  # flags is a list of flags
+        if ! (cd "$cudadir" && "$NVCC" $flags -o "$prog" "$name.cu") >"$tmp/nvcc.log" 2>&1; then
             echo "FAIL: $name (nvcc failed)"
             head -n 20 "$tmp/nvcc.log"
             fail=$((fail + 1))

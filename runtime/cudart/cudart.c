@@ -65,3 +65,11 @@ cudaError_t rt_enter(void)
     CUfunc_cache c;
     return rt_err(cuCtxGetCacheConfig(&c));
 }
+
+/* The primary context was reset (destroyed): the next call retains a new one. */
+void rt_forget_primary(void)
+{
+    CUcontext c = NULL;
+    if (cuCtxGetCurrent(&c) == CUDA_SUCCESS && c == primary) cuCtxSetCurrent(NULL);
+    primary = NULL;
+}

@@ -36,6 +36,7 @@ cudaError_t rt_enter(void);
 cudaError_t rt_enter_any(void);
 void rt_lock(void);
 void rt_unlock(void);
+void rt_forget_primary(void);            /* after cudaDeviceReset                       */
 
 /* Enter, or return the error through rt_ret. */
 #define RT_ENTER()                                                      \

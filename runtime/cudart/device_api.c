@@ -201,6 +201,7 @@ cudaError_t CUDARTAPI cudaDeviceReset(void)
     if (rt_enter_any() != cudaSuccess) return cudaSuccess;
     rt_lock();
     cuDevicePrimaryCtxReset(0);
+    rt_forget_primary();
     rt_registry_reset();
     rt_device_reset();
     rt_unlock();

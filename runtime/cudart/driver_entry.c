@@ -22,8 +22,6 @@ static cudaError_t lookup(const char *symbol, void **funcPtr, unsigned version,
         return rt_ret(cudaErrorInvalidValue);
     CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     *funcPtr = NULL;
-    /* both stream flavours at once answer as the default one (measured: it succeeds) */
-    if (flags == FLAGS_KNOWN) flags = cudaEnableDefault;
     CUresult e = cuGetProcAddress(symbol, funcPtr, (int)version, flags, &st);
     if (e != CUDA_SUCCESS && e != CUDA_ERROR_NOT_FOUND) return rt_ret(rt_err(e));
     if (e == CUDA_ERROR_NOT_FOUND) {

@@ -24,6 +24,7 @@ static int stack_room(void)
 
 static struct CUctx_st primary_ctx;
 static int primary_refs;                /* retains; active while > 0                   */
+static int primary_destroyed;           /* reset or released: gone until retained again */
 static unsigned primary_flags;          /* cuDevicePrimaryCtxSetFlags                  */
 static int primary_registered;
 static unsigned long long next_ctx_id = 1;
@@ -47,7 +48,7 @@ static void ctx_defaults(CUcontext c, unsigned flags)
     c->printf_fifo = 8650752;
     c->pending_launches = 2048;
     c->l2_fetch = 64;
-    c->persisting_l2 = 0;
+    c->persisting_l2 = 9830400;
 }
 
 CUcontext drv_primary(void)
@@ -75,11 +76,14 @@ CUcontext drv_ctx_current(void)
     return depth ? stack[depth - 1] : NULL;
 }
 
-/* A usable context: live, and for the primary one, retained. */
-static int ctx_usable(CUcontext c)
+/* Whether c can be used: CUDA_SUCCESS, or why not. The primary context must be retained;
+ * once reset or released it is destroyed until retained again (measured:
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED). */
+static CUresult ctx_usable(CUcontext c)
 {
-    if (!c || drv_handle_kind(c) != H_CTX) return 0;
-    return !c->primary || primary_refs > 0;
+    if (!c || drv_handle_kind(c) != H_CTX) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!c->primary || primary_refs > 0) return CUDA_SUCCESS;
+    return primary_destroyed ? CUDA_ERROR_CONTEXT_IS_DESTROYED : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 CUresult drv_ctx_enter_any(CUcontext *out)
@@ -87,9 +91,9 @@ CUresult drv_ctx_enter_any(CUcontext *out)
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     drv_lock();
     CUcontext c = drv_ctx_current();
-    int ok = ctx_usable(c);
+    CUresult e = ctx_usable(c);
     drv_unlock();
-    if (!ok) return CUDA_ERROR_INVALID_CONTEXT;
+    if (e != CUDA_SUCCESS) return e;
     *out = c;
     return CUDA_SUCCESS;
 }
@@ -308,9 +312,9 @@ static CUresult ctx_or_current(CUcontext ctx, CUcontext *out)
     if (!ctx) return drv_ctx_enter_any(out);
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     drv_lock();
-    int ok = ctx_usable(ctx);
+    CUresult e = ctx_usable(ctx);
     drv_unlock();
-    if (!ok) return CUDA_ERROR_INVALID_CONTEXT;
+    if (e != CUDA_SUCCESS) return e;
     *out = ctx;
     return CUDA_SUCCESS;
 }
@@ -510,6 +514,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
         ctx_defaults(c, primary_flags);
         c->cls = cls;
         c->primary = 1;
+        primary_destroyed = 0;
     }
     drv_unlock();
     *pctx = c;
@@ -523,7 +528,10 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     if (primary_refs == 0) e = CUDA_ERROR_INVALID_CONTEXT;   /* measured */
-    else if (--primary_refs == 0) ctx_teardown(drv_primary());
+    else if (--primary_refs == 0) {
+        ctx_teardown(drv_primary());
+        primary_destroyed = 1;
+    }
     drv_unlock();
     return e;
 }
@@ -550,7 +558,8 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, i
     return CUDA_SUCCESS;
 }
 
-/* Destroys what the primary context holds and clears its fault; retains stay. */
+/* Destroys the primary context with all it holds (its fault too): threads that have it
+ * current get CUDA_ERROR_CONTEXT_IS_DESTROYED until it is retained again (measured). */
 CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
@@ -559,10 +568,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
     CUcontext c = drv_primary();
     drv_lock();
     ctx_teardown(c);
+    DrvCls *cls = c->cls;
     ctx_defaults(c, primary_flags);
+    c->cls = cls;
     c->primary = 1;
-    primary_flags = 0;
-    c->flags = 0;
+    primary_refs = 0;
+    primary_destroyed = 1;
     drv_unlock();
     return CUDA_SUCCESS;
 }

@@ -192,13 +192,13 @@ CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-/* "domain:bus:device.function", from the PCI attributes. */
+/* "domain:bus:device.function", from the PCI attributes ("0000:00:06.0" on the H100). */
 CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
     CUresult e = dev_enter(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!pciBusId || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-    snprintf(pciBusId, (size_t)len, "%08x:%02x:%02x.0", attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
+    snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.0", attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
              attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID), attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID));
     return CUDA_SUCCESS;
 }

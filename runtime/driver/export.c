@@ -209,8 +209,8 @@ static const Table tables[] = {
 };
 
 /* Works before cuInit, as the runtime asks for a table before initialising. A table ptxemu
- * does not have is CUDA_ERROR_NOT_SUPPORTED (NVRTC then does without it), said at log
- * level 2 and up. */
+ * does not have is CUDA_ERROR_INVALID_VALUE, as for an unknown UUID on an H100 (NVRTC then
+ * does without it), said at log level 2 and up. */
 CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
     if (!ppExportTable || !pExportTableId) return CUDA_ERROR_INVALID_VALUE;
@@ -225,5 +225,5 @@ CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExp
         drv_diag("cuGetExportTable: no table %s", id);
     }
     *ppExportTable = NULL;
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return CUDA_ERROR_INVALID_VALUE;
 }

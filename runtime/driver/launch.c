@@ -51,6 +51,48 @@ static CUresult unpack_extra(void **extra, const EmuKernelInfo *info, void **arg
 
 #define MAX_PARAMS 4096
 
+/* The cluster shape a launch runs with: the attribute's, else the one set on the function
+ * (the kernel's own __cluster_dims__ the emulator knows); NULL for no clusters. */
+static const unsigned *launch_cluster(CUfunction f, const unsigned *cluster, unsigned out[3])
+{
+    if (cluster) return cluster;
+    if (!f->cluster[0]) return NULL;
+    for (int i = 0; i < 3; i++) out[i] = (unsigned)f->cluster[i];
+    return out;
+}
+
+/* Everything checked before a launch runs; caller holds the lock. Fills the kernel and the
+ * parameter pointers (from `extra`'s buffer when given). */
+static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                             unsigned smem, CUstream s, void ***params, void **extra,
+                             const unsigned *cl, int cooperative, EmuKernel **k)
+{
+    static void *packed[MAX_PARAMS];
+    if (drv_handle_kind(f) != H_FUNC) return CUDA_ERROR_INVALID_HANDLE;
+    CUresult e = drv_stream_check(s);
+    if (e == CUDA_SUCCESS) e = check_shape(grid, block);
+    EmuKernelInfo info;
+    if (e == CUDA_SUCCESS) e = drv_func_kernel(f, k, &info);
+    if (e == CUDA_SUCCESS) e = check_kernel(f, &info, block, smem);
+    if (e != CUDA_SUCCESS) return e;
+    if (*params && extra) return CUDA_ERROR_INVALID_VALUE;
+    if (extra) {
+        if (info.nparams > MAX_PARAMS) return CUDA_ERROR_INVALID_VALUE;
+        if ((e = unpack_extra(extra, &info, packed)) != CUDA_SUCCESS) return e;
+        *params = packed;
+    }
+    if (info.nparams > 0 && !*params) return CUDA_ERROR_INVALID_VALUE;
+    /* 8 CTAs is the portable cluster size; up to 16 once the kernel allows non-portable */
+    if (cl && (uint64_t)cl[0] * cl[1] * cl[2] > (f->nonportable ? 16u : 8u))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    if (cooperative) {
+        uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+        int per_sm = drv_occupancy(f, &info, (int)(block[0] * block[1] * block[2]), smem);
+        if (blocks > (uint64_t)per_sm * DRV_NUM_SMS) return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    }
+    return CUDA_SUCCESS;
+}
+
 CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
                     CUstream s, void **params, void **extra, const unsigned *cluster,
                     int cooperative)
@@ -59,40 +101,17 @@ CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
-    if (drv_handle_kind(f) != H_FUNC) e = CUDA_ERROR_INVALID_HANDLE;
-    if (e == CUDA_SUCCESS) e = drv_stream_check(s);
-    if (e == CUDA_SUCCESS) e = check_shape(grid, block);
+    unsigned clbuf[3];
+    const unsigned *cl = drv_handle_kind(f) == H_FUNC ? launch_cluster(f, cluster, clbuf) : NULL;
     EmuKernel *k = NULL;
-    EmuKernelInfo info;
-    if (e == CUDA_SUCCESS) e = drv_func_kernel(f, &k, &info);
-    if (e == CUDA_SUCCESS) e = check_kernel(f, &info, block, smem);
-    static void *packed[MAX_PARAMS];
-    if (e == CUDA_SUCCESS && params && extra) e = CUDA_ERROR_INVALID_VALUE;
-    if (e == CUDA_SUCCESS && extra) {
-        if (info.nparams > MAX_PARAMS) e = CUDA_ERROR_INVALID_VALUE;
-        else if ((e = unpack_extra(extra, &info, packed)) == CUDA_SUCCESS) params = packed;
-    }
-    if (e == CUDA_SUCCESS && info.nparams > 0 && !params) e = CUDA_ERROR_INVALID_VALUE;
-    /* 8 CTAs is the portable cluster size; up to 16 once the kernel allows non-portable */
-    unsigned cl[3] = { 1, 1, 1 };
-    if (cluster) memcpy(cl, cluster, sizeof cl);
-    else if (f->cluster[0]) for (int i = 0; i < 3; i++) cl[i] = (unsigned)f->cluster[i];
-    if (e == CUDA_SUCCESS && (cluster || f->cluster[0]) &&
-        (uint64_t)cl[0] * cl[1] * cl[2] > (f->nonportable ? 16u : 8u))
-        e = CUDA_ERROR_INVALID_CLUSTER_SIZE;
-    if (e == CUDA_SUCCESS && cooperative) {
-        uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
-        int per_sm = drv_occupancy(f, &info, (int)(block[0] * block[1] * block[2]), smem);
-        if (blocks > (uint64_t)per_sm * DRV_NUM_SMS) e = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-    }
+    e = launch_check(f, grid, block, smem, s, &params, extra, cl, cooperative, &k);
     if (e != CUDA_SUCCESS) {
         drv_unlock();
         return e;
     }
     char err[2048] = "";
     drv_order_launch(s);
-    int rc = emu_launch_ex(k, grid, block, (cluster || f->cluster[0]) ? cl : NULL, smem, params,
-                           err, sizeof err);
+    int rc = emu_launch_ex(k, grid, block, cl, smem, params, err, sizeof err);
     drv_unlock();
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 enum {
-    SUCCESS = 0, ERROR_INVALID_VALUE = 1, ERROR_NOT_FOUND = 500,
+    SUCCESS = 0, ERROR_INVALID_VALUE = 1, ERROR_NOT_FOUND = 500, DRIVER_VERSION = 13000,
     ST_SUCCESS = 0, ST_SYMBOL_NOT_FOUND = 1, ST_VERSION_NOT_SUFFICIENT = 2,
     FLAG_LEGACY = 1, FLAG_PER_THREAD = 2
 };
@@ -50,22 +50,27 @@ static int lookup(const char *symbol, int version, uint64_t flags, void **pfn, i
         *status = ST_SYMBOL_NOT_FOUND;
         return ERROR_NOT_FOUND;
     }
+    /* both stream flavours at once answer as the default (legacy) one */
     void (*fn)(void) = !best ? NULL : flags == FLAG_PER_THREAD ? best->per_thread : best->legacy;
     *status = fn ? ST_SUCCESS : ST_VERSION_NOT_SUFFICIENT;
     *pfn = (void *)fn;
     return SUCCESS;
 }
 
-/* Measured: flags other than 0, 1 and 2 are CUDA_ERROR_INVALID_VALUE; an unknown name is
- * CUDA_ERROR_NOT_FOUND with status SYMBOL_NOT_FOUND; a known one asked at too old a version
- * succeeds with a null pointer and status VERSION_NOT_SUFFICIENT. cuGetProcAddress and
- * cuGetProcAddress_v2 (init.c) answer with this; it works before cuInit. */
+/* Measured: flags beyond the two stream bits, and versions newer than the driver's, are
+ * CUDA_ERROR_INVALID_VALUE (through NVIDIA's runtime: tests/cuda/tma_encode); an unknown name
+ * succeeds with a null pointer and status SYMBOL_NOT_FOUND, or is CUDA_ERROR_NOT_FOUND when
+ * no status is asked for (cuGetProcAddress, or _v2 with a null status); a known one asked at
+ * too old a version succeeds with a null pointer and status VERSION_NOT_SUFFICIENT.
+ * cuGetProcAddress and cuGetProcAddress_v2 (init.c) answer with this; it works before cuInit. */
 int drv_proc_lookup(const char *symbol, void **pfn, int version, uint64_t flags, int *status);
 int drv_proc_lookup(const char *symbol, void **pfn, int version, uint64_t flags, int *status)
 {
     int st = ST_SYMBOL_NOT_FOUND;
-    if (!symbol || !pfn || flags > FLAG_PER_THREAD) return ERROR_INVALID_VALUE;
+    if (!symbol || !pfn || flags > (FLAG_LEGACY | FLAG_PER_THREAD) || version > DRIVER_VERSION)
+        return ERROR_INVALID_VALUE;
     int rc = lookup(symbol, version, flags, pfn, &st);
-    if (status) *status = st;
-    return rc;
+    if (!status) return rc;
+    *status = st;
+    return SUCCESS;
 }

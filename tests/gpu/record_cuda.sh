@@ -36,8 +36,10 @@ log=$out/record.log
 
 status=0
 for name in "$@"; do
-    # shellcheck disable=SC2086  # NVCC_FLAGS is a list of flags
-    if ! (cd "$top/tests/cuda" && "$NVCC" $NVCC_FLAGS -o "$work/$name" "$name.cu") >>"$log" 2>&1; then
+    flags=$NVCC_FLAGS
+    [ -f "$top/tests/cuda/$name.flags" ] && flags=$(cat "$top/tests/cuda/$name.flags")
+    # shellcheck disable=SC2086  # flags is a list of flags
+    if ! (cd "$top/tests/cuda" && "$NVCC" $flags -o "$work/$name" "$name.cu") >>"$log" 2>&1; then
         echo "record: $name: nvcc failed" | tee -a "$log"
         status=1
         continue

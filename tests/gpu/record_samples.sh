@@ -1,8 +1,8 @@
 #!/bin/bash
-# record_samples.sh - on a machine with a real GPU: builds samples/*.cu with nvcc, runs each
-# three times, checks the runs print the same thing, and writes the expected outputs
-# (NAME.out, plus NAME.status when the exit status is not 0) and RECORDED_ON.txt into OUTDIR.
-# Copy OUTDIR's files into tests/expected/samples/ afterwards.
+# record_samples.sh - on a machine with a real GPU: builds the samples as samples/BUILD says
+# (tests/build_sample.sh, as make does), runs each three times, checks the runs print the same
+# thing, and writes the expected outputs (NAME.out, plus NAME.status when the exit status is
+# not 0) and RECORDED_ON.txt into OUTDIR. Copy OUTDIR's files into tests/expected/samples/.
 #
 # Usage: tests/gpu/record_samples.sh OUTDIR [NAME...]
 set -u
@@ -10,27 +10,25 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: record_samples.sh OUTDIR [NAME...]}
 shift
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-NVCC_FLAGS=${NVCC_FLAGS:--arch=sm_90 --cudart shared -O2}
 runs=${RUNS:-3}
 mkdir -p "$out"
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
 if [ $# -eq 0 ]; then
-    set -- $(cd "$top/samples" && ls *.cu | sed 's/\.cu$//')
+    set -- $(grep -v '^#' "$top/samples/BUILD" | awk '{print $1}')
 fi
 
 {
     nvidia-smi --query-gpu=name,driver_version --format=csv
     echo "nvcc: $("$NVCC" --version | tail -n 2 | head -n 1)"
-    echo "flags: $NVCC_FLAGS"
+    echo "build: samples/BUILD (tests/build_sample.sh)"
     echo "date: $(date -u +%Y-%m-%d)"
 } >"$out/RECORDED_ON.txt"
 
 status=0
 for name in "$@"; do
-    # shellcheck disable=SC2086  # NVCC_FLAGS is a list of flags
-    if ! "$NVCC" $NVCC_FLAGS -o "$work/$name" "$top/samples/$name.cu"; then
+    if ! NVCC=$NVCC sh "$top/tests/build_sample.sh" "$name" "$work/$name"; then
         echo "record: $name: nvcc failed"
         status=1
         continue
