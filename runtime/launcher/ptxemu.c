@@ -10,6 +10,7 @@
 #include "config.h"
 #endif
 #include "explore.h"
+#include "inspect.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -46,6 +47,9 @@ static void usage(FILE *f)
         "  -s, --seed N     deterministic mode with seed N (same as PTXEMU_SEED=N)\n"
         "  --record FILE    write the schedule taken (same as PTXEMU_SCHEDULE_OUT=FILE)\n"
         "  --replay FILE    replay a recorded schedule (same as PTXEMU_SCHEDULE_IN=FILE)\n"
+        "  --cudart WHICH   ptxemu (default): programs built with --cudart shared load\n"
+        "                   ptxemu's libcudart.so.13; nvidia: they load NVIDIA's, which runs\n"
+        "                   over ptxemu's libcuda.so.1 (same as PTXEMU_CUDART=WHICH)\n"
         "  --racecheck      report shared-memory races (same as PTXEMU_RACECHECK=1)\n"
         "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
         "  -h, --help       show this help and exit\n"
@@ -178,6 +182,7 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "--record")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_OUT");
         else if (!strcmp(a, "--racecheck")) v = setenv("PTXEMU_RACECHECK", "1", 1) == 0 ? i : -1;
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
+        else if (!strcmp(a, "--cudart")) v = set_from_option(argc, argv, i, "PTXEMU_CUDART");
         else fprintf(stderr, "ptxemu: unknown option %s (try ptxemu --help)\n", a);
         if (v < 0) { *status = 2; return -1; }
         i = v;
@@ -190,6 +195,53 @@ static int parse_options(int argc, char **argv, int *status)
     return i;
 }
 
+/* PTXEMU_CUDART=nvidia: the program finds only ptxemu's libcuda.so.1 (in the library
+ * directory's driver-only/), so a program built with --cudart shared loads NVIDIA's own
+ * libcudart.so.13, which then runs over ptxemu's driver. Default (ptxemu): both of ptxemu's. */
+static int choose_cudart(char *dir, size_t n)
+{
+    const char *c = getenv("PTXEMU_CUDART");
+    if (!c || !*c || !strcmp(c, "ptxemu")) return 0;
+    if (strcmp(c, "nvidia")) {
+        fprintf(stderr, "ptxemu: --cudart %s: expected ptxemu or nvidia\n", c);
+        return 1;
+    }
+    size_t len = strlen(dir);
+    if (snprintf(dir + len, n - len, "/driver-only") >= (int)(n - len) || !has_file(dir, DRIVERNAME)) {
+        fprintf(stderr, "ptxemu: --cudart nvidia: no %s in %s\n", DRIVERNAME, dir);
+        return 1;
+    }
+    return 0;
+}
+
+/* The file execvp would run for `prog`: itself when it has a slash, else found on PATH. */
+static int resolve(const char *prog, char *out, size_t n)
+{
+    if (strchr(prog, '/')) return snprintf(out, n, "%s", prog) < (int)n;
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/bin:/bin";
+    while (*path) {
+        const char *end = strchr(path, ':');
+        size_t len = end ? (size_t)(end - path) : strlen(path);
+        if (snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", prog) < (int)n &&
+            access(out, X_OK) == 0)
+            return 1;
+        path += len + (end != NULL);
+    }
+    return 0;
+}
+
+/* Says before the program starts when its kernels cannot run here (PTXEMU_CHECK=0: not). */
+static int preflight(const char *prog)
+{
+    const char *env = getenv("PTXEMU_CHECK");
+    if (env && !strcmp(env, "0")) return 0;
+    char path[PATH_MAX], msg[1536];
+    if (!resolve(prog, path, sizeof path) || !inspect_program(path, msg, sizeof msg)) return 0;
+    fprintf(stderr, "ptxemu: %s\n", msg);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     int status = 0;
@@ -197,11 +249,13 @@ int main(int argc, char **argv)
     if (prog < 0) return status;
     char dir[PATH_MAX];
     if (!find_libdir(dir, sizeof dir)) return 1;
+    if (choose_cudart(dir, sizeof dir)) return 2;
     if (prepend_library_path(dir) != 0) {
         fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH: %s\n", strerror(errno));
         return 1;
     }
     if (!strcmp(argv[prog], "race")) return explore_main(argc - prog - 1, &argv[prog + 1]);
+    if (preflight(argv[prog])) return 1;
     execvp(argv[prog], &argv[prog]);
     int err = errno;
     fprintf(stderr, "ptxemu: %s: %s\n", argv[prog],

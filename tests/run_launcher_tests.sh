@@ -1,0 +1,76 @@
+#!/bin/sh
+# run_launcher_tests.sh - the ptxemu launcher's own behaviour: programs whose kernels cannot
+# run here are refused before they start, saying why and how to rebuild (SASS only; PTX only
+# for a newer architecture); PTXEMU_CHECK=0 lets them start anyway; --cudart nvidia runs a
+# --cudart shared program with NVIDIA's libcudart.so.13 over ptxemu's libcuda.so.1.
+# Exit: 0 all passed, 1 some failed, 77 (automake "skipped") without nvcc.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "${abs_top_srcdir:-$here/..}" && pwd)
+builddir=${abs_top_builddir:-$(pwd)}
+ptxemu=${PTXEMU:-$builddir/runtime/ptxemu}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || { echo "run_launcher_tests: no nvcc: skipped"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptxemu-launcher.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0 fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; fail=$((fail + 1)); [ -f "$tmp/err" ] && head -n 5 "$tmp/err"; }
+src=$srcdir/samples/vectorAdd.cu
+
+# SASS only: refused, with the architectures found and the flags to use
+"$NVCC" -gencode arch=compute_90,code=sm_90 -o "$tmp/sass" "$src" || exit 99
+"$ptxemu" "$tmp/sass" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && grep -q "sass cannot run on ptxemu: the program carries only SASS for sm_90" "$tmp/err" &&
+   grep -q "rebuild it with -arch=sm_90" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+    ok "a SASS-only program is refused before it starts"
+else
+    bad "a SASS-only program is refused before it starts (exit $rc)"
+fi
+
+# PTX only for an architecture newer than sm_90
+if "$NVCC" -gencode arch=compute_100,code=compute_100 -o "$tmp/newer" "$src" 2>/dev/null; then
+    "$ptxemu" "$tmp/newer" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc = 1 ] && grep -q "carries PTX only for compute_100, newer than the emulated sm_90" "$tmp/err"; then
+        ok "PTX only for compute_100 is refused"
+    else
+        bad "PTX only for compute_100 is refused (exit $rc)"
+    fi
+fi
+
+# PTXEMU_CHECK=0: the program starts and fails by itself, in its first CUDA call
+PTXEMU_CHECK=0 "$ptxemu" "$tmp/sass" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ] && ! grep -q "cannot run on ptxemu" "$tmp/err"; then
+    ok "PTXEMU_CHECK=0 skips the check"
+else
+    bad "PTXEMU_CHECK=0 skips the check (exit $rc)"
+fi
+
+# --cudart with a bad value
+"$ptxemu" --cudart bogus "$tmp/sass" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 2 ] && grep -q "expected ptxemu or nvidia" "$tmp/err"; then
+    ok "--cudart bogus is refused"
+else
+    bad "--cudart bogus is refused (exit $rc)"
+fi
+
+# --cudart nvidia: NVIDIA's shared runtime over ptxemu's driver, when the toolkit has it
+"$NVCC" --cudart shared -o "$tmp/shared" "$src" || exit 99
+if LD_DEBUG=libs "$ptxemu" --cudart nvidia "$tmp/shared" >"$tmp/out" 2>"$tmp/err"; then
+    if grep -q "PASSED" "$tmp/out" && grep "calling init:.*libcudart.so.13" "$tmp/err" | grep -vq "runtime/.libs\|/ptxemu/" &&
+       grep -q "calling init:.*driver-only/libcuda.so.1" "$tmp/err"; then
+        ok "--cudart nvidia runs NVIDIA's libcudart.so.13 over ptxemu's libcuda.so.1"
+    else
+        bad "--cudart nvidia runs NVIDIA's libcudart.so.13 over ptxemu's libcuda.so.1"
+    fi
+elif grep -q "libcudart.so.13: cannot open" "$tmp/err"; then
+    echo "SKIP: --cudart nvidia (NVIDIA's libcudart.so.13 is not on the library path)"
+else
+    bad "--cudart nvidia (exit $?)"
+fi
+echo "run_launcher_tests: $pass passed, $fail failed"
+[ $fail = 0 ]
