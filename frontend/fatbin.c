@@ -381,6 +381,38 @@ static void entry_name(const Entry *e, char *name, size_t cap)
         snprintf(name, cap, "fatbin");
 }
 
+/* Whether a SASS entry holds functions: a cubin names each in a section ".text.<name>".
+ * A compressed one cannot be looked into here and counts as code. */
+static int elf_has_code(const Entry *e)
+{
+    if (e->flags & (FL_LZ4 | FL_ZSTD | FL_OTHER_COMP))
+        return 1;
+    static const char text[] = "\0.text.";
+    for (uint64_t i = 0; i + sizeof text - 1 <= e->psize; i++)
+        if (!memcmp(e->payload + i, text, sizeof text - 1))
+            return 1;
+    return 0;
+}
+
+int fatbin_has_code(const void *data, size_t avail)
+{
+    const uint8_t *p = data;
+    if (avail < FATBIN_HDR_MIN || rd32(p) != FATBIN_MAGIC)
+        return 1;
+    uint64_t hsize = rd16(p + 6), body = rd64(p + 8);
+    if (hsize < FATBIN_HDR_MIN || hsize > avail || body > avail - hsize)
+        return 1;
+    for (uint64_t off = 0; off < body;) {
+        Entry e;
+        if (parse_entry(p + hsize + off, body - off, &e, NULL, 0))
+            return 1;
+        if (e.kind == KIND_PTX || (e.kind == KIND_ELF && elf_has_code(&e)))
+            return 1;
+        off += e.hsize + e.psize;
+    }
+    return 0;
+}
+
 int fatbin_pick_ptx_data(const void *data, size_t avail, FatbinPtx *out, char *err,
                          size_t errlen)
 {

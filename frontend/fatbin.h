@@ -35,6 +35,10 @@ int fatbin_pick_ptx(const void *wrapper, FatbinPtx *out, char *err, size_t errle
 int fatbin_pick_ptx_data(const void *data, size_t avail, FatbinPtx *out, char *err,
                          size_t errlen);
 
+/* 0 when the fatbinary holds no code at all - only SASS entries without functions, as the
+ * device-link step of a plain nvcc build leaves - and 1 otherwise (also when it cannot tell). */
+int fatbin_has_code(const void *data, size_t avail);
+
 void fatbin_free(FatbinPtx *p);
 
 #endif

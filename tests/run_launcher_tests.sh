@@ -29,6 +29,22 @@ else
     bad "a SASS-only program is refused before it starts (exit $rc)"
 fi
 
+# No kernels at all (a host program linked by nvcc, or one that compiles its kernels with
+# NVRTC): the device-link step's cubin holds no code, and the program is not refused
+cat >"$tmp/host.cpp" <<'EOF'
+#include <cstdio>
+#include <cuda_runtime.h>
+int main() { int n = 0; cudaGetDeviceCount(&n); printf("devices %d\n", n); return 0; }
+EOF
+"$NVCC" -o "$tmp/host" "$tmp/host.cpp" || exit 99
+"$ptxemu" "$tmp/host" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && grep -qx "devices 1" "$tmp/out" && [ ! -s "$tmp/err" ]; then
+    ok "a program without kernels is not refused"
+else
+    bad "a program without kernels is not refused (exit $rc)"
+fi
+
 # PTX only for an architecture newer than sm_90
 if "$NVCC" -gencode arch=compute_100,code=compute_100 -o "$tmp/newer" "$src" 2>/dev/null; then
     "$ptxemu" "$tmp/newer" >"$tmp/out" 2>"$tmp/err"

@@ -1,11 +1,11 @@
 /* inspect.c - the launcher's check, before a program starts, that ptxemu can run its kernels.
  *
  * ptxemu runs PTX. A program built with nvcc carries its kernels in the fatbinaries of the
- * ELF section .nv_fatbin (one per file, and one of the static runtime's own; with -rdc=true
- * the per-file PTX is in __nv_relfatbin). When no fatbinary holds PTX an sm_90 device can run - only SASS
- * (a -gencode with code=sm_XX alone), only PTX for a newer architecture - or its PTX has no
- * .target, the program cannot run; the launcher says so and what to rebuild with, instead of
- * letting it fail in its first CUDA call. A program without .nv_fatbin (the driver API with
+ * ELF section .nv_fatbin (one per file, and the device-link step's, often without code; with
+ * -rdc=true the per-file PTX is in __nv_relfatbin). When no fatbinary holds PTX an sm_90 device
+ * can run - only SASS (a -gencode with code=sm_XX alone), only PTX for a newer architecture - or
+ * its PTX has no .target, the program cannot run; the launcher says so and what to rebuild
+ * with, instead of letting it fail in its first CUDA call. A program without .nv_fatbin (the driver API with
  * modules loaded from files, or no CUDA at all) is not judged.
  */
 #include <elf.h>
@@ -89,6 +89,8 @@ typedef struct Verdict {
 static int judge(const unsigned char *fb, size_t size, void *arg)
 {
     Verdict *v = arg;
+    if (!fatbin_has_code(fb, size))
+        return 0;                /* the device-link step's empty cubin: nothing to run */
     FatbinPtx ptx;
     char err[1024] = "";
     int rc = fatbin_pick_ptx_data(fb, size, &ptx, err, sizeof err);
@@ -123,9 +125,9 @@ int inspect_program(const char *path, char *msg, size_t n)
         memset(&rel, 0, sizeof rel);
         if (!v.with_ptx && section(f, size, "__nv_relfatbin", &off, &len) == 0)
             each_fatbin(f + off, len, judge, &rel);
-        /* A static runtime brings a SASS-only fatbinary of its own, so only a program with no
-         * runnable PTX at all is refused; with -rdc=true the registered fatbinary is SASS
-         * only and the files' PTX (in __nv_relfatbin) is linked instead. */
+        /* Only a program with no runnable PTX at all is refused: with -rdc=true the
+         * registered fatbinary is SASS only and the files' PTX (in __nv_relfatbin) is
+         * linked instead. */
         if (v.without && !v.with_ptx && !rel.with_ptx) {
             const char *slash = strrchr(path, '/');
             snprintf(msg, n, "%s cannot run on ptxemu: %s", slash ? slash + 1 : path, v.why);
