@@ -5,7 +5,8 @@
 #                  for a few programs built the default way (nvcc -o app app.cu)
 #   facts/*.txt    driver_facts.c: calls before cuInit, every device attribute, every error
 #                  code's name and string, context defaults, and cuGetProcAddress's answer for
-#                  every (name, version) of cudaTypedefs.h under each flag
+#                  every (name, version) of cudaTypedefs.h (and the profiler, GL,
+#                  EGL and VDPAU typedef headers) under each flag
 #   samples/*.out  ptxemu's samples built the default way, run on the GPU
 #   cuda-samples/  NVIDIA's driver-API and NVRTC samples (tests/cuda-samples/build_run.sh),
 #                  when a cuda-samples checkout is given as CUDA_SAMPLES
@@ -67,7 +68,8 @@ part facts && {
 gcc -I"$CUDA/include" -o "$b/driver_facts" "$ROOT/tests/gpu/driver_facts.c" \
     -L"$CUDA/lib64/stubs" -lcuda -ldl
 for s in init attrs errors ctx; do "$b/driver_facts" $s >"$rec/facts/$s.txt" 2>&1; done
-grep -oE 'PFN_cu[A-Za-z0-9_]+_v[0-9]+(_ptds|_ptsz)?\)' "$CUDA/include/cudaTypedefs.h" |
+cat "$CUDA"/include/cuda{,Profiler,GL,EGL,VDPAU}Typedefs.h |
+    grep -oE 'PFN_cu[A-Za-z0-9_]+_v[0-9]+(_ptds|_ptsz)?\)' |
     sed -E 's/\)$//; s/^PFN_//; s/_v([0-9]+)(_pt..)?$/ \1/' | sort -u >"$work/names"
 awk '{print $1}' "$work/names" | sort -u | sed 's/$/ 13000/' >>"$work/names"
 sort -u "$work/names" -o "$work/names"
