@@ -20,7 +20,8 @@ static inline uint32_t dec_u32(uint32_t r, uint32_t s) { return (r == 0 || r > s
 #define MAX_(r, s) ((s) > (r) ? (s) : (r))
 
 /* atom.add.f32 flushes subnormal inputs and results to zero on global memory and keeps
- * them on shared memory (PTX ISA, atom). Arena addresses are global memory. */
+ * them on shared memory (PTX ISA, atom). Arena addresses and registered host memory are
+ * global memory. */
 static inline uint32_t fadd32(uint32_t r, uint32_t s, int ftz)
 {
     if (ftz) { r = fp_ftz32(r); s = fp_ftz32(s); }
@@ -68,7 +69,7 @@ static inline uint32_t hminmax(uint32_t a, uint32_t b, FpFmt f, int is_max)
     static inline uint64_t op_##NAME(uint8_t *p, uint64_t b, uint64_t c)             \
     {                                                                                \
         T *q = (T *)p, s = (T)b, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;     \
-        int glob = mem_in_arena_fast((uint64_t)(uintptr_t)p);                        \
+        int glob = mem_is_global((uint64_t)(uintptr_t)p);                            \
         (void)c; (void)glob;                                                         \
         do nv = (T)(EXPR);                                                           \
         while (!__atomic_compare_exchange_n(q, &old, nv, 1, __ATOMIC_SEQ_CST,        \

@@ -168,7 +168,8 @@ static int give_range(uint64_t s, uint64_t e, Range *out)
     return 0;
 }
 
-static int counts_as_device(int kind) { return kind != MEM_HOST_PINNED; }
+static int registered(int kind) { return kind == MEM_REGISTERED || kind == MEM_REGISTERED_RO; }
+static int counts_as_device(int kind) { return kind != MEM_HOST_PINNED && !registered(kind); }
 
 uint64_t mem_alloc(size_t size, int kind)
 {
@@ -267,7 +268,70 @@ int mem_generic_space(uint64_t addr)
     if (mem_in_arena_fast(addr)) return SP_GLOBAL;
     if (addr - SHARED_WINDOW < WINDOW_SIZE) return SP_SHARED;
     if (addr - LOCAL_WINDOW < WINDOW_SIZE) return SP_LOCAL;
+    if (__atomic_load_n(&mem_nregistered, __ATOMIC_ACQUIRE) && mem_registered_at(addr))
+        return SP_GLOBAL;
     return SP_NONE;
+}
+
+/* ---- registered host memory ---- */
+
+int mem_nregistered;
+
+int mem_registered_at(uint64_t addr)
+{
+    pthread_rwlock_rdlock(&A.lock);
+    const Block *b = find_live(addr);
+    int r = b && registered(b->kind);
+    pthread_rwlock_unlock(&A.lock);
+    return r;
+}
+
+static int overlaps(uint64_t lo, uint64_t hi, uint64_t wlo, uint64_t whi)
+{
+    return lo < whi && wlo < hi;
+}
+
+int mem_register(uint64_t addr, size_t size, int read_only)
+{
+    if (mem_init()) return MEM_REG_NOMEM;
+    uint64_t end = addr + size;
+    if (!size || end < addr) return MEM_REG_UNUSABLE;
+    if (overlaps(addr, end, mem_arena_lo, mem_arena_hi) ||
+        overlaps(addr, end, SHARED_WINDOW, SHARED_WINDOW + WINDOW_SIZE) ||
+        overlaps(addr, end, LOCAL_WINDOW, LOCAL_WINDOW + WINDOW_SIZE))
+        return MEM_REG_UNUSABLE;
+    int rc = 0;
+    pthread_rwlock_wrlock(&A.lock);
+    long i = find_below(end - 1);   /* the last block starting inside or before the range */
+    if (i >= 0 && A.live[i].start + A.live[i].size > addr) { rc = MEM_REG_OVERLAP; goto out; }
+    if (grow((void **)&A.live, &A.clive, A.nlive, sizeof(Block))) { rc = MEM_REG_NOMEM; goto out; }
+    i++;
+    memmove(&A.live[i + 1], &A.live[i], (A.nlive - (size_t)i) * sizeof(Block));
+    A.live[i] = (Block){ addr, size, read_only ? MEM_REGISTERED_RO : MEM_REGISTERED };
+    A.nlive++;
+    __atomic_add_fetch(&mem_nregistered, 1, __ATOMIC_RELEASE);
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
+}
+
+int mem_unregister(uint64_t addr)
+{
+    if (mem_init()) return MEM_REG_NONE;
+    int rc = 0;
+    pthread_rwlock_wrlock(&A.lock);
+    long i = find_below(addr);
+    const Block *b = find_live(addr);
+    if (!b || !registered(b->kind)) { rc = MEM_REG_NONE; goto out; }
+    if (b->start != addr) { rc = MEM_REG_INSIDE; goto out; }
+    race_forget(b->start, b->size);
+    memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
+    A.nlive--;
+    __atomic_sub_fetch(&mem_nregistered, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&mem_generation, 1, __ATOMIC_RELEASE);   /* drop cached lookups */
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
 }
 
 /* ---- resolution of one lane, and the messages of bad accesses ---- */
@@ -299,7 +363,14 @@ static void explain(uint64_t addr, unsigned size, char *buf, size_t n)
     if (addr < 0x10000) {
         snprintf(buf, n, addr ? " (near a null pointer)" : " (null pointer)");
     } else if (!mem_in_arena_fast(addr)) {
-        snprintf(buf, n, " (not a device address: not inside any cudaMalloc'd block)");
+        if (b && registered(b->kind) && addr < b->start + b->size)
+            snprintf(buf, n, ": the access runs %llu bytes past the end of %llu bytes of "
+                     "registered host memory at 0x%llx",
+                     (unsigned long long)(addr + size - b->start - b->size),
+                     (unsigned long long)b->size, (unsigned long long)b->start);
+        else
+            snprintf(buf, n, " (not a device address: not inside any cudaMalloc'd block or "
+                     "registered host memory)");
     } else if (b && addr < b->start + b->size) {
         snprintf(buf, n, ": the access runs %llu bytes past the end of a %llu-byte allocation "
                  "at 0x%llx", (unsigned long long)(addr + size - b->start - b->size),
@@ -336,6 +407,15 @@ static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int l
     uint64_t gen = __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE);
     pthread_rwlock_rdlock(&A.lock);
     const Block *b = find_live(addr);
+    if (b && size <= b->size - (addr - b->start) && b->kind == MEM_REGISTERED_RO) {
+        /* never cached: the fast paths do not tell reads from writes */
+        pthread_rwlock_unlock(&A.lock);
+        if (access == ACC_READ) return (void *)(uintptr_t)addr;
+        warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "%s %s of %u bytes at 0x%llx: the host "
+                   "memory there was registered read-only (cudaHostRegisterReadOnly)",
+                   space_name(space), acc_name(access), size, (unsigned long long)addr);
+        return NULL;
+    }
     if (b && size <= b->size - (addr - b->start)) {
         if (mem_cache.gen != gen) memset(&mem_cache, 0, sizeof mem_cache);
         unsigned k = mem_cache.next++ % MEM_CACHE_WAYS;

@@ -18,7 +18,9 @@
 #define WINDOW_SIZE   0x0000000100000000ull   /* each window spans 4 GiB                   */
 
 enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_HEAP,
-       MEM_CONST /* module .const variables: not in the generic .global window */ };
+       MEM_CONST /* module .const variables: not in the generic .global window */,
+       MEM_REGISTERED /* the program's own memory, registered: outside the arena */,
+       MEM_REGISTERED_RO /* the same, registered read-only: device writes fault */ };
 
 int mem_init(void);                              /* reserve the arena; 0 on success        */
 uint64_t mem_alloc(size_t size, int kind);       /* 0 when out of memory                   */
@@ -31,6 +33,22 @@ void *mem_host(uint64_t addr, size_t size);
 uint64_t mem_find(uint64_t addr, size_t *size_out, int *kind_out);
 void mem_usage(size_t *used, size_t *total);     /* for cudaMemGetInfo                     */
 int mem_in_arena(uint64_t addr);
+
+/* Registered host memory (cuMemHostRegister): the program's own bytes, which cannot move into
+ * the arena, become a live allocation of kind MEM_REGISTERED where they are, so device code
+ * reaches them at their host address. mem_register: 0 ok, MEM_REG_OVERLAP when the range
+ * overlaps a live allocation or registered range, MEM_REG_UNUSABLE when it overlaps the
+ * arena or the shared/local windows, MEM_REG_NOMEM. mem_unregister: 0 ok, MEM_REG_INSIDE
+ * when addr lies inside a registered range but is not its start, MEM_REG_NONE when it lies
+ * in none. */
+enum { MEM_REG_OVERLAP = -1, MEM_REG_UNUSABLE = -2, MEM_REG_NOMEM = -3, MEM_REG_INSIDE = -4,
+       MEM_REG_NONE = -5 };
+int mem_register(uint64_t addr, size_t size, int read_only);
+int mem_unregister(uint64_t addr);
+/* Global memory: the arena or a registered range. */
+extern int mem_nregistered;
+int mem_registered_at(uint64_t addr);
+static inline int mem_is_global(uint64_t addr);
 
 enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
 
@@ -80,6 +98,12 @@ static inline int mem_cache_hit(uint64_t addr, uint64_t size)
 static inline int mem_in_arena_fast(uint64_t addr)
 {
     return addr - mem_arena_lo < mem_arena_hi - mem_arena_lo;
+}
+
+static inline int mem_is_global(uint64_t addr)
+{
+    return mem_in_arena_fast(addr) ||
+           (__atomic_load_n(&mem_nregistered, __ATOMIC_ACQUIRE) && mem_registered_at(addr));
 }
 
 void *mem_lane_ptr_slow(Warp *w, int space, uint64_t addr, unsigned size, unsigned align,

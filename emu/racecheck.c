@@ -886,7 +886,7 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
         uint64_t key = (uint64_t)(uintptr_t)host[l] / 4;
         if (reads) acquire_loc(w, key, SYNC_SCOPE(in->sync));
         Cta *c = owner(w, host[l]);
-        if (!c && mem_in_arena((uint64_t)(uintptr_t)host[l])) {
+        if (!c && mem_is_global((uint64_t)(uintptr_t)host[l])) {
             if (!curg) curg = log_index(w, &g->glog, 1, pc, 0);
             if (curg) global_access(w, l, curg, (uint64_t)(uintptr_t)host[l], size, write, atomic);
         } else if (c && c->race) {

@@ -23,13 +23,10 @@ static const Attr h100[] = {
 #undef A
 };
 
-/* Features ptxemu does not emulate (yet): host-memory registration, virtual memory management
+/* Features ptxemu does not emulate (yet): virtual memory management
  * and the interop, IPC and RDMA families, stream memory operations, sparse and deferred
  * arrays, compression, host memory pools. */
 static const Attr absent[] = {
-    { CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 0 },
-    { CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, 0 },
-    { CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, 0 },

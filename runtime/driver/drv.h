@@ -82,8 +82,8 @@ void drv_device_uuid(unsigned char out[16]);
 size_t drv_device_memory(void);                 /* what cuDeviceTotalMem reports        */
 
 /* ---- memory.c ---- */
-enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED };
-/* [p, p+n) lies inside one live arena allocation. */
+enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED, DRV_MEM_REGISTERED };
+/* [p, p+n) lies inside one live allocation (or registered host memory). */
 int drv_mem_ok(uint64_t p, size_t n);
 /* Free every allocation a context owns (context destruction, primary reset). */
 void drv_mem_release_ctx(CUcontext c);

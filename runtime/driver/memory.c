@@ -6,6 +6,7 @@
  * makes the copy fail rather than touch other memory. Pinned and managed memory live in the
  * arena too. All work runs in issue order, so an asynchronous copy is done when it returns.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
@@ -94,7 +95,8 @@ void drv_mem_release_ctx(CUcontext c)
 {
     for (size_t i = 0; i < alloc_cap; i++)
         if (allocs[i].addr > TOMB && allocs[i].ctx == c) {
-            mem_free(allocs[i].addr, mem_kind_of(allocs[i].kind));
+            if (allocs[i].kind == DRV_MEM_REGISTERED) mem_unregister(allocs[i].addr);
+            else mem_free(allocs[i].addr, mem_kind_of(allocs[i].kind));
             allocs[i].addr = TOMB;
         }
 }
@@ -215,7 +217,7 @@ CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsig
     size_t size;
     drv_lock();
     Alloc *a = alloc_of((uint64_t)(uintptr_t)p, &size);
-    int ok = a && a->kind == DRV_MEM_HOST;
+    int ok = a && (a->kind == DRV_MEM_HOST || a->kind == DRV_MEM_REGISTERED);
     drv_unlock();
     if (!ok) return CUDA_ERROR_INVALID_VALUE;
     *pdptr = (CUdeviceptr)(uintptr_t)p;
@@ -231,34 +233,92 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
     size_t size;
     drv_lock();
     Alloc *a = alloc_of((uint64_t)(uintptr_t)p, &size);
-    int ok = a && a->kind == DRV_MEM_HOST;
-    if (ok) *pFlags = a->flags;
+    int ok = a && (a->kind == DRV_MEM_HOST || a->kind == DRV_MEM_REGISTERED);
+    /* measured: registered memory reports DEVICEMAP alone, whatever it was registered with */
+    if (ok) *pFlags = a->kind == DRV_MEM_REGISTERED ? CU_MEMHOSTALLOC_DEVICEMAP : a->flags;
     drv_unlock();
     return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-/* Kernels can only reach arena memory, and memory the program already owns cannot be moved
- * into it; so registration is refused, as CUDA does on systems without support. */
+/* Whether [lo, hi) is mapped in this process, readable, and writable unless read_only: a
+ * kernel touching registered memory touches these pages, and must not bring the process
+ * down with them. */
+static int range_usable(uint64_t lo, uint64_t hi, int read_only)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return 0;
+    char line[512];
+    uint64_t covered = lo;   /* [lo, covered) is known good; mappings come in address order */
+    while (covered < hi && fgets(line, sizeof line, f)) {
+        unsigned long long a, b;
+        char perms[8];
+        if (sscanf(line, "%llx-%llx %7s", &a, &b, perms) != 3) continue;
+        if (b <= covered) continue;
+        if (a > covered) break;                               /* a hole */
+        if (perms[0] != 'r' || (!read_only && perms[1] != 'w')) break;
+        covered = b;
+    }
+    fclose(f);
+    return covered >= hi;
+}
+
+#define HOST_REGISTER_FLAGS (CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | \
+                             CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY)
+
+/* The program's own memory cannot move into the arena, so it is registered where it is and
+ * device code reaches it at its host address (emu/memory.c). Errors as recorded on the H100
+ * (tests/cuda/host_register): null, empty or unknown flags are INVALID_VALUE, and so is
+ * I/O memory, which a process here never has; a range overlapping a registered one is
+ * ALREADY_REGISTERED. */
 CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
-    static int told;
     CUcontext c;
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
-    (void)bytesize; (void)Flags;
-    if (!p) return CUDA_ERROR_INVALID_VALUE;
-    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
-        drv_diag("host memory registration is not supported (allocate pinned memory with "
-                 "cuMemHostAlloc / cudaMallocHost instead)");
-    return CUDA_ERROR_NOT_SUPPORTED;
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    if (!p || !bytesize || (Flags & ~(unsigned)HOST_REGISTER_FLAGS) ||
+        (Flags & CU_MEMHOSTREGISTER_IOMEMORY) || a + bytesize < a)
+        return CUDA_ERROR_INVALID_VALUE;
+    int read_only = (Flags & CU_MEMHOSTREGISTER_READ_ONLY) != 0;
+    if (!range_usable(a, a + bytesize, read_only)) {
+        drv_diag("cuMemHostRegister: [%p, +%zu) is not %s memory of this process", p,
+                 bytesize, read_only ? "readable" : "readable and writable");
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    drv_lock();
+    int rc = mem_register(a, bytesize, read_only);
+    if (rc == 0 && alloc_remember((Alloc){ a, DRV_MEM_REGISTERED, Flags, c })) {
+        mem_unregister(a);
+        rc = MEM_REG_NOMEM;
+    }
+    drv_unlock();
+    switch (rc) {
+    case 0: return CUDA_SUCCESS;
+    case MEM_REG_OVERLAP: return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    case MEM_REG_NOMEM: return CUDA_ERROR_OUT_OF_MEMORY;
+    default: return CUDA_ERROR_INVALID_VALUE;   /* device memory, or the emulator's windows */
+    }
 }
 
+/* Measured: an address inside a registered range but not its start is INVALID_VALUE; one in
+ * no registered range is HOST_MEMORY_NOT_REGISTERED. */
 CUresult CUDAAPI cuMemHostUnregister(void *p)
 {
     CUcontext c;
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
-    return p ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : CUDA_ERROR_INVALID_VALUE;
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    drv_order_host_waits_all();
+    drv_lock();
+    int rc = mem_unregister(a);
+    if (rc == 0) {
+        Alloc *s = alloc_slot(a);
+        if (s) s->addr = TOMB;
+    }
+    drv_unlock();
+    return rc == 0 ? CUDA_SUCCESS : rc == MEM_REG_INSIDE ? CUDA_ERROR_INVALID_VALUE
+                                                         : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
 
 CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
@@ -309,8 +369,9 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 
 /* ---- copies and fills ---- */
 
-/* A pointer the program calls device memory must be inside an allocation; a pointer into
- * the arena must be too, whatever it is called (unified addressing). */
+/* A pointer the program calls device memory must be inside an allocation (or registered
+ * host memory); a pointer into the arena must be too, whatever it is called (unified
+ * addressing). */
 static int side_ok(uint64_t p, size_t n, int device)
 {
     if (!p) return 0;
@@ -640,6 +701,7 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdevice
         return CUDA_ERROR_INVALID_VALUE;
     }
     int kind = a ? a->kind : DRV_MEM_DEVICE;   /* module variables are device memory */
+    if (kind == DRV_MEM_REGISTERED) kind = DRV_MEM_HOST;
     switch (attribute) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
         *(CUcontext *)data = a && a->ctx ? a->ctx : drv_primary();

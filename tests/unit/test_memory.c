@@ -296,6 +296,56 @@ static void test_threads(void)
     CHECK(!r1 && !r2, "concurrent allocations overlapped or failed");
 }
 
+/* Registered host memory: the program's own bytes become global memory where they are. */
+static void test_registered(void)
+{
+    Warp w;
+    mkwarp(&w);
+    static int buf[1024], ro[64];
+    uint64_t b = (uint64_t)(uintptr_t)buf, r = (uint64_t)(uintptr_t)ro;
+    reset_fault();
+    CHECK(!mem_lane_ptr(&w, SP_GLOBAL, b, 4, 4, 0, ACC_READ) && strstr(fault_msg, "not a device "
+          "address"), "unregistered: %s", fault_msg);
+    CHECK(mem_register(b, sizeof buf, 0) == 0, "register");
+    CHECK(mem_register(b + 64, 16, 0) == MEM_REG_OVERLAP, "overlapping inside");
+    CHECK(mem_register(b - 16, 32, 0) == MEM_REG_OVERLAP, "overlapping the start");
+    uint64_t d = mem_alloc(64, MEM_DEVICE);
+    CHECK(mem_register(d, 64, 0) == MEM_REG_UNUSABLE, "device memory");
+    mem_free(d, MEM_DEVICE);
+    CHECK(mem_register(SHARED_WINDOW + 64, 64, 0) == MEM_REG_UNUSABLE, "the shared window");
+    CHECK(mem_register(b, 0, 0) == MEM_REG_UNUSABLE, "empty");
+    CHECK(mem_generic_space(b + 8) == SP_GLOBAL && mem_is_global(b + 8), "generic: global");
+    CHECK(mem_lane_ptr(&w, SP_GLOBAL, b + 4092, 4, 4, 0, ACC_WRITE) == (void *)(buf + 1023),
+          "in bounds");
+    CHECK(mem_lane_ptr(&w, SP_GENERIC, b + 8, 8, 8, 0, ACC_ATOMIC) == (void *)(buf + 2),
+          "generic");
+    reset_fault();
+    CHECK(!mem_lane_ptr(&w, SP_GLOBAL, b + 4096, 4, 4, 1, ACC_READ) &&
+          fault_code == EMU_ERR_ILLEGAL_ADDRESS, "past the end");
+    size_t sz;
+    int kind;
+    CHECK(mem_find(b + 100, &sz, &kind) == b && sz == sizeof buf && kind == MEM_REGISTERED,
+          "mem_find");
+    size_t used0, used1;
+    mem_usage(&used0, NULL);
+    CHECK(mem_register(r, sizeof ro, 1) == 0, "register read-only");
+    mem_usage(&used1, NULL);
+    CHECK(used0 == used1, "registered memory is not device memory");
+    CHECK(mem_lane_ptr(&w, SP_GLOBAL, r + 4, 4, 4, 0, ACC_READ) == (void *)(ro + 1), "ro read");
+    reset_fault();
+    CHECK(!mem_lane_ptr(&w, SP_GLOBAL, r + 4, 4, 4, 2, ACC_WRITE) && fault_lane == 2 &&
+          strstr(fault_msg, "registered read-only"), "ro write: %s", fault_msg);
+    reset_fault();
+    CHECK(!mem_lane_ptr(&w, SP_GLOBAL, r, 4, 4, 0, ACC_ATOMIC) && fault_count == 1, "ro atomic");
+    CHECK(mem_unregister(b + 4) == MEM_REG_INSIDE, "unregister inside");
+    CHECK(mem_unregister(b) == 0 && mem_unregister(r) == 0, "unregister");
+    CHECK(mem_unregister(b) == MEM_REG_NONE, "unregister again");
+    CHECK(!mem_cache_hit(b, 4) && !mem_is_global(b) && mem_generic_space(b) == SP_NONE,
+          "gone after unregistering");
+    reset_fault();
+    CHECK(!mem_lane_ptr(&w, SP_GLOBAL, b, 4, 4, 0, ACC_READ), "faults again");
+}
+
 int main(void)
 {
     test_init_alloc();
@@ -303,6 +353,7 @@ int main(void)
     test_pages_returned();
     test_lane_ptr();
     test_warp_ptrs();
+    test_registered();
     test_threads();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
