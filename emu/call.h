@@ -67,7 +67,11 @@ const char *call_bind_extern(CallDesc *cd, const PtxFunc *proto);
 
 /* Host functions learn which thread called them from this per-worker context. */
 void exec_call_context(Warp *w, int lane);
-int exec_call_faulted(void);   /* the last host call recorded a fault */
+/* The last host call recorded a fault: CALL_FAULTED stops the warp at once; CALL_ASSERTED (a
+ * failed assert) lets the other lanes of the call run first, as each failing thread of a
+ * warp reports its assert on the GPU. */
+enum { CALL_FAULTED = 1, CALL_ASSERTED = 2 };
+int exec_call_faulted(void);
 
 #define FRAME_HEADER 8
 

@@ -32,7 +32,7 @@ static const char *device_string(uint64_t addr, const char *what)
     }
     warp_fault(cur_w, cur_lane, EMU_ERR_ILLEGAL_ADDRESS, "%s at 0x%llx is not a string in device "
                "memory", what, (unsigned long long)addr);
-    cur_fault = 1;
+    cur_fault = CALL_FAULTED;
     return NULL;
 }
 
@@ -44,7 +44,7 @@ static uint32_t host_vprintf(uint64_t fmt, uint64_t args)
     size_t len = 0;
     if (args) {
         a = mem_lane_ptr(cur_w, SP_GENERIC, args, 1, 1, cur_lane, ACC_READ);
-        if (!a) { cur_fault = 1; return (uint32_t)-1; }
+        if (!a) { cur_fault = CALL_FAULTED; return (uint32_t)-1; }
         /* the argument buffer lives in the thread's local memory */
         int sp = mem_generic_space(args);
         if (sp == SP_LOCAL) len = cur_w->local_stride - (size_t)(args - LOCAL_WINDOW);
@@ -82,7 +82,7 @@ static void host_free(uint64_t ptr)
     if (!ok) {
         warp_fault(cur_w, cur_lane, EMU_ERR_ILLEGAL_ADDRESS, "free(0x%llx): not a pointer "
                    "returned by device malloc", (unsigned long long)ptr);
-        cur_fault = 1;
+        cur_fault = CALL_FAULTED;
     }
 }
 
@@ -94,8 +94,16 @@ static void host_assertfail(uint64_t msg, uint64_t file, uint32_t line, uint64_t
     const char *f = m ? device_string(file, "assert file") : NULL;
     const char *fn = f ? device_string(func, "assert function") : NULL;
     if (!fn) return;
+    /* the H100's own line, on stderr, for every thread that fails (tests/expected/cuda/
+     * faults.5.stderr); the launch then fails with cudaErrorAssert */
+    const Cta *c = cur_w->cta;
+    const Launch *L = cur_w->launch;
+    uint32_t t = cur_w->id * WARP_SIZE + (uint32_t)cur_lane, bx = L->block[0], by = L->block[1];
+    fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+            f, line, fn, c->ctaid[0], c->ctaid[1], c->ctaid[2], t % bx, t / bx % by,
+            t / (bx * by), m);
     warp_fault(cur_w, cur_lane, EMU_ERR_ASSERT, "%s:%u: %s: Assertion `%s` failed.", f, line, fn, m);
-    cur_fault = 1;
+    cur_fault = CALL_ASSERTED;
 }
 
 typedef struct HostFnInfo {

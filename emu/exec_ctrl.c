@@ -204,6 +204,7 @@ static int h_call(Warp *w, const Inst *in, uint32_t mask)
 static int h_call_extern(Warp *w, const Inst *in, uint32_t mask)
 {
     const CallDesc *cd = in->aux;
+    int asserted = 0;
     for (uint32_t m = mask; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         uint64_t vals[16] = {0};
@@ -217,14 +218,16 @@ static int h_call_extern(Warp *w, const Inst *in, uint32_t mask)
         ffi_arg ret = 0;
         exec_call_context(w, l);
         ffi_call((ffi_cif *)&cd->cif, (void (*)(void))cd->host_fn, &ret, argp);
-        if (exec_call_faulted()) return STEP_FAULT;
+        int f = exec_call_faulted();
+        if (f == CALL_FAULTED) return STEP_FAULT;
+        if (f == CALL_ASSERTED) { asserted = 1; continue; }
         if (cd->nrets) {
             const CallArg *r = &cd->rets[0];
             uint64_t v = (uint64_t)ret;
             value_put(w, l, r->dkind, r->dst, w->fp[l], r->size > 8 ? 8 : r->size, (uint8_t *)&v);
         }
     }
-    return STEP_NEXT;
+    return asserted ? STEP_FAULT : STEP_NEXT;
 }
 
 /* A call through a function pointer: the lanes calling the first lane's target call it

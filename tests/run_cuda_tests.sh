@@ -3,7 +3,8 @@
 # nvcc, runs it under the build-tree ptxemu launcher once per line of tests/cuda/NAME.args
 # (or once without arguments when there is no .args file), and compares stdout plus the exit
 # status with tests/expected/cuda/NAME.N.out, recorded on an H100 (N = line index, from 0).
-# The last line of a .out file is `exit=STATUS`; stderr is not compared (docs/testing.md).
+# The last line of a .out file is `exit=STATUS`; stderr is not compared (docs/testing.md),
+# except for the device-side assert lines the GPU writes there (NAME.N.stderr).
 #
 # Usage: tests/run_cuda_tests.sh [BUILDDIR] [NAME...]    (no NAME: every tests/cuda/*.cu)
 # Environment: NVCC (default: nvcc on PATH, then /usr/local/cuda/bin/nvcc), PTXEMU (launcher,
@@ -82,8 +83,19 @@ for name in "$@"; do
         run_limited "$ptxemu" "$prog" $args >"$got" 2>"$tmp/$name.$n.err" </dev/null
         echo "exit=$?" >>"$got"
         label="$name.$n${args:+ ($args)}"
+        # device-side assert lines, which the GPU writes to stderr, must be the recorded ones
+        asserts_ok=1
+        if [ -f "$expected/$name.$n.stderr" ] && grep -q 'Assertion `' "$expected/$name.$n.stderr"; then
+            grep 'Assertion `' "$expected/$name.$n.stderr" >"$tmp/assert.want"
+            grep 'Assertion `' "$tmp/$name.$n.err" | grep -v '^ptxemu: ' >"$tmp/assert.got"
+            cmp -s "$tmp/assert.want" "$tmp/assert.got" || asserts_ok=0
+        fi
         if [ ! -f "$want" ]; then
             echo "FAIL: $label (no expected output $want)"
+            fail=$((fail + 1))
+        elif [ $asserts_ok = 0 ]; then
+            echo "FAIL: $label (device assert lines on stderr differ)"
+            diff -u "$tmp/assert.want" "$tmp/assert.got" | head -n 20
             fail=$((fail + 1))
         elif cmp -s "$want" "$got"; then
             echo "PASS: $label"
