@@ -481,6 +481,22 @@ int fatbin_pick_ptx(const void *wrapper, FatbinPtx *out, char *err, size_t errle
     return fatbin_pick_ptx_data(d, (size_t)total, out, err, errlen);
 }
 
+int fatbin_each(const void *section, size_t len,
+                int (*fn)(const void *fatbin, size_t size, void *arg), void *arg)
+{
+    const uint8_t *p = section;
+    int n = 0;
+    for (size_t at = 0; at + FATBIN_HDR_MIN <= len;) {
+        if (rd32(p + at) != FATBIN_MAGIC) { at += 8; continue; }
+        uint64_t total = (uint64_t)rd16(p + at + 6) + rd64(p + at + 8);
+        if (total > len - at || total < FATBIN_HDR_MIN) break;
+        n++;
+        if (fn(p + at, (size_t)total, arg)) break;
+        at += (total + 7) & ~(uint64_t)7;
+    }
+    return n;
+}
+
 void fatbin_free(FatbinPtx *p)
 {
     if (!p)

@@ -35,6 +35,12 @@ int fatbin_pick_ptx(const void *wrapper, FatbinPtx *out, char *err, size_t errle
 int fatbin_pick_ptx_data(const void *data, size_t avail, FatbinPtx *out, char *err,
                          size_t errlen);
 
+/* Each fatbinary of an ELF section that holds several one after the other, 8-byte aligned
+ * (.nv_fatbin, __nv_relfatbin), in order: calls fn until it returns nonzero. Returns how many
+ * were visited. */
+int fatbin_each(const void *section, size_t len,
+                int (*fn)(const void *fatbin, size_t size, void *arg), void *arg);
+
 /* 0 when the fatbinary holds no code at all - only SASS entries without functions, as the
  * device-link step of a plain nvcc build leaves - and 1 otherwise (also when it cannot tell). */
 int fatbin_has_code(const void *data, size_t avail);

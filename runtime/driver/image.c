@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "runtime/driver/image.h"
+#include "frontend/elffile.h"
 #include "frontend/fatbin.h"
 
 #define WRAPPER_MAGIC 0x466243b1u
@@ -112,59 +113,6 @@ static int add_fatbin_ptx(Image *im, FatbinPtx *p)
 
 /* ---- -rdc=true: the per-file PTX in the __nv_relfatbin section ---- */
 
-/* Read the whole file; NULL on failure. */
-static unsigned char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *buf = NULL;
-    size_t cap = 0, n = 0, k;
-    do {
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 1 << 20;
-            unsigned char *nb = realloc(buf, nc);
-            if (!nb) { free(buf); fclose(f); return NULL; }
-            buf = nb;
-            cap = nc;
-        }
-        k = fread(buf + n, 1, cap - n, f);
-        n += k;
-    } while (k > 0);
-    fclose(f);
-    *size = n;
-    return buf;
-}
-
-/* The section `want` of a 64-bit ELF file in memory: offset and size, or -1. */
-static int elf_section(const unsigned char *f, size_t size, const char *want, size_t *off,
-                       size_t *len)
-{
-    if (size < sizeof(Elf64_Ehdr) || memcmp(f, ELFMAG, SELFMAG) || f[EI_CLASS] != ELFCLASS64)
-        return -1;
-    Elf64_Ehdr eh;
-    memcpy(&eh, f, sizeof eh);
-    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
-        (size - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum || eh.e_shstrndx >= eh.e_shnum)
-        return -1;
-    Elf64_Shdr strs;
-    memcpy(&strs, f + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof strs, sizeof strs);
-    if (strs.sh_offset > size || strs.sh_size > size - strs.sh_offset) return -1;
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
-        Elf64_Shdr sh;
-        memcpy(&sh, f + eh.e_shoff + (size_t)i * sizeof sh, sizeof sh);
-        if (sh.sh_name >= strs.sh_size) continue;
-        const char *nm = (const char *)f + strs.sh_offset + sh.sh_name;
-        size_t maxlen = strs.sh_size - sh.sh_name;
-        if (strnlen(nm, maxlen) == maxlen || strcmp(nm, want)) continue;
-        if (sh.sh_type == SHT_NOBITS || sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
-            return -1;
-        *off = sh.sh_offset;
-        *len = sh.sh_size;
-        return 0;
-    }
-    return -1;
-}
-
 /* The file the image was loaded from: the program, or a shared object holding it. */
 static int image_file(const void *image, char *path, size_t n)
 {
@@ -179,35 +127,33 @@ static int image_file(const void *image, char *path, size_t n)
     return 0;
 }
 
+typedef struct RelCtx { Image *im; int found; } RelCtx;
+
+static int add_rel(const void *fb, size_t size, void *arg)
+{
+    RelCtx *c = arg;
+    FatbinPtx ptx;
+    char e2[512] = "";
+    if (fatbin_pick_ptx_data(fb, size, &ptx, e2, sizeof e2) != FATBIN_OK) return 0;
+    if (add_fatbin_ptx(c->im, &ptx)) return 1;
+    c->found++;
+    return 0;
+}
+
 /* Each fatbinary in __nv_relfatbin (one per translation unit, one after the other). */
 static int relfatbin_ptx(const void *image, Image *im, char *err, size_t errlen)
 {
     char path[4096];
     if (image_file(image, path, sizeof path)) return -1;
     size_t size, off, len;
-    unsigned char *f = read_file(path, &size);
+    unsigned char *f = elf_read_file(path, &size);
     if (!f) return -1;
-    int found = 0;
-    if (elf_section(f, size, "__nv_relfatbin", &off, &len) == 0) {
-        for (size_t at = 0; at + 16 <= len;) {
-            const unsigned char *p = f + off + at;
-            if (rd32(p) != FATBIN_MAGIC) { at += 8; continue; }
-            uint64_t body;
-            memcpy(&body, p + 8, 8);
-            uint64_t total = (uint64_t)(p[6] | p[7] << 8) + body;
-            if (total > len - at) break;
-            FatbinPtx ptx;
-            char e2[512] = "";
-            if (fatbin_pick_ptx_data(p, (size_t)total, &ptx, e2, sizeof e2) == FATBIN_OK) {
-                if (add_fatbin_ptx(im, &ptx)) break;
-                found++;
-            }
-            at += (total + 7) & ~(uint64_t)7;
-        }
-    }
+    RelCtx c = { im, 0 };
+    if (elf_section(f, size, "__nv_relfatbin", &off, &len) == 0)
+        fatbin_each(f + off, len, add_rel, &c);
     free(f);
-    if (!found) return -1;
-    snprintf(err, errlen, "%d separately compiled modules from %.400s", found, path);
+    if (!c.found) return -1;
+    snprintf(err, errlen, "%d separately compiled modules from %.400s", c.found, path);
     return 0;
 }
 
