@@ -9,6 +9,7 @@
  * fails with a message naming it.
  */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -187,10 +188,26 @@ static CUresult integrity_1(unsigned version, uint64_t unix_seconds, unsigned ch
     return CUDA_SUCCESS;
 }
 
-/* ---- f8cff951-2146-8b4e-b9e2-fb469e7c0dd9: asked for first, never called ---- */
+/* ---- f8cff951-2146-8b4e-b9e2-fb469e7c0dd9: asked for first; [1] logs the runtime's errors ----
+ * Seen on the H100 (cudaSetDevice(1) with one device): [1]("CUDA", 0, "Invalid device number
+ * %d provided, must be in the range...", the caller's va_list, a pointer to 16 bytes of an id)
+ * returned 0 and consumed the format's arguments from the va_list. The message goes into the driver's
+ * error log, which no program reads without the cuLogs API; ptxemu says it at log level 2. */
 
 #define FIRST "f8cff951"
-MISSING(first, FIRST, 1) MISSING(first, FIRST, 2)
+MISSING(first, FIRST, 2)
+
+static CUresult first_1(const char *component, const void *unused, const char *fmt, va_list ap,
+                        const void *id)
+{
+    (void)unused; (void)id;
+    char msg[1024];
+    if (!fmt) return CUDA_SUCCESS;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (emu_log_level >= 2)
+        drv_diag("runtime error log (%s): %s", component ? component : "?", msg);
+    return CUDA_SUCCESS;
+}
 
 static const void *const first_table[3] = { (void *)(3 * sizeof(void *)), (void *)first_1, (void *)first_2 };
 

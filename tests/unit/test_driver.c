@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,31 @@ static void test_export_tables(void)
           "integrity answer for version 13000");
 }
 
+/* Entry [1] of table f8cff951 logs a runtime error from a format and the caller's va_list,
+ * as the static runtime calls it (cudaSetDevice(1) on the H100); it consumes the arguments. */
+typedef CUresult (*ErrLog)(const char *, const void *, const char *, va_list, const void *);
+
+static int log_through(ErrLog fn, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    CUresult r = fn("CUDA", NULL, fmt, ap, NULL);
+    int next = va_arg(ap, int);   /* what follows the consumed arguments */
+    va_end(ap);
+    return r == CUDA_SUCCESS ? next : -1;
+}
+
+static void test_error_log(void)
+{
+    CUuuid id = { { (char)0xf8, (char)0xcf, (char)0xf9, 0x51, 0x21, 0x46, (char)0x8b, 0x4e,
+                    (char)0xb9, (char)0xe2, (char)0xfb, 0x46, (char)0x9e, 0x7c, 0x0d, (char)0xd9 } };
+    const void *const *tab = NULL;
+    CHECK(cuGetExportTable((const void **)&tab, &id) == CUDA_SUCCESS && tab, "table f8cff951");
+    if (!tab) return;
+    CHECK(log_through((ErrLog)tab[1], "Invalid device number %d provided, must be in the range "
+                      "of 0 to %d", 1, 0, 4242) == 4242, "the error log consumes its arguments");
+}
+
 static void test_md2(void)
 {
     static const struct { const char *in, *hex; } v[] = {
@@ -220,6 +246,7 @@ int main(void)
     test_errors();
     test_attributes();
     test_export_tables();
+    test_error_log();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
