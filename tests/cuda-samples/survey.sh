@@ -1,0 +1,90 @@
+#!/bin/bash
+# survey.sh - how many of NVIDIA's CUDA samples run, built the default way (nvcc with no -arch:
+# the static runtime and compute_75 PTX). Not a test: a measurement (docs/driver.md). For each
+# sample directory under the given categories it compiles the sources that no other source
+# includes, with -lcuda / -lnvrtc when the sources use them, skips samples that need graphics,
+# MPI, OpenMP or several GPUs, runs each under RUNNER (e.g. the ptxemu launcher) with a time
+# limit, and prints one line per sample: NAME built|skipped|build-failed and the exit status,
+# then totals. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
+# absent, counted apart).
+#
+# Usage: RUNNER=path/to/ptxemu tests/cuda-samples/survey.sh SAMPLES_DIR OUTDIR [CATEGORY...]
+set -u
+src=${1:?usage: survey.sh SAMPLES_DIR OUTDIR [CATEGORY...]}
+out=${2:?usage: survey.sh SAMPLES_DIR OUTDIR [CATEGORY...]}
+shift 2
+[ $# -eq 0 ] && set -- 0_Introduction 1_Utilities 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance
+src=$(cd "$src" && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+RUNNER=${RUNNER:-}
+TIMEOUT=${TIMEOUT:-120}
+inc=$(dirname "$(dirname "$NVCC")")/include
+ran=0 ok=0 waived=0 failed=0 skipped=0 nobuild=0
+for cat in "$@"; do
+    for dir in "$src/Samples/$cat"/*/; do
+        name=$(basename "$dir")
+        bdir=$out/build/$name
+        # graphics, MPI, OpenMP, multi-GPU and IPC samples need what this machine has not:
+        # their includes anywhere, their calls in the program's own sources
+        if grep -rlqE '#include *[<"](GL|EGL)/|#include *[<"](mpi|omp)\.h' "$dir" \
+               --include='*.cu' --include='*.cpp' --include='*.h' --include='*.cuh' 2>/dev/null ||
+           grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|\bcudaDeviceEnablePeerAccess\(|\bcuCtxEnablePeerAccess\(|MultiGPU|multiGPU' \
+               "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null ||
+           [ -z "$(ls "$dir"*.cu "$dir"*.cpp 2>/dev/null)" ]; then
+            echo "$name skipped"
+            skipped=$((skipped + 1))
+            continue
+        fi
+        rm -rf "$bdir"
+        mkdir -p "$bdir"
+        libs= nvrtc=0
+        grep -rlqE '\bcu[A-Z][A-Za-z]+\(' "$dir" --include='*.cpp' --include='*.cu' 2>/dev/null && libs="$libs -lcuda"
+        grep -rlq 'nvrtc' "$dir" 2>/dev/null && libs="$libs -lnvrtc" nvrtc=1
+        # modules a driver-API program loads from files (X_kernel64.fatbin from X_kernel.cu), as
+        # the samples' CMake files build them: compiled here, not linked into the program
+        modules=$(grep -ohE '[A-Za-z0-9_]+64\.(fatbin|ptx)' "$dir"*.cpp "$dir"*.cu 2>/dev/null | sort -u)
+        built=ok
+        for m in $modules; do
+            kernel=${m%64.*}.cu
+            [ -f "$dir$kernel" ] || continue
+            (cd "$dir" && "$NVCC" -I"$src/Common" "-${m##*.}" -o "$bdir/$m" "$kernel") \
+                >>"$bdir/build.log" 2>&1 || built=failed
+        done
+        files=
+        for f in "$dir"*.cu "$dir"*.cpp "$dir"*.c; do
+            [ -f "$f" ] || continue
+            b=$(basename "$f")
+            # a source another one includes is compiled there, not on its own; an NVRTC
+            # program compiles its .cu files itself, at run time
+            grep -lq "#include *[<\"]$b[>\"]" "$dir"*.cu "$dir"*.cpp "$dir"*.h "$dir"*.cuh 2>/dev/null && continue
+            case $b in *.cu) [ $nvrtc = 1 ] && continue ;; esac
+            echo "$modules" | grep -qx "${b%.cu}64\.\(fatbin\|ptx\)" && continue
+            files="$files $f"
+        done
+        # shellcheck disable=SC2086  # lists of files and flags
+        if [ $built = failed ] ||
+           ! (cd "$dir" && "$NVCC" -I"$src/Common" -I"$dir" -o "$bdir/$name" $files $libs) \
+               >>"$bdir/build.log" 2>&1; then
+            echo "$name build-failed"
+            nobuild=$((nobuild + 1))
+            continue
+        fi
+        cp "$dir"/*.cu "$dir"/*.cuh "$dir"/*.h "$bdir/" 2>/dev/null
+        [ -d "$dir/data" ] && cp -r "$dir/data" "$bdir/"
+        cp -r "$inc"/cooperative_groups* "$inc"/cccl/nv "$inc"/cccl/cuda "$bdir/" 2>/dev/null
+        # shellcheck disable=SC2086  # RUNNER may carry options
+        (cd "$bdir" && timeout "$TIMEOUT" $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
+        rc=$?
+        ran=$((ran + 1))
+        case $rc in
+            0) ok=$((ok + 1)); verdict=runs ;;
+            2) waived=$((waived + 1)); verdict=waived ;;
+            124) failed=$((failed + 1)); verdict=timeout ;;
+            *) failed=$((failed + 1)); verdict="fails (exit $rc)" ;;
+        esac
+        echo "$name $verdict"
+    done
+done
+echo "built and run: $ran; run to success: $ok; waived (a feature absent): $waived; failed: $failed; did not build: $nobuild; skipped: $skipped"
