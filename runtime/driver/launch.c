@@ -116,7 +116,9 @@ CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);
     if (drv_error_is_sticky(e)) {
-        drv_ctx_set_sticky(c, e, err);
+        /* a failed assert has printed the GPU's own lines already (emu/exec_call.c); the
+         * PTX location is for PTXEMU_LOG=2 */
+        drv_ctx_set_sticky(c, e, e == CUDA_ERROR_ASSERT && emu_log_level < 2 ? NULL : err);
         return CUDA_SUCCESS;
     }
     if (err[0] && !f->reported) drv_diag("%s", err);
