@@ -510,6 +510,26 @@ int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
                   const unsigned cluster[3], size_t dyn_shared, void **args, char *err,
                   size_t errlen)
 {
+    return emu_launch_flags(k, grid, block, cluster, dyn_shared, args, 0, err, errlen);
+}
+
+/* The grid workspace of a cooperative launch, as the H100's driver lays it out (cooperative
+ * groups' grid_workspace): its size (16, as recorded) and the grid barrier counter. */
+static uint64_t grid_workspace(void)
+{
+    uint64_t ws = mem_alloc(16, MEM_PARAM);
+    if (ws) {
+        uint32_t *h = mem_host(ws, 16);
+        memset(h, 0, 16);
+        h[0] = 16;
+    }
+    return ws;
+}
+
+int emu_launch_flags(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                     const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                     char *err, size_t errlen)
+{
     if (err && errlen) err[0] = 0;
     if (emu_init(0)) { snprintf(err, errlen, "ptxemu: no device memory arena"); return EMU_ERR_MEMORY_ALLOCATION; }
     int rc = kernel_program(k, err, errlen);
@@ -543,7 +563,9 @@ int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
     rc = EMU_ERR_MEMORY_ALLOCATION;
     L.param_addr = mem_alloc(p->param_size ? p->param_size : 1, MEM_PARAM);
     L.const_rows = malloc((size_t)p->first_var_row * WARP_SIZE * sizeof(uint64_t));
-    if (!L.param_addr || !L.const_rows) {
+    L.cooperative = (flags & EMU_LAUNCH_COOPERATIVE) != 0;
+    if (L.cooperative) L.grid_ws = grid_workspace();
+    if (!L.param_addr || !L.const_rows || (L.cooperative && !L.grid_ws)) {
         snprintf(err, errlen, "ptxemu: out of memory launching %s", k->f->name);
         goto done;
     }
@@ -590,6 +612,7 @@ int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
         rc = EMU_OK;
 done:
     if (L.param_addr) mem_free(L.param_addr, MEM_PARAM);
+    if (L.grid_ws) mem_free(L.grid_ws, MEM_PARAM);
     free(L.const_rows);
     free(L.out);
     race_log_free(L.race);

@@ -99,6 +99,14 @@ int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
                   const unsigned cluster[3], size_t dyn_shared, void **args, char *err,
                   size_t errlen);
 
+/* The same with flags: EMU_LAUNCH_COOPERATIVE runs every CTA of the grid at once and gives
+ * it the grid workspace that cooperative groups' grid.sync() uses (%envreg1:%envreg2); the
+ * caller checks that the grid fits the device. */
+#define EMU_LAUNCH_COOPERATIVE 1u
+int emu_launch_flags(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                     const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                     char *err, size_t errlen);
+
 /* Device heap size for device-side malloc (cudaLimitMallocHeapSize). */
 void emu_set_heap_size(size_t bytes);
 size_t emu_heap_size(void);

@@ -28,6 +28,10 @@ enum {
     SR_NCLUSTERID_Z, SR_CLUSTER_CTAID_X, SR_CLUSTER_CTAID_Y, SR_CLUSTER_CTAID_Z,
     SR_CLUSTER_NCTAID_X, SR_CLUSTER_NCTAID_Y, SR_CLUSTER_NCTAID_Z, SR_CLUSTER_CTARANK,
     SR_CLUSTER_NCTARANK, SR_IS_EXPLICIT_CLUSTER,
+    SR_AGGR_SMEM, SR_RESERVED_SMEM_BEGIN, SR_RESERVED_SMEM_END, SR_RESERVED_SMEM_CAP,
+    SR_CURRENT_GRAPH_EXEC,
+    SR_ENVREG0, SR_ENVREG31 = SR_ENVREG0 + 31,
+    SR_PM0, SR_PM7 = SR_PM0 + 7, SR_PM0_64, SR_PM7_64 = SR_PM0_64 + 7,
     SR_COUNT_STATIC,
     /* time-varying ones, read by the <sreg> op (Inst.imm holds the id) */
     SR_CLOCK = SR_COUNT_STATIC, SR_CLOCK_HI, SR_CLOCK64, SR_GLOBALTIMER, SR_GLOBALTIMER_LO,
@@ -99,7 +103,7 @@ struct Warp {
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
     int spin_resume;            /* deterministic mode: this turn resumes such a polling loop */
-    uint32_t prio;              /* deterministic mode: PCT priority (higher runs first)      */
+    uint64_t prio;              /* deterministic mode: PCT priority (higher runs first)      */
     uint32_t sp;                /* open divergence regions (stk entries)                     */
     uint32_t cpa_group[WARP_SIZE];  /* cp.async groups each lane has committed               */
     uint32_t bulk_group[WARP_SIZE]; /* bulk async-groups each lane has committed             */
@@ -167,6 +171,10 @@ struct Launch {
     uint32_t cluster[3];        /* CTAs per cluster in each dimension (1,1,1 = none)         */
     uint32_t cluster_size;
     int explicit_cluster;       /* %is_explicit_cluster                                      */
+    int cooperative;            /* every CTA resident at once (grid-wide sync)               */
+    uint32_t coop_workers;      /* workers sharing a cooperative launch's clusters           */
+    uint64_t grid_ws;           /* cooperative grid workspace (%envreg1:%envreg2), else 0    */
+    uint64_t graph_exec;        /* %current_graph_exec: the graph exec running it, else 0    */
     uint32_t dyn_shared;
     uint64_t param_addr;        /* device address of the parameter buffer (in the arena)     */
     uint8_t *params;            /* host view of it                                           */

@@ -192,7 +192,8 @@ static uint64_t sreg_value(int id, const Warp *w, const Launch *L, const Cta *c)
     case SR_NSMID: return 132;
     case SR_GRIDID: return 1;
     case SR_DYN_SMEM: return L->dyn_shared;
-    case SR_TOTAL_SMEM: return c->shared_size;
+    /* shared memory is allocated in 128-byte units (H100: 100 bytes read as 128) */
+    case SR_TOTAL_SMEM: return (c->shared_size + 127u) & ~127u;
     case SR_PARAMBASE: return L->param_addr;
     case SR_CLUSTERID_X: case SR_CLUSTERID_Y: case SR_CLUSTERID_Z:
         return c->cluster->id[id - SR_CLUSTERID_X];
@@ -205,6 +206,21 @@ static uint64_t sreg_value(int id, const Warp *w, const Launch *L, const Cta *c)
     case SR_CLUSTER_CTARANK: return c->rank;
     case SR_CLUSTER_NCTARANK: return L->cluster_size;
     case SR_IS_EXPLICIT_CLUSTER: return (uint64_t)L->explicit_cluster;
+    /* Recorded on an H100 (driver 580): 1 KiB of shared memory is reserved per block, of
+     * which the driver uses [0, 288); %aggr_smem_size counts it with the block's own. */
+    case SR_AGGR_SMEM: return 1024u + L->shared_total;
+    case SR_RESERVED_SMEM_END: return 288;
+    case SR_RESERVED_SMEM_CAP: return 1024;
+    case SR_CURRENT_GRAPH_EXEC: return L->graph_exec;
+    /* The driver's environment registers as the H100 read them: %envreg1:%envreg2 is the
+     * cooperative grid workspace (0 outside cooperative launches); 0, 6 and 10 held these
+     * constants in every launch recorded; the others 0. */
+    case SR_ENVREG0: return 58995400;
+    case SR_ENVREG0 + 1: return L->grid_ws >> 32;
+    case SR_ENVREG0 + 2: return L->grid_ws & 0xffffffffu;
+    case SR_ENVREG0 + 6: return 1;
+    case SR_ENVREG0 + 10: return 288;
+    /* %pm*: performance-monitor counters read 0 unless a profiler programs them (H100) */
     default: return 0;
     }
 }
@@ -397,38 +413,93 @@ static void finish_cluster(Cluster *cl, Launch *L)
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
 }
 
-/* Run one cluster (or lone CTA): its warps take turns round-robin; between turns the
- * asynchronous engine may complete operations in flight. */
+/* One round of a resident cluster (or lone CTA): each runnable warp runs one time slice;
+ * between turns the asynchronous engine may complete operations in flight. 1 while the
+ * cluster has live warps, 0 when it is done, -1 when the launch ends here (abort or
+ * deadlock: operations in flight are drained), -2 after a fault (they are not). */
+static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
+{
+    int progress = 0, spun = 1;
+    uint32_t live = 0;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        Cta *c = cl->ctas[r];
+        for (uint32_t i = 0; i < c->nwarps; i++) {
+            Warp *w = &c->warps[i];
+            if (w->active) {
+                progress = 1;
+                w->spin = 0;
+                if (warp_run(w, SLICE_JUMPS) == RUN_FAULT) return -2;
+                spun &= w->spin;
+                if (async_round(cl) < 0) return -2;
+            }
+            live += w->alive != 0;
+        }
+    }
+    if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) return -1;
+    /* an mbarrier wait that can never complete spins forever on a GPU; here it ends */
+    *spins = progress && spun && !async_pending(cl) ? *spins + 1 : 0;
+    if (live && (!progress || *spins > SPIN_ROUNDS)) { deadlock(cl); return -1; }
+    return live != 0;
+}
+
 static void run_cluster(WorkerBuf *b, Launch *L, uint64_t index)
 {
     if (setup_cluster(b, L, index) < 0) return;
     Cluster *cl = &b->cluster;
-    uint32_t live = 1, spins = 0;
-    while (live) {
-        int progress = 0, spun = 1;
-        live = 0;
-        for (uint32_t r = 0; r < cl->n; r++) {
-            Cta *c = cl->ctas[r];
-            for (uint32_t i = 0; i < c->nwarps; i++) {
-                Warp *w = &c->warps[i];
-                if (w->active) {
-                    progress = 1;
-                    w->spin = 0;
-                    if (warp_run(w, SLICE_JUMPS) == RUN_FAULT) goto out;
-                    spun &= w->spin;
-                    if (async_round(cl) < 0) goto out;
-                }
-                live += w->alive != 0;
-            }
-        }
-        if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) break;
-        /* an mbarrier wait that can never complete spins forever on a GPU; here it ends */
-        spins = progress && spun && !async_pending(cl) ? spins + 1 : 0;
-        if (live && (!progress || spins > SPIN_ROUNDS)) { deadlock(cl); break; }
-    }
-    async_drain(cl);
-out:
+    uint32_t spins = 0;
+    int rc;
+    while ((rc = cluster_round(cl, L, &spins)) > 0) {}
+    if (rc != -2) async_drain(cl);
     finish_cluster(cl, L);
+}
+
+static void workerbuf_free(WorkerBuf *b)
+{
+    for (int r = 0; r < MAX_CLUSTER; r++) {
+        free(b->slot[r].shared); free(b->slot[r].regs); free(b->slot[r].preds);
+        free(b->slot[r].local); free(b->slot[r].warps);
+    }
+    async_queue_free(b->aq);
+}
+
+/* A cooperative launch: grid-wide synchronisation (cooperative groups' grid.sync) spins on
+ * global memory until every CTA has arrived, so every CTA of the grid must be resident at
+ * once (the driver refused grids larger than the device holds). Worker `idx` of `n` holds
+ * clusters idx, idx+n, ... and runs them round-robin until all are done. */
+static void run_cooperative(Launch *L, uint32_t idx, uint32_t n)
+{
+    uint64_t ncl = L->ncta / L->cluster_size;
+    uint64_t mine = ncl > idx ? (ncl - idx + n - 1) / n : 0;
+    if (!mine) return;
+    WorkerBuf *b = calloc(mine, sizeof *b);
+    uint32_t *spins = calloc(mine, sizeof *spins);
+    int *state = calloc(mine, sizeof *state);   /* 1 live, 0 done (finished) */
+    uint64_t set = 0;
+    if (!b || !spins || !state) { out_of_memory(L, 0); goto out; }
+    for (; set < mine; set++) {
+        if (setup_cluster(&b[set], L, idx + set * n) < 0) goto out;
+        state[set] = 1;
+    }
+    for (uint64_t live = mine; live;) {
+        for (uint64_t j = 0; j < mine; j++) {
+            if (!state[j]) continue;
+            int rc = cluster_round(&b[j].cluster, L, &spins[j]);
+            if (rc > 0) continue;
+            if (rc != -2) async_drain(&b[j].cluster);
+            finish_cluster(&b[j].cluster, L);
+            state[j] = 0;
+            live--;
+            if (rc < 0) goto out;
+        }
+    }
+out:
+    for (uint64_t j = 0; j < set; j++)
+        if (state && state[j]) finish_cluster(&b[j].cluster, L);
+    if (b)
+        for (uint64_t j = 0; j < mine; j++) workerbuf_free(&b[j]);
+    free(b);
+    free(spins);
+    free(state);
 }
 
 /* ---- deterministic mode -------------------------------------------------------------
@@ -482,6 +553,7 @@ typedef struct Det {
     uint64_t rng;
     uint32_t async_per256;   /* chance of completing an operation after a step */
     uint32_t window;
+    uint64_t low;            /* cooperative launches: the priority the last warp to run got */
     WorkerBuf *slot;
     int *used;
     Launch *L;
@@ -528,7 +600,7 @@ static int det_admit(Det *d, uint32_t s, uint64_t index)
     Cluster *cl = &d->slot[s].cluster;
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++)
-            cl->ctas[r]->warps[i].prio = (uint32_t)(det_rand(d) >> 33) | 0x40000000u;
+            cl->ctas[r]->warps[i].prio = (det_rand(d) >> 33) | 1ull << 62;
     d->used[s] = 1;
     return 0;
 }
@@ -547,13 +619,16 @@ static void run_det(Launch *L)
     memset(&d, 0, sizeof d);
     d.L = L;
     d.rng = det_cfg.seed ^ (L->seq * 0x632be59bd9b4e019ull);
+    d.low = 1ull << 61;
     uint64_t ncl = L->ncta / L->cluster_size, next = 0;
     char line[128];
     d.window = (uint32_t)(1 + det_rand(&d) % (ncl < 4 ? ncl : 4));
+    if (L->cooperative) d.window = (uint32_t)ncl;   /* the whole grid is resident */
     d.async_per256 = (det_rand(&d) & 3) == 0 ? 0 : (uint32_t)(det_rand(&d) % 256);
     if (det_cfg.rep) {
         unsigned wnd;
-        if (!det_read(line, sizeof line) || sscanf(line, "launch %*s window %u", &wnd) != 1 || !wnd || wnd > 4) {
+        if (!det_read(line, sizeof line) || sscanf(line, "launch %*s window %u", &wnd) != 1 || !wnd ||
+            wnd > (L->cooperative ? ncl : 4)) {
             det_fault(L, "the replayed schedule does not match this launch");
             return;
         }
@@ -624,8 +699,15 @@ static void run_det(Launch *L)
         best->spin = 0;
         if (warp_run_det(best) == RUN_FAULT) break;
         if (!det_cfg.rep) {
-            /* PCT: now and then the running warp drops low; a failed wait steps aside */
-            if (best->spin || (det_rand(&d) & 63) == 0) best->prio = (uint32_t)(det_rand(&d) >> 40);
+            /* PCT: now and then the running warp drops low; a failed wait steps aside. In a
+             * cooperative launch grid.sync polls a counter with plain loads, and a poller
+             * that kept its priority (or drew a new one) could starve the block it waits
+             * for: there the warp that just ran goes behind every other, give or take a
+             * few places drawn from the seed. */
+            if (L->cooperative)
+                best->prio = (d.low -= 1 + (det_rand(&d) & 15));
+            else if (best->spin || (det_rand(&d) & 63) == 0)
+                best->prio = det_rand(&d) >> 40;
             spins = best->spin && !async_count(cl) ? spins + 1 : 0;
             if (spins > SPIN_ROUNDS) { deadlock(cl); break; }
             uint32_t n = async_count(cl);
@@ -648,14 +730,7 @@ out:
         if (det_read(line, sizeof line)) det_fault(L, "the replayed schedule has steps left over");
     }
     if (d.slot)
-        for (uint32_t s = 0; s < d.window; s++) {
-            WorkerBuf *b = &d.slot[s];
-            for (int r = 0; r < MAX_CLUSTER; r++) {
-                free(b->slot[r].shared); free(b->slot[r].regs); free(b->slot[r].preds);
-                free(b->slot[r].local); free(b->slot[r].warps);
-            }
-            async_queue_free(b->aq);
-        }
+        for (uint32_t s = 0; s < d.window; s++) workerbuf_free(&d.slot[s]);
     free(d.slot);
     free(d.used);
 }
@@ -679,6 +754,11 @@ static __thread WorkerBuf *tls_buf;
 
 static void work(Launch *L)
 {
+    if (L->cooperative) {
+        uint32_t idx = (uint32_t)__atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
+        run_cooperative(L, idx, L->coop_workers);
+        return;
+    }
     if (!tls_buf && !(tls_buf = calloc(1, sizeof *tls_buf))) {
         out_of_memory(L, 0);
         return;
@@ -751,6 +831,7 @@ void sched_run(Launch *L)
     sched_init(want_threads);
     int helpers = pool.nthreads - 1;
     if (L->ncta / L->cluster_size < 2) helpers = 0;   /* one cluster: no point waking the pool */
+    L->coop_workers = (uint32_t)helpers + 1;
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
         pool.launch = L;

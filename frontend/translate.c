@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 #include "translate.h"
@@ -186,12 +187,32 @@ static const struct { const char *name; int id; } sreg_names[] = {
     {"%clock", SR_CLOCK}, {"%clock_hi", SR_CLOCK_HI}, {"%clock64", SR_CLOCK64},
     {"%globaltimer", SR_GLOBALTIMER}, {"%globaltimer_lo", SR_GLOBALTIMER_LO},
     {"%globaltimer_hi", SR_GLOBALTIMER_HI},
+    {"%aggr_smem_size", SR_AGGR_SMEM}, {"%reserved_smem_offset_begin", SR_RESERVED_SMEM_BEGIN},
+    {"%reserved_smem_offset_end", SR_RESERVED_SMEM_END},
+    {"%reserved_smem_offset_cap", SR_RESERVED_SMEM_CAP},
+    {"%current_graph_exec", SR_CURRENT_GRAPH_EXEC},
 };
+
+/* A numbered family: PREFIX then a decimal 0..n-1 then SUFFIX (%envreg0..31, %pm0..7,
+ * %pm0_64..%pm7_64); the number, or -1. */
+static int sreg_numbered(const char *name, const char *prefix, const char *suffix, int n)
+{
+    size_t lp = strlen(prefix);
+    if (strncmp(name, prefix, lp) != 0 || !isdigit((unsigned char)name[lp])) return -1;
+    char *end;
+    long v = strtol(name + lp, &end, 10);
+    if (strcmp(end, suffix) != 0 || v >= n || (name[lp] == '0' && end - (name + lp) > 1)) return -1;
+    return (int)v;
+}
 
 static int sreg_lookup(const char *name)
 {
     for (size_t i = 0; i < sizeof sreg_names / sizeof sreg_names[0]; i++)
         if (strcmp(sreg_names[i].name, name) == 0) return sreg_names[i].id;
+    int v;
+    if ((v = sreg_numbered(name, "%envreg", "", 32)) >= 0) return SR_ENVREG0 + v;
+    if ((v = sreg_numbered(name, "%pm", "", 8)) >= 0) return SR_PM0 + v;
+    if ((v = sreg_numbered(name, "%pm", "_64", 8)) >= 0) return SR_PM0_64 + v;
     return -1;
 }
 
@@ -564,6 +585,10 @@ static int lower_value(Lower *L, const PtxOperand *o, uint32_t *slot, int want_p
                 *slot = TAG_VAR | 0x08000000u | (uint32_t)val;
                 return 0;
             }
+        }
+        if (strcmp(o->name, "WARP_SZ") == 0) {   /* PTX's one predefined constant */
+            *slot = const_row(t, WARP_SIZE);
+            return 0;
         }
         {
             int id = sreg_lookup(o->name);

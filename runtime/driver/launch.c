@@ -111,7 +111,8 @@ CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     }
     char err[2048] = "";
     drv_order_launch(s);
-    int rc = emu_launch_ex(k, grid, block, cl, smem, params, err, sizeof err);
+    int rc = emu_launch_flags(k, grid, block, cl, smem, params,
+                              cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
     drv_unlock();
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);

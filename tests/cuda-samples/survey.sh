@@ -2,10 +2,11 @@
 # survey.sh - how many of NVIDIA's CUDA samples run, built the default way (nvcc with no -arch:
 # the static runtime and compute_75 PTX). Not a test: a measurement (docs/driver.md). For each
 # sample directory under the given categories it compiles the sources that no other source
-# includes, with -lcuda / -lnvrtc when the sources use them, skips samples that need graphics,
-# MPI, OpenMP or several GPUs, runs each under RUNNER (e.g. the ptxemu launcher) with a time
-# limit, and prints one line per sample: NAME built|skipped|build-failed and the exit status,
-# then totals. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
+# includes, with -lcuda / -lnvrtc / -lnvJitLink when the sources use them (-rdc=true -lcudadevrt
+# when its CMake file links the device runtime), skips samples that need graphics, MPI,
+# OpenMP, IPC or a CUDA library beside the runtime and driver (saying which), runs each under
+# RUNNER (e.g. the ptxemu launcher) with a time limit, and prints one line per sample:
+# NAME runs|waived|fails (exit N)|timeout|build-failed|skipped (needs WHAT), then totals. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
 # absent, counted apart).
 #
 # Usage: RUNNER=path/to/ptxemu tests/cuda-samples/survey.sh SAMPLES_DIR OUTDIR [CATEGORY...]
@@ -13,7 +14,7 @@ set -u
 src=${1:?usage: survey.sh SAMPLES_DIR OUTDIR [CATEGORY...]}
 out=${2:?usage: survey.sh SAMPLES_DIR OUTDIR [CATEGORY...]}
 shift 2
-[ $# -eq 0 ] && set -- 0_Introduction 1_Utilities 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance
+[ $# -eq 0 ] && set -- 0_Introduction 1_Utilities 2_Concepts_and_Techniques 3_CUDA_Features 4_CUDA_Libraries 5_Domain_Specific 6_Performance
 src=$(cd "$src" && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -22,19 +23,51 @@ RUNNER=${RUNNER:-}
 TIMEOUT=${TIMEOUT:-120}
 inc=$(dirname "$(dirname "$NVCC")")/include
 ran=0 ok=0 waived=0 failed=0 skipped=0 nobuild=0
+# copy what the sample reads next to it, run it under RUNNER, and count the verdict
+run_sample() {
+    cp "$dir"/*.cu "$dir"/*.cuh "$dir"/*.h "$bdir/" 2>/dev/null
+    [ -d "$dir/data" ] && cp -r "$dir/data" "$bdir/"
+    cp -r "$inc"/cooperative_groups* "$inc"/cccl/nv "$inc"/cccl/cuda "$bdir/" 2>/dev/null
+    # shellcheck disable=SC2086  # RUNNER may carry options
+    (cd "$bdir" && timeout "$TIMEOUT" $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
+    rc=$?
+    ran=$((ran + 1))
+    case $rc in
+        0) ok=$((ok + 1)); verdict=runs ;;
+        2) waived=$((waived + 1)); verdict=waived ;;
+        124) failed=$((failed + 1)); verdict=timeout ;;
+        *) failed=$((failed + 1)); verdict="fails (exit $rc)" ;;
+    esac
+    echo "$name $verdict"
+}
+# What a sample needs that is outside the CUDA runtime and driver (empty: nothing): its
+# includes anywhere, its calls in the program's own sources. Multi-GPU and peer-access
+# samples run (with PTXEMU_DEVICES); IPC ones need several processes sharing a device.
+needs() {
+    inc() { grep -rlqE "#include *[<\"]($1)" "$dir" --include='*.cu' --include='*.cpp' \
+                --include='*.h' --include='*.cuh' 2>/dev/null; }
+    if inc '(GL|EGL|GLFW)/|vulkan/|d3d1[12]|dxgi|nvscisync|nvscibuf'; then echo "graphics interop (OpenGL/EGL/Vulkan/Direct3D/NvSci)"
+    elif inc '(mpi|omp)\.h'; then echo "MPI or OpenMP"
+    elif grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|\bcuMemExportToShareableHandle\(' \
+             "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null; then echo "multi-process IPC"
+    elif inc '(cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)[A-Za-z0-9_]*\.h'; then
+        echo "a CUDA library ($(grep -rohE '#include *[<"](cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)' "$dir" 2>/dev/null |
+                               sed 's/.*[<"]//' | sort -u | tr '\n' ' ' | sed 's/ $//'))"
+    elif [ -z "$(ls "$1"*.cu "$1"*.cpp 2>/dev/null)" ]; then echo "sources outside its folder"
+    fi
+}
 for cat in "$@"; do
     for dir in "$src/Samples/$cat"/*/; do
         name=$(basename "$dir")
         bdir=$out/build/$name
-        # graphics, MPI, OpenMP, multi-GPU and IPC samples need what this machine has not:
-        # their includes anywhere, their calls in the program's own sources
-        if grep -rlqE '#include *[<"](GL|EGL)/|#include *[<"](mpi|omp)\.h' "$dir" \
-               --include='*.cu' --include='*.cpp' --include='*.h' --include='*.cuh' 2>/dev/null ||
-           grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|\bcudaDeviceEnablePeerAccess\(|\bcuCtxEnablePeerAccess\(|MultiGPU|multiGPU' \
-               "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null ||
-           [ -z "$(ls "$dir"*.cu "$dir"*.cpp 2>/dev/null)" ]; then
-            echo "$name skipped"
+        reason=$(needs "$dir")
+        if [ -n "$reason" ]; then
+            echo "$name skipped (needs $reason)"
             skipped=$((skipped + 1))
+            continue
+        fi
+        if [ "${REUSE:-0}" = 1 ] && [ -x "$bdir/$name" ]; then
+            run_sample
             continue
         fi
         rm -rf "$bdir"
@@ -42,6 +75,9 @@ for cat in "$@"; do
         libs= nvrtc=0
         grep -rlqE '\bcu[A-Z][A-Za-z]+\(' "$dir" --include='*.cpp' --include='*.cu' 2>/dev/null && libs="$libs -lcuda"
         grep -rlq 'nvrtc' "$dir" 2>/dev/null && libs="$libs -lnvrtc" nvrtc=1
+        grep -rlq 'nvJitLink' "$dir" --include='*.cpp' --include='*.cu' 2>/dev/null && libs="$libs -lnvJitLink"
+        # dynamic parallelism: relocatable device code and the device runtime, as its CMake does
+        grep -qs 'cudadevrt' "$dir/CMakeLists.txt" && libs="-rdc=true $libs -lcudadevrt"
         # modules a driver-API program loads from files (X_kernel64.fatbin from X_kernel.cu), as
         # the samples' CMake files build them: compiled here, not linked into the program
         modules=$(grep -ohE '[A-Za-z0-9_]+64\.(fatbin|ptx)' "$dir"*.cpp "$dir"*.cu 2>/dev/null | sort -u)
@@ -71,20 +107,7 @@ for cat in "$@"; do
             nobuild=$((nobuild + 1))
             continue
         fi
-        cp "$dir"/*.cu "$dir"/*.cuh "$dir"/*.h "$bdir/" 2>/dev/null
-        [ -d "$dir/data" ] && cp -r "$dir/data" "$bdir/"
-        cp -r "$inc"/cooperative_groups* "$inc"/cccl/nv "$inc"/cccl/cuda "$bdir/" 2>/dev/null
-        # shellcheck disable=SC2086  # RUNNER may carry options
-        (cd "$bdir" && timeout "$TIMEOUT" $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
-        rc=$?
-        ran=$((ran + 1))
-        case $rc in
-            0) ok=$((ok + 1)); verdict=runs ;;
-            2) waived=$((waived + 1)); verdict=waived ;;
-            124) failed=$((failed + 1)); verdict=timeout ;;
-            *) failed=$((failed + 1)); verdict="fails (exit $rc)" ;;
-        esac
-        echo "$name $verdict"
+        run_sample
     done
 done
 echo "built and run: $ran; run to success: $ok; waived (a feature absent): $waived; failed: $failed; did not build: $nobuild; skipped: $skipped"
