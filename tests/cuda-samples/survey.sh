@@ -3,7 +3,7 @@
 # the static runtime and compute_75 PTX). Not a test: a measurement (docs/driver.md). For each
 # sample directory under the given categories it compiles the sources that no other source
 # includes, with -lcuda / -lnvrtc when the sources use them, skips samples that need graphics,
-# MPI, OpenMP or several GPUs, runs each under RUNNER (e.g. the ptxemu launcher) with a time
+# MPI, OpenMP or IPC (samples for several GPUs run with PTXEMU_DEVICES=4), runs each under RUNNER (e.g. the ptxemu launcher) with a time
 # limit, and prints one line per sample: NAME built|skipped|build-failed and the exit status,
 # then totals. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
 # absent, counted apart).
@@ -26,17 +26,21 @@ for cat in "$@"; do
     for dir in "$src/Samples/$cat"/*/; do
         name=$(basename "$dir")
         bdir=$out/build/$name
-        # graphics, MPI, OpenMP, multi-GPU and IPC samples need what this machine has not:
+        # graphics, MPI, OpenMP and IPC samples need what this machine has not:
         # their includes anywhere, their calls in the program's own sources
         if grep -rlqE '#include *[<"](GL|EGL)/|#include *[<"](mpi|omp)\.h' "$dir" \
                --include='*.cu' --include='*.cpp' --include='*.h' --include='*.cuh' 2>/dev/null ||
-           grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|\bcudaDeviceEnablePeerAccess\(|\bcuCtxEnablePeerAccess\(|MultiGPU|multiGPU' \
+           grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(' \
                "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null ||
            [ -z "$(ls "$dir"*.cu "$dir"*.cpp 2>/dev/null)" ]; then
             echo "$name skipped"
             skipped=$((skipped + 1))
             continue
         fi
+        # samples for several GPUs (peer access, multi-GPU) get four emulated devices
+        devices=1
+        grep -rlqE '\bcuda(DeviceEnablePeerAccess|DeviceCanAccessPeer|DeviceGetP2PAttribute)\(|\bcuCtxEnablePeerAccess\(|MultiGPU|multiGPU' \
+            "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null && devices=4
         rm -rf "$bdir"
         mkdir -p "$bdir"
         libs= nvrtc=0
@@ -75,7 +79,7 @@ for cat in "$@"; do
         [ -d "$dir/data" ] && cp -r "$dir/data" "$bdir/"
         cp -r "$inc"/cooperative_groups* "$inc"/cccl/nv "$inc"/cccl/cuda "$bdir/" 2>/dev/null
         # shellcheck disable=SC2086  # RUNNER may carry options
-        (cd "$bdir" && timeout "$TIMEOUT" $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
+        (cd "$bdir" && PTXEMU_DEVICES=$devices timeout "$TIMEOUT" $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
         rc=$?
         ran=$((ran + 1))
         case $rc in
