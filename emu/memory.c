@@ -278,6 +278,21 @@ uint64_t mem_find(uint64_t addr, size_t *size_out, int *kind_out)
     return s;
 }
 
+static int peer_ok(const Block *b);
+
+uint64_t mem_find_reachable(uint64_t addr, size_t *size_out)
+{
+    uint64_t s = 0;
+    pthread_rwlock_rdlock(&A.lock);
+    const Block *b = find_live(addr);
+    if (b && peer_ok(b)) {
+        s = b->start;
+        *size_out = b->size;
+    }
+    pthread_rwlock_unlock(&A.lock);
+    return s;
+}
+
 void mem_usage(size_t *used, size_t *total)
 {
     pthread_rwlock_rdlock(&A.lock);

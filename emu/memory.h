@@ -33,6 +33,8 @@ uint64_t mem_alloc(size_t size, int kind);       /* 0 when out of memory        
 uint64_t mem_alloc_on(size_t size, int kind, int dev);
 size_t mem_used_on(int dev);                     /* device-side bytes device dev sees used */
 void mem_set_access(uint32_t device_mask);       /* before a launch: devices it may touch  */
+/* mem_find for the running launch: 0 also when the block belongs to a device it may not touch. */
+uint64_t mem_find_reachable(uint64_t addr, size_t *size_out);
 /* 0 ok, -1 not the start of a live block of that kind (MEM_DEVICE also frees MEM_MANAGED,
  * as cudaFree does). mem_alloc(0) returns 0: the caller decides what a 0-byte request means. */
 int mem_free(uint64_t addr, int kind);
