@@ -56,11 +56,12 @@ size_t emu_stack_size(void) { return stack_size; }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-/* Tensor copies check global elements against the live allocations (tma.h). */
+/* Tensor copies check global elements against the live allocations (tma.h) the launch may
+ * touch (its device's, its peers', every device's). */
 static int live_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
     size_t size = 0;
-    uint64_t base = mem_find(addr, &size, NULL);
+    uint64_t base = mem_find_reachable(addr, &size);
     if (!base) return 0;
     *lo = base; *hi = base + size;
     return 1;

@@ -31,7 +31,7 @@
 #define GAP         256ull
 #define HISTORY     64                 /* recently freed blocks remembered for messages     */
 
-typedef struct Block { uint64_t start, size; int kind; } Block;
+typedef struct Block { uint64_t start, size; int kind, dev; } Block;   /* dev: MEM_ANY_DEVICE or owner */
 typedef struct Range { uint64_t start, end; } Range;
 
 static struct {
@@ -40,11 +40,14 @@ static struct {
     Block *live; size_t nlive, clive;  /* sorted by start                                   */
     Range *free; size_t nfree, cfree;  /* sorted, coalesced, all below bump                 */
     size_t used;                       /* bytes of live device-side blocks                  */
+    size_t used_dev[MEM_MAX_DEVICES];  /* of which each device owns (the rest: every one's) */
     Block freed[HISTORY]; unsigned nfreed;
     long page;
 } A = { .lock = PTHREAD_RWLOCK_INITIALIZER };
 
 __thread MemCache mem_cache __attribute__((tls_model("initial-exec")));
+/* Devices whose memory the running launch may touch (its own and its enabled peers). */
+static uint32_t access_mask = ~0u;
 uint64_t mem_generation;
 uint64_t mem_arena_lo, mem_arena_hi;
 
@@ -171,12 +174,30 @@ static int give_range(uint64_t s, uint64_t e, Range *out)
 static int registered(int kind) { return kind == MEM_REGISTERED || kind == MEM_REGISTERED_RO; }
 static int counts_as_device(int kind) { return kind != MEM_HOST_PINNED && !registered(kind); }
 
+/* Device-side bytes in use as device dev sees them: its own blocks and the shared ones (module
+ * variables, heaps, managed memory); for a shared block, the fullest device. Lock held. */
+static size_t used_on(int dev)
+{
+    size_t own = 0, most = 0;
+    for (int d = 0; d < MEM_MAX_DEVICES; d++) {
+        own += A.used_dev[d];
+        if (A.used_dev[d] > most) most = A.used_dev[d];
+    }
+    return A.used - own + (dev == MEM_ANY_DEVICE ? most : A.used_dev[dev]);
+}
+
 uint64_t mem_alloc(size_t size, int kind)
 {
+    return mem_alloc_on(size, kind, MEM_ANY_DEVICE);
+}
+
+uint64_t mem_alloc_on(size_t size, int kind, int dev)
+{
     if (size == 0 || mem_init() || size > ARENA_SIZE) return 0;
+    if (dev < MEM_ANY_DEVICE || dev >= MEM_MAX_DEVICES) return 0;
     uint64_t fsz = footprint(size), s = 0;
     pthread_rwlock_wrlock(&A.lock);
-    if (counts_as_device(kind) && A.used + size > DEVICE_MEM) goto out;
+    if (counts_as_device(kind) && used_on(dev) + size > DEVICE_MEM) goto out;
     if (grow((void **)&A.live, &A.clive, A.nlive, sizeof(Block))) goto out;
     s = take_range(fsz);
     if (!s) goto out;
@@ -189,9 +210,10 @@ uint64_t mem_alloc(size_t size, int kind)
     }
     size_t i = (size_t)(find_below(s) + 1);
     memmove(&A.live[i + 1], &A.live[i], (A.nlive - i) * sizeof(Block));
-    A.live[i] = (Block){ s, size, kind };
+    A.live[i] = (Block){ s, size, kind, dev };
     A.nlive++;
     if (counts_as_device(kind)) A.used += size;
+    if (counts_as_device(kind) && dev != MEM_ANY_DEVICE) A.used_dev[dev] += size;
 out:
     pthread_rwlock_unlock(&A.lock);
     return s;
@@ -213,6 +235,7 @@ int mem_free(uint64_t addr, int kind)
     A.nlive--;
     race_forget(b.start, b.size);   /* the race detector's shadow of it starts over */
     if (counts_as_device(b.kind)) A.used -= b.size;
+    if (counts_as_device(b.kind) && b.dev != MEM_ANY_DEVICE) A.used_dev[b.dev] -= b.size;
     A.freed[A.nfreed++ % HISTORY] = b;
     /* Return the pages no live footprint touches any more: those inside the coalesced free
      * range that overlap the block just freed. */
@@ -255,12 +278,43 @@ uint64_t mem_find(uint64_t addr, size_t *size_out, int *kind_out)
     return s;
 }
 
+static int peer_ok(const Block *b);
+
+uint64_t mem_find_reachable(uint64_t addr, size_t *size_out)
+{
+    uint64_t s = 0;
+    pthread_rwlock_rdlock(&A.lock);
+    const Block *b = find_live(addr);
+    if (b && peer_ok(b)) {
+        s = b->start;
+        *size_out = b->size;
+    }
+    pthread_rwlock_unlock(&A.lock);
+    return s;
+}
+
 void mem_usage(size_t *used, size_t *total)
 {
     pthread_rwlock_rdlock(&A.lock);
     if (used) *used = A.used;
     pthread_rwlock_unlock(&A.lock);
     if (total) *total = DEVICE_MEM;
+}
+
+size_t mem_used_on(int dev)
+{
+    if (dev < MEM_ANY_DEVICE || dev >= MEM_MAX_DEVICES) return 0;
+    pthread_rwlock_rdlock(&A.lock);
+    size_t u = used_on(dev);
+    pthread_rwlock_unlock(&A.lock);
+    return u;
+}
+
+/* Cached lookups were checked against the old mask: a new one drops them. */
+void mem_set_access(uint32_t mask)
+{
+    if (__atomic_exchange_n(&access_mask, mask, __ATOMIC_ACQ_REL) != mask)
+        __atomic_add_fetch(&mem_generation, 1, __ATOMIC_RELEASE);
 }
 
 int mem_generic_space(uint64_t addr)
@@ -307,7 +361,7 @@ int mem_register(uint64_t addr, size_t size, int read_only)
     if (grow((void **)&A.live, &A.clive, A.nlive, sizeof(Block))) { rc = MEM_REG_NOMEM; goto out; }
     i++;
     memmove(&A.live[i + 1], &A.live[i], (A.nlive - (size_t)i) * sizeof(Block));
-    A.live[i] = (Block){ addr, size, read_only ? MEM_REGISTERED_RO : MEM_REGISTERED };
+    A.live[i] = (Block){ addr, size, read_only ? MEM_REGISTERED_RO : MEM_REGISTERED, MEM_ANY_DEVICE };
     A.nlive++;
     __atomic_add_fetch(&mem_nregistered, 1, __ATOMIC_RELEASE);
 out:
@@ -400,6 +454,14 @@ static void explain(uint64_t addr, unsigned size, char *buf, size_t n)
     }
 }
 
+/* Whether the running launch may touch block b: on a GPU, another device's memory is not
+ * mapped in a context until peer access to it is enabled, and touching it faults. */
+static int peer_ok(const Block *b)
+{
+    return b->dev == MEM_ANY_DEVICE ||
+           (__atomic_load_n(&access_mask, __ATOMIC_ACQUIRE) >> b->dev & 1);
+}
+
 static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int lane,
                          int access)
 {
@@ -414,6 +476,16 @@ static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int l
         warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "%s %s of %u bytes at 0x%llx: the host "
                    "memory there was registered read-only (cudaHostRegisterReadOnly)",
                    space_name(space), acc_name(access), size, (unsigned long long)addr);
+        return NULL;
+    }
+    if (b && size <= b->size - (addr - b->start) && !peer_ok(b)) {
+        int owner = b->dev;
+        pthread_rwlock_unlock(&A.lock);
+        warp_fault(w, lane, EMU_ERR_ILLEGAL_ADDRESS, "%s %s of %u bytes at 0x%llx: the memory "
+                   "belongs to device %d, and peer access to it is not enabled from the "
+                   "context running the kernel (cuCtxEnablePeerAccess, "
+                   "cudaDeviceEnablePeerAccess)", space_name(space), acc_name(access), size,
+                   (unsigned long long)addr, owner);
         return NULL;
     }
     if (b && size <= b->size - (addr - b->start)) {

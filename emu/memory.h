@@ -24,6 +24,17 @@ enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_
 
 int mem_init(void);                              /* reserve the arena; 0 on success        */
 uint64_t mem_alloc(size_t size, int kind);       /* 0 when out of memory                   */
+/* Several devices share the arena. A block may belong to one device (cudaMalloc); then a
+ * kernel touches it only while mem_set_access's mask has that device's bit (its own device,
+ * or a peer with access enabled), else the access faults. Other blocks belong to every
+ * device. Each device has the whole reported memory to itself (mem_used_on). */
+#define MEM_MAX_DEVICES 16
+#define MEM_ANY_DEVICE (-1)
+uint64_t mem_alloc_on(size_t size, int kind, int dev);
+size_t mem_used_on(int dev);                     /* device-side bytes device dev sees used */
+void mem_set_access(uint32_t device_mask);       /* before a launch: devices it may touch  */
+/* mem_find for the running launch: 0 also when the block belongs to a device it may not touch. */
+uint64_t mem_find_reachable(uint64_t addr, size_t *size_out);
 /* 0 ok, -1 not the start of a live block of that kind (MEM_DEVICE also frees MEM_MANAGED,
  * as cudaFree does). mem_alloc(0) returns 0: the caller decides what a 0-byte request means. */
 int mem_free(uint64_t addr, int kind);

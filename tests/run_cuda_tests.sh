@@ -5,6 +5,8 @@
 # status with tests/expected/cuda/NAME.N.out, recorded on an H100 (N = line index, from 0).
 # The last line of a .out file is `exit=STATUS`; stderr is not compared (docs/testing.md),
 # except for the device-side assert lines the GPU writes there (NAME.N.stderr).
+# tests/cuda/NAME.env, when present, holds VAR=VALUE lines set for every run of NAME (e.g.
+# PTXEMU_DEVICES=4 for a program that needs several devices).
 #
 # Usage: tests/run_cuda_tests.sh [BUILDDIR] [NAME...]    (no NAME: every tests/cuda/*.cu)
 # Environment: NVCC (default: nvcc on PATH, then /usr/local/cuda/bin/nvcc), PTXEMU (launcher,
@@ -73,6 +75,9 @@ for name in "$@"; do
             continue
         fi
     fi
+    # NAME.env: the environment of every run (VAR=VALUE lines)
+    envs=
+    [ -f "$cudadir/$name.env" ] && envs=$(grep -v '^#' "$cudadir/$name.env")
     # One run per line of NAME.args; a single run without arguments when there is none.
     if [ -f "$cudadir/$name.args" ]; then cp "$cudadir/$name.args" "$tmp/args"; else echo >"$tmp/args"; fi
     n=0
@@ -80,7 +85,8 @@ for name in "$@"; do
         want=$expected/$name.$n.out
         got=$tmp/$name.$n.out
         # shellcheck disable=SC2086  # the arguments are split like a command line
-        run_limited "$ptxemu" "$prog" $args >"$got" 2>"$tmp/$name.$n.err" </dev/null
+        # shellcheck disable=SC2086  # envs is a list of VAR=VALUE words
+        run_limited env $envs "$ptxemu" "$prog" $args >"$got" 2>"$tmp/$name.$n.err" </dev/null
         echo "exit=$?" >>"$got"
         label="$name.$n${args:+ ($args)}"
         # device-side assert lines, which the GPU writes to stderr, must be the recorded ones

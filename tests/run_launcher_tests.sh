@@ -2,7 +2,8 @@
 # run_launcher_tests.sh - the ptxemu launcher's own behaviour: programs whose kernels cannot
 # run here are refused before they start, saying why and how to rebuild (SASS only; PTX only
 # for a newer architecture); PTXEMU_CHECK=0 lets them start anyway; --cudart nvidia runs a
-# --cudart shared program with NVIDIA's libcudart.so.13 over ptxemu's libcuda.so.1.
+# --cudart shared program with NVIDIA's libcudart.so.13 over ptxemu's libcuda.so.1;
+# --devices [--json] prints the emulated devices, PTXEMU_DEVICES of them.
 # Exit: 0 all passed, 1 some failed, 77 (automake "skipped") without nvcc.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -88,5 +89,70 @@ elif grep -q "libcudart.so.13: cannot open" "$tmp/err"; then
 else
     bad "--cudart nvidia (exit $?)"
 fi
+# --devices: one H100 by default, as programs see it (its recorded PCI location, attributes)
+"$ptxemu" --devices >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && grep -q '^ptxemu: 1 emulated device ' "$tmp/out" &&
+   grep -q '^Device 0: "NVIDIA H100 80GB HBM3"$' "$tmp/out" &&
+   grep -Eq '^  PCI bus id +0000:00:06\.0$' "$tmp/out" &&
+   grep -Eq '^    multiprocessor count +132$' "$tmp/out" &&
+   grep -Eq '^    compute capability major +9$' "$tmp/out" &&
+   [ "$(grep -c '^    ' "$tmp/out")" -ge 140 ] && ! grep -q '^Device 1' "$tmp/out" &&
+   ! grep -q '^Peer access' "$tmp/out" && [ ! -s "$tmp/err" ]; then
+    ok "--devices prints the one device and its attributes"
+else
+    bad "--devices prints the one device and its attributes (exit $rc)"
+fi
+
+# PTXEMU_DEVICES=4: four devices in consecutive PCI slots, distinct UUIDs, all peers
+PTXEMU_DEVICES=4 "$ptxemu" --devices >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^Device [0-3]: "NVIDIA H100 80GB HBM3"$' "$tmp/out")" = 4 ] &&
+   grep -Eq '^  PCI bus id +0000:00:09\.0$' "$tmp/out" &&
+   [ "$(grep '^  UUID' "$tmp/out" | sort -u | wc -l)" = 4 ] &&
+   grep -Eq '^ +2 +yes +yes +- +yes$' "$tmp/out" &&
+   grep -Eq '^  native atomic supported +1$' "$tmp/out"; then
+    ok "PTXEMU_DEVICES=4 --devices prints four peer devices"
+else
+    bad "PTXEMU_DEVICES=4 --devices prints four peer devices (exit $rc)"
+fi
+
+# --devices --json (-d 4 is PTXEMU_DEVICES=4): the same as one JSON object
+"$ptxemu" -d 4 --devices --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+json_ok=1
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["device_count"] == 4 and len(d["devices"]) == 4 and len(d["peers"]) == 12
+assert d["devices"][3]["pci_bus_id"] == "0000:00:09.0"
+assert d["devices"][0]["attributes"]["multiprocessor_count"] == 132
+assert all(p["can_access_peer"] == 1 and p["native_atomic_supported"] == 1 for p in d["peers"])' \
+        "$tmp/out" 2>>"$tmp/err" || json_ok=0
+fi
+if [ $rc = 0 ] && [ $json_ok = 1 ] && grep -q '"device_count": 4,' "$tmp/out" &&
+   [ "$(grep -c '"from": ' "$tmp/out")" = 12 ]; then
+    ok "--devices --json"
+else
+    bad "--devices --json (exit $rc)"
+fi
+
+# A bad PTXEMU_DEVICES is an error that says what is expected
+PTXEMU_DEVICES=0 "$ptxemu" --devices >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && grep -q 'PTXEMU_DEVICES=0: expected the number of devices to emulate, an integer from 1 to 16' "$tmp/err" &&
+   [ ! -s "$tmp/out" ]; then
+    ok "PTXEMU_DEVICES=0 is refused"
+else
+    bad "PTXEMU_DEVICES=0 is refused (exit $rc)"
+fi
+"$ptxemu" --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 2 ] && grep -q -- '--json goes with --devices' "$tmp/err"; then
+    ok "--json alone is refused"
+else
+    bad "--json alone is refused (exit $rc)"
+fi
+
 echo "run_launcher_tests: $pass passed, $fail failed"
 [ $fail = 0 ]

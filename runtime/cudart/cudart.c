@@ -1,7 +1,8 @@
 /* cudart.c - the runtime's implicit context: the driver is initialised at the first call
  * that needs the device, and each thread works in the context current on it (one the
- * program made through the driver API), else in the device's primary context, which the
- * runtime retains once for the process.
+ * program made through the driver API, or the primary context of the device cudaSetDevice
+ * chose), else in the primary context of device 0. The runtime retains each device's
+ * primary context once for the process.
  *
  * Nothing happens at load time or when the program's constructors register fatbinaries, so
  * a program that never touches the device pays nothing.
@@ -35,7 +36,10 @@ void rt_unlock(void)
 
 static cudaError_t init_status = cudaErrorInitializationError;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static CUcontext primary;
+/* Each device's primary context, retained once for the process at its first use. */
+static CUcontext primaries[RT_MAX_DEVICES];
+/* The device cudaSetDevice chose on this thread (device 0 until then). */
+static _Thread_local int thread_device;
 
 static void init_run(void)
 {
@@ -43,17 +47,41 @@ static void init_run(void)
     init_status = e == CUDA_SUCCESS ? cudaSuccess : cudaErrorInitializationError;
 }
 
-cudaError_t rt_enter_any(void)
+cudaError_t rt_init(void)
 {
     pthread_once(&init_once, init_run);
-    if (init_status != cudaSuccess) return init_status;
+    return init_status;
+}
+
+/* A valid ordinal: cudaErrorInvalidDevice otherwise (after initialisation). */
+cudaError_t rt_check_device(int device)
+{
+    cudaError_t e = rt_init();
+    if (e != cudaSuccess) return e;
+    CUdevice d;
+    return device < 0 || device >= RT_MAX_DEVICES || cuDeviceGet(&d, device) != CUDA_SUCCESS
+               ? cudaErrorInvalidDevice : cudaSuccess;
+}
+
+cudaError_t rt_primary(int device, CUcontext *out)
+{
+    cudaError_t e = rt_check_device(device);
+    if (e != cudaSuccess) return e;
+    rt_lock();
+    CUresult r = primaries[device] ? CUDA_SUCCESS : cuDevicePrimaryCtxRetain(&primaries[device], device);
+    *out = primaries[device];
+    rt_unlock();
+    return rt_err(r);
+}
+
+cudaError_t rt_enter_any(void)
+{
+    cudaError_t e = rt_init();
+    if (e != cudaSuccess) return e;
     CUcontext c = NULL;
     if (cuCtxGetCurrent(&c) == CUDA_SUCCESS && c) return cudaSuccess;
-    rt_lock();
-    CUresult e = primary ? CUDA_SUCCESS : cuDevicePrimaryCtxRetain(&primary, 0);
-    rt_unlock();
-    if (e == CUDA_SUCCESS) e = cuCtxSetCurrent(primary);
-    return rt_err(e);
+    if ((e = rt_primary(thread_device, &c)) != cudaSuccess) return e;
+    return rt_err(cuCtxSetCurrent(c));
 }
 
 /* After a kernel fault every call that uses the context returns the fault before it looks
@@ -66,10 +94,31 @@ cudaError_t rt_enter(void)
     return rt_err(cuCtxGetCacheConfig(&c));
 }
 
-/* The primary context was reset (destroyed): the next call retains a new one. */
-void rt_forget_primary(void)
+/* The device's primary context becomes current on this thread (as NVIDIA's runtime does). */
+cudaError_t rt_set_device(int device)
+{
+    CUcontext c;
+    cudaError_t e = rt_primary(device, &c);
+    if (e != cudaSuccess) return e;
+    thread_device = device;
+    return rt_err(cuCtxSetCurrent(c));
+}
+
+/* The device of the context current on this thread, else the one it chose. */
+int rt_current_device(void)
 {
     CUcontext c = NULL;
-    if (cuCtxGetCurrent(&c) == CUDA_SUCCESS && c == primary) cuCtxSetCurrent(NULL);
-    primary = NULL;
+    CUdevice d;
+    if (rt_init() == cudaSuccess && cuCtxGetCurrent(&c) == CUDA_SUCCESS && c &&
+        cuCtxGetDevice(&d) == CUDA_SUCCESS)
+        return d;
+    return thread_device;
+}
+
+/* The device's primary context was reset (destroyed): the next call retains a new one. */
+void rt_forget_primary(int device)
+{
+    CUcontext c = NULL;
+    if (cuCtxGetCurrent(&c) == CUDA_SUCCESS && c && c == primaries[device]) cuCtxSetCurrent(NULL);
+    primaries[device] = NULL;
 }

@@ -36,7 +36,14 @@ cudaError_t rt_enter(void);
 cudaError_t rt_enter_any(void);
 void rt_lock(void);
 void rt_unlock(void);
-void rt_forget_primary(void);            /* after cudaDeviceReset                       */
+/* Devices: the driver's ordinals (PTXEMU_DEVICES of them); each thread has a current one. */
+#define RT_MAX_DEVICES 16
+cudaError_t rt_init(void);                       /* cuInit, once                           */
+cudaError_t rt_check_device(int device);         /* cudaErrorInvalidDevice unless valid    */
+cudaError_t rt_primary(int device, CUcontext *out);   /* retained once for the process     */
+cudaError_t rt_set_device(int device);           /* its primary context current here       */
+int rt_current_device(void);
+void rt_forget_primary(int device);              /* after cudaDeviceReset                  */
 
 /* Enter, or return the error through rt_ret. */
 #define RT_ENTER()                                                      \
@@ -58,7 +65,7 @@ cudaError_t rt_symbol(const void *symbol, uint64_t *addr, size_t *size);
 void rt_registry_reset(void);                        /* cudaDeviceReset                 */
 
 /* ---- device_api.c ---- */
-void rt_device_reset(void);
+void rt_device_reset(int device);
 
 /* Per-thread-default-stream (_ptsz/_ptds) twins of entry points that exist in libcudart.
  * The emulator runs all work in issue order, so each twin is the plain function. */

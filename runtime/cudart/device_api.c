@@ -11,18 +11,18 @@
 /* The shared-memory bank configuration calls are deprecated, but the runtime still has them. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-/* Device-wide runtime settings that cudaDeviceReset restores. */
-static unsigned rt_dev_flags;
+/* Device-wide runtime settings that cudaDeviceReset restores, per device. */
+static unsigned rt_dev_flags[RT_MAX_DEVICES];
 
-void rt_device_reset(void)
+void rt_device_reset(int device)
 {
-    rt_dev_flags = 0;
+    rt_dev_flags[device] = 0;
 }
 
-static int attr(CUdevice_attribute a)
+static int attr(int device, CUdevice_attribute a)
 {
     int v = 0;
-    cuDeviceGetAttribute(&v, a, 0);
+    cuDeviceGetAttribute(&v, a, device);
     return v;
 }
 
@@ -75,19 +75,27 @@ static const PropAttr prop_attrs[] = {
     PI(gpuPciDeviceID, 139), PI(gpuPciSubsystemID, 140), PI(hostNumaMultinodeIpcSupported, 143),
 };
 
+/* The device must be valid; the runtime's context is set up as by any call that needs it. */
+static cudaError_t device_enter(int device)
+{
+    cudaError_t e = rt_check_device(device);
+    return e == cudaSuccess ? rt_enter_any() : e;
+}
+
+/* Every field up to `reserved`, which NVIDIA's runtime leaves as it was (measured,
+ * tests/cuda/device_props.cu). */
 cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     if (!prop) return rt_ret(cudaErrorInvalidValue);
-    if (device != 0) return rt_ret(cudaErrorInvalidDevice);
-    cudaError_t e = rt_enter_any();
+    cudaError_t e = device_enter(device);
     if (e != cudaSuccess) return rt_ret(e);
-    memset(prop, 0, sizeof *prop);
-    cuDeviceGetName(prop->name, sizeof prop->name, 0);
-    cuDeviceGetUuid((CUuuid *)&prop->uuid, 0);
-    cuDeviceTotalMem(&prop->totalGlobalMem, 0);
+    memset(prop, 0, offsetof(struct cudaDeviceProp, reserved));
+    cuDeviceGetName(prop->name, sizeof prop->name, device);
+    cuDeviceGetUuid((CUuuid *)&prop->uuid, device);
+    cuDeviceTotalMem(&prop->totalGlobalMem, device);
     for (size_t i = 0; i < sizeof prop_attrs / sizeof prop_attrs[0]; i++) {
         char *f = (char *)prop + prop_attrs[i].off;
-        int v = attr((CUdevice_attribute)prop_attrs[i].attr);
+        int v = attr(device, (CUdevice_attribute)prop_attrs[i].attr);
         if (prop_attrs[i].wide) *(size_t *)f = (size_t)(unsigned)v;
         else memcpy(f, &v, sizeof v);
     }
@@ -97,43 +105,46 @@ cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d
 cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     if (!value) return rt_ret(cudaErrorInvalidValue);
-    if (device != 0) return rt_ret(cudaErrorInvalidDevice);
-    cudaError_t e = rt_enter_any();
+    cudaError_t e = device_enter(device);
     if (e != cudaSuccess) return rt_ret(e);
-    return rt_ret(rt_err(cuDeviceGetAttribute(value, (CUdevice_attribute)attr, 0)));
+    return rt_ret(rt_err(cuDeviceGetAttribute(value, (CUdevice_attribute)attr, device)));
 }
 
 cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
 {
     if (!count) return rt_ret(cudaErrorInvalidValue);
-    *count = 1;
-    return cudaSuccess;
+    cudaError_t e = rt_init();
+    if (e != cudaSuccess) return rt_ret(e);
+    return rt_ret(rt_err(cuDeviceGetCount(count)));
 }
 
 cudaError_t CUDARTAPI cudaGetDevice(int *device)
 {
     if (!device) return rt_ret(cudaErrorInvalidValue);
-    *device = 0;
+    *device = rt_current_device();
     return cudaSuccess;
 }
 
+/* Per host thread: the device's primary context becomes current (succeeds after a kernel
+ * fault too, H100). */
 cudaError_t CUDARTAPI cudaSetDevice(int device)
 {
-    if (device != 0) return rt_ret(cudaErrorInvalidDevice);
-    return rt_ret(rt_enter_any());   /* succeeds after a kernel fault too (H100) */
+    return rt_ret(rt_set_device(device));
 }
 
 cudaError_t CUDARTAPI cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
-    if (device != 0) return rt_ret(cudaErrorInvalidDevice);
+    cudaError_t e = rt_check_device(device);
+    if (e != cudaSuccess) return rt_ret(e);
     if (flags != 0 || (deviceFlags & ~(unsigned)cudaDeviceMask)) return rt_ret(cudaErrorInvalidValue);
-    return rt_ret(rt_enter());
+    CUcontext c;
+    return rt_ret(rt_primary(device, &c));   /* initialised, not made current */
 }
 
 cudaError_t CUDARTAPI cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
     if (!device || !prop) return rt_ret(cudaErrorInvalidValue);
-    *device = 0;
+    *device = 0;   /* the devices are identical: the first matches best */
     return cudaSuccess;
 }
 
@@ -145,7 +156,7 @@ cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags)
         sched != cudaDeviceScheduleBlockingSync))
         return rt_ret(cudaErrorInvalidValue);
     rt_lock();
-    rt_dev_flags = flags;   /* scheduling hints: the host thread always waits by running */
+    rt_dev_flags[rt_current_device()] = flags;   /* scheduling hints: the host thread always waits by running */
     rt_unlock();
     return cudaSuccess;
 }
@@ -153,26 +164,10 @@ cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags)
 cudaError_t CUDARTAPI cudaGetDeviceFlags(unsigned int *flags)
 {
     if (!flags) return rt_ret(cudaErrorInvalidValue);
-    *flags = rt_dev_flags;
+    *flags = rt_dev_flags[rt_current_device()];
     return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
-{
-    if (!canAccessPeer) return rt_ret(cudaErrorInvalidValue);
-    if (device != 0 || peerDevice != 0) return rt_ret(cudaErrorInvalidDevice);
-    *canAccessPeer = 0;
-    return cudaSuccess;
-}
-
-cudaError_t CUDARTAPI cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
-{
-    if (!pciBusId || len <= 0) return rt_ret(cudaErrorInvalidValue);
-    if (device != 0) return rt_ret(cudaErrorInvalidDevice);
-    cudaError_t e = rt_enter_any();
-    if (e != cudaSuccess) return rt_ret(e);
-    return rt_ret(rt_err(cuDeviceGetPCIBusId(pciBusId, len, 0)));
-}
 
 cudaError_t CUDARTAPI cudaDriverGetVersion(int *driverVersion)
 {
@@ -199,11 +194,12 @@ cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
 cudaError_t CUDARTAPI cudaDeviceReset(void)
 {
     if (rt_enter_any() != cudaSuccess) return cudaSuccess;
+    int device = rt_current_device();
     rt_lock();
-    cuDevicePrimaryCtxReset(0);
-    rt_forget_primary();
+    cuDevicePrimaryCtxReset(device);
+    rt_forget_primary(device);
     rt_registry_reset();
-    rt_device_reset();
+    rt_device_reset(device);
     rt_unlock();
     rt_clear_last_error();
     return cudaSuccess;

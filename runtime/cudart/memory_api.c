@@ -407,7 +407,9 @@ cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *att
     unsigned type = 0, managed = 0;
     cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, D(ptr));
     cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, D(ptr));
-    attributes->device = 0;
+    int device = 0;
+    cuPointerGetAttribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, D(ptr));
+    attributes->device = device;
     attributes->devicePointer = p;
     if (managed) {
         attributes->type = cudaMemoryTypeManaged;

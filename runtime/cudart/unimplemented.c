@@ -27,17 +27,13 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaDestroyExternalSemaphore) \
     X(cudaDestroySurfaceObject) \
     X(cudaDestroyTextureObject) \
-    X(cudaDeviceDisablePeerAccess) \
-    X(cudaDeviceEnablePeerAccess) \
     X(cudaDeviceFlushGPUDirectRDMAWrites) \
-    X(cudaDeviceGetByPCIBusId) \
     X(cudaDeviceGetDefaultMemPool) \
     X(cudaDeviceGetGraphMemAttribute) \
     X(cudaDeviceGetHostAtomicCapabilities) \
     X(cudaDeviceGetMemPool) \
     X(cudaDeviceGetNvSciSyncAttributes) \
     X(cudaDeviceGetP2PAtomicCapabilities) \
-    X(cudaDeviceGetP2PAttribute) \
     X(cudaDeviceGetTexture1DLinearMaxWidth) \
     X(cudaDeviceGraphMemTrim) \
     X(cudaDeviceRegisterAsyncNotification) \
@@ -239,10 +235,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaMemcpy3DAsync_ptsz) \
     X(cudaMemcpy3DBatchAsync) \
     X(cudaMemcpy3DBatchAsync_ptsz) \
-    X(cudaMemcpy3DPeer) \
-    X(cudaMemcpy3DPeerAsync) \
-    X(cudaMemcpy3DPeerAsync_ptsz) \
-    X(cudaMemcpy3DPeer_ptds) \
     X(cudaMemcpy3D_ptds) \
     X(cudaMemcpyArrayToArray) \
     X(cudaMemcpyArrayToArray_ptds) \
@@ -252,8 +244,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaMemcpyFromArrayAsync) \
     X(cudaMemcpyFromArrayAsync_ptsz) \
     X(cudaMemcpyFromArray_ptds) \
-    X(cudaMemcpyPeer) \
-    X(cudaMemcpyPeerAsync) \
     X(cudaMemcpyToArray) \
     X(cudaMemcpyToArrayAsync) \
     X(cudaMemcpyToArrayAsync_ptsz) \

@@ -1,7 +1,8 @@
-/* context.c - contexts: the device's primary context, created ones, each thread's stack of
+/* context.c - contexts: each device's primary context, created ones, each thread's stack of
  * current contexts, sticky errors and context-local storage.
  *
- * All contexts share the emulator (one arena, one set of workers); a context owns the
+ * All contexts share the emulator (one arena, one set of workers); a context belongs to one
+ * device, whose kernels it launches and whose memory it allocates, and owns the
  * modules, streams, events and allocations made in it, which go when it is destroyed (or,
  * for the primary context, reset). After a kernel fault a context's every call returns the
  * fault, as on a GPU, until it is destroyed or reset.
@@ -22,11 +23,15 @@ static int stack_room(void)
     return stack && depth < STACK_DEPTH;
 }
 
-static struct CUctx_st primary_ctx;
-static int primary_refs;                /* retains; active while > 0                   */
-static int primary_destroyed;           /* reset or released: gone until retained again */
-static unsigned primary_flags;          /* cuDevicePrimaryCtxSetFlags                  */
-static int primary_registered;
+/* One primary context per device. */
+typedef struct Primary {
+    struct CUctx_st ctx;
+    int refs;                           /* retains; active while > 0                   */
+    int destroyed;                      /* reset or released: gone until retained again */
+    unsigned flags;                     /* cuDevicePrimaryCtxSetFlags                  */
+    int registered;
+} Primary;
+static Primary primaries[DRV_MAX_DEVICES];
 static unsigned long long next_ctx_id = 1;
 
 struct DrvCls {
@@ -51,24 +56,34 @@ static void ctx_defaults(CUcontext c, unsigned flags)
     c->persisting_l2 = 9830400;
 }
 
-CUcontext drv_primary(void)
+/* A primary context afresh (first use, retain after release, reset); keeps its storage. */
+static void primary_defaults(Primary *p, CUdevice dev)
 {
-    if (!primary_registered) {
+    DrvCls *cls = p->ctx.cls;
+    ctx_defaults(&p->ctx, p->flags);
+    p->ctx.cls = cls;
+    p->ctx.primary = 1;
+    p->ctx.device = dev;
+}
+
+CUcontext drv_primary(CUdevice dev)
+{
+    Primary *p = &primaries[dev];
+    if (!__atomic_load_n(&p->registered, __ATOMIC_ACQUIRE)) {
         drv_lock();
-        if (!primary_registered) {
-            ctx_defaults(&primary_ctx, 0);
-            primary_ctx.primary = 1;
-            drv_handle_add(&primary_ctx, H_CTX);
-            primary_registered = 1;
+        if (!p->registered) {
+            primary_defaults(p, dev);
+            drv_handle_add(&p->ctx, H_CTX);
+            __atomic_store_n(&p->registered, 1, __ATOMIC_RELEASE);
         }
         drv_unlock();
     }
-    return &primary_ctx;
+    return &p->ctx;
 }
 
-int drv_primary_active(void)
+int drv_primary_active(CUdevice dev)
 {
-    return primary_refs > 0;
+    return primaries[dev].refs > 0;
 }
 
 CUcontext drv_ctx_current(void)
@@ -82,8 +97,17 @@ CUcontext drv_ctx_current(void)
 static CUresult ctx_usable(CUcontext c)
 {
     if (!c || drv_handle_kind(c) != H_CTX) return CUDA_ERROR_INVALID_CONTEXT;
-    if (!c->primary || primary_refs > 0) return CUDA_SUCCESS;
-    return primary_destroyed ? CUDA_ERROR_CONTEXT_IS_DESTROYED : CUDA_ERROR_INVALID_CONTEXT;
+    const Primary *p = &primaries[c->device];
+    if (!c->primary || p->refs > 0) return CUDA_SUCCESS;
+    return p->destroyed ? CUDA_ERROR_CONTEXT_IS_DESTROYED : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+CUresult drv_ctx_check(CUcontext c)
+{
+    drv_lock();
+    CUresult e = ctx_usable(c);
+    drv_unlock();
+    return e;
 }
 
 CUresult drv_ctx_enter_any(CUcontext *out)
@@ -170,15 +194,25 @@ static void cls_destroy(CUcontext c)
     }
 }
 
+/* Whether the primary context of another device is in use. Libraries are shared by all
+ * devices here, so their state starts over only when no primary context uses them. */
+static int primaries_active_besides(CUdevice dev)
+{
+    for (int d = 0; d < drv_device_count(); d++)
+        if (d != dev && primaries[d].refs > 0) return 1;
+    return 0;
+}
+
 /* Everything the context owns goes; the object itself stays for the primary context. */
 static void ctx_teardown(CUcontext c)
 {
     drv_order_host_waits_all();
     cls_destroy(c);
+    drv_peer_forget(c);
     drv_streams_release_ctx(c);
     drv_modules_release_ctx(c);
     drv_mem_release_ctx(c);
-    if (c->primary) drv_libraries_reset();
+    if (c->primary && !primaries_active_besides(c->device)) drv_libraries_reset();
 }
 
 /* Remove c from this thread's stack (other threads find it dead at their next call). */
@@ -346,7 +380,7 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
     CUresult e = drv_ctx_enter_any(&c);
     if (e != CUDA_SUCCESS) return e;
     if (!flags) return CUDA_ERROR_INVALID_VALUE;
-    *flags = (c->primary ? primary_flags : c->flags) | CU_CTX_MAP_HOST;
+    *flags = (c->primary ? primaries[c->device].flags : c->flags) | CU_CTX_MAP_HOST;
     return CUDA_SUCCESS;
 }
 
@@ -356,7 +390,7 @@ CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
     CUresult e = drv_ctx_enter_any(&c);
     if (e != CUDA_SUCCESS) return e;
     if (flags & ~(unsigned)CTX_FLAGS_KNOWN) return CUDA_ERROR_INVALID_VALUE;
-    if (c->primary) primary_flags = flags;
+    if (c->primary) primaries[c->device].flags = flags;
     else c->flags = flags;
     return CUDA_SUCCESS;
 }
@@ -507,14 +541,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     CUresult e = drv_device_check(dev);
     if (e != CUDA_SUCCESS) return e;
-    CUcontext c = drv_primary();
+    CUcontext c = drv_primary(dev);
+    Primary *p = &primaries[dev];
     drv_lock();
-    if (primary_refs++ == 0) {
-        DrvCls *cls = c->cls;
-        ctx_defaults(c, primary_flags);
-        c->cls = cls;
-        c->primary = 1;
-        primary_destroyed = 0;
+    if (p->refs++ == 0) {
+        primary_defaults(p, dev);
+        p->destroyed = 0;
     }
     drv_unlock();
     *pctx = c;
@@ -526,11 +558,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     CUresult e = drv_device_check(dev);
     if (e != CUDA_SUCCESS) return e;
+    Primary *p = &primaries[dev];
     drv_lock();
-    if (primary_refs == 0) e = CUDA_ERROR_INVALID_CONTEXT;   /* measured */
-    else if (--primary_refs == 0) {
-        ctx_teardown(drv_primary());
-        primary_destroyed = 1;
+    if (p->refs == 0) e = CUDA_ERROR_INVALID_CONTEXT;   /* measured */
+    else if (--p->refs == 0) {
+        ctx_teardown(drv_primary(dev));
+        p->destroyed = 1;
     }
     drv_unlock();
     return e;
@@ -543,7 +576,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
     if (e != CUDA_SUCCESS) return e;
     if ((flags & ~(unsigned)CTX_FLAGS_KNOWN) || (flags & CU_CTX_SCHED_MASK) == 3)
         return CUDA_ERROR_INVALID_VALUE;
-    primary_flags = flags;
+    primaries[dev].flags = flags;
     return CUDA_SUCCESS;
 }
 
@@ -553,8 +586,8 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, i
     if (!flags || !active) return CUDA_ERROR_INVALID_VALUE;
     CUresult e = drv_device_check(dev);
     if (e != CUDA_SUCCESS) return e;
-    *flags = primary_flags;
-    *active = primary_refs > 0;
+    *flags = primaries[dev].flags;
+    *active = primaries[dev].refs > 0;
     return CUDA_SUCCESS;
 }
 
@@ -565,15 +598,13 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     CUresult e = drv_device_check(dev);
     if (e != CUDA_SUCCESS) return e;
-    CUcontext c = drv_primary();
+    CUcontext c = drv_primary(dev);
+    Primary *p = &primaries[dev];
     drv_lock();
     ctx_teardown(c);
-    DrvCls *cls = c->cls;
-    ctx_defaults(c, primary_flags);
-    c->cls = cls;
-    c->primary = 1;
-    primary_refs = 0;
-    primary_destroyed = 1;
+    primary_defaults(p, dev);
+    p->refs = 0;
+    p->destroyed = 1;
     drv_unlock();
     return CUDA_SUCCESS;
 }

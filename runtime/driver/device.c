@@ -1,11 +1,18 @@
-/* device.c - the one emulated device: an H100 SXM (sm_90) as cuDeviceGet* report it.
+/* device.c - the emulated devices: PTXEMU_DEVICES identical H100 SXMs (sm_90), as cuDeviceGet*
+ * report them, and the links between them.
  *
  * Every attribute answers what an H100 80GB HBM3 answered (device_attrs.def), except where
  * ptxemu does not provide the feature: then it is reported absent, so that programs take
  * their fallback path instead of failing later (the table `absent` below). The name is the
- * H100's, so programs print what they print on one; the UUID is ptxemu's own.
+ * H100's, so programs print what they print on one; the UUIDs are ptxemu's own. Device 0 is
+ * the recorded H100 exactly (PCI 0000:00:06.0); device k sits in the next slot of the same
+ * bus, 0000:00:(06+k).0, as GPUs passed through to one virtual machine do (docs/devices.md).
+ * Devices are linked as on an HGX H100 board: every pair through NVSwitch (peer access,
+ * native atomics, arrays, the best performance rank).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
@@ -14,6 +21,31 @@
 /* Its memory, as the H100 reports it (cuDeviceTotalMem, tests/expected/cuda-samples/
  * deviceQueryDrv.out); the emulator's arena is larger. */
 #define DEVICE_MEMORY 85017493504ull
+
+static int device_count = 1;
+
+/* PTXEMU_DEVICES: how many devices (1 to DRV_MAX_DEVICES). A bad value stops cuInit with a
+ * message rather than silently emulating some other number of devices. */
+int drv_devices_init(void)
+{
+    const char *s = getenv("PTXEMU_DEVICES");
+    if (!s || !*s) return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 1 || v > DRV_MAX_DEVICES) {
+        drv_diag("PTXEMU_DEVICES=%s: expected the number of devices to emulate, an integer "
+                 "from 1 to %d", s, DRV_MAX_DEVICES);
+        return -1;
+    }
+    device_count = (int)v;
+    return 0;
+}
+
+int drv_device_count(void)
+{
+    return device_count;
+}
 
 typedef struct Attr { int attr, value; } Attr;
 
@@ -51,21 +83,37 @@ static const Attr absent[] = {
 
 CUresult drv_device_check(CUdevice dev)
 {
-    return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    return dev >= 0 && dev < device_count ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
-int drv_device_attr(CUdevice_attribute attr, int *value)
+/* The attributes that tell devices apart: the PCI slot, and the board group (each SXM
+ * module is a board of its own; the H100 reported group 0 for its only device). */
+static int device_own_attr(CUdevice dev, CUdevice_attribute attr, int *value)
+{
+    switch (attr) {
+    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *value += dev; return 0;
+    case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: *value += dev; return 0;
+    default: return 0;
+    }
+}
+
+int drv_device_attr(CUdevice dev, CUdevice_attribute attr, int *value)
 {
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
         if (absent[i].attr == (int)attr) { *value = absent[i].value; return 0; }
     for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; i++)
-        if (h100[i].attr == (int)attr) { *value = h100[i].value; return 0; }
+        if (h100[i].attr == (int)attr) {
+            *value = h100[i].value;
+            return device_own_attr(dev, attr, value);
+        }
     return -1;
 }
 
-void drv_device_uuid(unsigned char out[16])
+/* "ptxemu-sm90-dev" and the ordinal as one hex digit: device 0 keeps the UUID it always had. */
+void drv_device_uuid(CUdevice dev, unsigned char out[16])
 {
-    memcpy(out, "ptxemu-sm90-dev0", 16);
+    memcpy(out, "ptxemu-sm90-dev", 15);
+    out[15] = (unsigned char)"0123456789abcdef"[dev & 15];
 }
 
 /* Calls about the device need cuInit, then a valid ordinal. */
@@ -79,8 +127,8 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 {
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!device) return CUDA_ERROR_INVALID_VALUE;
-    if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-    *device = 0;
+    if (drv_device_check(ordinal) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_DEVICE;
+    *device = ordinal;   /* a CUdevice is its ordinal */
     return CUDA_SUCCESS;
 }
 
@@ -88,7 +136,7 @@ CUresult CUDAAPI cuDeviceGetCount(int *count)
 {
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!count) return CUDA_ERROR_INVALID_VALUE;
-    *count = 1;
+    *count = device_count;
     return CUDA_SUCCESS;
 }
 
@@ -97,7 +145,7 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
     CUresult e = dev_enter(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-    snprintf(name, (size_t)len, "%s", DEVICE_NAME);
+    snprintf(name, (size_t)len, "%s", DEVICE_NAME);   /* identical devices, one name */
     return CUDA_SUCCESS;
 }
 
@@ -106,7 +154,7 @@ CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     CUresult e = dev_enter(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!uuid) return CUDA_ERROR_INVALID_VALUE;
-    drv_device_uuid((unsigned char *)uuid->bytes);
+    drv_device_uuid(dev, (unsigned char *)uuid->bytes);
     return CUDA_SUCCESS;
 }
 
@@ -147,13 +195,14 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     CUresult e = dev_enter(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!pi) return CUDA_ERROR_INVALID_VALUE;
-    return drv_device_attr(attrib, pi) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    return drv_device_attr(dev, attrib, pi) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-static int attr(CUdevice_attribute a)
+/* An attribute every device has (the device is checked already). */
+static int attr(CUdevice dev, CUdevice_attribute a)
 {
     int v = 0;
-    drv_device_attr(a, &v);
+    drv_device_attr(dev, a, &v);
     return v;
 }
 
@@ -162,20 +211,20 @@ CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     CUresult e = dev_enter(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!prop) return CUDA_ERROR_INVALID_VALUE;
-    prop->maxThreadsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    prop->maxThreadsDim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
-    prop->maxThreadsDim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
-    prop->maxThreadsDim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
-    prop->maxGridSize[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
-    prop->maxGridSize[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
-    prop->maxGridSize[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
-    prop->sharedMemPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
-    prop->totalConstantMemory = attr(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
-    prop->SIMDWidth = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-    prop->memPitch = attr(CU_DEVICE_ATTRIBUTE_MAX_PITCH);
-    prop->regsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
-    prop->clockRate = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-    prop->textureAlign = attr(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
+    prop->maxThreadsPerBlock = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    prop->maxThreadsDim[0] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+    prop->maxThreadsDim[1] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+    prop->maxThreadsDim[2] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    prop->maxGridSize[0] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+    prop->maxGridSize[1] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+    prop->maxGridSize[2] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+    prop->sharedMemPerBlock = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    prop->totalConstantMemory = attr(dev, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+    prop->SIMDWidth = attr(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    prop->memPitch = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_PITCH);
+    prop->regsPerBlock = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+    prop->clockRate = attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    prop->textureAlign = attr(dev, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
     return CUDA_SUCCESS;
 }
 
@@ -184,61 +233,112 @@ CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
     CUresult e = dev_enter(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!major || !minor) return CUDA_ERROR_INVALID_VALUE;
-    *major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    *minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    *major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    *minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     return CUDA_SUCCESS;
 }
 
-/* "domain:bus:device.function", from the PCI attributes ("0000:00:06.0" on the H100). */
+/* "domain:bus:device.function" from the PCI attributes ("0000:00:06.0" for device 0). A
+ * buffer too short for it gets what fits and CUDA_ERROR_INVALID_VALUE (measured). */
 CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
     CUresult e = dev_enter(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!pciBusId || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-    snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.0", attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
-             attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID), attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID));
-    return CUDA_SUCCESS;
+    int n = snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.0",
+                     attr(dev, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
+                     attr(dev, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
+                     attr(dev, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID));
+    return n < len ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* One hexadecimal field of a bus id ending at one of `stops`; NULL when malformed. */
+static const char *hex_field(const char *p, const char *stops, unsigned *out)
+{
+    char *end;
+    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F')))
+        return NULL;
+    errno = 0;
+    unsigned long v = strtoul(p, &end, 16);
+    if (errno || v > 0xffffffffu || !strchr(stops, *end)) return NULL;
+    *out = (unsigned)v;
+    return end;
+}
+
+/* "[domain:]bus:device[.function]", all hexadecimal, nothing after (measured on the H100:
+ * "0000:00:06", "00:06.0" and "0:0:6.0" name device 0; trailing text is INVALID_VALUE). */
+static int parse_bus_id(const char *s, unsigned f[4])
+{
+    unsigned v[4] = { 0, 0, 0, 0 };
+    int n = 0;
+    const char *p = s;
+    while (n < 3 && (p = hex_field(p, ":.", &v[n])) && *p == ':') { n++; p++; }
+    if (!p || n == 3) return -1;   /* malformed, or a fourth colon-separated field */
+    n++;
+    if (n < 2) return -1;
+    if (*p == '.' && !(p = hex_field(p + 1, "", &v[3]))) return -1;
+    if (*p) return -1;
+    f[0] = n == 3 ? v[0] : 0;
+    f[1] = v[n - 2];
+    f[2] = v[n - 1];
+    f[3] = v[3];
+    return 0;
 }
 
 CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!dev || !pciBusId) return CUDA_ERROR_INVALID_VALUE;
-    unsigned dom = 0, bus = 0, d = 0, fn = 0;
-    int n = sscanf(pciBusId, "%x:%x:%x.%x", &dom, &bus, &d, &fn);
-    if (n < 3) {
-        dom = 0;
-        n = sscanf(pciBusId, "%x:%x.%x", &bus, &d, &fn) + 1;
-    }
-    if (n < 3) return CUDA_ERROR_INVALID_VALUE;
-    if ((int)dom != attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID) ||
-        (int)bus != attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID) ||
-        (int)d != attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID))
-        return CUDA_ERROR_INVALID_DEVICE;
-    *dev = 0;
-    return CUDA_SUCCESS;
+    unsigned f[4];
+    if (parse_bus_id(pciBusId, f)) return CUDA_ERROR_INVALID_VALUE;
+    for (CUdevice d = 0; d < device_count; d++)
+        if ((int)f[0] == attr(d, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID) &&
+            (int)f[1] == attr(d, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID) &&
+            (int)f[2] == attr(d, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID) && f[3] == 0) {
+            *dev = d;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_DEVICE;
 }
 
-/* One device: no peer to access. */
+/* Every pair of distinct devices is linked through NVSwitch; a device is not its own peer
+ * (measured: 0 for (0, 0)). */
 CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
     CUresult e = dev_enter(dev);
     if (e == CUDA_SUCCESS) e = drv_device_check(peerDev);
     if (e != CUDA_SUCCESS) return e;
     if (!canAccessPeer) return CUDA_ERROR_INVALID_VALUE;
-    *canAccessPeer = 0;
+    *canAccessPeer = dev != peerDev;
     return CUDA_SUCCESS;
 }
 
+/* The NVLink/NVSwitch link of an HGX H100 (chosen, docs/devices.md): peer access, all
+ * atomics natively, CUDA arrays, and rank 0, "the most performant link", for every pair. */
+static int p2p_value(CUdevice_P2PAttribute a, int *value)
+{
+    switch (a) {
+    case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; return 0;
+    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: *value = 1; return 0;
+    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: *value = 1; return 0;
+    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 1; return 0;
+    case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; return 0;
+    default: return -1;
+    }
+}
+
+/* Order of the checks as measured: a null value before a device that is its own peer, which
+ * comes before an unknown attribute. */
 CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice,
                                          CUdevice dstDevice)
 {
-    CUresult e = dev_enter(srcDevice);
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!value) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = drv_device_check(srcDevice);
     if (e == CUDA_SUCCESS) e = drv_device_check(dstDevice);
     if (e != CUDA_SUCCESS) return e;
-    if (!value) return CUDA_ERROR_INVALID_VALUE;
-    (void)attrib;
-    return CUDA_ERROR_INVALID_DEVICE;   /* a device is not its own peer */
+    if (srcDevice == dstDevice) return CUDA_ERROR_INVALID_DEVICE;
+    return p2p_value(attrib, value) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 /* Elements of a 1D linear texture: the H100's width limit (in elements). */
@@ -250,6 +350,6 @@ CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, 
     if (!maxWidthInElements || (numChannels != 1 && numChannels != 2 && numChannels != 4))
         return CUDA_ERROR_INVALID_VALUE;
     (void)format;
-    *maxWidthInElements = (size_t)attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH);
+    *maxWidthInElements = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH);
     return CUDA_SUCCESS;
 }

@@ -57,8 +57,10 @@ CUresult drv_ctx_enter(CUcontext *out);
 /* The same without the sticky check (calls that work after a fault). */
 CUresult drv_ctx_enter_any(CUcontext *out);
 CUcontext drv_ctx_current(void);
-CUcontext drv_primary(void);                    /* the primary context object (always) */
-int drv_primary_active(void);
+CUcontext drv_primary(CUdevice dev);            /* the primary context object (always)  */
+int drv_primary_active(CUdevice dev);
+/* Whether c is a context that can be used (retained, if primary), or why not. */
+CUresult drv_ctx_check(CUcontext c);
 /* Make e the context's sticky error (the first wins) and print msg once. */
 void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg);
 /* Context-local storage, for the export table c693336e-... (export.c). */
@@ -66,7 +68,7 @@ CUresult drv_cls_put(CUcontext c, void *key, void *value, void (*dtor)(CUcontext
 CUresult drv_cls_get(CUcontext c, void *key, void **value);
 CUresult drv_cls_delete(CUcontext c, void *key);
 
-/* ---- device.c: the emulated H100 ---- */
+/* ---- device.c: the emulated H100s (PTXEMU_DEVICES of them; a CUdevice is its ordinal) ---- */
 #define DRV_NUM_SMS 132
 #define DRV_MAX_THREADS_PER_BLOCK 1024
 #define DRV_SMEM_PER_BLOCK (48u * 1024)
@@ -76,10 +78,18 @@ CUresult drv_cls_delete(CUcontext c, void *key);
 #define DRV_THREADS_PER_SM 2048
 #define DRV_BLOCKS_PER_SM 32
 #define DRV_DRIVER_VERSION 13000
-CUresult drv_device_check(CUdevice dev);        /* CUDA_ERROR_INVALID_DEVICE unless 0   */
-int drv_device_attr(CUdevice_attribute attr, int *value);   /* -1 when unknown           */
-void drv_device_uuid(unsigned char out[16]);
+#define DRV_MAX_DEVICES 16
+int drv_devices_init(void);                     /* reads PTXEMU_DEVICES; -1 (said) if bad */
+int drv_device_count(void);
+CUresult drv_device_check(CUdevice dev);        /* CUDA_ERROR_INVALID_DEVICE unless < count */
+int drv_device_attr(CUdevice dev, CUdevice_attribute attr, int *value);   /* -1: unknown  */
+void drv_device_uuid(CUdevice dev, unsigned char out[16]);
 size_t drv_device_memory(void);                 /* what cuDeviceTotalMem reports        */
+
+/* ---- peer.c: peer access between contexts of different devices ---- */
+/* Bit d set: a kernel launched in c may touch memory of device d (its own, enabled peers). */
+uint32_t drv_peer_mask(CUcontext c);
+void drv_peer_forget(CUcontext c);             /* c goes: no access from it or to it     */
 
 /* ---- memory.c ---- */
 enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED, DRV_MEM_REGISTERED };

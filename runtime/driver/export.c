@@ -36,7 +36,7 @@ static CUresult rt_primary_ctx(CUcontext *pctx, CUdevice dev)
 {
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     CUresult e = drv_device_check(dev);
-    if (e == CUDA_SUCCESS) *pctx = drv_primary();
+    if (e == CUDA_SUCCESS) *pctx = drv_primary(dev);
     return e;
 }
 
@@ -171,20 +171,24 @@ static const void *const integrity_table[3] = {
 static CUresult integrity_1(unsigned version, uint64_t unix_seconds, unsigned char *out)
 {
     if (!out) return CUDA_ERROR_INVALID_VALUE;
-    IntegrityDevice dev;
-    drv_device_uuid(dev.uuid);
-    int v = 0;
-    drv_device_attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, &v);
-    dev.pci_domain = v;
-    drv_device_attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, &v);
-    dev.pci_bus = v;
-    drv_device_attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, &v);
-    dev.pci_device = v;
+    /* every device takes part, in ordinal order (docs/driver.md) */
+    IntegrityDevice devs[DRV_MAX_DEVICES];
+    int n = drv_device_count();
+    for (int d = 0; d < n; d++) {
+        int v = 0;
+        drv_device_uuid(d, devs[d].uuid);
+        drv_device_attr(d, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, &v);
+        devs[d].pci_domain = v;
+        drv_device_attr(d, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, &v);
+        devs[d].pci_bus = v;
+        drv_device_attr(d, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, &v);
+        devs[d].pci_device = v;
+    }
     IntegrityInput in = {
         DRV_DRIVER_VERSION, version, (uint32_t)getpid(), (uint32_t)(uintptr_t)pthread_self(),
         cudart_table, integrity_table, (const void *)integrity_1, unix_seconds,
     };
-    integrity_answer(&in, &dev, 1, out);
+    integrity_answer(&in, devs, n, out);
     return CUDA_SUCCESS;
 }
 

@@ -80,6 +80,10 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_run(void)
 {
     emu_log_level = env_int("PTXEMU_LOG", 0, 3, 1);
+    if (drv_devices_init()) {
+        init_status = CUDA_ERROR_INVALID_VALUE;
+        return;
+    }
     int threads = env_int("PTXEMU_THREADS", 0, 4096, 0);
     if (emu_init(threads) != EMU_OK) {
         drv_diag("cannot start the emulator: device memory could not be reserved");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
+#include "emu/memory.h"
 
 /* Grid and block shape against the H100's limits (every bad shape is INVALID_VALUE). */
 static CUresult check_shape(const unsigned g[3], const unsigned b[3])
@@ -111,6 +112,7 @@ CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     }
     char err[2048] = "";
     drv_order_launch(s);
+    mem_set_access(drv_peer_mask(c));   /* the kernel's device and its enabled peers */
     int rc = emu_launch_flags(k, grid, block, cl, smem, params,
                               cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
     drv_unlock();

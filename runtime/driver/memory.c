@@ -68,10 +68,13 @@ static int mem_kind_of(int kind)
                                                                             : MEM_DEVICE;
 }
 
-/* Allocate from the arena and remember it; caller holds the lock. */
+/* Allocate from the arena and remember it; caller holds the lock. Device memory belongs to
+ * the context's device (kernels elsewhere reach it only as peers); pinned and managed
+ * memory to every device. */
 static CUresult alloc_new(CUcontext c, uint64_t *out, size_t size, int kind, unsigned flags)
 {
-    uint64_t a = mem_alloc(size, mem_kind_of(kind));
+    int owner = kind == DRV_MEM_DEVICE ? c->device : MEM_ANY_DEVICE;
+    uint64_t a = mem_alloc_on(size, mem_kind_of(kind), owner);
     if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
     if (alloc_remember((Alloc){ a, kind, flags, c })) {
         mem_free(a, mem_kind_of(kind));
@@ -327,9 +330,9 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     if (!free_bytes || !total) return CUDA_ERROR_INVALID_VALUE;
-    size_t used, arena, tot = drv_device_memory();
+    size_t tot = drv_device_memory();
     drv_lock();
-    mem_usage(&used, &arena);
+    size_t used = mem_used_on(c->device);   /* each device's own memory */
     drv_unlock();
     *free_bytes = tot > used ? tot - used : 0;
     *total = tot;
@@ -458,12 +461,18 @@ CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevi
     return copy_async(dstDevice, 1, srcDevice, 1, ByteCount, hStream);
 }
 
-/* One device: a peer copy is a copy within it. */
+/* Unified addressing: the pointers name the memory, whichever device holds it, so the
+ * contexts only have to be contexts; a null one is accepted, as the H100's driver accepts
+ * it (tests/expected/devices/nullprobe.out). Peer access need not be enabled for copies. */
+static int peer_ctx_ok(CUcontext c)
+{
+    return !c || drv_handle_kind(c) == H_CTX;
+}
+
 CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
                               CUcontext srcContext, size_t ByteCount)
 {
-    if (drv_handle_kind(dstContext) != H_CTX || drv_handle_kind(srcContext) != H_CTX)
-        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!peer_ctx_ok(dstContext) || !peer_ctx_ok(srcContext)) return CUDA_ERROR_INVALID_CONTEXT;
     return copy_sync(dstDevice, 1, srcDevice, 1, ByteCount);
 }
 
@@ -471,8 +480,7 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
                                    CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
                                    CUstream hStream)
 {
-    if (drv_handle_kind(dstContext) != H_CTX || drv_handle_kind(srcContext) != H_CTX)
-        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!peer_ctx_ok(dstContext) || !peer_ctx_ok(srcContext)) return CUDA_ERROR_INVALID_CONTEXT;
     return copy_async(dstDevice, 1, srcDevice, 1, ByteCount, hStream);
 }
 
@@ -568,6 +576,30 @@ CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream
     COPY_ASYNC(copy2d(pCopy), hStream);
 }
 CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy) { COPY_SYNC(copy3d(pCopy)); }
+
+/* A peer 3D copy is a 3D copy whose contexts are checked (a null pointer is an error here;
+ * the H100's driver crashes on it). */
+static CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p)
+{
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    if (!peer_ctx_ok(p->srcContext) || !peer_ctx_ok(p->dstContext)) return CUDA_ERROR_INVALID_CONTEXT;
+    CUDA_MEMCPY3D q = {
+        .srcXInBytes = p->srcXInBytes, .srcY = p->srcY, .srcZ = p->srcZ, .srcLOD = p->srcLOD,
+        .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost, .srcDevice = p->srcDevice,
+        .srcArray = p->srcArray, .srcPitch = p->srcPitch, .srcHeight = p->srcHeight,
+        .dstXInBytes = p->dstXInBytes, .dstY = p->dstY, .dstZ = p->dstZ, .dstLOD = p->dstLOD,
+        .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost, .dstDevice = p->dstDevice,
+        .dstArray = p->dstArray, .dstPitch = p->dstPitch, .dstHeight = p->dstHeight,
+        .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = p->Depth,
+    };
+    return copy3d(&q);
+}
+
+CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy) { COPY_SYNC(copy3d_peer(pCopy)); }
+CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
+{
+    COPY_ASYNC(copy3d_peer(pCopy), hStream);
+}
 CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
     COPY_ASYNC(copy3d(pCopy), hStream);
@@ -661,7 +693,7 @@ static CUresult managed_range(CUdeviceptr p, size_t count)
 static int location_ok(CUmemLocation loc)
 {
     switch (loc.type) {
-    case CU_MEM_LOCATION_TYPE_DEVICE: return loc.id == 0;
+    case CU_MEM_LOCATION_TYPE_DEVICE: return drv_device_check(loc.id) == CUDA_SUCCESS;
     case CU_MEM_LOCATION_TYPE_HOST: case CU_MEM_LOCATION_TYPE_HOST_NUMA:
     case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: return 1;
     default: return 0;
@@ -688,6 +720,15 @@ CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise a
 
 /* ---- pointer attributes ---- */
 
+/* The context memory belongs to: the allocating one; for module variables (loaded for every
+ * device here), the primary context of the calling thread's device. */
+static CUcontext pointer_ctx(const Alloc *a)
+{
+    if (a && a->ctx) return a->ctx;
+    CUcontext cur = drv_ctx_current();
+    return drv_primary(cur && drv_handle_kind(cur) == H_CTX ? cur->device : 0);
+}
+
 static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
     size_t size = 0;
@@ -703,9 +744,7 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdevice
     int kind = a ? a->kind : DRV_MEM_DEVICE;   /* module variables are device memory */
     if (kind == DRV_MEM_REGISTERED) kind = DRV_MEM_HOST;
     switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT:
-        *(CUcontext *)data = a && a->ctx ? a->ctx : drv_primary();
-        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = pointer_ctx(a); return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned *)data = kind == DRV_MEM_HOST ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
         return CUDA_SUCCESS;
@@ -717,7 +756,7 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdevice
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(unsigned *)data = 1; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = start; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = kind == DRV_MEM_MANAGED; return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = pointer_ctx(a)->device; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = start; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MAPPED: *(unsigned *)data = 1; return CUDA_SUCCESS;

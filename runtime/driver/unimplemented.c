@@ -38,8 +38,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuCoredumpSetAttributeGlobal) \
     X(cuCtxAttach) \
     X(cuCtxDetach) \
-    X(cuCtxDisablePeerAccess) \
-    X(cuCtxEnablePeerAccess) \
     X(cuCtxFromGreenCtx) \
     X(cuCtxGetDevResource) \
     X(cuCtxGetExecAffinity) \
@@ -296,10 +294,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemcpy3DBatchAsync_ptsz) \
     X(cuMemcpy3DBatchAsync_v2) \
     X(cuMemcpy3DBatchAsync_v2_ptsz) \
-    X(cuMemcpy3DPeer) \
-    X(cuMemcpy3DPeerAsync) \
-    X(cuMemcpy3DPeerAsync_ptsz) \
-    X(cuMemcpy3DPeer_ptds) \
     X(cuMemcpyAtoA) \
     X(cuMemcpyAtoA_v2) \
     X(cuMemcpyAtoA_v2_ptds) \

@@ -9,6 +9,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "devices.h"
 #include "explore.h"
 #include "inspect.h"
 #include <errno.h>
@@ -34,6 +35,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "Usage: ptxemu [options] PROGRAM [ARGS...]\n"
+        "       ptxemu --devices [--json]\n"
         "Run a CUDA program built with `nvcc -arch=sm_90 --cudart shared` on the CPU:\n"
         "its kernels execute on ptxemu, an emulated sm_90 (H100) GPU.\n"
         "\n"
@@ -43,6 +45,9 @@ static void usage(FILE *f)
         "         at the first whose output or exit status differs from seed S's, or that\n"
         "         reports a hazard or fault; prints the command that replays it\n"
         "\n"
+        "  --devices        print the emulated devices, every attribute and the peer links\n"
+        "                   (as PROGRAM would see them), then exit; --json: as JSON\n"
+        "  -d, --device-count N  emulate N identical devices, 1 to 16 (PTXEMU_DEVICES=N)\n"
         "  -t, --threads N  worker threads (same as PTXEMU_THREADS=N)\n"
         "  -s, --seed N     deterministic mode with seed N (same as PTXEMU_SEED=N)\n"
         "  --record FILE    write the schedule taken (same as PTXEMU_SCHEDULE_OUT=FILE)\n"
@@ -57,6 +62,8 @@ static void usage(FILE *f)
         "  --               end of options\n"
         "\n"
         "Environment:\n"
+        "  PTXEMU_DEVICES   how many H100s to emulate, 1 to 16 (default 1); all are\n"
+        "                   peers, as on an NVLink-connected HGX board\n"
         "  PTXEMU_THREADS   worker threads that run thread blocks (default: number of cores)\n"
         "  PTXEMU_LOG       diagnostics level: 0 = only errors, 1 = warnings (default),\n"
         "                   2 = information, 3 = trace\n"
@@ -162,10 +169,14 @@ static int set_from_option(int argc, char **argv, int i, const char *var)
     return i + 1;
 }
 
-/* Parse options; returns the index of PROGRAM, or -1 when done (exit code in *status). */
+/* What to do besides running a program: 0 nothing, 1 --devices, 2 --devices --json. */
+static int devices_mode;
+
+/* Parse options; returns the index of PROGRAM, or -1 when done (exit code in *status); with
+ * --devices, argc (no program). */
 static int parse_options(int argc, char **argv, int *status)
 {
-    int i = 1;
+    int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) { i++; break; }
@@ -176,6 +187,8 @@ static int parse_options(int argc, char **argv, int *status)
             return -1;
         }
         int v = -2;
+        if (!strcmp(a, "--devices")) { devices_mode = 1; continue; }
+        if (!strcmp(a, "--json")) { json = 1; continue; }
         if (!strcmp(a, "-t") || !strcmp(a, "--threads")) v = set_from_option(argc, argv, i, "PTXEMU_THREADS");
         else if (!strcmp(a, "-l") || !strcmp(a, "--log")) v = set_from_option(argc, argv, i, "PTXEMU_LOG");
         else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) v = set_from_option(argc, argv, i, "PTXEMU_SEED");
@@ -183,9 +196,24 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "--racecheck")) v = setenv("PTXEMU_RACECHECK", "1", 1) == 0 ? i : -1;
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else if (!strcmp(a, "--cudart")) v = set_from_option(argc, argv, i, "PTXEMU_CUDART");
+        else if (!strcmp(a, "-d") || !strcmp(a, "--device-count")) v = set_from_option(argc, argv, i, "PTXEMU_DEVICES");
         else fprintf(stderr, "ptxemu: unknown option %s (try ptxemu --help)\n", a);
         if (v < 0) { *status = 2; return -1; }
         i = v;
+    }
+    if (json && !devices_mode) {
+        fprintf(stderr, "ptxemu: --json goes with --devices\n");
+        *status = 2;
+        return -1;
+    }
+    if (devices_mode) {
+        if (i < argc) {
+            fprintf(stderr, "ptxemu: --devices takes no program (%s)\n", argv[i]);
+            *status = 2;
+            return -1;
+        }
+        devices_mode += json;
+        return argc;
     }
     if (i >= argc) {
         usage(stderr);
@@ -249,6 +277,7 @@ int main(int argc, char **argv)
     if (prog < 0) return status;
     char dir[PATH_MAX];
     if (!find_libdir(dir, sizeof dir)) return 1;
+    if (devices_mode) return devices_main(dir, devices_mode == 2);
     if (choose_cudart(dir, sizeof dir)) return 2;
     if (prepend_library_path(dir) != 0) {
         fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH: %s\n", strerror(errno));

@@ -6,7 +6,7 @@
 # when its CMake file links the device runtime), skips samples that need graphics, MPI,
 # OpenMP, IPC or a CUDA library beside the runtime and driver (saying which), runs each under
 # RUNNER (e.g. the ptxemu launcher) with a time limit, and prints one line per sample:
-# NAME runs|waived|fails (exit N)|timeout|build-failed|skipped (needs WHAT), then totals. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
+# NAME runs|waived|fails (exit N)|timeout|build-failed|skipped (needs WHAT), then totals. Samples for several GPUs run with PTXEMU_DEVICES=4. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
 # absent, counted apart).
 #
 # Usage: RUNNER=path/to/ptxemu tests/cuda-samples/survey.sh SAMPLES_DIR OUTDIR [CATEGORY...]
@@ -29,7 +29,7 @@ run_sample() {
     [ -d "$dir/data" ] && cp -r "$dir/data" "$bdir/"
     cp -r "$inc"/cooperative_groups* "$inc"/cccl/nv "$inc"/cccl/cuda "$bdir/" 2>/dev/null
     # shellcheck disable=SC2086  # RUNNER may carry options
-    (cd "$bdir" && timeout "$TIMEOUT" $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
+    (cd "$bdir" && PTXEMU_DEVICES=$devices timeout "$TIMEOUT" $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
     rc=$?
     ran=$((ran + 1))
     case $rc in
@@ -66,6 +66,10 @@ for cat in "$@"; do
             skipped=$((skipped + 1))
             continue
         fi
+        # samples for several GPUs (peer access, multi-GPU) get four emulated devices
+        devices=1
+        grep -rlqE '\bcuda(DeviceEnablePeerAccess|DeviceCanAccessPeer|DeviceGetP2PAttribute)\(|\bcuCtxEnablePeerAccess\(|MultiGPU|multiGPU' \
+            "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null && devices=4
         if [ "${REUSE:-0}" = 1 ] && [ -x "$bdir/$name" ]; then
             run_sample
             continue
