@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
+#include "runtime/driver/graph.h"
 
 /* Grid and block shape against the H100's limits (every bad shape is INVALID_VALUE). */
 static CUresult check_shape(const unsigned g[3], const unsigned b[3])
@@ -33,7 +34,7 @@ static CUresult check_kernel(CUfunction f, const EmuKernelInfo *info, const unsi
 }
 
 /* The packed parameter buffer of `extra` as one pointer per parameter. */
-static CUresult unpack_extra(void **extra, const EmuKernelInfo *info, void **args)
+CUresult drv_unpack_extra(void **extra, const EmuKernelInfo *info, void **args)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -78,7 +79,7 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
     if (*params && extra) return CUDA_ERROR_INVALID_VALUE;
     if (extra) {
         if (info.nparams > MAX_PARAMS) return CUDA_ERROR_INVALID_VALUE;
-        if ((e = unpack_extra(extra, &info, packed)) != CUDA_SUCCESS) return e;
+        if ((e = drv_unpack_extra(extra, &info, packed)) != CUDA_SUCCESS) return e;
         *params = packed;
     }
     if (info.nparams > 0 && !*params) return CUDA_ERROR_INVALID_VALUE;
@@ -93,9 +94,10 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
     return CUDA_SUCCESS;
 }
 
-CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
-                    CUstream s, void **params, void **extra, const unsigned *cluster,
-                    int cooperative)
+/* A launch on stream s, or (after != NULL) a graph's kernel node on its ordering lane. */
+static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                       unsigned smem, CUstream s, void **params, void **extra,
+                       const unsigned *cluster, int cooperative, uint32_t lane, DrvOrder *after)
 {
     CUcontext c;
     CUresult e = drv_ctx_enter(&c);
@@ -105,12 +107,16 @@ CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     const unsigned *cl = drv_handle_kind(f) == H_FUNC ? launch_cluster(f, cluster, clbuf) : NULL;
     EmuKernel *k = NULL;
     e = launch_check(f, grid, block, smem, s, &params, extra, cl, cooperative, &k);
-    if (e != CUDA_SUCCESS) {
+    int cap = 0;
+    if (e == CUDA_SUCCESS && !after) e = drv_capture_work(s, &cap);
+    if (e != CUDA_SUCCESS || cap) {
+        if (cap) e = drv_capture_kernel(s, f, grid, block, smem, params, cluster, cooperative);
         drv_unlock();
         return e;
     }
     char err[2048] = "";
-    drv_order_launch(s);
+    if (after) drv_order_lane_launch(lane, after);
+    else drv_order_launch(s);
     int rc = emu_launch_ex(k, grid, block, cl, smem, params, err, sizeof err);
     drv_unlock();
     if (rc == EMU_OK) return CUDA_SUCCESS;
@@ -124,6 +130,20 @@ CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     if (err[0] && !f->reported) drv_diag("%s", err);
     f->reported = 1;
     return e;
+}
+
+CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
+                    CUstream s, void **params, void **extra, const unsigned *cluster,
+                    int cooperative)
+{
+    return launch(f, grid, block, smem, s, params, extra, cluster, cooperative, 0, NULL);
+}
+
+CUresult drv_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                         unsigned smem, void **params, const unsigned *cluster, int cooperative,
+                         uint32_t lane, DrvOrder *after)
+{
+    return launch(f, grid, block, smem, NULL, params, NULL, cluster, cooperative, lane, after);
 }
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
