@@ -103,9 +103,17 @@ static int blocking(CUstream s)
            !(flags & CU_STREAM_NON_BLOCKING);
 }
 
-/* End a capture: its streams and events leave it; the graph goes unless returned. */
+static int is_stream(const void *h)
+{
+    return h == CU_STREAM_PER_THREAD || drv_handle_kind(h) == H_STREAM;
+}
+
+/* End a capture: its streams leave it; its events stay marked as recorded in a capture that
+ * is over (cap NULL) until recorded again; the graph goes unless returned. */
 static void capture_end(Capture *c, int keep_graph)
 {
+    for (size_t i = 0; i < nmembers; i++)
+        if (members[i].cap == c && !is_stream(members[i].h)) members[i].cap = NULL;
     for (size_t i = 0; i < nmembers;)
         if (members[i].cap == c) member_drop(&members[i]);
         else i++;
@@ -266,7 +274,7 @@ static int invalidate(int (*pick)(const Capture *))
 {
     int hit = 0;
     for (size_t i = 0; i < nmembers; i++)
-        if (members[i].cap->origin == members[i].h && pick(members[i].cap)) {
+        if (members[i].cap && members[i].cap->origin == members[i].h && pick(members[i].cap)) {
             members[i].cap->invalid = 1;
             hit = 1;
         }
@@ -340,11 +348,14 @@ int drv_capture_event_record(CUstream s, CUevent ev, unsigned flags, CUresult *e
 }
 
 /* Waiting for an event of a capture: a stream outside it joins it (a fork), a stream in it
- * depends on the event's nodes too (a join). */
+ * depends on the event's nodes too (a join). Measured: a capturing stream waiting for an
+ * event recorded outside any capture is CUDA_ERROR_STREAM_CAPTURE_ISOLATION, and the capture
+ * is invalidated. */
 int drv_capture_event_wait(CUstream s, CUevent ev, CUresult *e)
 {
     drv_lock();
     Member *sm = member(s), *em = member(ev);
+    if (em && !em->cap) em = NULL;   /* its capture is over */
     int handled = sm || em;
     *e = CUDA_SUCCESS;
     if (em && sm && sm->cap != em->cap) {
@@ -364,22 +375,25 @@ int drv_capture_event_wait(CUstream s, CUevent ev, CUresult *e)
         *e = sm->cap->invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
              : deps_add(sm, em->deps, em->n) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
     } else if (sm) {
-        /* an event recorded outside: the captured work has no dependency on it */
-        *e = sm->cap->invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS;
+        *e = sm->cap->invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+                              : CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+        sm->cap->invalid = 1;
     }
     drv_unlock();
     return handled;
 }
 
 /* Measured: querying an event recorded in a capture is CUDA_ERROR_CAPTURED_EVENT;
- * synchronising with one is INVALID_VALUE and invalidates the capture. */
+ * synchronising with one is INVALID_VALUE and invalidates the capture; once the capture is
+ * over, both are INVALID_VALUE until the event is recorded outside a capture. */
 CUresult drv_capture_event_host(CUevent ev, int sync)
 {
     if (!nmembers) return CUDA_SUCCESS;
     drv_lock();
     Member *m = member(ev);
-    CUresult e = !m ? CUDA_SUCCESS : sync ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_CAPTURED_EVENT;
-    if (m && sync) m->cap->invalid = 1;
+    CUresult e = !m ? CUDA_SUCCESS : sync || !m->cap ? CUDA_ERROR_INVALID_VALUE
+                                                    : CUDA_ERROR_CAPTURED_EVENT;
+    if (m && m->cap && sync) m->cap->invalid = 1;
     drv_unlock();
     return e;
 }
@@ -389,7 +403,7 @@ void drv_capture_forget(const void *h)
     if (!nmembers) return;
     drv_lock();
     Member *m = member(h);
-    if (m && m->cap->origin != h) member_drop(m);
+    if (m && (!m->cap || m->cap->origin != h)) member_drop(m);
     drv_unlock();
 }
 
@@ -464,11 +478,6 @@ CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
     return ok ? begin(hStream, hGraph, dependencies, numDependencies, mode) : CUDA_ERROR_INVALID_VALUE;
 }
 
-static int is_stream(const void *h)
-{
-    return h == CU_STREAM_PER_THREAD || drv_handle_kind(h) == H_STREAM;
-}
-
 /* Every other stream of the capture must have been joined back: its dependencies must lie
  * behind the origin's. */
 static int joined(const Capture *c, const Member *origin)
@@ -486,14 +495,17 @@ static int joined(const Capture *c, const Member *origin)
     return 1;
 }
 
+/* A capture into the program's own graph (cuStreamBeginCaptureToGraph) needs no phGraph. */
 CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
-    if (!phGraph) return CUDA_ERROR_INVALID_VALUE;
     CUresult e = stream_enter(hStream);
     if (e != CUDA_SUCCESS) return e;
     Member *m = member(hStream);
-    if (!m) return leave(CUDA_ERROR_ILLEGAL_STATE);
+    if (!m) return leave(phGraph ? CUDA_ERROR_ILLEGAL_STATE : CUDA_ERROR_INVALID_VALUE);
     Capture *c = m->cap;
+    CUgraph ignored;
+    if (!phGraph && c->own_graph) return leave(CUDA_ERROR_INVALID_VALUE);
+    if (!phGraph) phGraph = &ignored;
     if (c->origin != hStream) {
         c->invalid = 1;
         return leave(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);

@@ -514,7 +514,8 @@ static CUresult side_of(CUmemorytype t, const void *host, CUdeviceptr dev, size_
 static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t depth, int dry)
 {
     if (!width || !height || !depth) return CUDA_SUCCESS;
-    if (d.pitch < width || s.pitch < width) return CUDA_ERROR_INVALID_VALUE;
+    /* a single row needs no pitch (1D copies give 0) */
+    if ((height > 1 || depth > 1) && (d.pitch < width || s.pitch < width)) return CUDA_ERROR_INVALID_VALUE;
     if (depth > 1 && (d.height < height || s.height < height)) return CUDA_ERROR_INVALID_VALUE;
     size_t dspan = d.pitch * (d.height * (depth - 1) + height - 1) + width;
     size_t sspan = s.pitch * (s.height * (depth - 1) + height - 1) + width;
