@@ -1,5 +1,6 @@
 /* exec_call.c - extern functions a kernel may call, implemented on the host and called
- * through libffi from the .param signature: vprintf, malloc, free, __assertfail. */
+ * through libffi from the .param signature: vprintf, malloc, free, __assertfail and
+ * cudaGraphSetConditional. */
 #include <stdio.h>
 #include <string.h>
 #include "call.h"
@@ -106,6 +107,20 @@ static void host_assertfail(uint64_t msg, uint64_t file, uint32_t line, uint64_t
     cur_fault = CALL_ASSERTED;
 }
 
+/* A conditional handle is the device address of the condition's 32-bit value (the driver's
+ * runtime/driver/graph.c makes them), so setting it is a checked store. */
+static void host_set_conditional(uint64_t handle, uint32_t value)
+{
+    uint32_t *p = mem_host(handle, sizeof value);
+    if (p) {
+        __atomic_store_n(p, value, __ATOMIC_RELAXED);
+        return;
+    }
+    warp_fault(cur_w, cur_lane, EMU_ERR_ILLEGAL_ADDRESS, "cudaGraphSetConditional: 0x%llx is not "
+               "a conditional handle", (unsigned long long)handle);
+    cur_fault = CALL_FAULTED;
+}
+
 typedef struct HostFnInfo {
     const char *name;
     void *fn;
@@ -119,6 +134,7 @@ static const HostFnInfo host_fns[] = {
     { "malloc", (void *)host_malloc, 1, {8}, 8 },
     { "free", (void *)host_free, 1, {8}, 0 },
     { "__assertfail", (void *)host_assertfail, 5, {8, 8, 4, 8, 8}, 0 },
+    { "cudaGraphSetConditional", (void *)host_set_conditional, 2, {8, 4}, 0 },
 };
 
 static ffi_type *ffi_of(unsigned size)

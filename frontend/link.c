@@ -21,7 +21,8 @@
 /* Functions the emulator implements on the host: declared, never defined, in device code. */
 static int host_provided(const char *name)
 {
-    static const char *const names[] = { "vprintf", "malloc", "free", "__assertfail", NULL };
+    static const char *const names[] = { "vprintf", "malloc", "free", "__assertfail",
+                                         "cudaGraphSetConditional", NULL };
     for (int i = 0; names[i]; i++)
         if (!strcmp(name, names[i])) return 1;
     return 0;

@@ -16,9 +16,9 @@ trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
 check() { if [ "$2" = 0 ]; then echo "PASS: $1"; pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
 
-kinds=(read-after-write x write-after-read x write-after-write x read-before-async-copy-complete x read-after-write x '[a-z-]*-after-[a-z]* in global' x write-before-async-copy-read-complete x async-proxy-read-without-proxy-fence x '[a-z-]*-after-[a-z]*' x mbarrier-used-before-fence-mbarrier-init x '[a-z-]*-after-[a-z]* in global' x '[a-z-]*-after-[a-z]* in global' x mbarrier-wait-on-observed-phase x mbarrier-tx-beyond-phase x '[a-z-]*-after-[a-z]*' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x '[a-z-]*-after-[a-z]*' x)
-names=(raw raw_fixed war war_fixed waw waw_fixed async async_fixed warp warp_fixed global global_fixed bulk_src bulk_src_fixed proxy proxy_fixed plain volatile_marked mbinit mbinit_fixed ticket ticket_fixed ticket_cta ticket_acq_rel parity parity_fixed tx_beyond tx_fixed mbar_skip mbar_skip_fixed streams streams_event streams_blocking streams_legacy dsmem dsmem_fixed)
-for i in $(seq 0 35); do
+kinds=(read-after-write x write-after-read x write-after-write x read-before-async-copy-complete x read-after-write x '[a-z-]*-after-[a-z]* in global' x write-before-async-copy-read-complete x async-proxy-read-without-proxy-fence x '[a-z-]*-after-[a-z]*' x mbarrier-used-before-fence-mbarrier-init x '[a-z-]*-after-[a-z]* in global' x '[a-z-]*-after-[a-z]* in global' x mbarrier-wait-on-observed-phase x mbarrier-tx-beyond-phase x '[a-z-]*-after-[a-z]*' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x '[a-z-]*-after-[a-z]*' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x)
+names=(raw raw_fixed war war_fixed waw waw_fixed async async_fixed warp warp_fixed global global_fixed bulk_src bulk_src_fixed proxy proxy_fixed plain volatile_marked mbinit mbinit_fixed ticket ticket_fixed ticket_cta ticket_acq_rel parity parity_fixed tx_beyond tx_fixed mbar_skip mbar_skip_fixed streams streams_event streams_blocking streams_legacy dsmem dsmem_fixed graph graph_edge)
+for i in $(seq 0 37); do
     PTXEMU_RACECHECK=1 PTXEMU_REPORT="$work/report.$i" "$launcher" "$work/hazards" $i >"$work/out.$i" 2>"$work/err.$i"
     n=$(grep -c "^ptxemu: race:" "$work/err.$i")
     if [ $((i % 2)) = 0 ]; then
@@ -35,7 +35,7 @@ done
 # the access logs drop what the shadow no longer names; compacting at every fill must not
 # change a single report
 same=0
-for i in $(seq 0 35); do
+for i in $(seq 0 37); do
     PTXEMU_RACECHECK=1 PTXEMU_RACECHECK_COMPACT=1 "$launcher" "$work/hazards" $i >/dev/null 2>"$work/cerr.$i"
     cmp -s "$work/err.$i" "$work/cerr.$i" || { same=1; echo "case $i differs with PTXEMU_RACECHECK_COMPACT=1"; }
 done

@@ -60,6 +60,9 @@ RtFunc *rt_func_by_handle(const void *handle);      /* NULL unless a live RtFunc
 cudaError_t rt_func_driver(RtFunc *f, CUfunction *out);
 /* The driver function behind a host stub; cudaErrorInvalidDeviceFunction if not a kernel. */
 cudaError_t rt_stub_function(const void *stub, CUfunction *out);
+/* The host stub of a kernel the runtime found for the program (graph kernel nodes name
+ * kernels by stub); NULL when none. */
+const void *rt_stub_of(CUfunction fn);
 /* Device address and size of the variable behind a host shadow (or device) address. */
 cudaError_t rt_symbol(const void *symbol, uint64_t *addr, size_t *size);
 void rt_registry_reset(void);                        /* cudaDeviceReset                 */

@@ -292,6 +292,16 @@ cudaError_t rt_func_driver(RtFunc *f, CUfunction *out)
     return cudaSuccess;
 }
 
+const void *rt_stub_of(CUfunction fn)
+{
+    const void *stub = NULL;
+    rt_lock();
+    for (size_t i = 0; i < rt_nfuncs && !stub; i++)
+        if (rt_funcs[i]->fn == fn) stub = rt_funcs[i]->stub;
+    rt_unlock();
+    return stub;
+}
+
 cudaError_t rt_stub_function(const void *stub, CUfunction *out)
 {
     rt_lock();

@@ -28,17 +28,11 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaDestroySurfaceObject) \
     X(cudaDestroyTextureObject) \
     X(cudaDeviceFlushGPUDirectRDMAWrites) \
-    X(cudaDeviceGetDefaultMemPool) \
-    X(cudaDeviceGetGraphMemAttribute) \
     X(cudaDeviceGetHostAtomicCapabilities) \
-    X(cudaDeviceGetMemPool) \
     X(cudaDeviceGetNvSciSyncAttributes) \
     X(cudaDeviceGetP2PAtomicCapabilities) \
     X(cudaDeviceGetTexture1DLinearMaxWidth) \
-    X(cudaDeviceGraphMemTrim) \
     X(cudaDeviceRegisterAsyncNotification) \
-    X(cudaDeviceSetGraphMemAttribute) \
-    X(cudaDeviceSetMemPool) \
     X(cudaDeviceUnregisterAsyncNotification) \
     X(cudaEGLStreamConsumerAcquireFrame) \
     X(cudaEGLStreamConsumerConnect) \
@@ -72,91 +66,23 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaGetTextureObjectResourceDesc) \
     X(cudaGetTextureObjectResourceViewDesc) \
     X(cudaGetTextureObjectTextureDesc) \
-    X(cudaGraphAddChildGraphNode) \
-    X(cudaGraphAddDependencies) \
-    X(cudaGraphAddEmptyNode) \
-    X(cudaGraphAddEventRecordNode) \
-    X(cudaGraphAddEventWaitNode) \
     X(cudaGraphAddExternalSemaphoresSignalNode) \
     X(cudaGraphAddExternalSemaphoresWaitNode) \
-    X(cudaGraphAddHostNode) \
-    X(cudaGraphAddKernelNode) \
-    X(cudaGraphAddMemAllocNode) \
-    X(cudaGraphAddMemFreeNode) \
-    X(cudaGraphAddMemcpyNode) \
-    X(cudaGraphAddMemcpyNode1D) \
     X(cudaGraphAddMemcpyNodeFromSymbol) \
     X(cudaGraphAddMemcpyNodeToSymbol) \
-    X(cudaGraphAddMemsetNode) \
-    X(cudaGraphAddNode) \
-    X(cudaGraphChildGraphNodeGetGraph) \
-    X(cudaGraphClone) \
-    X(cudaGraphConditionalHandleCreate) \
-    X(cudaGraphCreate) \
-    X(cudaGraphDebugDotPrint) \
-    X(cudaGraphDestroy) \
-    X(cudaGraphDestroyNode) \
-    X(cudaGraphEventRecordNodeGetEvent) \
-    X(cudaGraphEventRecordNodeSetEvent) \
-    X(cudaGraphEventWaitNodeGetEvent) \
-    X(cudaGraphEventWaitNodeSetEvent) \
-    X(cudaGraphExecChildGraphNodeSetParams) \
-    X(cudaGraphExecDestroy) \
-    X(cudaGraphExecEventRecordNodeSetEvent) \
-    X(cudaGraphExecEventWaitNodeSetEvent) \
     X(cudaGraphExecExternalSemaphoresSignalNodeSetParams) \
     X(cudaGraphExecExternalSemaphoresWaitNodeSetParams) \
-    X(cudaGraphExecGetFlags) \
-    X(cudaGraphExecHostNodeSetParams) \
-    X(cudaGraphExecKernelNodeSetParams) \
-    X(cudaGraphExecMemcpyNodeSetParams) \
-    X(cudaGraphExecMemcpyNodeSetParams1D) \
     X(cudaGraphExecMemcpyNodeSetParamsFromSymbol) \
     X(cudaGraphExecMemcpyNodeSetParamsToSymbol) \
-    X(cudaGraphExecMemsetNodeSetParams) \
-    X(cudaGraphExecNodeSetParams) \
-    X(cudaGraphExecUpdate) \
     X(cudaGraphExternalSemaphoresSignalNodeGetParams) \
     X(cudaGraphExternalSemaphoresSignalNodeSetParams) \
     X(cudaGraphExternalSemaphoresWaitNodeGetParams) \
     X(cudaGraphExternalSemaphoresWaitNodeSetParams) \
-    X(cudaGraphGetEdges) \
-    X(cudaGraphGetNodes) \
-    X(cudaGraphGetRootNodes) \
-    X(cudaGraphHostNodeGetParams) \
-    X(cudaGraphHostNodeSetParams) \
-    X(cudaGraphInstantiate) \
-    X(cudaGraphInstantiateWithFlags) \
-    X(cudaGraphInstantiateWithParams) \
-    X(cudaGraphInstantiateWithParams_ptsz) \
     X(cudaGraphKernelNodeCopyAttributes) \
     X(cudaGraphKernelNodeGetAttribute) \
-    X(cudaGraphKernelNodeGetParams) \
     X(cudaGraphKernelNodeSetAttribute) \
-    X(cudaGraphKernelNodeSetParams) \
-    X(cudaGraphLaunch) \
-    X(cudaGraphLaunch_ptsz) \
-    X(cudaGraphMemAllocNodeGetParams) \
-    X(cudaGraphMemFreeNodeGetParams) \
-    X(cudaGraphMemcpyNodeGetParams) \
-    X(cudaGraphMemcpyNodeSetParams) \
-    X(cudaGraphMemcpyNodeSetParams1D) \
     X(cudaGraphMemcpyNodeSetParamsFromSymbol) \
     X(cudaGraphMemcpyNodeSetParamsToSymbol) \
-    X(cudaGraphMemsetNodeGetParams) \
-    X(cudaGraphMemsetNodeSetParams) \
-    X(cudaGraphNodeFindInClone) \
-    X(cudaGraphNodeGetDependencies) \
-    X(cudaGraphNodeGetDependentNodes) \
-    X(cudaGraphNodeGetEnabled) \
-    X(cudaGraphNodeGetType) \
-    X(cudaGraphNodeSetEnabled) \
-    X(cudaGraphNodeSetParams) \
-    X(cudaGraphReleaseUserObject) \
-    X(cudaGraphRemoveDependencies) \
-    X(cudaGraphRetainUserObject) \
-    X(cudaGraphUpload) \
-    X(cudaGraphUpload_ptsz) \
     X(cudaGraphicsEGLRegisterImage) \
     X(cudaGraphicsGLRegisterBuffer) \
     X(cudaGraphicsGLRegisterImage) \
@@ -195,8 +121,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaMalloc3D) \
     X(cudaMalloc3DArray) \
     X(cudaMallocArray) \
-    X(cudaMallocFromPoolAsync) \
-    X(cudaMallocFromPoolAsync_ptsz) \
     X(cudaMallocMipmappedArray) \
     X(cudaMemDiscardAndPrefetchBatchAsync) \
     X(cudaMemDiscardAndPrefetchBatchAsync_ptsz) \
@@ -204,17 +128,10 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaMemDiscardBatchAsync_ptsz) \
     X(cudaMemGetDefaultMemPool) \
     X(cudaMemGetMemPool) \
-    X(cudaMemPoolCreate) \
-    X(cudaMemPoolDestroy) \
     X(cudaMemPoolExportPointer) \
     X(cudaMemPoolExportToShareableHandle) \
-    X(cudaMemPoolGetAccess) \
-    X(cudaMemPoolGetAttribute) \
     X(cudaMemPoolImportFromShareableHandle) \
     X(cudaMemPoolImportPointer) \
-    X(cudaMemPoolSetAccess) \
-    X(cudaMemPoolSetAttribute) \
-    X(cudaMemPoolTrimTo) \
     X(cudaMemPrefetchBatchAsync) \
     X(cudaMemPrefetchBatchAsync_ptsz) \
     X(cudaMemRangeGetAttribute) \
@@ -259,28 +176,12 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaSignalExternalSemaphoresAsync_ptsz) \
     X(cudaStreamAttachMemAsync) \
     X(cudaStreamAttachMemAsync_ptsz) \
-    X(cudaStreamBeginCapture) \
-    X(cudaStreamBeginCaptureToGraph) \
-    X(cudaStreamBeginCaptureToGraph_ptsz) \
-    X(cudaStreamBeginCapture_ptsz) \
     X(cudaStreamCopyAttributes) \
     X(cudaStreamCopyAttributes_ptsz) \
-    X(cudaStreamEndCapture) \
-    X(cudaStreamEndCapture_ptsz) \
     X(cudaStreamGetAttribute) \
     X(cudaStreamGetAttribute_ptsz) \
-    X(cudaStreamGetCaptureInfo) \
-    X(cudaStreamGetCaptureInfo_ptsz) \
-    X(cudaStreamIsCapturing) \
-    X(cudaStreamIsCapturing_ptsz) \
     X(cudaStreamSetAttribute) \
     X(cudaStreamSetAttribute_ptsz) \
-    X(cudaStreamUpdateCaptureDependencies) \
-    X(cudaStreamUpdateCaptureDependencies_ptsz) \
-    X(cudaThreadExchangeStreamCaptureMode) \
-    X(cudaUserObjectCreate) \
-    X(cudaUserObjectRelease) \
-    X(cudaUserObjectRetain) \
     X(cudaVDPAUGetDevice) \
     X(cudaVDPAUSetVDPAUDevice) \
     X(cudaWaitExternalSemaphoresAsync) \

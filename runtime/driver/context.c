@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
+#include "runtime/driver/graph.h"
 
 #define STACK_DEPTH 64
 
@@ -410,6 +411,7 @@ CUresult CUDAAPI cuCtxSynchronize(void)
 {
     CUcontext c;
     CUresult e = drv_ctx_enter(&c);
+    if (e == CUDA_SUCCESS && (e = drv_capture_sync_ctx()) != CUDA_SUCCESS) return e;
     drv_lock();
     drv_order_host_waits_all();
     drv_unlock();
@@ -421,6 +423,7 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
     CUcontext c;
     CUresult e = ctx_or_current(ctx, &c);
     if (e != CUDA_SUCCESS) return e;
+    if ((e = drv_capture_sync_ctx()) != CUDA_SUCCESS) return e;
     drv_lock();
     drv_order_host_waits_all();
     drv_unlock();

@@ -31,7 +31,8 @@ CUresult drv_from_emu(int emu_err);
 int drv_error_is_sticky(CUresult e);
 
 /* ---- handles.c: which pointers are live handles of which kind ---- */
-enum { H_NONE = 0, H_CTX, H_MODULE, H_FUNC, H_STREAM, H_EVENT, H_LINK };
+enum { H_NONE = 0, H_CTX, H_MODULE, H_FUNC, H_STREAM, H_EVENT, H_LINK,
+       H_MEMPOOL, H_GRAPH, H_GNODE, H_GEXEC, H_USEROBJ };   /* the last five: graph.h */
 int drv_handle_add(const void *p, int kind);    /* 0 ok, -1 out of memory */
 void drv_handle_del(const void *p);
 int drv_handle_kind(const void *p);             /* H_NONE when not a live handle */
@@ -97,6 +98,12 @@ enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED, DRV_MEM_REGISTERED };
 int drv_mem_ok(uint64_t p, size_t n);
 /* Free every allocation a context owns (context destruction, primary reset). */
 void drv_mem_release_ctx(CUcontext c);
+/* A device allocation and its release, for pools and graphs; caller holds the lock. */
+CUresult drv_mem_alloc_device(CUcontext c, uint64_t *out, size_t size);
+CUresult drv_mem_free_device(uint64_t p);
+/* Copies and fills as graph nodes describe them (graph.c runs them; dry: only validate). */
+CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry);
+CUresult drv_mem_fill(const CUDA_MEMSET_NODE_PARAMS *p, int dry);
 
 /* ---- module.c: modules, libraries, functions ---- */
 typedef struct DrvModule DrvModule;
@@ -130,12 +137,29 @@ void drv_order_launch(CUstream s);
 void drv_order_host_waits(CUstream s);
 void drv_order_host_waits_all(void);
 void drv_streams_release_ctx(CUcontext c);
+/* Graph nodes that may overlap each run on a lane of their own (an index like a stream's);
+ * a DrvOrder is a vector clock: for each lane or stream, how many of its launches come
+ * before. drv_order_lane_launch: a launch on `lane` after *v, which then becomes the clock
+ * of that launch. */
+typedef struct DrvOrder { uint64_t *c; uint32_t n; } DrvOrder;
+uint32_t drv_order_new_lane(void);
+void drv_order_stream_get(CUstream s, DrvOrder *out);       /* what s's next work follows */
+void drv_order_stream_after(CUstream s, const DrvOrder *v); /* s's later work follows v    */
+void drv_order_lane_launch(uint32_t lane, DrvOrder *v);
+void drv_order_join(DrvOrder *d, const DrvOrder *s);
 
 /* ---- launch.c ---- */
 CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                     unsigned smem, CUstream s, void **params, void **extra,
                     const unsigned *cluster, int cooperative);
 int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int block, size_t dyn);
+/* The packed parameter buffer of a launch's `extra` as one pointer per parameter. */
+CUresult drv_unpack_extra(void **extra, const EmuKernelInfo *info, void **args);
+/* A kernel node of a graph: checked as a launch, ordered on `lane` after *after (which
+ * becomes the launch's clock) instead of a stream. */
+CUresult drv_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                         unsigned smem, void **params, const unsigned *cluster, int cooperative,
+                         uint32_t lane, DrvOrder *after);
 
 /* ---- procaddr.c / export.c ---- */
 int drv_proc_lookup(const char *symbol, void **pfn, int version, uint64_t flags, int *status);

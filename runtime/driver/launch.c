@@ -9,6 +9,7 @@
 #include <string.h>
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
+#include "runtime/driver/graph.h"
 
 /* Grid and block shape against the H100's limits (every bad shape is INVALID_VALUE). */
 static CUresult check_shape(const unsigned g[3], const unsigned b[3])
@@ -34,7 +35,7 @@ static CUresult check_kernel(CUfunction f, const EmuKernelInfo *info, const unsi
 }
 
 /* The packed parameter buffer of `extra` as one pointer per parameter. */
-static CUresult unpack_extra(void **extra, const EmuKernelInfo *info, void **args)
+CUresult drv_unpack_extra(void **extra, const EmuKernelInfo *info, void **args)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -79,7 +80,7 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
     if (*params && extra) return CUDA_ERROR_INVALID_VALUE;
     if (extra) {
         if (info.nparams > MAX_PARAMS) return CUDA_ERROR_INVALID_VALUE;
-        if ((e = unpack_extra(extra, &info, packed)) != CUDA_SUCCESS) return e;
+        if ((e = drv_unpack_extra(extra, &info, packed)) != CUDA_SUCCESS) return e;
         *params = packed;
     }
     if (info.nparams > 0 && !*params) return CUDA_ERROR_INVALID_VALUE;
@@ -94,9 +95,10 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
     return CUDA_SUCCESS;
 }
 
-CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
-                    CUstream s, void **params, void **extra, const unsigned *cluster,
-                    int cooperative)
+/* A launch on stream s, or (after != NULL) a graph's kernel node on its ordering lane. */
+static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                       unsigned smem, CUstream s, void **params, void **extra,
+                       const unsigned *cluster, int cooperative, uint32_t lane, DrvOrder *after)
 {
     CUcontext c;
     CUresult e = drv_ctx_enter(&c);
@@ -106,12 +108,16 @@ CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     const unsigned *cl = drv_handle_kind(f) == H_FUNC ? launch_cluster(f, cluster, clbuf) : NULL;
     EmuKernel *k = NULL;
     e = launch_check(f, grid, block, smem, s, &params, extra, cl, cooperative, &k);
-    if (e != CUDA_SUCCESS) {
+    int cap = 0;
+    if (e == CUDA_SUCCESS && !after) e = drv_capture_work(s, &cap);
+    if (e != CUDA_SUCCESS || cap) {
+        if (cap) e = drv_capture_kernel(s, f, grid, block, smem, params, cluster, cooperative);
         drv_unlock();
         return e;
     }
     char err[2048] = "";
-    drv_order_launch(s);
+    if (after) drv_order_lane_launch(lane, after);
+    else drv_order_launch(s);
     mem_set_access(drv_peer_mask(c));   /* the kernel's device and its enabled peers */
     int rc = emu_launch_flags(k, grid, block, cl, smem, params,
                               cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
@@ -127,6 +133,20 @@ CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     if (err[0] && !f->reported) drv_diag("%s", err);
     f->reported = 1;
     return e;
+}
+
+CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
+                    CUstream s, void **params, void **extra, const unsigned *cluster,
+                    int cooperative)
+{
+    return launch(f, grid, block, smem, s, params, extra, cluster, cooperative, 0, NULL);
+}
+
+CUresult drv_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                         unsigned smem, void **params, const unsigned *cluster, int cooperative,
+                         uint32_t lane, DrvOrder *after)
+{
+    return launch(f, grid, block, smem, NULL, params, NULL, cluster, cooperative, lane, after);
 }
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
+#include "runtime/driver/graph.h"
 #include "emu/memory.h"
 
 /* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
@@ -104,6 +105,16 @@ void drv_mem_release_ctx(CUcontext c)
         }
 }
 
+CUresult drv_mem_alloc_device(CUcontext c, uint64_t *out, size_t size)
+{
+    return alloc_new(c, out, size, DRV_MEM_DEVICE, 0);
+}
+
+CUresult drv_mem_free_device(uint64_t p)
+{
+    return alloc_release(p, DRV_MEM_DEVICE, DRV_MEM_MANAGED);
+}
+
 int drv_mem_ok(uint64_t p, size_t n)
 {
     return p && mem_host(p, n ? n : 1) != NULL;
@@ -135,16 +146,18 @@ static CUresult mem_alloc_kind(CUcontext c, CUdeviceptr *dptr, size_t size, int 
 
 CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
+    if (drv_capture_unsafe_call() != CUDA_SUCCESS) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     IN_CTX(mem_alloc_kind(ctx_, dptr, bytesize, DRV_MEM_DEVICE, 0));
 }
 
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
+    if (drv_capture_unsafe_call() != CUDA_SUCCESS) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     if (!dptr) {   /* freeing nothing needs a context all the same */
         CUcontext c;
         return drv_ctx_enter(&c);
     }
-    IN_CTX((drv_order_host_waits_all(), alloc_release(dptr, DRV_MEM_DEVICE, DRV_MEM_MANAGED)));
+    IN_CTX((drv_order_host_waits_all(), drv_pool_free(dptr)));
 }
 
 /* Rows of cuMemAllocPitch are padded to this many bytes. */
@@ -173,6 +186,7 @@ CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t Wi
 
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
+    if (drv_capture_unsafe_call() != CUDA_SUCCESS) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUcontext c;
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
@@ -192,6 +206,7 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 
 CUresult CUDAAPI cuMemFreeHost(void *p)
 {
+    if (drv_capture_unsafe_call() != CUDA_SUCCESS) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     IN_CTX((drv_order_host_waits_all(),
             alloc_release((uint64_t)(uintptr_t)p, DRV_MEM_HOST, DRV_MEM_HOST)));
 }
@@ -355,21 +370,6 @@ CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUde
     return CUDA_SUCCESS;
 }
 
-/* Stream-ordered allocation: work runs in issue order, so it is a plain allocation. */
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
-{
-    IN_CTX(drv_stream_check(hStream) != CUDA_SUCCESS
-               ? CUDA_ERROR_INVALID_HANDLE
-               : mem_alloc_kind(ctx_, dptr, bytesize, DRV_MEM_DEVICE, 0));
-}
-
-CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
-{
-    IN_CTX(drv_stream_check(hStream) != CUDA_SUCCESS ? CUDA_ERROR_INVALID_HANDLE
-           : !dptr ? CUDA_ERROR_INVALID_VALUE
-                   : alloc_release(dptr, DRV_MEM_DEVICE, DRV_MEM_MANAGED));
-}
-
 /* ---- copies and fills ---- */
 
 /* A pointer the program calls device memory must be inside an allocation (or registered
@@ -398,8 +398,9 @@ static CUresult copy_sync(uint64_t dst, int dd, uint64_t src, int sd, size_t n)
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
+    e = drv_capture_work(NULL, NULL);   /* the legacy stream must not wait for a capture */
     drv_order_host_waits(NULL);
-    e = copy(dst, dd, src, sd, n);
+    if (e == CUDA_SUCCESS) e = copy(dst, dd, src, sd, n);
     drv_unlock();
     return e;
 }
@@ -411,7 +412,18 @@ static CUresult copy_async(uint64_t dst, int dd, uint64_t src, int sd, size_t n,
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     e = drv_stream_check(s);
-    if (e == CUDA_SUCCESS) e = copy(dst, dd, src, sd, n);
+    int cap = 0;
+    if (e == CUDA_SUCCESS) e = drv_capture_work(s, &cap);
+    if (e == CUDA_SUCCESS && cap) {
+        CUDA_MEMCPY3D p = { .srcMemoryType = sd ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_UNIFIED,
+                            .srcDevice = src, .dstMemoryType = dd ? CU_MEMORYTYPE_DEVICE
+                                                                  : CU_MEMORYTYPE_UNIFIED,
+                            .dstDevice = dst, .srcPitch = n, .dstPitch = n,
+                            .WidthInBytes = n, .Height = 1, .Depth = 1 };
+        e = drv_capture_memcpy(s, &p);
+    } else if (e == CUDA_SUCCESS) {
+        e = copy(dst, dd, src, sd, n);
+    }
     drv_unlock();
     return e;
 }
@@ -505,15 +517,18 @@ static CUresult side_of(CUmemorytype t, const void *host, CUdeviceptr dev, size_
     return CUDA_SUCCESS;
 }
 
-/* Copy depth slices of height rows of width bytes; validates every side's whole span. */
-static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t depth)
+/* Copy depth slices of height rows of width bytes; validates every side's whole span (and
+ * only that when dry). */
+static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t depth, int dry)
 {
     if (!width || !height || !depth) return CUDA_SUCCESS;
-    if (d.pitch < width || s.pitch < width) return CUDA_ERROR_INVALID_VALUE;
+    /* a single row needs no pitch (1D copies give 0) */
+    if ((height > 1 || depth > 1) && (d.pitch < width || s.pitch < width)) return CUDA_ERROR_INVALID_VALUE;
     if (depth > 1 && (d.height < height || s.height < height)) return CUDA_ERROR_INVALID_VALUE;
     size_t dspan = d.pitch * (d.height * (depth - 1) + height - 1) + width;
     size_t sspan = s.pitch * (s.height * (depth - 1) + height - 1) + width;
     if (!side_ok(d.base, dspan, d.dev) || !side_ok(s.base, sspan, s.dev)) return CUDA_ERROR_INVALID_VALUE;
+    if (dry) return CUDA_SUCCESS;
     for (size_t z = 0; z < depth; z++)
         for (size_t y = 0; y < height; y++)
             memmove((void *)(uintptr_t)(d.base + (z * d.height + y) * d.pitch),
@@ -530,10 +545,10 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p)
     if (e == CUDA_SUCCESS)
         e = side_of(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->Height,
                     p->srcXInBytes, p->srcY, 0, &s);
-    return e == CUDA_SUCCESS ? copy_box(d, s, p->WidthInBytes, p->Height, 1) : e;
+    return e == CUDA_SUCCESS ? copy_box(d, s, p->WidthInBytes, p->Height, 1, 0) : e;
 }
 
-static CUresult copy3d(const CUDA_MEMCPY3D *p)
+static CUresult copy3d(const CUDA_MEMCPY3D *p, int dry)
 {
     if (!p) return CUDA_ERROR_INVALID_VALUE;
     Side d, s;
@@ -542,7 +557,12 @@ static CUresult copy3d(const CUDA_MEMCPY3D *p)
     if (e == CUDA_SUCCESS)
         e = side_of(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->srcHeight,
                     p->srcXInBytes, p->srcY, p->srcZ, &s);
-    return e == CUDA_SUCCESS ? copy_box(d, s, p->WidthInBytes, p->Height, p->Depth) : e;
+    return e == CUDA_SUCCESS ? copy_box(d, s, p->WidthInBytes, p->Height, p->Depth, dry) : e;
+}
+
+CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry)
+{
+    return copy3d(p, dry);
 }
 
 #define COPY_SYNC(expr)                                                   \
@@ -551,20 +571,25 @@ static CUresult copy3d(const CUDA_MEMCPY3D *p)
         CUresult e_ = drv_ctx_enter(&c_);                                 \
         if (e_ != CUDA_SUCCESS) return e_;                                \
         drv_lock();                                                       \
+        e_ = drv_capture_work(NULL, NULL);                                \
         drv_order_host_waits(NULL);                                       \
-        e_ = (expr);                                                      \
+        if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
         drv_unlock();                                                     \
         return e_;                                                        \
     } while (0)
 
-#define COPY_ASYNC(expr, stream)                                          \
+/* An asynchronous copy or fill: `expr` does it, `captured` adds it to a capturing stream's
+ * graph instead. */
+#define COPY_ASYNC(expr, stream, captured)                                \
     do {                                                                  \
         CUcontext c_;                                                     \
         CUresult e_ = drv_ctx_enter(&c_);                                 \
         if (e_ != CUDA_SUCCESS) return e_;                                \
         drv_lock();                                                       \
         e_ = drv_stream_check(stream);                                    \
-        if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
+        int cap_ = 0;                                                     \
+        if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
+        if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \
         drv_unlock();                                                     \
         return e_;                                                        \
     } while (0)
@@ -573,17 +598,17 @@ CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy) { COPY_SYNC(copy2d(pC
 CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy) { COPY_SYNC(copy2d(pCopy)); }
 CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
-    COPY_ASYNC(copy2d(pCopy), hStream);
+    COPY_ASYNC(copy2d(pCopy), hStream, drv_capture_memcpy2d(hStream, pCopy));
 }
-CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy) { COPY_SYNC(copy3d(pCopy)); }
+CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy) { COPY_SYNC(copy3d(pCopy, 0)); }
 
 /* A peer 3D copy is a 3D copy whose contexts are checked (a null pointer is an error here;
  * the H100's driver crashes on it). */
-static CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p)
+static CUresult peer_to_3d(const CUDA_MEMCPY3D_PEER *p, CUDA_MEMCPY3D *q)
 {
     if (!p) return CUDA_ERROR_INVALID_VALUE;
     if (!peer_ctx_ok(p->srcContext) || !peer_ctx_ok(p->dstContext)) return CUDA_ERROR_INVALID_CONTEXT;
-    CUDA_MEMCPY3D q = {
+    *q = (CUDA_MEMCPY3D){
         .srcXInBytes = p->srcXInBytes, .srcY = p->srcY, .srcZ = p->srcZ, .srcLOD = p->srcLOD,
         .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost, .srcDevice = p->srcDevice,
         .srcArray = p->srcArray, .srcPitch = p->srcPitch, .srcHeight = p->srcHeight,
@@ -592,33 +617,65 @@ static CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p)
         .dstArray = p->dstArray, .dstPitch = p->dstPitch, .dstHeight = p->dstHeight,
         .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = p->Depth,
     };
-    return copy3d(&q);
+    return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy) { COPY_SYNC(copy3d_peer(pCopy)); }
+CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
+{
+    CUDA_MEMCPY3D q;
+    CUresult e = peer_to_3d(pCopy, &q);
+    if (e != CUDA_SUCCESS) return e;
+    COPY_SYNC(copy3d(&q, 0));
+}
 CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
-    COPY_ASYNC(copy3d_peer(pCopy), hStream);
+    CUDA_MEMCPY3D q;
+    CUresult e = peer_to_3d(pCopy, &q);
+    if (e != CUDA_SUCCESS) return e;
+    COPY_ASYNC(copy3d(&q, 0), hStream, drv_capture_memcpy(hStream, &q));
 }
 CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
-    COPY_ASYNC(copy3d(pCopy), hStream);
+    COPY_ASYNC(copy3d(pCopy, 0), hStream, drv_capture_memcpy(hStream, pCopy));
 }
 
-/* Fill n elements of `size` bytes (1, 2, 4) in rows of width elements, pitch bytes apart. */
-static CUresult fill(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
-                     size_t height)
+/* Fill n elements of `size` bytes (1, 2, 4) in rows of width elements, pitch bytes apart;
+ * only validate when dry. */
+static CUresult fill_dry(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                         size_t height, int dry)
 {
     if (!width || !height) return CUDA_SUCCESS;
     if (p % size || (height > 1 && (pitch < width * size || pitch % size)))
         return CUDA_ERROR_INVALID_VALUE;
     if (!drv_mem_ok(p, pitch * (height - 1) + width * size)) return CUDA_ERROR_INVALID_VALUE;
+    if (dry) return CUDA_SUCCESS;
     for (size_t r = 0; r < height; r++) {
         unsigned char *row = (unsigned char *)(uintptr_t)(p + r * pitch);
         if (size == 1) { memset(row, (int)(value & 0xff), width); continue; }
         for (size_t i = 0; i < width; i++) memcpy(row + i * size, &value, size);
     }
     return CUDA_SUCCESS;
+}
+
+static CUresult fill(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                     size_t height)
+{
+    return fill_dry(p, pitch, value, size, width, height, 0);
+}
+
+CUresult drv_mem_fill(const CUDA_MEMSET_NODE_PARAMS *p, int dry)
+{
+    if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4)
+        return CUDA_ERROR_INVALID_VALUE;
+    return fill_dry(p->dst, p->pitch, p->value, p->elementSize, p->width, p->height, dry);
+}
+
+/* An asynchronous fill, or its node in a capturing stream's graph. */
+static CUresult fill_async(uint64_t p, size_t pitch, unsigned value, unsigned size,
+                           size_t width, size_t height, CUstream s)
+{
+    CUDA_MEMSET_NODE_PARAMS m = { p, pitch, value, size, width, height };
+    COPY_ASYNC(fill(p, pitch, value, size, width, height), s, drv_capture_memset(s, &m));
 }
 
 CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
@@ -650,31 +707,31 @@ CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsign
 }
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
-    COPY_ASYNC(fill(dstDevice, N, uc, 1, N, 1), hStream);
+    return fill_async(dstDevice, N, uc, 1, N, 1, hStream);
 }
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
                                   CUstream hStream)
 {
-    COPY_ASYNC(fill(dstDevice, N * 2, us, 2, N, 1), hStream);
+    return fill_async(dstDevice, N * 2, us, 2, N, 1, hStream);
 }
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
-    COPY_ASYNC(fill(dstDevice, N * 4, ui, 4, N, 1), hStream);
+    return fill_async(dstDevice, N * 4, ui, 4, N, 1, hStream);
 }
 CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
                                    size_t Width, size_t Height, CUstream hStream)
 {
-    COPY_ASYNC(fill(dstDevice, dstPitch, uc, 1, Width, Height), hStream);
+    return fill_async(dstDevice, dstPitch, uc, 1, Width, Height, hStream);
 }
 CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
                                     size_t Width, size_t Height, CUstream hStream)
 {
-    COPY_ASYNC(fill(dstDevice, dstPitch, us, 2, Width, Height), hStream);
+    return fill_async(dstDevice, dstPitch, us, 2, Width, Height, hStream);
 }
 CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
                                     size_t Width, size_t Height, CUstream hStream)
 {
-    COPY_ASYNC(fill(dstDevice, dstPitch, ui, 4, Width, Height), hStream);
+    return fill_async(dstDevice, dstPitch, ui, 4, Width, Height, hStream);
 }
 
 /* ---- managed-memory hints: validated, then nothing to do (memory is already shared) ---- */
@@ -704,7 +761,7 @@ CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLo
                                        unsigned int flags, CUstream hStream)
 {
     if (flags != 0 || !location_ok(location)) return CUDA_ERROR_INVALID_VALUE;
-    COPY_ASYNC(managed_range(devPtr, count), hStream);
+    COPY_ASYNC(managed_range(devPtr, count), hStream, managed_range(devPtr, count));
 }
 
 CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
@@ -764,7 +821,7 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdevice
     case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: *(unsigned long long *)data = 0; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: *(unsigned *)data = 0; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: *(unsigned *)data = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE; return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(void **)data = NULL; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(void **)data = drv_pool_of(start); return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: *(unsigned long long *)data = start; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: *(unsigned *)data = 0; return CUDA_SUCCESS;
     default: return CUDA_ERROR_INVALID_VALUE;

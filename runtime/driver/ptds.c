@@ -71,6 +71,48 @@ PTSZ(cuStreamAddCallback, (CUstream st, CUstreamCallback cb, void *u, unsigned f
 PTSZ(cuLaunchHostFunc, (CUstream st, CUhostFn fn, void *u), (S(st), fn, u))
 PTSZ(cuEventRecord, (CUevent e, CUstream st), (e, S(st)))
 PTSZ(cuEventRecordWithFlags, (CUevent e, CUstream st, unsigned f), (e, S(st), f))
+PTSZ(cuMemAllocFromPoolAsync, (CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream st),
+     (p, n, pool, S(st)))
+PTSZ(cuGraphLaunch, (CUgraphExec x, CUstream st), (x, S(st)))
+PTSZ(cuGraphUpload, (CUgraphExec x, CUstream st), (x, S(st)))
+PTSZ(cuStreamBeginCapture_v2, (CUstream st, CUstreamCaptureMode m), (S(st), m))
+PTSZ(cuStreamEndCapture, (CUstream st, CUgraph *g), (S(st), g))
+PTSZ(cuStreamIsCapturing, (CUstream st, CUstreamCaptureStatus *c), (S(st), c))
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream st, CUstreamCaptureStatus *c, cuuint64_t *id,
+                                           CUgraph *g, const CUgraphNode **d, size_t *n);
+PTSZ(cuStreamGetCaptureInfo_v2, (CUstream st, CUstreamCaptureStatus *c, cuuint64_t *id, CUgraph *g,
+                                 const CUgraphNode **d, size_t *n), (S(st), c, id, g, d, n))
+PTSZ(cuStreamGetCaptureInfo_v3, (CUstream st, CUstreamCaptureStatus *c, cuuint64_t *id, CUgraph *g,
+                                 const CUgraphNode **d, const CUgraphEdgeData **ed, size_t *n),
+     (S(st), c, id, g, d, ed, n))
+PTSZ(cuStreamUpdateCaptureDependencies_v2, (CUstream st, CUgraphNode *d, const CUgraphEdgeData *ed,
+                                            size_t n, unsigned f), (S(st), d, ed, n, f))
+PTSZ(cuStreamBeginCaptureToGraph, (CUstream st, CUgraph g, const CUgraphNode *d,
+                                   const CUgraphEdgeData *ed, size_t n, CUstreamCaptureMode m),
+     (S(st), g, d, ed, n, m))
+
+/* The first forms (CUDA 10), named without their version by the headers. */
+#undef cuStreamBeginCapture
+#undef cuStreamGetCaptureInfo
+#undef cuStreamUpdateCaptureDependencies
+CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream);
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *s, cuuint64_t *id);
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *d, size_t n,
+                                                   unsigned int flags);
+PTSZ(cuStreamBeginCapture, (CUstream st), (S(st)))
+PTSZ(cuStreamGetCaptureInfo, (CUstream st, CUstreamCaptureStatus *c, cuuint64_t *id), (S(st), c, id))
+PTSZ(cuStreamUpdateCaptureDependencies, (CUstream st, CUgraphNode *d, size_t n, unsigned f),
+     (S(st), d, n, f))
+
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *x, CUgraph g,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *p);
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *x, CUgraph g,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    if (p && !p->hUploadStream) p->hUploadStream = CU_STREAM_PER_THREAD;
+    return cuGraphInstantiateWithParams(x, g, p);
+}
+
 PTSZ(cuLaunchKernel, (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                       unsigned bz, unsigned smem, CUstream st, void **params, void **extra),
      (f, gx, gy, gz, bx, by, bz, smem, S(st), params, extra))

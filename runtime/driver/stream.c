@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "runtime/driver/drv.h"
+#include "runtime/driver/graph.h"
 
 /* Stream priorities of the emulated device: 0 (least) down to -5 (greatest). */
 #define PRIO_LEAST 0
@@ -28,7 +29,7 @@ struct CUstream_st {
  * launches the stream's next work comes after (its own entry: its launches so far). Index 0
  * is the legacy default stream, 1 the per-thread one, then streams in creation order. A
  * launch on the legacy stream waits for all blocking streams, and their later work for it. */
-typedef struct Order { uint64_t *c; uint32_t n; } Order;
+typedef DrvOrder Order;
 static Order *ords;
 static unsigned char *ord_blocking;
 static uint32_t nord = 2, ord_cap;
@@ -81,16 +82,24 @@ static uint32_t ord_index(CUstream s)
     return stream_builtin(s) || drv_handle_kind(s) != H_STREAM ? 0 : s->order;
 }
 
-void drv_order_launch(CUstream s)
+/* Stream i's clock brought up to what its next work comes after: what the host waited for
+ * and, for the legacy stream, the blocking streams' work. NULL when out of memory. */
+static Order *ord_before_work(uint32_t i)
 {
-    uint32_t i = ord_index(s);
     Order *o = ord_of(i);
-    if (!o || ord_grow(o, i + 1)) return;
+    if (!o || ord_grow(o, i + 1)) return NULL;
     ord_join(o, &host);
     if (i == 0)
         for (uint32_t j = 1; j < nord; j++)
             if (ord_blocking[j]) ord_join(&ords[0], &ords[j]);
-    o = &ords[i];
+    return &ords[i];
+}
+
+void drv_order_launch(CUstream s)
+{
+    uint32_t i = ord_index(s);
+    Order *o = ord_before_work(i);
+    if (!o) return;
     uint64_t clock = ++o->c[i];
     o->c[i] = clock - 1;   /* what the launch comes after: the stream's earlier launches */
     emu_launch_order(i, clock, o->c, o->n);
@@ -99,6 +108,48 @@ void drv_order_launch(CUstream s)
         for (uint32_t j = 1; j < nord; j++)
             if (ord_blocking[j] && !ord_grow(&ords[j], 1) && ords[j].c[0] < clock)
                 ords[j].c[0] = clock;
+}
+
+uint32_t drv_order_new_lane(void)
+{
+    uint32_t lane = nord++;
+    if (ord_of(lane)) ord_blocking[lane] = 0;   /* a lane is no stream the legacy one waits for */
+    return lane;
+}
+
+void drv_order_join(DrvOrder *d, const DrvOrder *s)
+{
+    ord_join(d, s);
+}
+
+void drv_order_stream_get(CUstream s, DrvOrder *out)
+{
+    Order *o = ord_before_work(ord_index(s));
+    out->n = 0;
+    if (o) ord_join(out, o);
+}
+
+/* The legacy stream's later work is also what blocking streams wait for. */
+void drv_order_stream_after(CUstream s, const DrvOrder *v)
+{
+    uint32_t i = ord_index(s);
+    Order *o = ord_of(i);
+    if (!o) return;
+    ord_join(o, v);
+    if (i == 0)
+        for (uint32_t j = 1; j < nord; j++)
+            if (ord_blocking[j]) ord_join(&ords[j], v);
+}
+
+void drv_order_lane_launch(uint32_t lane, DrvOrder *v)
+{
+    Order *o = ord_of(lane);
+    if (!o || ord_grow(o, lane + 1) || ord_grow(v, lane + 1)) return;
+    uint64_t clock = o->c[lane] + 1;
+    v->c[lane] = clock - 1;   /* the lane's own earlier launches (earlier graph launches) */
+    emu_launch_order(lane, clock, v->c, v->n);
+    v->c[lane] = clock;
+    o->c[lane] = clock;
 }
 
 /* The host waited for stream s's work (NULL, the legacy stream: also the blocking ones). */
@@ -173,6 +224,7 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     int ok = !stream_builtin(hStream) && drv_handle_kind(hStream) == H_STREAM;
+    if (ok) drv_capture_forget(hStream);
     if (ok) drv_handle_del(hStream);
     drv_unlock();
     if (!ok) return CUDA_ERROR_INVALID_HANDLE;
@@ -213,16 +265,18 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
     CUresult e = stream_enter(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
-    drv_order_host_waits(hStream);
+    if ((e = drv_capture_sync_stream(hStream)) == CUDA_SUCCESS) drv_order_host_waits(hStream);
     drv_unlock();
-    return CUDA_SUCCESS;
+    return e;
 }
 
 /* Work is complete when the call that issued it returns, so a valid stream is always idle. */
 CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
     CUresult e = stream_enter(hStream, 1);
-    if (e == CUDA_SUCCESS) drv_unlock();
+    if (e != CUDA_SUCCESS) return e;
+    e = drv_capture_sync_stream(hStream);
+    drv_unlock();
     return e;
 }
 
@@ -245,6 +299,10 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
     CUresult e = stream_enter(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
     if (!event_live(hEvent)) e = CUDA_ERROR_INVALID_HANDLE;
+    if (e == CUDA_SUCCESS && drv_capture_event_wait(hStream, hEvent, &e)) {
+        drv_unlock();
+        return e;
+    }
     Order *o = e == CUDA_SUCCESS ? ord_of(ord_index(hStream)) : NULL;
     if (o) ord_join(o, &hEvent->order);   /* the stream's later work comes after the event */
     drv_unlock();
@@ -327,6 +385,10 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
     if (!callback || flags != 0) return CUDA_ERROR_INVALID_VALUE;
     CUresult e = stream_enter(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
+    if ((e = drv_capture_sync_stream(hStream)) != CUDA_SUCCESS) {   /* not capturable */
+        drv_unlock();
+        return e;
+    }
     drv_order_host_waits(hStream);
     drv_unlock();
     callback(hStream, CUDA_SUCCESS, userData);
@@ -338,6 +400,12 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
     if (!fn) return CUDA_ERROR_INVALID_VALUE;
     CUresult e = stream_enter(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
+    int cap = 0;
+    if ((e = drv_capture_work(hStream, &cap)) != CUDA_SUCCESS || cap) {
+        if (cap) e = drv_capture_host(hStream, fn, userData);
+        drv_unlock();
+        return e;
+    }
     drv_order_host_waits(hStream);
     drv_unlock();
     fn(userData);
@@ -389,6 +457,7 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     int ok = event_live(hEvent);
+    if (ok) drv_capture_forget(hEvent);
     if (ok) event_free(hEvent);
     drv_unlock();
     return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
@@ -402,6 +471,10 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
     if (!event_live(hEvent)) {
         drv_unlock();
         return CUDA_ERROR_INVALID_HANDLE;
+    }
+    if (drv_capture_event_record(hStream, hEvent, flags, &e)) {
+        drv_unlock();
+        return e;
     }
     hEvent->ms = now_ms();
     hEvent->recorded = 1;
@@ -429,8 +502,9 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     int ok = event_live(hEvent);
+    e = ok ? drv_capture_event_host(hEvent, 0) : CUDA_ERROR_INVALID_HANDLE;
     drv_unlock();
-    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return e;
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -440,9 +514,26 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     int ok = event_live(hEvent);
-    if (ok) ord_join(&host, &hEvent->order);
+    e = ok ? drv_capture_event_host(hEvent, 1) : CUDA_ERROR_INVALID_HANDLE;
+    if (e == CUDA_SUCCESS) ord_join(&host, &hEvent->order);
     drv_unlock();
-    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return e;
+}
+
+/* An event record node: the event stands for the graph's work up to it. */
+void drv_event_graph_record(CUevent ev, const DrvOrder *v)
+{
+    if (!event_live(ev)) return;
+    ev->ms = now_ms();
+    ev->recorded = 1;
+    ev->order.n = 0;
+    ord_join(&ev->order, v);
+}
+
+/* An event wait node: the graph's later work comes after the event's. */
+void drv_event_graph_wait(CUevent ev, DrvOrder *v)
+{
+    if (event_live(ev)) ord_join(v, &ev->order);
 }
 
 /* Both events must exist and keep timing (CUDA_ERROR_INVALID_HANDLE otherwise) and have been

@@ -47,18 +47,12 @@ int drv_not_implemented(const char *name, int *told);
     X(cuDestroyExternalSemaphore) \
     X(cuDevResourceGenerateDesc) \
     X(cuDevSmResourceSplitByCount) \
-    X(cuDeviceGetDefaultMemPool) \
     X(cuDeviceGetDevResource) \
     X(cuDeviceGetExecAffinitySupport) \
-    X(cuDeviceGetGraphMemAttribute) \
     X(cuDeviceGetHostAtomicCapabilities) \
-    X(cuDeviceGetMemPool) \
     X(cuDeviceGetNvSciSyncAttributes) \
     X(cuDeviceGetP2PAtomicCapabilities) \
-    X(cuDeviceGraphMemTrim) \
     X(cuDeviceRegisterAsyncNotification) \
-    X(cuDeviceSetGraphMemAttribute) \
-    X(cuDeviceSetMemPool) \
     X(cuDeviceTotalMem) \
     X(cuDeviceUnregisterAsyncNotification) \
     X(cuEGLApiInit) \
@@ -94,97 +88,20 @@ int drv_not_implemented(const char *name, int *told);
     X(cuGLUnmapBufferObjectAsync) \
     X(cuGLUnregisterBufferObject) \
     X(cuGraphAddBatchMemOpNode) \
-    X(cuGraphAddChildGraphNode) \
-    X(cuGraphAddDependencies) \
-    X(cuGraphAddDependencies_v2) \
-    X(cuGraphAddEmptyNode) \
-    X(cuGraphAddEventRecordNode) \
-    X(cuGraphAddEventWaitNode) \
     X(cuGraphAddExternalSemaphoresSignalNode) \
     X(cuGraphAddExternalSemaphoresWaitNode) \
-    X(cuGraphAddHostNode) \
-    X(cuGraphAddKernelNode) \
-    X(cuGraphAddKernelNode_v2) \
-    X(cuGraphAddMemAllocNode) \
-    X(cuGraphAddMemFreeNode) \
-    X(cuGraphAddMemcpyNode) \
-    X(cuGraphAddMemsetNode) \
-    X(cuGraphAddNode) \
-    X(cuGraphAddNode_v2) \
     X(cuGraphBatchMemOpNodeGetParams) \
     X(cuGraphBatchMemOpNodeSetParams) \
-    X(cuGraphChildGraphNodeGetGraph) \
-    X(cuGraphClone) \
-    X(cuGraphConditionalHandleCreate) \
-    X(cuGraphCreate) \
-    X(cuGraphDebugDotPrint) \
-    X(cuGraphDestroy) \
-    X(cuGraphDestroyNode) \
-    X(cuGraphEventRecordNodeGetEvent) \
-    X(cuGraphEventRecordNodeSetEvent) \
-    X(cuGraphEventWaitNodeGetEvent) \
-    X(cuGraphEventWaitNodeSetEvent) \
     X(cuGraphExecBatchMemOpNodeSetParams) \
-    X(cuGraphExecChildGraphNodeSetParams) \
-    X(cuGraphExecDestroy) \
-    X(cuGraphExecEventRecordNodeSetEvent) \
-    X(cuGraphExecEventWaitNodeSetEvent) \
     X(cuGraphExecExternalSemaphoresSignalNodeSetParams) \
     X(cuGraphExecExternalSemaphoresWaitNodeSetParams) \
-    X(cuGraphExecGetFlags) \
-    X(cuGraphExecHostNodeSetParams) \
-    X(cuGraphExecKernelNodeSetParams) \
-    X(cuGraphExecKernelNodeSetParams_v2) \
-    X(cuGraphExecMemcpyNodeSetParams) \
-    X(cuGraphExecMemsetNodeSetParams) \
-    X(cuGraphExecNodeSetParams) \
-    X(cuGraphExecUpdate) \
-    X(cuGraphExecUpdate_v2) \
     X(cuGraphExternalSemaphoresSignalNodeGetParams) \
     X(cuGraphExternalSemaphoresSignalNodeSetParams) \
     X(cuGraphExternalSemaphoresWaitNodeGetParams) \
     X(cuGraphExternalSemaphoresWaitNodeSetParams) \
-    X(cuGraphGetEdges) \
-    X(cuGraphGetEdges_v2) \
-    X(cuGraphGetNodes) \
-    X(cuGraphGetRootNodes) \
-    X(cuGraphHostNodeGetParams) \
-    X(cuGraphHostNodeSetParams) \
-    X(cuGraphInstantiate) \
-    X(cuGraphInstantiateWithFlags) \
-    X(cuGraphInstantiateWithParams) \
-    X(cuGraphInstantiateWithParams_ptsz) \
-    X(cuGraphInstantiate_v2) \
     X(cuGraphKernelNodeCopyAttributes) \
     X(cuGraphKernelNodeGetAttribute) \
-    X(cuGraphKernelNodeGetParams) \
-    X(cuGraphKernelNodeGetParams_v2) \
     X(cuGraphKernelNodeSetAttribute) \
-    X(cuGraphKernelNodeSetParams) \
-    X(cuGraphKernelNodeSetParams_v2) \
-    X(cuGraphLaunch) \
-    X(cuGraphLaunch_ptsz) \
-    X(cuGraphMemAllocNodeGetParams) \
-    X(cuGraphMemFreeNodeGetParams) \
-    X(cuGraphMemcpyNodeGetParams) \
-    X(cuGraphMemcpyNodeSetParams) \
-    X(cuGraphMemsetNodeGetParams) \
-    X(cuGraphMemsetNodeSetParams) \
-    X(cuGraphNodeFindInClone) \
-    X(cuGraphNodeGetDependencies) \
-    X(cuGraphNodeGetDependencies_v2) \
-    X(cuGraphNodeGetDependentNodes) \
-    X(cuGraphNodeGetDependentNodes_v2) \
-    X(cuGraphNodeGetEnabled) \
-    X(cuGraphNodeGetType) \
-    X(cuGraphNodeSetEnabled) \
-    X(cuGraphNodeSetParams) \
-    X(cuGraphReleaseUserObject) \
-    X(cuGraphRemoveDependencies) \
-    X(cuGraphRemoveDependencies_v2) \
-    X(cuGraphRetainUserObject) \
-    X(cuGraphUpload) \
-    X(cuGraphUpload_ptsz) \
     X(cuGraphicsEGLRegisterImage) \
     X(cuGraphicsGLRegisterBuffer) \
     X(cuGraphicsGLRegisterImage) \
@@ -234,8 +151,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemAddressReserve) \
     X(cuMemAdvise) \
     X(cuMemAlloc) \
-    X(cuMemAllocFromPoolAsync) \
-    X(cuMemAllocFromPoolAsync_ptsz) \
     X(cuMemAllocHost) \
     X(cuMemAllocPitch) \
     X(cuMemBatchDecompressAsync) \
@@ -263,17 +178,10 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemMap) \
     X(cuMemMapArrayAsync) \
     X(cuMemMapArrayAsync_ptsz) \
-    X(cuMemPoolCreate) \
-    X(cuMemPoolDestroy) \
     X(cuMemPoolExportPointer) \
     X(cuMemPoolExportToShareableHandle) \
-    X(cuMemPoolGetAccess) \
-    X(cuMemPoolGetAttribute) \
     X(cuMemPoolImportFromShareableHandle) \
     X(cuMemPoolImportPointer) \
-    X(cuMemPoolSetAccess) \
-    X(cuMemPoolSetAttribute) \
-    X(cuMemPoolTrimTo) \
     X(cuMemPrefetchAsync) \
     X(cuMemPrefetchAsync_ptsz) \
     X(cuMemPrefetchBatchAsync) \
@@ -359,34 +267,14 @@ int drv_not_implemented(const char *name, int *told);
     X(cuStreamBatchMemOp_ptsz) \
     X(cuStreamBatchMemOp_v2) \
     X(cuStreamBatchMemOp_v2_ptsz) \
-    X(cuStreamBeginCapture) \
-    X(cuStreamBeginCaptureToGraph) \
-    X(cuStreamBeginCaptureToGraph_ptsz) \
-    X(cuStreamBeginCapture_ptsz) \
-    X(cuStreamBeginCapture_v2) \
-    X(cuStreamBeginCapture_v2_ptsz) \
     X(cuStreamCopyAttributes) \
     X(cuStreamCopyAttributes_ptsz) \
     X(cuStreamDestroy) \
-    X(cuStreamEndCapture) \
-    X(cuStreamEndCapture_ptsz) \
     X(cuStreamGetAttribute) \
     X(cuStreamGetAttribute_ptsz) \
-    X(cuStreamGetCaptureInfo) \
-    X(cuStreamGetCaptureInfo_ptsz) \
-    X(cuStreamGetCaptureInfo_v2) \
-    X(cuStreamGetCaptureInfo_v2_ptsz) \
-    X(cuStreamGetCaptureInfo_v3) \
-    X(cuStreamGetCaptureInfo_v3_ptsz) \
     X(cuStreamGetGreenCtx) \
-    X(cuStreamIsCapturing) \
-    X(cuStreamIsCapturing_ptsz) \
     X(cuStreamSetAttribute) \
     X(cuStreamSetAttribute_ptsz) \
-    X(cuStreamUpdateCaptureDependencies) \
-    X(cuStreamUpdateCaptureDependencies_ptsz) \
-    X(cuStreamUpdateCaptureDependencies_v2) \
-    X(cuStreamUpdateCaptureDependencies_v2_ptsz) \
     X(cuStreamWaitValue32) \
     X(cuStreamWaitValue32_ptsz) \
     X(cuStreamWaitValue32_v2) \
@@ -445,10 +333,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuTexRefSetMipmapLevelBias) \
     X(cuTexRefSetMipmapLevelClamp) \
     X(cuTexRefSetMipmappedArray) \
-    X(cuThreadExchangeStreamCaptureMode) \
-    X(cuUserObjectCreate) \
-    X(cuUserObjectRelease) \
-    X(cuUserObjectRetain) \
     X(cuVDPAUCtxCreate) \
     X(cuVDPAUCtxCreate_v2) \
     X(cuVDPAUGetDevice) \

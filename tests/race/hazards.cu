@@ -37,6 +37,9 @@
 //  34 dsmem     in a cluster of 2, each CTA writes into the other's shared memory and reads
 //               its own without barrier.cluster in between (distributed shared memory)
 //  35 dsmem_fixed (barrier.cluster.arrive.release / wait.acquire in between)
+//  36 graph     a captured graph whose writer and reader kernel nodes have no path between
+//               them (the reader was captured in a forked stream): they may overlap
+//  37 graph_edge (the reader node depends on the writer node)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
@@ -245,13 +248,41 @@ static void streams(int which, int *buf, int *out)
     cudaStreamDestroy(s2);
 }
 
+/* 36, 37: kernel nodes of one graph, ordered by an edge or not */
+static void graph(int which, int *buf, int *out)
+{
+    cudaStream_t s1, s2;
+    cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+    cudaEvent_t fork, join;
+    cudaEventCreate(&fork);
+    cudaEventCreate(&join);
+    cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal);
+    cudaEventRecord(fork, s1);
+    cudaStreamWaitEvent(s2, fork, 0);
+    produce<<<1, 64, 0, s1>>>(buf);
+    if (which == 37) consume<<<1, 64, 0, s1>>>(buf, out);
+    else consume<<<1, 64, 0, s2>>>(buf, out);
+    cudaEventRecord(join, s2);
+    cudaStreamWaitEvent(s1, join, 0);
+    cudaGraph_t g;
+    cudaGraphExec_t x;
+    cudaStreamEndCapture(s1, &g);
+    cudaGraphInstantiate(&x, g, 0);
+    cudaGraphLaunch(x, s1);
+    cudaStreamSynchronize(s1);
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(g);
+}
+
 int main(int argc, char **argv)
 {
     int which = argc > 1 ? atoi(argv[1]) : 0;
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
     cudaMemset(in, which >= 20 && which < 24 ? 0 : 1, 1024);
-    if (which >= 34) dsmem<<<2, 64>>>(which, out);
+    if (which >= 36) graph(which, in, out);
+    else if (which >= 34) dsmem<<<2, 64>>>(which, out);
     else if (which >= 30) streams(which, in, out);
     else if (which >= 28) handoff<<<1, 96>>>(which, out);
     else if (which >= 24) phases<<<1, 64>>>(which, in, out);

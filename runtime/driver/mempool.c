@@ -1,0 +1,472 @@
+/* mempool.c - memory pools, the stream-ordered allocator (cuMemAllocAsync, cuMemFreeAsync)
+ * and the memory of graph allocation nodes.
+ *
+ * Every pool allocation is a real device allocation of its exact size (memory.c), freed when
+ * the program frees it, so a kernel that touches memory after cuMemFreeAsync faults as after
+ * cuMemFree; the GPU would often not notice, since its pool keeps the memory. Work runs in
+ * issue order, so "stream-ordered" means at once. What the pool would keep is only counted:
+ * as recorded on an H100 (tests/cuda/mempool), used memory is the bytes asked for and
+ * reserved memory grows in 32 MiB chunks; after a free the pool keeps what its release
+ * threshold allows (nothing for the default pool's threshold of 0), and cuMemPoolTrimTo
+ * gives back the rest.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/driver/graph.h"
+
+#define CHUNK (32ull << 20)
+
+typedef struct Usage { size_t used, used_high, reserved, reserved_high; uint64_t threshold; } Usage;
+
+static size_t chunks(size_t n)
+{
+    return (n + CHUNK - 1) / CHUNK * CHUNK;
+}
+
+static void usage_alloc(Usage *u, size_t n)
+{
+    u->used += n;
+    if (u->used > u->used_high) u->used_high = u->used;
+    if (chunks(u->used) > u->reserved) u->reserved = chunks(u->used);
+    if (u->reserved > u->reserved_high) u->reserved_high = u->reserved;
+}
+
+/* Keep at most `keep` bytes (rounded up to chunks) beyond what is in use. */
+static void usage_trim(Usage *u, uint64_t keep)
+{
+    size_t floor = chunks(u->used), cap = keep >= SIZE_MAX - CHUNK ? SIZE_MAX : chunks(keep);
+    if (u->reserved > cap) u->reserved = cap;
+    if (u->reserved < floor) u->reserved = floor;
+}
+
+static void usage_free(Usage *u, size_t n)
+{
+    u->used -= n < u->used ? n : u->used;
+    usage_trim(u, u->threshold);
+}
+
+/* ---- pools ---- */
+
+struct CUmemPoolHandle_st {
+    CUmemPoolProps props;
+    Usage u;
+    int reuse[3];          /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
+    int is_default;
+    int destroyed;         /* destroyed with allocations left: goes with the last of them */
+    size_t live;
+};
+
+static struct CUmemPoolHandle_st default_pool = {
+    .props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+               .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } },
+    .reuse = { 1, 1, 1 }, .is_default = 1,
+};
+static CUmemoryPool current_pool = &default_pool;
+
+static int pool_live(CUmemoryPool p)
+{
+    if (p == &default_pool && drv_handle_kind(p) != H_MEMPOOL) drv_handle_add(p, H_MEMPOOL);
+    return drv_handle_kind(p) == H_MEMPOOL;
+}
+
+/* Allocations made from pools: address, size, pool. */
+typedef struct PoolAlloc { uint64_t addr; size_t size; CUmemoryPool pool; } PoolAlloc;
+static PoolAlloc *pallocs;
+static size_t npallocs, cappallocs;
+
+static PoolAlloc *palloc_find(uint64_t addr)
+{
+    for (size_t i = 0; i < npallocs; i++)
+        if (pallocs[i].addr == addr) return &pallocs[i];
+    return NULL;
+}
+
+static CUresult pool_alloc(CUcontext c, CUmemoryPool pool, size_t size, CUdeviceptr *out)
+{
+    if (npallocs == cappallocs) {
+        size_t nc = cappallocs ? cappallocs * 2 : 64;
+        PoolAlloc *n = realloc(pallocs, nc * sizeof *n);
+        if (!n) return CUDA_ERROR_OUT_OF_MEMORY;
+        pallocs = n;
+        cappallocs = nc;
+    }
+    uint64_t a;
+    CUresult e = drv_mem_alloc_device(c, &a, size);
+    if (e != CUDA_SUCCESS) return e;
+    PoolAlloc *stale = palloc_find(a);   /* left by a context that went away */
+    if (stale) *stale = pallocs[--npallocs];
+    pallocs[npallocs++] = (PoolAlloc){ a, size, pool };
+    usage_alloc(&pool->u, size);
+    pool->live++;
+    *out = a;
+    return CUDA_SUCCESS;
+}
+
+CUmemoryPool drv_pool_of(uint64_t start)
+{
+    PoolAlloc *a = palloc_find(start);
+    return a ? a->pool : NULL;
+}
+
+CUresult drv_pool_free(CUdeviceptr p)
+{
+    if (drv_graph_mem_known(p)) return drv_graph_mem_free(p);
+    PoolAlloc *a = palloc_find(p);
+    CUresult e = drv_mem_free_device(p);
+    if (e != CUDA_SUCCESS || !a) return e;
+    CUmemoryPool pool = a->pool;
+    usage_free(&pool->u, a->size);
+    *a = pallocs[--npallocs];
+    if (--pool->live == 0 && pool->destroyed) free(pool);
+    return CUDA_SUCCESS;
+}
+
+/* ---- the stream-ordered allocator ---- */
+
+/* Run `expr` under the lock with the current context c_ and a checked stream. */
+#define IN_STREAM(stream, expr)                                           \
+    do {                                                                  \
+        CUcontext c_;                                                     \
+        CUresult e_ = drv_ctx_enter(&c_);                                 \
+        if (e_ != CUDA_SUCCESS) return e_;                                \
+        drv_lock();                                                       \
+        int cap_ = 0;                                                     \
+        e_ = drv_stream_check(stream);                                    \
+        if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
+        if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
+        drv_unlock();                                                     \
+        return e_;                                                        \
+    } while (0)
+
+/* In a capturing stream, an allocation from the device's pool is an allocation node. */
+static CUresult alloc_async(CUcontext c, CUmemoryPool pool, CUdeviceptr *p, size_t n,
+                            CUstream s, int cap)
+{
+    if (!p || !pool_live(pool)) return CUDA_ERROR_INVALID_VALUE;
+    if (!n) {   /* measured: an empty allocation is a null pointer */
+        *p = 0;
+        return CUDA_SUCCESS;
+    }
+    return cap ? drv_capture_alloc(s, n, p) : pool_alloc(c, pool, n, p);
+}
+
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    IN_STREAM(hStream, alloc_async(c_, current_pool, dptr, bytesize, hStream, cap_));
+}
+
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                         CUstream hStream)
+{
+    IN_STREAM(hStream, alloc_async(c_, pool, dptr, bytesize, hStream, cap_));
+}
+
+/* Measured: memory from cuMemAlloc may be freed this way too; null is nothing to free;
+ * unknown pointers and second frees are INVALID_VALUE. */
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    IN_STREAM(hStream, !dptr ? CUDA_SUCCESS
+                             : cap_ ? drv_capture_free(hStream, dptr) : drv_pool_free(dptr));
+}
+
+/* ---- pool objects ---- */
+
+static CUresult lock_ctx(void)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e == CUDA_SUCCESS) drv_lock();
+    return e;
+}
+
+static CUresult unlock_with(CUresult e)
+{
+    drv_unlock();
+    return e;
+}
+
+/* What ptxemu's device can give a pool: pinned device memory, no export handles. */
+static CUresult props_check(const CUmemPoolProps *p)
+{
+    if (!p || p->location.type != CU_MEM_LOCATION_TYPE_DEVICE || p->location.id != 0 ||
+        p->allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p->handleTypes != CU_MEM_HANDLE_TYPE_NONE) {
+        drv_diag("memory pools with export handle types (IPC) are not implemented");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    CUresult e = lock_ctx();
+    if (e != CUDA_SUCCESS) return e;
+    if (!pool) return unlock_with(CUDA_ERROR_INVALID_VALUE);
+    if ((e = props_check(poolProps)) != CUDA_SUCCESS) return unlock_with(e);
+    CUmemoryPool p = calloc(1, sizeof *p);
+    if (!p || drv_handle_add(p, H_MEMPOOL)) {
+        free(p);
+        return unlock_with(CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    p->props = *poolProps;
+    p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+    *pool = p;
+    return unlock_with(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
+{
+    CUresult e = lock_ctx();
+    if (e != CUDA_SUCCESS) return e;
+    if (!pool_live(pool) || pool->is_default) return unlock_with(CUDA_ERROR_INVALID_VALUE);
+    drv_handle_del(pool);
+    if (current_pool == pool) current_pool = &default_pool;
+    if (pool->live) pool->destroyed = 1;
+    else free(pool);
+    return unlock_with(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    CUresult e = lock_ctx();
+    if (e != CUDA_SUCCESS) return e;
+    if (!pool_live(pool)) return unlock_with(CUDA_ERROR_INVALID_VALUE);
+    usage_trim(&pool->u, minBytesToKeep);
+    return unlock_with(CUDA_SUCCESS);
+}
+
+/* Pool and graph memory attributes share their numbering of the four counters. */
+static CUresult usage_get(const Usage *u, int which, cuuint64_t *v)
+{
+    switch (which) {
+    case 0: *v = u->reserved; return CUDA_SUCCESS;
+    case 1: *v = u->reserved_high; return CUDA_SUCCESS;
+    case 2: *v = u->used; return CUDA_SUCCESS;
+    case 3: *v = u->used_high; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+/* Only the high marks can be set, and only to 0 (a reset to the current value). */
+static CUresult usage_reset(Usage *u, int which, cuuint64_t v)
+{
+    if (v != 0 || (which != 1 && which != 3)) return CUDA_ERROR_INVALID_VALUE;
+    if (which == 1) u->reserved_high = u->reserved;
+    else u->used_high = u->used;
+    return CUDA_SUCCESS;
+}
+
+static int reuse_index(CUmemPool_attribute a)
+{
+    return a >= CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
+           a <= CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES
+               ? (int)(a - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES) : -1;
+}
+
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    CUresult e = lock_ctx();
+    if (e != CUDA_SUCCESS) return e;
+    if (!pool_live(pool) || !value) return unlock_with(CUDA_ERROR_INVALID_VALUE);
+    int r = reuse_index(attr);
+    if (r >= 0) {
+        pool->reuse[r] = *(int *)value != 0;
+    } else if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) {
+        pool->u.threshold = *(cuuint64_t *)value;
+    } else {
+        e = usage_reset(&pool->u, (int)(attr - CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT),
+                        *(cuuint64_t *)value);
+    }
+    return unlock_with(e);
+}
+
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    CUresult e = lock_ctx();
+    if (e != CUDA_SUCCESS) return e;
+    if (!pool_live(pool) || !value) return unlock_with(CUDA_ERROR_INVALID_VALUE);
+    int r = reuse_index(attr);
+    if (r >= 0) *(int *)value = pool->reuse[r];
+    else if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) *(cuuint64_t *)value = pool->u.threshold;
+    else e = usage_get(&pool->u, (int)(attr - CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), value);
+    return unlock_with(e);
+}
+
+/* One device, which always has read-write access to its own pools (measured: revoking it,
+ * or naming another device, is INVALID_DEVICE; asking about another is INVALID_VALUE). */
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
+{
+    CUresult e = lock_ctx();
+    if (e != CUDA_SUCCESS) return e;
+    if (!pool_live(pool) || (count && !map)) return unlock_with(CUDA_ERROR_INVALID_VALUE);
+    for (size_t i = 0; i < count; i++) {
+        if (map[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE) return unlock_with(CUDA_ERROR_INVALID_VALUE);
+        if (map[i].location.id != 0 || map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            return unlock_with(CUDA_ERROR_INVALID_DEVICE);
+    }
+    return unlock_with(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
+{
+    CUresult e = lock_ctx();
+    if (e != CUDA_SUCCESS) return e;
+    if (!flags || !location || !pool_live(memPool) || location->type != CU_MEM_LOCATION_TYPE_DEVICE ||
+        location->id != 0)
+        return unlock_with(CUDA_ERROR_INVALID_VALUE);
+    *flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return unlock_with(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool_out) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = drv_device_check(dev);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    pool_live(&default_pool);
+    *pool_out = &default_pool;
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+/* Measured: a bad device is INVALID_VALUE here (INVALID_DEVICE for the default pool). */
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool || drv_device_check(dev) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    pool_live(&default_pool);
+    *pool = current_pool;
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
+
+/* Measured: another device is INVALID_VALUE here, not INVALID_DEVICE. */
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (drv_device_check(dev) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    CUresult e = pool_live(pool) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (e == CUDA_SUCCESS) current_pool = pool;
+    drv_unlock();
+    return e;
+}
+
+/* ---- graph memory ---- */
+
+typedef struct GraphMem { uint64_t addr; size_t size; unsigned refs; int allocated; } GraphMem;
+static GraphMem *gmems;
+static size_t ngmems, capgmems;
+static Usage graph_usage;
+
+static GraphMem *gmem_find(uint64_t p)
+{
+    for (size_t i = 0; p && i < ngmems; i++)
+        if (gmems[i].addr == p) return &gmems[i];
+    return NULL;
+}
+
+CUresult drv_graph_mem_reserve(CUcontext c, const CUDA_MEM_ALLOC_NODE_PARAMS_v2 *p, CUdeviceptr *out)
+{
+    CUresult e = props_check(&p->poolProps);
+    if (e != CUDA_SUCCESS) return e;
+    if (!p->bytesize) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < p->accessDescCount; i++)
+        if (!p->accessDescs || p->accessDescs[i].location.id != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (ngmems == capgmems) {
+        size_t nc = capgmems ? capgmems * 2 : 16;
+        GraphMem *n = realloc(gmems, nc * sizeof *n);
+        if (!n) return CUDA_ERROR_OUT_OF_MEMORY;
+        gmems = n;
+        capgmems = nc;
+    }
+    uint64_t a;
+    if ((e = drv_mem_alloc_device(c, &a, p->bytesize)) != CUDA_SUCCESS) return e;
+    gmems[ngmems++] = (GraphMem){ a, p->bytesize, 1, 0 };
+    *out = a;
+    return CUDA_SUCCESS;
+}
+
+void drv_graph_mem_retain(CUdeviceptr p)
+{
+    GraphMem *g = gmem_find(p);
+    if (g) g->refs++;
+}
+
+/* The address goes when no node names it and nothing holds the memory. */
+void drv_graph_mem_release(CUdeviceptr p)
+{
+    GraphMem *g = gmem_find(p);
+    if (!g || --g->refs || g->allocated) return;
+    drv_mem_free_device(g->addr);
+    *g = gmems[--ngmems];
+}
+
+int drv_graph_mem_known(CUdeviceptr p)
+{
+    GraphMem *g = gmem_find(p);
+    return !g ? 0 : g->allocated ? 2 : 1;
+}
+
+CUresult drv_graph_mem_alloc(CUdeviceptr p, int auto_free)
+{
+    GraphMem *g = gmem_find(p);
+    if (!g || (g->allocated && !auto_free)) return CUDA_ERROR_INVALID_VALUE;
+    if (g->allocated) usage_free(&graph_usage, g->size);
+    g->allocated = 1;
+    usage_alloc(&graph_usage, g->size);
+    return CUDA_SUCCESS;
+}
+
+CUresult drv_graph_mem_free(CUdeviceptr p)
+{
+    GraphMem *g = gmem_find(p);
+    if (!g || !g->allocated) return CUDA_ERROR_INVALID_VALUE;
+    g->allocated = 0;
+    usage_free(&graph_usage, g->size);
+    if (!g->refs) drv_graph_mem_release((g->refs = 1, p));
+    return CUDA_SUCCESS;
+}
+
+/* Graph memory is kept for later launches until trimmed (the threshold is unlimited). */
+static CUresult graph_attr(CUdevice dev, CUgraphMem_attribute attr, void *value, int set)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult e = drv_device_check(dev);
+    if (e != CUDA_SUCCESS) return e;
+    if (!value) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    graph_usage.threshold = UINT64_MAX;
+    int which = attr == CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT ? 2 : attr == CU_GRAPH_MEM_ATTR_USED_MEM_HIGH ? 3
+              : attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT ? 0
+              : attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH ? 1 : -1;
+    e = set ? usage_reset(&graph_usage, which, *(cuuint64_t *)value)
+            : usage_get(&graph_usage, which, value);
+    drv_unlock();
+    return e;
+}
+
+CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+    return graph_attr(device, attr, value, 0);
+}
+
+CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+    return graph_attr(device, attr, value, 1);
+}
+
+CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult e = drv_device_check(device);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    usage_trim(&graph_usage, 0);
+    drv_unlock();
+    return CUDA_SUCCESS;
+}
