@@ -31,7 +31,7 @@ CUresult drv_from_emu(int emu_err);
 int drv_error_is_sticky(CUresult e);
 
 /* ---- handles.c: which pointers are live handles of which kind ---- */
-enum { H_NONE = 0, H_CTX, H_MODULE, H_FUNC, H_STREAM, H_EVENT, H_LINK };
+enum { H_NONE = 0, H_CTX, H_MODULE, H_FUNC, H_STREAM, H_EVENT, H_LINK, H_ARRAY, H_MIPMAP };
 int drv_handle_add(const void *p, int kind);    /* 0 ok, -1 out of memory */
 void drv_handle_del(const void *p);
 int drv_handle_kind(const void *p);             /* H_NONE when not a live handle */
@@ -87,6 +87,12 @@ enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED, DRV_MEM_REGISTERED };
 int drv_mem_ok(uint64_t p, size_t n);
 /* Free every allocation a context owns (context destruction, primary reset). */
 void drv_mem_release_ctx(CUcontext c);
+
+/* ---- texture.c: CUDA arrays ---- */
+/* Where byte x of row y of slice z of array a lies, the array's pitch and rows per slice,
+ * and how many bytes, rows and slices remain from there (for a 2D/3D copy). */
+CUresult drv_array_side(CUarray a, size_t x, size_t y, size_t z, uint64_t *base, size_t *pitch,
+                        size_t *height, size_t room[3]);
 
 /* ---- module.c: modules, libraries, functions ---- */
 typedef struct DrvModule DrvModule;
