@@ -16,17 +16,12 @@ int rt_not_implemented(const char *name, int *told);
     X(__cudaGetProcAddress) \
     X(__cudaRegisterHostVar) \
     X(__cudaRegisterUnifiedTable) \
-    X(cudaArrayGetInfo) \
     X(cudaArrayGetMemoryRequirements) \
     X(cudaArrayGetPlane) \
     X(cudaArrayGetSparseProperties) \
-    X(cudaCreateSurfaceObject) \
-    X(cudaCreateTextureObject) \
     X(cudaCtxResetPersistingL2Cache) \
     X(cudaDestroyExternalMemory) \
     X(cudaDestroyExternalSemaphore) \
-    X(cudaDestroySurfaceObject) \
-    X(cudaDestroyTextureObject) \
     X(cudaDeviceFlushGPUDirectRDMAWrites) \
     X(cudaDeviceGetHostAtomicCapabilities) \
     X(cudaDeviceGetNvSciSyncAttributes) \
@@ -46,8 +41,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaEventCreateFromEGLSync) \
     X(cudaExternalMemoryGetMappedBuffer) \
     X(cudaExternalMemoryGetMappedMipmappedArray) \
-    X(cudaFreeArray) \
-    X(cudaFreeMipmappedArray) \
     X(cudaFuncGetParamInfo) \
     X(cudaGLGetDevices) \
     X(cudaGLMapBufferObject) \
@@ -58,14 +51,8 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaGLUnmapBufferObject) \
     X(cudaGLUnmapBufferObjectAsync) \
     X(cudaGLUnregisterBufferObject) \
-    X(cudaGetChannelDesc) \
     X(cudaGetExportTable) \
     X(cudaGetFuncBySymbol) \
-    X(cudaGetMipmappedArrayLevel) \
-    X(cudaGetSurfaceObjectResourceDesc) \
-    X(cudaGetTextureObjectResourceDesc) \
-    X(cudaGetTextureObjectResourceViewDesc) \
-    X(cudaGetTextureObjectTextureDesc) \
     X(cudaGraphAddExternalSemaphoresSignalNode) \
     X(cudaGraphAddExternalSemaphoresWaitNode) \
     X(cudaGraphAddMemcpyNodeFromSymbol) \
@@ -119,9 +106,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaLogsRegisterCallback) \
     X(cudaLogsUnregisterCallback) \
     X(cudaMalloc3D) \
-    X(cudaMalloc3DArray) \
-    X(cudaMallocArray) \
-    X(cudaMallocMipmappedArray) \
     X(cudaMemDiscardAndPrefetchBatchAsync) \
     X(cudaMemDiscardAndPrefetchBatchAsync_ptsz) \
     X(cudaMemDiscardBatchAsync) \
@@ -137,22 +121,8 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaMemRangeGetAttribute) \
     X(cudaMemRangeGetAttributes) \
     X(cudaMemSetMemPool) \
-    X(cudaMemcpy2DArrayToArray) \
-    X(cudaMemcpy2DArrayToArray_ptds) \
-    X(cudaMemcpy2DFromArray) \
-    X(cudaMemcpy2DFromArrayAsync) \
-    X(cudaMemcpy2DFromArrayAsync_ptsz) \
-    X(cudaMemcpy2DFromArray_ptds) \
-    X(cudaMemcpy2DToArray) \
-    X(cudaMemcpy2DToArrayAsync) \
-    X(cudaMemcpy2DToArrayAsync_ptsz) \
-    X(cudaMemcpy2DToArray_ptds) \
-    X(cudaMemcpy3D) \
-    X(cudaMemcpy3DAsync) \
-    X(cudaMemcpy3DAsync_ptsz) \
     X(cudaMemcpy3DBatchAsync) \
     X(cudaMemcpy3DBatchAsync_ptsz) \
-    X(cudaMemcpy3D_ptds) \
     X(cudaMemcpyArrayToArray) \
     X(cudaMemcpyArrayToArray_ptds) \
     X(cudaMemcpyBatchAsync) \

@@ -31,7 +31,7 @@ CUresult drv_from_emu(int emu_err);
 int drv_error_is_sticky(CUresult e);
 
 /* ---- handles.c: which pointers are live handles of which kind ---- */
-enum { H_NONE = 0, H_CTX, H_MODULE, H_FUNC, H_STREAM, H_EVENT, H_LINK,
+enum { H_NONE = 0, H_CTX, H_MODULE, H_FUNC, H_STREAM, H_EVENT, H_LINK, H_ARRAY, H_MIPMAP,
        H_MEMPOOL, H_GRAPH, H_GNODE, H_GEXEC, H_USEROBJ };   /* the last five: graph.h */
 int drv_handle_add(const void *p, int kind);    /* 0 ok, -1 out of memory */
 void drv_handle_del(const void *p);
@@ -104,6 +104,12 @@ CUresult drv_mem_free_device(uint64_t p);
 /* Copies and fills as graph nodes describe them (graph.c runs them; dry: only validate). */
 CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry);
 CUresult drv_mem_fill(const CUDA_MEMSET_NODE_PARAMS *p, int dry);
+
+/* ---- texture.c: CUDA arrays ---- */
+/* Where byte x of row y of slice z of array a lies, the array's pitch and rows per slice,
+ * and how many bytes, rows and slices remain from there (for a 2D/3D copy). */
+CUresult drv_array_side(CUarray a, size_t x, size_t y, size_t z, uint64_t *base, size_t *pitch,
+                        size_t *height, size_t room[3]);
 
 /* ---- module.c: modules, libraries, functions ---- */
 typedef struct DrvModule DrvModule;

@@ -496,25 +496,33 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
     return copy_async(dstDevice, 1, srcDevice, 1, ByteCount, hStream);
 }
 
-/* ---- 2D and 3D copies (memory of type host, device or unified; arrays come later) ---- */
+/* ---- 2D and 3D copies (memory of type host, device, unified or a CUDA array) ---- */
 
-typedef struct Side { uint64_t base; size_t pitch, height; int dev; } Side;
+/* room: bytes, rows and slices an array side has from its start (0: not an array). */
+typedef struct Side { uint64_t base; size_t pitch, height; int dev; size_t room[3]; } Side;
 
-static CUresult side_of(CUmemorytype t, const void *host, CUdeviceptr dev, size_t pitch,
-                        size_t height, size_t x, size_t y, size_t z, Side *s)
+static CUresult side_of(CUmemorytype t, const void *host, CUdeviceptr dev, CUarray arr,
+                        size_t pitch, size_t height, size_t x, size_t y, size_t z, Side *s)
 {
+    memset(s->room, 0, sizeof s->room);
     switch (t) {
     case CU_MEMORYTYPE_HOST: s->base = U(host); s->dev = 0; break;
     case CU_MEMORYTYPE_DEVICE: s->base = dev; s->dev = 1; break;
     case CU_MEMORYTYPE_UNIFIED: s->base = dev; s->dev = 0; break;
     case CU_MEMORYTYPE_ARRAY:
-        return CUDA_ERROR_NOT_SUPPORTED;   /* CUDA arrays are not emulated yet */
+        s->dev = 1;
+        return drv_array_side(arr, x, y, z, &s->base, &s->pitch, &s->height, s->room);
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     s->pitch = pitch;
     s->height = height;
     s->base += x + (y + z * height) * pitch;
     return CUDA_SUCCESS;
+}
+
+static int fits(const Side *s, size_t width, size_t height, size_t depth)
+{
+    return !s->room[0] || (width <= s->room[0] && height <= s->room[1] && depth <= s->room[2]);
 }
 
 /* Copy depth slices of height rows of width bytes; validates every side's whole span (and
@@ -524,6 +532,7 @@ static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t dep
     if (!width || !height || !depth) return CUDA_SUCCESS;
     /* a single row needs no pitch (1D copies give 0) */
     if ((height > 1 || depth > 1) && (d.pitch < width || s.pitch < width)) return CUDA_ERROR_INVALID_VALUE;
+    if (!fits(&d, width, height, depth) || !fits(&s, width, height, depth)) return CUDA_ERROR_INVALID_VALUE;
     if (depth > 1 && (d.height < height || s.height < height)) return CUDA_ERROR_INVALID_VALUE;
     size_t dspan = d.pitch * (d.height * (depth - 1) + height - 1) + width;
     size_t sspan = s.pitch * (s.height * (depth - 1) + height - 1) + width;
@@ -540,11 +549,11 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p)
 {
     if (!p) return CUDA_ERROR_INVALID_VALUE;
     Side d, s;
-    CUresult e = side_of(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstPitch, p->Height,
-                         p->dstXInBytes, p->dstY, 0, &d);
+    CUresult e = side_of(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstPitch,
+                         p->Height, p->dstXInBytes, p->dstY, 0, &d);
     if (e == CUDA_SUCCESS)
-        e = side_of(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->Height,
-                    p->srcXInBytes, p->srcY, 0, &s);
+        e = side_of(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcPitch,
+                    p->Height, p->srcXInBytes, p->srcY, 0, &s);
     return e == CUDA_SUCCESS ? copy_box(d, s, p->WidthInBytes, p->Height, 1, 0) : e;
 }
 
@@ -552,17 +561,18 @@ static CUresult copy3d(const CUDA_MEMCPY3D *p, int dry)
 {
     if (!p) return CUDA_ERROR_INVALID_VALUE;
     Side d, s;
-    CUresult e = side_of(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstPitch, p->dstHeight,
-                         p->dstXInBytes, p->dstY, p->dstZ, &d);
+    CUresult e = side_of(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstPitch,
+                         p->dstHeight, p->dstXInBytes, p->dstY, p->dstZ, &d);
     if (e == CUDA_SUCCESS)
-        e = side_of(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->srcHeight,
-                    p->srcXInBytes, p->srcY, p->srcZ, &s);
+        e = side_of(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcPitch,
+                    p->srcHeight, p->srcXInBytes, p->srcY, p->srcZ, &s);
     return e == CUDA_SUCCESS ? copy_box(d, s, p->WidthInBytes, p->Height, p->Depth, dry) : e;
 }
 
 CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry)
 {
     return copy3d(p, dry);
+
 }
 
 #define COPY_SYNC(expr)                                                   \

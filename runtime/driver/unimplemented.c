@@ -15,14 +15,9 @@ int drv_not_implemented(const char *name, int *told);
 
 #define DRV_UNIMPLEMENTED(X) \
     X(cuArray3DCreate) \
-    X(cuArray3DCreate_v2) \
     X(cuArray3DGetDescriptor) \
-    X(cuArray3DGetDescriptor_v2) \
     X(cuArrayCreate) \
-    X(cuArrayCreate_v2) \
-    X(cuArrayDestroy) \
     X(cuArrayGetDescriptor) \
-    X(cuArrayGetDescriptor_v2) \
     X(cuArrayGetMemoryRequirements) \
     X(cuArrayGetPlane) \
     X(cuArrayGetSparseProperties) \
@@ -203,34 +198,20 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemcpy3DBatchAsync_v2) \
     X(cuMemcpy3DBatchAsync_v2_ptsz) \
     X(cuMemcpyAtoA) \
-    X(cuMemcpyAtoA_v2) \
-    X(cuMemcpyAtoA_v2_ptds) \
     X(cuMemcpyAtoD) \
-    X(cuMemcpyAtoD_v2) \
-    X(cuMemcpyAtoD_v2_ptds) \
     X(cuMemcpyAtoH) \
     X(cuMemcpyAtoHAsync) \
-    X(cuMemcpyAtoHAsync_v2) \
-    X(cuMemcpyAtoHAsync_v2_ptsz) \
-    X(cuMemcpyAtoH_v2) \
-    X(cuMemcpyAtoH_v2_ptds) \
     X(cuMemcpyBatchAsync) \
     X(cuMemcpyBatchAsync_ptsz) \
     X(cuMemcpyBatchAsync_v2) \
     X(cuMemcpyBatchAsync_v2_ptsz) \
     X(cuMemcpyDtoA) \
-    X(cuMemcpyDtoA_v2) \
-    X(cuMemcpyDtoA_v2_ptds) \
     X(cuMemcpyDtoD) \
     X(cuMemcpyDtoDAsync) \
     X(cuMemcpyDtoH) \
     X(cuMemcpyDtoHAsync) \
     X(cuMemcpyHtoA) \
     X(cuMemcpyHtoAAsync) \
-    X(cuMemcpyHtoAAsync_v2) \
-    X(cuMemcpyHtoAAsync_v2_ptsz) \
-    X(cuMemcpyHtoA_v2) \
-    X(cuMemcpyHtoA_v2_ptds) \
     X(cuMemcpyHtoD) \
     X(cuMemcpyHtoDAsync) \
     X(cuMemsetD16) \
@@ -239,9 +220,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemsetD2D8) \
     X(cuMemsetD32) \
     X(cuMemsetD8) \
-    X(cuMipmappedArrayCreate) \
-    X(cuMipmappedArrayDestroy) \
-    X(cuMipmappedArrayGetLevel) \
     X(cuMipmappedArrayGetMemoryRequirements) \
     X(cuMipmappedArrayGetSparseProperties) \
     X(cuModuleGetGlobal) \
@@ -291,17 +269,9 @@ int drv_not_implemented(const char *name, int *told);
     X(cuStreamWriteValue64_ptsz) \
     X(cuStreamWriteValue64_v2) \
     X(cuStreamWriteValue64_v2_ptsz) \
-    X(cuSurfObjectCreate) \
-    X(cuSurfObjectDestroy) \
-    X(cuSurfObjectGetResourceDesc) \
     X(cuSurfRefGetArray) \
     X(cuSurfRefSetArray) \
     X(cuTensorMapEncodeIm2colWide) \
-    X(cuTexObjectCreate) \
-    X(cuTexObjectDestroy) \
-    X(cuTexObjectGetResourceDesc) \
-    X(cuTexObjectGetResourceViewDesc) \
-    X(cuTexObjectGetTextureDesc) \
     X(cuTexRefCreate) \
     X(cuTexRefDestroy) \
     X(cuTexRefGetAddress) \
