@@ -462,6 +462,50 @@ static int peer_ok(const Block *b)
            (__atomic_load_n(&access_mask, __ATOMIC_ACQUIRE) >> b->dev & 1);
 }
 
+/* The GPU's tolerance. Measured on an H100 (docs/memory.md): device memory is mapped in 2 MiB
+ * pages, so an access past the end of an allocation but inside the 2 MiB pages that hold it
+ * completes (a 3 MiB cudaMalloc, 2 MiB aligned, is readable and writable up to 4 MiB; small
+ * allocations share pages with their neighbours and reach further). ptxemu lets an access
+ * through when it ends within the allocation's size rounded up to 2 MiB from its start -
+ * never further than the GPU would - committing the pages it touches; reads there see
+ * zeros or whatever an earlier tolerated write left. Before an allocation's start, freed
+ * memory and memory of another device without peer access still fault, as does everything
+ * with PTXEMU_STRICT_BOUNDS=1. Called with the read lock held. */
+static int strict_bounds(void)
+{
+    static int v = -1;
+    if (__atomic_load_n(&v, __ATOMIC_RELAXED) < 0) {
+        const char *e = getenv("PTXEMU_STRICT_BOUNDS");
+        __atomic_store_n(&v, e && *e && strcmp(e, "0") != 0, __ATOMIC_RELAXED);
+    }
+    return __atomic_load_n(&v, __ATOMIC_RELAXED);
+}
+
+#define GPU_PAGE (2ull << 20)
+
+static int tolerated(uint64_t addr, unsigned size, Block *near)
+{
+    if (!mem_in_arena_fast(addr) || strict_bounds()) return 0;
+    /* the nearest device allocation below; launch parameters and constants live elsewhere
+     * on a GPU, and host memory is not mapped in 2 MiB device pages */
+    long i = find_below(addr);
+    while (i >= 0 && A.live[i].kind != MEM_DEVICE && A.live[i].kind != MEM_MANAGED &&
+           A.live[i].kind != MEM_MODULE && A.live[i].kind != MEM_HEAP)
+        i--;
+    if (i < 0) return 0;
+    const Block *b = &A.live[i];
+    uint64_t end = b->start + b->size;
+    uint64_t reach = b->start + ((b->size + GPU_PAGE - 1) & ~(GPU_PAGE - 1));
+    if (!peer_ok(b) || addr + size <= end || addr + size > reach ||
+        !mem_in_arena_fast(addr + size - 1))
+        return 0;
+    if (mprotect((void *)(uintptr_t)page_down(addr), page_up(addr + size) - page_down(addr),
+                 PROT_READ | PROT_WRITE))
+        return 0;
+    *near = *b;
+    return 1;
+}
+
 static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int lane,
                          int access)
 {
@@ -495,6 +539,17 @@ static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int l
         mem_cache.len[k] = b->size;
         mem_cache.gen = gen;
         pthread_rwlock_unlock(&A.lock);
+        return (void *)(uintptr_t)addr;
+    }
+    Block near;
+    if (tolerated(addr, size, &near)) {
+        pthread_rwlock_unlock(&A.lock);
+        warp_warn(w, lane, "invalid %s %s of %u bytes at 0x%llx, offset %llu of a %llu-byte "
+                  "allocation at 0x%llx (past its end): the H100 maps memory there (2 MiB "
+                  "pages), so the access completes as on the GPU; PTXEMU_STRICT_BOUNDS=1 makes "
+                  "it a fault", space_name(space), acc_name(access), size,
+                  (unsigned long long)addr, (unsigned long long)(addr - near.start),
+                  (unsigned long long)near.size, (unsigned long long)near.start);
         return (void *)(uintptr_t)addr;
     }
     explain(addr, size, why, sizeof why);

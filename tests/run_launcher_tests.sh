@@ -3,7 +3,8 @@
 # run here are refused before they start, saying why and how to rebuild (SASS only; PTX only
 # for a newer architecture); PTXEMU_CHECK=0 lets them start anyway; --cudart nvidia runs a
 # --cudart shared program with NVIDIA's libcudart.so.13 over ptxemu's libcuda.so.1;
-# --devices [--json] prints the emulated devices, PTXEMU_DEVICES of them.
+# --devices [--json] prints the emulated devices, PTXEMU_DEVICES of them; an access just past
+# an allocation warns, or faults with PTXEMU_STRICT_BOUNDS=1.
 # Exit: 0 all passed, 1 some failed, 77 (automake "skipped") without nvcc.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -152,6 +153,29 @@ if [ $rc = 2 ] && grep -q -- '--json goes with --devices' "$tmp/err"; then
     ok "--json alone is refused"
 else
     bad "--json alone is refused (exit $rc)"
+fi
+
+# The GPU's tolerance: an access just past an allocation completes with one warning per
+# instruction naming kernel, source line, thread and allocation (the outputs themselves are
+# tests/cuda/oob_tolerance, recorded on the H100); PTXEMU_STRICT_BOUNDS=1 makes it the fault
+"$NVCC" -arch=sm_90 --cudart shared -lineinfo -o "$tmp/oob" "$srcdir/tests/cuda/oob_tolerance.cu" || exit 99
+"$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && grep -q "one past the end: cudaSuccess (copy cudaSuccess) value 1256" "$tmp/out" &&
+   [ "$(grep -c 'ptxemu: warning: kernel _Z4fillPji, .*oob_tolerance.cu:15, PTX .*thread (256,0,0): invalid global write of 4 bytes at 0x[0-9a-f]*, offset 1024 of a 1024-byte allocation' "$tmp/err")" = 1 ] &&
+   grep -q 'PTXEMU_STRICT_BOUNDS=1 makes it a fault' "$tmp/err"; then
+    ok "an access past an allocation inside the H100's 2 MiB page completes with one warning"
+else
+    bad "an access past an allocation inside the H100's 2 MiB page completes with one warning (exit $rc)"
+fi
+PTXEMU_STRICT_BOUNDS=1 "$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if grep -q "^fill: cudaErrorIllegalAddress" "$tmp/out" &&
+   grep -q "out-of-bounds global write of 4 bytes at 0x[0-9a-f]*: 0 bytes past the end of a 1024-byte allocation" "$tmp/err" &&
+   ! grep -q warning "$tmp/err"; then
+    ok "PTXEMU_STRICT_BOUNDS=1 makes it a fault"
+else
+    bad "PTXEMU_STRICT_BOUNDS=1 makes it a fault (exit $rc)"
 fi
 
 echo "run_launcher_tests: $pass passed, $fail failed"

@@ -2,8 +2,8 @@
 # survey.sh - how many of NVIDIA's CUDA samples run, built the default way (nvcc with no -arch:
 # the static runtime and compute_75 PTX). Not a test: a measurement (docs/driver.md). For each
 # sample directory under the given categories it compiles the sources that no other source
-# includes, with -lcuda / -lnvrtc / -lnvJitLink when the sources use them (-rdc=true -lcudadevrt
-# when its CMake file links the device runtime), skips samples that need graphics, MPI,
+# includes, with -lcuda / -lnvrtc / -lnvJitLink when the sources use them (again with -rdc=true
+# -lcudadevrt when nvcc says device-side launches need it), skips samples that need graphics, MPI,
 # OpenMP, IPC or a CUDA library beside the runtime and driver (saying which), runs each under
 # RUNNER (e.g. the ptxemu launcher) with a time limit, and prints one line per sample:
 # NAME runs|waived|fails (exit N)|timeout|build-failed|skipped (needs WHAT), then totals. Samples for several GPUs run with PTXEMU_DEVICES=4. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
@@ -44,14 +44,18 @@ run_sample() {
 # includes anywhere, its calls in the program's own sources. Multi-GPU and peer-access
 # samples run (with PTXEMU_DEVICES); IPC ones need several processes sharing a device.
 needs() {
-    inc() { grep -rlqE "#include *[<\"]($1)" "$dir" --include='*.cu' --include='*.cpp' \
-                --include='*.h' --include='*.cuh' 2>/dev/null; }
+    # the sample's own files and the headers of Common/ they include
+    local common
+    common=$(grep -rhoE '#include *[<"][A-Za-z0-9_.]+[>"]' "$dir" 2>/dev/null | sed -E 's/#include *[<"]([^>"]+)[>"]/\1/' |
+             sort -u | while read -r h; do [ -f "$src/Common/$h" ] && echo "$src/Common/$h"; done)
+    inc() { grep -rlqE "#include *[<\"]($1)" "$dir" $common --include='*.cu' --include='*.cpp' \
+                --include='*.h' --include='*.cuh' --include='*.hxx' --include='*.hpp' 2>/dev/null; }
     if inc '(GL|EGL|GLFW)/|vulkan/|d3d1[12]|dxgi|nvscisync|nvscibuf'; then echo "graphics interop (OpenGL/EGL/Vulkan/Direct3D/NvSci)"
     elif inc '(mpi|omp)\.h'; then echo "MPI or OpenMP"
-    elif grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|\bcuMemExportToShareableHandle\(' \
+    elif grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|ShareableHandle\(' \
              "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null; then echo "multi-process IPC"
     elif inc '(cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)[A-Za-z0-9_]*\.h'; then
-        echo "a CUDA library ($(grep -rohE '#include *[<"](cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)' "$dir" 2>/dev/null |
+        echo "a CUDA library ($(grep -rohE '#include *[<"](cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)' "$dir" $common 2>/dev/null |
                                sed 's/.*[<"]//' | sort -u | tr '\n' ' ' | sed 's/ $//'))"
     elif [ -z "$(ls "$1"*.cu "$1"*.cpp 2>/dev/null)" ]; then echo "sources outside its folder"
     fi
@@ -80,8 +84,6 @@ for cat in "$@"; do
         grep -rlqE '\bcu[A-Z][A-Za-z]+\(' "$dir" --include='*.cpp' --include='*.cu' 2>/dev/null && libs="$libs -lcuda"
         grep -rlq 'nvrtc' "$dir" 2>/dev/null && libs="$libs -lnvrtc" nvrtc=1
         grep -rlq 'nvJitLink' "$dir" --include='*.cpp' --include='*.cu' 2>/dev/null && libs="$libs -lnvJitLink"
-        # dynamic parallelism: relocatable device code and the device runtime, as its CMake does
-        grep -qs 'cudadevrt' "$dir/CMakeLists.txt" && libs="-rdc=true $libs -lcudadevrt"
         # modules a driver-API program loads from files (X_kernel64.fatbin from X_kernel.cu), as
         # the samples' CMake files build them: compiled here, not linked into the program
         modules=$(grep -ohE '[A-Za-z0-9_]+64\.(fatbin|ptx)' "$dir"*.cpp "$dir"*.cu 2>/dev/null | sort -u)
@@ -104,9 +106,13 @@ for cat in "$@"; do
             files="$files $f"
         done
         # shellcheck disable=SC2086  # lists of files and flags
+        build() { (cd "$dir" && "$NVCC" -I"$src/Common" -I"$dir" -o "$bdir/$name" $files $libs "$@") \
+                      >>"$bdir/build.log" 2>&1; }
+        # dynamic parallelism needs relocatable device code and the device runtime, as the
+        # samples' CMake files (separable compilation) give it
         if [ $built = failed ] ||
-           ! (cd "$dir" && "$NVCC" -I"$src/Common" -I"$dir" -o "$bdir/$name" $files $libs) \
-               >>"$bdir/build.log" 2>&1; then
+           ! { build || { grep -q 'requires separate compilation mode' "$bdir/build.log" &&
+                          build -rdc=true -lcudadevrt; }; }; then
             echo "$name build-failed"
             nobuild=$((nobuild + 1))
             continue
