@@ -1,0 +1,32 @@
+#!/bin/bash
+# status.sh - one line per sample of NVIDIA's cuda-samples (categories 0-6) with its status on
+# ptxemu, for docs/compatibility.md: the verdict of tests/cuda-samples/survey.sh run under the
+# ptxemu launcher, the H100's verdict and whether ptxemu printed what the H100 printed
+# (tests/expected/cuda-samples/survey/, lines with times and bandwidths set aside, as
+# tests/compare_outputs.sh does), and the note on it from tests/cuda-samples/notes.txt.
+# Writes "CATEGORY|NAME|PTXEMU VERDICT|H100 VERDICT|OUTPUT|NOTE" lines, sorted, to stdout:
+# commit them as tests/cuda-samples/status.txt.
+#
+# Usage: tests/cuda-samples/status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=${1:?usage: status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR}
+survey=${2:?usage: status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR}
+emu=${3:?usage: status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR}
+gpu=$here/../expected/cuda-samples/survey
+timing='[0-9.]+ *(ms|s|us|sec|seconds|GB/s|MB/s)\b|[Tt]ime|[Dd]uration|[Ee]lapsed|[Bb]andwidth|[Tt]hroughput'
+verdict() { sed -n "s/^$2 //p" "$1" | head -n 1; }
+for dir in "$src"/Samples/[0-6]_*/*/; do
+    name=$(basename "$dir")
+    cat=$(basename "$(dirname "$dir")")
+    mine=$(verdict "$survey" "$name")
+    [ -n "$mine" ] || continue
+    theirs=$(verdict "$gpu/survey.txt" "$name")
+    output=-
+    if [ -f "$gpu/$name.out" ] && [ -f "$emu/$name.out" ]; then
+        if diff <(grep -vE "$timing" "$gpu/$name.out") <(grep -vE "$timing" "$emu/$name.out") >/dev/null
+        then output=same; else output=differs; fi
+    fi
+    note=$(sed -n "s/^$name[[:space:]]\+//p" "$here/notes.txt" 2>/dev/null | head -n 1)
+    echo "$cat|$name|$mine|${theirs:--}|$output|$note"
+done | sort
