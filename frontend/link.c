@@ -232,8 +232,14 @@ static int take_funcs(Linker *L, int p, PtxModule *out, int file_base)
             const Def *d = find_def(L, f->name, p);
             if (d) continue;                                   /* bound to a definition   */
             if (!host_provided(f->name) && f->is_extern) {
+                /* the device runtime's entry points: kernels that launch kernels */
+                int cdp = !strncmp(f->name, "__cudaCDP", 9) || !strcmp(f->name, "cudaLaunchDevice") ||
+                          !strncmp(f->name, "cudaGetParameterBuffer", 22);
                 snprintf(L->err, L->errlen, "%s:%d:%d: link error: extern function '%s' is not "
-                         "defined in any module", m->source_name, f->line, f->col, f->name);
+                         "defined in any module%s", m->source_name, f->line, f->col, f->name,
+                         cdp ? " (it belongs to CUDA's device runtime: the program launches "
+                               "kernels from the device - dynamic parallelism - which ptxemu "
+                               "does not support)" : "");
                 return -1;
             }
             if (!have_func(out, f->name)) out->funcs[out->nfuncs++] = *f;
