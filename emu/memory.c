@@ -388,6 +388,156 @@ out:
     return rc;
 }
 
+/* ---- virtual memory management ----
+ * Reservations and mappings are few (a program maps a handful of ranges), so plain arrays.
+ * Mapping replaces the arena's anonymous pages by the memfd's (MAP_SHARED, so two mappings
+ * of one physical allocation see the same bytes); unmapping puts PROT_NONE anonymous pages
+ * back. Every function takes the write lock. */
+
+#define VMM_GRAIN (2ull << 20)
+
+typedef struct Vres { Range use, taken; } Vres;   /* taken: what take_range gave (aligned use inside) */
+typedef struct Vmap { uint64_t start, size; int access; } Vmap;
+static struct { Vres *res; size_t nres, cres; Vmap *map; size_t nmap, cmap; } V;
+
+static int vmm_reserved(uint64_t addr, uint64_t size)
+{
+    for (size_t i = 0; i < V.nres; i++)
+        if (addr >= V.res[i].use.start && addr < V.res[i].use.end && size <= V.res[i].use.end - addr)
+            return 1;
+    return 0;
+}
+
+uint64_t mem_vmm_reserve(size_t size, size_t align)
+{
+    if (!size || mem_init() || (align & (align - 1))) return 0;
+    if (align < VMM_GRAIN) align = VMM_GRAIN;
+    uint64_t s = 0;
+    pthread_rwlock_wrlock(&A.lock);
+    if (grow((void **)&V.res, &V.cres, V.nres, sizeof(Vres))) goto out;
+    /* take size + align so an aligned start fits; the slack stays with the reservation */
+    uint64_t t = take_range(size + align);
+    if (!t) goto out;
+    s = (t + align - 1) & ~(uint64_t)(align - 1);
+    V.res[V.nres++] = (Vres){ { s, s + size }, { t, t + size + align } };
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return s;
+}
+
+int mem_vmm_free(uint64_t addr, size_t size)
+{
+    int rc = MEM_VMM_INVALID;
+    pthread_rwlock_wrlock(&A.lock);
+    for (size_t i = 0; i < V.nres; i++) {
+        if (V.res[i].use.start != addr || V.res[i].use.end - addr != size) continue;
+        for (size_t k = 0; k < V.nmap; k++)
+            if (V.map[k].start >= addr && V.map[k].start < addr + size) goto out;   /* mapped */
+        Range r, taken = V.res[i].taken;
+        if (give_range(taken.start, taken.end, &r)) { rc = MEM_VMM_NOMEM; goto out; }
+        memmove(&V.res[i], &V.res[i + 1], (V.nres - i - 1) * sizeof(Vres));
+        V.nres--;
+        rc = 0;
+        break;
+    }
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
+}
+
+static int vmm_overlaps_map(uint64_t addr, uint64_t size)
+{
+    for (size_t k = 0; k < V.nmap; k++)
+        if (overlaps(addr, addr + size, V.map[k].start, V.map[k].start + V.map[k].size)) return 1;
+    return 0;
+}
+
+int mem_vmm_map(uint64_t addr, size_t size, int fd, size_t offset)
+{
+    int rc = MEM_VMM_INVALID;
+    pthread_rwlock_wrlock(&A.lock);
+    if (!size || !vmm_reserved(addr, size) || vmm_overlaps_map(addr, size)) goto out;
+    if (grow((void **)&V.map, &V.cmap, V.nmap, sizeof(Vmap))) { rc = MEM_VMM_NOMEM; goto out; }
+    void *p = mmap((void *)(uintptr_t)addr, size, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, (off_t)offset);
+    if (p == MAP_FAILED) { rc = MEM_VMM_NOMEM; goto out; }
+    V.map[V.nmap++] = (Vmap){ addr, size, 0 };
+    rc = 0;
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
+}
+
+/* Drop the live block of mapping m, if it has one (caller holds the write lock). */
+static void vmm_forget_block(const Vmap *m)
+{
+    long i = find_below(m->start);
+    if (i < 0 || A.live[i].start != m->start || A.live[i].kind != MEM_VMM) return;
+    memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
+    A.nlive--;
+    race_forget(m->start, m->size);
+}
+
+int mem_vmm_unmap(uint64_t addr, size_t size)
+{
+    int rc = MEM_VMM_INVALID;
+    pthread_rwlock_wrlock(&A.lock);
+    /* the range must be made of whole mappings */
+    uint64_t covered = 0;
+    for (size_t k = 0; k < V.nmap; k++)
+        if (V.map[k].start >= addr && V.map[k].start < addr + size) {
+            if (V.map[k].size > addr + size - V.map[k].start) goto out;
+            covered += V.map[k].size;
+        }
+    if (!size || covered != size) goto out;
+    for (size_t k = 0; k < V.nmap;) {
+        Vmap *m = &V.map[k];
+        if (m->start < addr || m->start >= addr + size) { k++; continue; }
+        vmm_forget_block(m);
+        mmap((void *)(uintptr_t)m->start, m->size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        memmove(m, m + 1, (V.nmap - k - 1) * sizeof(Vmap));
+        V.nmap--;
+    }
+    __atomic_add_fetch(&mem_generation, 1, __ATOMIC_RELEASE);
+    rc = 0;
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
+}
+
+int mem_vmm_set_access(uint64_t addr, size_t size, int rw)
+{
+    int rc = MEM_VMM_INVALID;
+    pthread_rwlock_wrlock(&A.lock);
+    uint64_t covered = 0;
+    for (size_t k = 0; k < V.nmap; k++)
+        if (overlaps(addr, addr + size, V.map[k].start, V.map[k].start + V.map[k].size)) {
+            if (V.map[k].start < addr || V.map[k].size > addr + size - V.map[k].start) goto out;
+            covered += V.map[k].size;
+        }
+    if (!size || covered != size) goto out;   /* every byte must be mapped */
+    if (grow((void **)&A.live, &A.clive, A.nlive + V.nmap, sizeof(Block))) { rc = MEM_VMM_NOMEM; goto out; }
+    for (size_t k = 0; k < V.nmap; k++) {
+        Vmap *m = &V.map[k];
+        if (m->start < addr || m->start >= addr + size || m->access == rw) continue;
+        mprotect((void *)(uintptr_t)m->start, m->size, rw ? PROT_READ | PROT_WRITE : PROT_NONE);
+        if (rw) {
+            size_t i = (size_t)(find_below(m->start) + 1);
+            memmove(&A.live[i + 1], &A.live[i], (A.nlive - i) * sizeof(Block));
+            A.live[i] = (Block){ m->start, m->size, MEM_VMM, MEM_ANY_DEVICE };
+            A.nlive++;
+        } else {
+            vmm_forget_block(m);
+        }
+        m->access = rw;
+    }
+    __atomic_add_fetch(&mem_generation, 1, __ATOMIC_RELEASE);
+    rc = 0;
+out:
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
+}
+
 /* ---- resolution of one lane, and the messages of bad accesses ---- */
 
 static const char *acc_name(int access)
@@ -499,6 +649,8 @@ static int tolerated(uint64_t addr, unsigned size, Block *near)
     if (!peer_ok(b) || addr + size <= end || addr + size > reach ||
         !mem_in_arena_fast(addr + size - 1))
         return 0;
+    for (size_t k = 0; k < V.nres; k++)   /* reserved address space is mapped by cuMemMap only */
+        if (overlaps(addr, addr + size, V.res[k].taken.start, V.res[k].taken.end)) return 0;
     if (mprotect((void *)(uintptr_t)page_down(addr), page_up(addr + size) - page_down(addr),
                  PROT_READ | PROT_WRITE))
         return 0;

@@ -20,7 +20,8 @@
 enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_HEAP,
        MEM_CONST /* module .const variables: not in the generic .global window */,
        MEM_REGISTERED /* the program's own memory, registered: outside the arena */,
-       MEM_REGISTERED_RO /* the same, registered read-only: device writes fault */ };
+       MEM_REGISTERED_RO /* the same, registered read-only: device writes fault */,
+       MEM_VMM /* physical memory mapped into a reserved range (cuMemMap), accessible */ };
 
 int mem_init(void);                              /* reserve the arena; 0 on success        */
 uint64_t mem_alloc(size_t size, int kind);       /* 0 when out of memory                   */
@@ -56,6 +57,17 @@ enum { MEM_REG_OVERLAP = -1, MEM_REG_UNUSABLE = -2, MEM_REG_NOMEM = -3, MEM_REG_
        MEM_REG_NONE = -5 };
 int mem_register(uint64_t addr, size_t size, int read_only);
 int mem_unregister(uint64_t addr);
+/* Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess).
+ * A reservation is a range of the arena that nothing else is given; physical memory is a
+ * memfd the caller creates; mapping puts its pages at an address of a reservation (the same
+ * bytes may be mapped at several); an accessible mapping is a live MEM_VMM block every
+ * device may touch. All return 0 or a MEM_VMM_* error. */
+enum { MEM_VMM_INVALID = -1, MEM_VMM_NOMEM = -2 };
+uint64_t mem_vmm_reserve(size_t size, size_t align);          /* 0: out of address space   */
+int mem_vmm_free(uint64_t addr, size_t size);                 /* an unmapped reservation   */
+int mem_vmm_map(uint64_t addr, size_t size, int fd, size_t offset);
+int mem_vmm_unmap(uint64_t addr, size_t size);                /* whole mappings            */
+int mem_vmm_set_access(uint64_t addr, size_t size, int rw);   /* rw 0: no access           */
 /* Global memory: the arena or a registered range. */
 extern int mem_nregistered;
 int mem_registered_at(uint64_t addr);

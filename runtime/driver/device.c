@@ -55,11 +55,10 @@ static const Attr h100[] = {
 #undef A
 };
 
-/* Features ptxemu does not emulate (yet): virtual memory management
- * and the interop, IPC and RDMA families, stream memory operations, sparse and deferred
- * arrays, compression, host memory pools. */
+/* Features ptxemu does not emulate (yet): the interop, IPC and RDMA families, stream
+ * memory operations, sparse and deferred arrays, host memory pools. (Virtual memory
+ * management is emulated; compression is granted and changes nothing.) */
 static const Attr absent[] = {
-    { CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, 0 },
@@ -76,7 +75,6 @@ static const Attr absent[] = {
     { CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, 0 },
-    { CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, 0 },
     { CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, 0 },
 };

@@ -32,7 +32,8 @@ int drv_error_is_sticky(CUresult e);
 
 /* ---- handles.c: which pointers are live handles of which kind ---- */
 enum { H_NONE = 0, H_CTX, H_MODULE, H_FUNC, H_STREAM, H_EVENT, H_LINK, H_ARRAY, H_MIPMAP,
-       H_MEMPOOL, H_GRAPH, H_GNODE, H_GEXEC, H_USEROBJ };   /* the last five: graph.h */
+       H_MEMPOOL, H_GRAPH, H_GNODE, H_GEXEC, H_USEROBJ,   /* these five: graph.h */
+       H_VMM };                                         /* vmm.c */
 int drv_handle_add(const void *p, int kind);    /* 0 ok, -1 out of memory */
 void drv_handle_del(const void *p);
 int drv_handle_kind(const void *p);             /* H_NONE when not a live handle */

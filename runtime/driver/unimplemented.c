@@ -142,25 +142,19 @@ int drv_not_implemented(const char *name, int *told);
     X(cuLogsDumpToMemory) \
     X(cuLogsRegisterCallback) \
     X(cuLogsUnregisterCallback) \
-    X(cuMemAddressFree) \
-    X(cuMemAddressReserve) \
     X(cuMemAdvise) \
     X(cuMemAlloc) \
     X(cuMemAllocHost) \
     X(cuMemAllocPitch) \
     X(cuMemBatchDecompressAsync) \
     X(cuMemBatchDecompressAsync_ptsz) \
-    X(cuMemCreate) \
     X(cuMemDiscardAndPrefetchBatchAsync) \
     X(cuMemDiscardAndPrefetchBatchAsync_ptsz) \
     X(cuMemDiscardBatchAsync) \
     X(cuMemDiscardBatchAsync_ptsz) \
     X(cuMemExportToShareableHandle) \
     X(cuMemFree) \
-    X(cuMemGetAccess) \
     X(cuMemGetAddressRange) \
-    X(cuMemGetAllocationGranularity) \
-    X(cuMemGetAllocationPropertiesFromHandle) \
     X(cuMemGetAttribute) \
     X(cuMemGetAttribute_v2) \
     X(cuMemGetDefaultMemPool) \
@@ -170,7 +164,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemHostGetDevicePointer) \
     X(cuMemHostRegister) \
     X(cuMemImportFromShareableHandle) \
-    X(cuMemMap) \
     X(cuMemMapArrayAsync) \
     X(cuMemMapArrayAsync_ptsz) \
     X(cuMemPoolExportPointer) \
@@ -183,11 +176,7 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemPrefetchBatchAsync_ptsz) \
     X(cuMemRangeGetAttribute) \
     X(cuMemRangeGetAttributes) \
-    X(cuMemRelease) \
-    X(cuMemRetainAllocationHandle) \
-    X(cuMemSetAccess) \
     X(cuMemSetMemPool) \
-    X(cuMemUnmap) \
     X(cuMemcpy2D) \
     X(cuMemcpy2DAsync) \
     X(cuMemcpy2DUnaligned) \
