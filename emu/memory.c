@@ -588,6 +588,9 @@ static void explain(uint64_t addr, unsigned size, char *buf, size_t n)
         snprintf(buf, n, ": %llu bytes past the end of a %llu-byte allocation at 0x%llx",
                  (unsigned long long)(addr - b->start - b->size),
                  (unsigned long long)b->size, (unsigned long long)b->start);
+    } else if (vmm_reserved(addr, 1)) {
+        snprintf(buf, n, " (address space reserved with cuMemAddressReserve, not mapped or "
+                 "not made accessible: cuMemMap, cuMemSetAccess)");
     } else if (addr < A.hwm) {
         for (unsigned k = 0; k < HISTORY && k < A.nfreed; k++) {
             const Block *f = &A.freed[(A.nfreed - 1 - k) % HISTORY];
