@@ -414,6 +414,41 @@ static inline uint32_t dp2a(uint32_t a, uint32_t b, uint32_t c, int sa, int sb, 
 DP4A(uu, 0, 0) DP4A(us, 0, 1) DP4A(su, 1, 0) DP4A(ss, 1, 1)
 DP2A(lo_uu, 0, 0, 0) DP2A(lo_us, 0, 1, 0) DP2A(lo_su, 1, 0, 0) DP2A(lo_ss, 1, 1, 0)
 DP2A(hi_uu, 0, 0, 1) DP2A(hi_us, 0, 1, 1) DP2A(hi_su, 1, 0, 1) DP2A(hi_ss, 1, 1, 1)
+/* SIMD video instructions (vadd4 ... vmax2). Elements are the bytes (4) or halfwords (2) of a
+ * and b, sign- or zero-extended by .atype and .btype; each op is computed at full width.
+ * Merge form: each result, saturated to the element range of .dtype with .sat or else cut to
+ * its low bits, is an element of d. Accumulate form (.add): d = c + the sum of the results.
+ * The op and flags come from the instruction (aux8, bop), fixed at bind time. */
+enum { VS_ADD, VS_SUB, VS_AVRG, VS_ABSDIFF, VS_MIN, VS_MAX };
+enum { VF_SA = 1, VF_SB = 2, VF_SD = 4, VF_SAT = 8, VF_ACC = 16, VF_TWO = 32 };
+static inline int32_t vs_elem(uint32_t x, int i, int bits, int sgn)
+{
+    uint32_t e = (x >> (i * bits)) & ((1u << bits) - 1);
+    return sgn ? (int32_t)(e << (32 - bits)) >> (32 - bits) : (int32_t)e;
+}
+static inline uint32_t vsimd(uint32_t a, uint32_t b, uint32_t c, int op, unsigned f)
+{
+    int n = f & VF_TWO ? 2 : 4, bits = 32 / n;
+    int32_t lo = f & VF_SD ? -(1 << (bits - 1)) : 0;
+    int32_t hi = f & VF_SD ? (1 << (bits - 1)) - 1 : (int32_t)((1u << bits) - 1);
+    uint32_t d = 0, sum = c;
+    for (int i = 0; i < n; i++) {
+        int64_t x = vs_elem(a, i, bits, f & VF_SA), y = vs_elem(b, i, bits, f & VF_SB), r;
+        switch (op) {
+        case VS_ADD: r = x + y; break;
+        case VS_SUB: r = x - y; break;
+        case VS_AVRG: r = (x + y + 1) >> 1; break;
+        case VS_ABSDIFF: r = x > y ? x - y : y - x; break;
+        case VS_MIN: r = x < y ? x : y; break;
+        default: r = x > y ? x : y; break;
+        }
+        if (f & VF_ACC) { sum += (uint32_t)r; continue; }
+        if (f & VF_SAT) r = r < lo ? lo : r > hi ? hi : r;
+        d |= ((uint32_t)r & ((1u << bits) - 1)) << (i * bits);
+    }
+    return f & VF_ACC ? sum : d;
+}
+H_TER(vsimd, uint32_t, uint32_t, uint32_t, uint32_t, vsimd(a, b, c, in->aux8, in->bop))
 static const Handler dp4a_h[2][2] = { { h_dp4a_uu, h_dp4a_us }, { h_dp4a_su, h_dp4a_ss } };
 static const Handler dp2a_h[2][2][2] = {
     { { h_dp2a_lo_uu, h_dp2a_lo_us }, { h_dp2a_lo_su, h_dp2a_lo_ss } },
@@ -743,6 +778,29 @@ const char *bind_dp4a(Inst *in, const InstDesc *d)
     if (e) return e;
     if (dp_types(d, &sa, &sb)) return "dp4a needs .atype.btype from .u32/.s32";
     in->fn = dp4a_h[sa][sb];
+    return NULL;
+}
+
+const char *bind_vsimd(Inst *in, const InstDesc *d)
+{
+    static const int ops[] = { OP_vadd4, OP_vsub4, OP_vavrg4, OP_vabsdiff4, OP_vmin4, OP_vmax4,
+                               OP_vadd2, OP_vsub2, OP_vavrg2, OP_vabsdiff2, OP_vmin2, OP_vmax2 };
+    const char *e = need_ops(d, 1, 3);
+    if (e) return e;
+    int k = 0;
+    while (ops[k] != d->op) k++;
+    if (d->ntypes != 3) return "SIMD video instructions need .dtype.atype.btype";
+    unsigned f = k >= 6 ? VF_TWO : 0;
+    for (int i = 0; i < 3; i++) {
+        if (d->types[i] != TY_U32 && d->types[i] != TY_S32) return "SIMD video types are .u32 or .s32";
+        if (d->types[i] == TY_S32) f |= i == 0 ? VF_SD : i == 1 ? VF_SA : VF_SB;
+    }
+    if (desc_has(d, MOD_SAT)) f |= VF_SAT;
+    if (desc_has(d, MOD_ADD)) f |= VF_ACC;
+    if ((f & VF_SAT) && (f & VF_ACC)) return ".sat cannot go with .add";
+    in->aux8 = (uint8_t)(k % 6);
+    in->bop = (uint8_t)f;
+    in->fn = h_vsimd;
     return NULL;
 }
 
