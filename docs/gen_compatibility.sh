@@ -2,7 +2,8 @@
 # gen_compatibility.sh - writes docs/compatibility.md to stdout from the project's own tables,
 # so that it cannot drift: the entry points of NVIDIA's libcuda.so.1 (recorded:
 # tests/expected/driver/exports.txt) and of ptxemu's libcudart.so.13 (its dynamic symbols),
-# each with its status (the stubs are the lists in runtime/*/unimplemented.c); and the CUDA
+# each with its status (the stubs are the lists in runtime/*/unimplemented.c); the PTX
+# instructions (frontend/ptx_names.c) the emulator executes (emu/ops.def); and the CUDA
 # samples with their measured status (tests/cuda-samples/status.txt). `make compatibility`
 # rewrites the file; tests/run_compat_check.sh (make check) fails when it is out of date.
 #
@@ -86,6 +87,27 @@ if [ -f "$status" ]; then
         printf '| %s | %s | %s |\n' "$name" "$(sample_status "$mine" "$gpu" "$out")" "$note"
     done <"$status"
 fi
+
+# PTX instructions: every name of the ISA the parser knows (frontend/ptx_names.c) against the
+# opcodes the emulator executes (emu/ops.def)
+sed -n '/ptx_instructions\[\] = {/,/NULL/p' "$src/frontend/ptx_names.c" | grep -o '"[a-z0-9_]*"' |
+    tr -d '"' | sort -u >"$tmp/ptx_all"
+grep -oE '^OP\([a-z0-9_]+, *"[a-z][^"]*"' "$src/emu/ops.def" | sed 's/^OP([a-z0-9_]*, *"\([a-z0-9_]*\).*/\1/' |
+    sort -u >"$tmp/ptx_exec"
+n_ptx=$(count "$tmp/ptx_all"); n_ptx_exec=$(comm -12 "$tmp/ptx_all" "$tmp/ptx_exec" | grep -c . || true)
+echo
+echo "## PTX instructions"
+echo
+echo "The instruction names of the PTX ISA 9.0 (\`frontend/ptx_names.c\`); $n_ptx_exec of $n_ptx are executed"
+echo "(\`emu/ops.def\`). A type or modifier combination an executed instruction does not implement"
+echo "is reported when the kernel is translated, naming the PTX file and line; a kernel that uses an"
+echo "instruction that is not executed fails at its first launch the same way."
+echo
+echo "| Instruction | Status |"
+echo "|---|---|"
+while read -r i; do
+    if grep -qx "$i" "$tmp/ptx_exec"; then printf '| `%s` | executed |\n' "$i"; else printf '| `%s` | not executed |\n' "$i"; fi
+done <"$tmp/ptx_all"
 
 table() {   # ALL STUBS STUB-TEXT
     echo
