@@ -91,14 +91,18 @@ typedef struct Axis { int i0, i1, w; } Axis;
 static Axis axis(const EmuTex *t, int dim, float x, int n, int linear)
 {
     Axis a;
+    /* wrap and mirror exist for normalized coordinates only; with texel coordinates the
+     * GPU clamps (CUDA Programming Guide, texture fetching; convolutionTexture relies on it) */
+    int mode = t->addr[dim];
+    if (!t->norm && (mode == TEXA_WRAP || mode == TEXA_MIRROR)) mode = TEXA_CLAMP;
     if (t->norm) {
-        if (t->addr[dim] == TEXA_WRAP) x -= floorf(x);
+        if (mode == TEXA_WRAP) x -= floorf(x);
         x *= (float)n;
     }
     if (!linear) {
         double f = floor((double)x);
         int64_t i = f < -1e9 ? -1000000000 : f > 1e9 ? 1000000000 : (int64_t)f;
-        a.i0 = a.i1 = address(t->addr[dim], i, n);
+        a.i0 = a.i1 = address(mode, i, n);
         a.w = 0;
         return a;
     }
@@ -109,8 +113,8 @@ static Axis axis(const EmuTex *t, int dim, float x, int n, int linear)
     int64_t qi = (int64_t)q;
     int64_t i = qi >> 8;
     a.w = (int)(qi & 255);
-    a.i0 = address(t->addr[dim], i, n);
-    a.i1 = address(t->addr[dim], i + 1, n);
+    a.i0 = address(mode, i, n);
+    a.i1 = address(mode, i + 1, n);
     return a;
 }
 
