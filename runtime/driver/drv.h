@@ -138,6 +138,7 @@ struct CUstream_st;
 /* The stream a call names: NULL is the legacy stream (or the per-thread one in a _ptsz
  * call), which are always valid; others must be live streams of the current context. */
 CUresult drv_stream_check(CUstream s);
+CUresult drv_stream_check_copy(CUstream s);   /* also streams of other contexts */
 CUstream drv_ptsz(CUstream s);                  /* NULL -> CU_STREAM_PER_THREAD         */
 /* Stream order for the race detector: a launch is issued on s; the host waited. */
 void drv_order_launch(CUstream s);

@@ -411,7 +411,7 @@ static CUresult copy_async(uint64_t dst, int dd, uint64_t src, int sd, size_t n,
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
-    e = drv_stream_check(s);
+    e = drv_stream_check_copy(s);
     int cap = 0;
     if (e == CUDA_SUCCESS) e = drv_capture_work(s, &cap);
     if (e == CUDA_SUCCESS && cap) {
@@ -596,7 +596,7 @@ CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry)
         CUresult e_ = drv_ctx_enter(&c_);                                 \
         if (e_ != CUDA_SUCCESS) return e_;                                \
         drv_lock();                                                       \
-        e_ = drv_stream_check(stream);                                    \
+        e_ = drv_stream_check_copy(stream);                               \
         int cap_ = 0;                                                     \
         if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
         if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \

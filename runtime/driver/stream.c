@@ -185,6 +185,16 @@ CUresult drv_stream_check(CUstream s)
     return s->ctx == drv_ctx_current() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/* Copies may go into a stream of another device's context (CUDA Programming Guide, "Stream
+ * and Event Behavior": a memory copy succeeds in a stream not of the current device, a kernel
+ * launch fails). */
+CUresult drv_stream_check_copy(CUstream s)
+{
+    if (!stream_builtin(s) && drv_handle_kind(s) == H_STREAM && drv_handle_kind(s->ctx) == H_CTX)
+        return CUDA_SUCCESS;
+    return drv_stream_check(s);
+}
+
 void drv_streams_release_ctx(CUcontext c);
 
 CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
@@ -261,9 +271,25 @@ static CUresult stream_enter(CUstream s, int sticky)
     return e;
 }
 
+/* Calls that only ask about a stream or wait for it take a stream of any live context, as
+ * CUDA's do (a program synchronizes another device's stream without switching to it:
+ * p2pBandwidthLatencyTest); work is only enqueued into streams of the current context. */
+static CUresult stream_enter_any_ctx(CUstream s, int sticky)
+{
+    CUcontext c;
+    CUresult e = sticky ? drv_ctx_enter(&c) : drv_ctx_enter_any(&c);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    if (!stream_builtin(s) && drv_handle_kind(s) == H_STREAM && drv_handle_kind(s->ctx) == H_CTX)
+        return CUDA_SUCCESS;
+    e = drv_stream_check(s);
+    if (e != CUDA_SUCCESS) drv_unlock();
+    return e;
+}
+
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
-    CUresult e = stream_enter(hStream, 1);
+    CUresult e = stream_enter_any_ctx(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
     if ((e = drv_capture_sync_stream(hStream)) == CUDA_SUCCESS) drv_order_host_waits(hStream);
     drv_unlock();
@@ -273,7 +299,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 /* Work is complete when the call that issued it returns, so a valid stream is always idle. */
 CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
-    CUresult e = stream_enter(hStream, 1);
+    CUresult e = stream_enter_any_ctx(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
     e = drv_capture_sync_stream(hStream);
     drv_unlock();
@@ -296,7 +322,7 @@ static int event_live(CUevent e)
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
     if (Flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
-    CUresult e = stream_enter(hStream, 1);
+    CUresult e = stream_enter_any_ctx(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
     if (!event_live(hEvent)) e = CUDA_ERROR_INVALID_HANDLE;
     if (e == CUDA_SUCCESS && drv_capture_event_wait(hStream, hEvent, &e)) {
@@ -354,7 +380,7 @@ CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
-    CUresult e = stream_enter(hStream, 0);
+    CUresult e = stream_enter_any_ctx(hStream, 0);
     if (e != CUDA_SUCCESS) return e;
     *pctx = stream_builtin(hStream) ? drv_ctx_current() : hStream->ctx;
     drv_unlock();
@@ -370,7 +396,7 @@ CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx
 CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
     if (!device) return CUDA_ERROR_INVALID_VALUE;
-    CUresult e = stream_enter(hStream, 0);
+    CUresult e = stream_enter_any_ctx(hStream, 0);
     if (e != CUDA_SUCCESS) return e;
     *device = 0;
     drv_unlock();
@@ -466,9 +492,12 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
     if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
-    CUresult e = stream_enter(hStream, 1);
+    CUresult e = stream_enter_any_ctx(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
-    if (!event_live(hEvent)) {
+    /* the event and the stream must belong to one context (the current one's for the
+     * built-in streams) */
+    CUcontext sc = stream_builtin(hStream) ? drv_ctx_current() : hStream->ctx;
+    if (!event_live(hEvent) || hEvent->ctx != sc) {
         drv_unlock();
         return CUDA_ERROR_INVALID_HANDLE;
     }
@@ -545,7 +574,8 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUe
     if (e != CUDA_SUCCESS) return e;
     if (!pMilliseconds) return CUDA_ERROR_INVALID_VALUE;
     drv_lock();
-    if (!event_live(hStart) || !event_live(hEnd) ||
+    /* events of two devices cannot be compared (CUDA Programming Guide) */
+    if (!event_live(hStart) || !event_live(hEnd) || hStart->ctx->device != hEnd->ctx->device ||
         ((hStart->flags | hEnd->flags) & CU_EVENT_DISABLE_TIMING) || !hStart->recorded ||
         !hEnd->recorded)
         e = CUDA_ERROR_INVALID_HANDLE;

@@ -291,7 +291,7 @@ static CUresult linear_async(CUarray da, size_t doff, uint64_t dst, CUarray sa, 
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
-    e = drv_stream_check(s);
+    e = drv_stream_check_copy(s);
     if (e == CUDA_SUCCESS) e = linear_copy(da, doff, dst, sa, soff, src, n);
     drv_unlock();
     return e;
