@@ -31,7 +31,7 @@
 #define GAP         256ull
 #define HISTORY     64                 /* recently freed blocks remembered for messages     */
 
-typedef struct Block { uint64_t start, size; int kind, dev; } Block;   /* dev: MEM_ANY_DEVICE or owner */
+typedef struct Block { uint64_t start, size; int kind, dev; uint32_t grant; } Block;   /* dev: MEM_ANY_DEVICE or owner; grant: other devices allowed */
 typedef struct Range { uint64_t start, end; } Range;
 
 static struct {
@@ -48,6 +48,7 @@ static struct {
 __thread MemCache mem_cache __attribute__((tls_model("initial-exec")));
 /* Devices whose memory the running launch may touch (its own and its enabled peers). */
 static uint32_t access_mask = ~0u;
+static int launch_dev = -1;   /* the device of the running launch (-1: unknown) */
 uint64_t mem_generation;
 uint64_t mem_arena_lo, mem_arena_hi;
 
@@ -210,7 +211,7 @@ uint64_t mem_alloc_on(size_t size, int kind, int dev)
     }
     size_t i = (size_t)(find_below(s) + 1);
     memmove(&A.live[i + 1], &A.live[i], (A.nlive - i) * sizeof(Block));
-    A.live[i] = (Block){ s, size, kind, dev };
+    A.live[i] = (Block){ s, size, kind, dev, 0 };
     A.nlive++;
     if (counts_as_device(kind)) A.used += size;
     if (counts_as_device(kind) && dev != MEM_ANY_DEVICE) A.used_dev[dev] += size;
@@ -311,6 +312,24 @@ size_t mem_used_on(int dev)
 }
 
 /* Cached lookups were checked against the old mask: a new one drops them. */
+void mem_set_launch_device(int dev)
+{
+    __atomic_store_n(&launch_dev, dev, __ATOMIC_RELEASE);
+}
+
+int mem_grant(uint64_t addr, uint32_t devices)
+{
+    int rc = -1;
+    pthread_rwlock_wrlock(&A.lock);
+    long i = find_below(addr);
+    if (i >= 0 && A.live[i].start == addr) {
+        A.live[i].grant = devices;
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
+}
+
 void mem_set_access(uint32_t mask)
 {
     if (__atomic_exchange_n(&access_mask, mask, __ATOMIC_ACQ_REL) != mask)
@@ -361,7 +380,7 @@ int mem_register(uint64_t addr, size_t size, int read_only)
     if (grow((void **)&A.live, &A.clive, A.nlive, sizeof(Block))) { rc = MEM_REG_NOMEM; goto out; }
     i++;
     memmove(&A.live[i + 1], &A.live[i], (A.nlive - (size_t)i) * sizeof(Block));
-    A.live[i] = (Block){ addr, size, read_only ? MEM_REGISTERED_RO : MEM_REGISTERED, MEM_ANY_DEVICE };
+    A.live[i] = (Block){ addr, size, read_only ? MEM_REGISTERED_RO : MEM_REGISTERED, MEM_ANY_DEVICE, 0 };
     A.nlive++;
     __atomic_add_fetch(&mem_nregistered, 1, __ATOMIC_RELEASE);
 out:
@@ -524,7 +543,7 @@ int mem_vmm_set_access(uint64_t addr, size_t size, int rw)
         if (rw) {
             size_t i = (size_t)(find_below(m->start) + 1);
             memmove(&A.live[i + 1], &A.live[i], (A.nlive - i) * sizeof(Block));
-            A.live[i] = (Block){ m->start, m->size, MEM_VMM, MEM_ANY_DEVICE };
+            A.live[i] = (Block){ m->start, m->size, MEM_VMM, MEM_ANY_DEVICE, 0 };
             A.nlive++;
         } else {
             vmm_forget_block(m);
@@ -611,8 +630,10 @@ static void explain(uint64_t addr, unsigned size, char *buf, size_t n)
  * mapped in a context until peer access to it is enabled, and touching it faults. */
 static int peer_ok(const Block *b)
 {
+    int ld = __atomic_load_n(&launch_dev, __ATOMIC_ACQUIRE);
     return b->dev == MEM_ANY_DEVICE ||
-           (__atomic_load_n(&access_mask, __ATOMIC_ACQUIRE) >> b->dev & 1);
+           (__atomic_load_n(&access_mask, __ATOMIC_ACQUIRE) >> b->dev & 1) ||
+           (ld >= 0 && (b->grant >> ld & 1));
 }
 
 /* The GPU's tolerance. Measured on an H100 (docs/memory.md): device memory is mapped in 2 MiB

@@ -34,6 +34,10 @@ uint64_t mem_alloc(size_t size, int kind);       /* 0 when out of memory        
 uint64_t mem_alloc_on(size_t size, int kind, int dev);
 size_t mem_used_on(int dev);                     /* device-side bytes device dev sees used */
 void mem_set_access(uint32_t device_mask);       /* before a launch: devices it may touch  */
+void mem_set_launch_device(int dev);             /* before a launch: the device running it */
+/* Devices besides the owner that may touch the block at addr (memory pools' access, set by
+ * cuMemPoolSetAccess): a kernel on one of them reaches it without peer access. -1: no block. */
+int mem_grant(uint64_t addr, uint32_t devices);
 /* mem_find for the running launch: 0 also when the block belongs to a device it may not touch. */
 uint64_t mem_find_reachable(uint64_t addr, size_t *size_out);
 /* 0 ok, -1 not the start of a live block of that kind (MEM_DEVICE also frees MEM_MANAGED,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/driver/graph.h"
+#include "emu/memory.h"
 
 #define CHUNK (32ull << 20)
 
@@ -54,18 +55,34 @@ struct CUmemPoolHandle_st {
     int is_default;
     int destroyed;         /* destroyed with allocations left: goes with the last of them */
     size_t live;
+    uint32_t access;       /* other devices given read-write access (cuMemPoolSetAccess) */
 };
 
-static struct CUmemPoolHandle_st default_pool = {
-    .props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
-               .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } },
-    .reuse = { 1, 1, 1 }, .is_default = 1,
-};
-static CUmemoryPool current_pool = &default_pool;
+/* Each device has its default pool and a current pool (cuDeviceSetMemPool). */
+static struct CUmemPoolHandle_st default_pools[MEM_MAX_DEVICES];
+static CUmemoryPool current_pools[MEM_MAX_DEVICES];
+
+static CUmemoryPool default_of(int dev)
+{
+    CUmemoryPool p = &default_pools[dev];
+    if (!p->is_default) {
+        p->props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+        p->props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        p->props.location.id = dev;
+        p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+        p->is_default = 1;
+        drv_handle_add(p, H_MEMPOOL);
+    }
+    return p;
+}
+
+static CUmemoryPool current_of(int dev)
+{
+    return current_pools[dev] ? current_pools[dev] : default_of(dev);
+}
 
 static int pool_live(CUmemoryPool p)
 {
-    if (p == &default_pool && drv_handle_kind(p) != H_MEMPOOL) drv_handle_add(p, H_MEMPOOL);
     return drv_handle_kind(p) == H_MEMPOOL;
 }
 
@@ -91,8 +108,11 @@ static CUresult pool_alloc(CUcontext c, CUmemoryPool pool, size_t size, CUdevice
         cappallocs = nc;
     }
     uint64_t a;
-    CUresult e = drv_mem_alloc_device(c, &a, size);
+    /* the memory belongs to the pool's device, whichever context asks */
+    int dev = pool->props.location.id;
+    CUresult e = drv_mem_alloc_device(dev == c->device ? c : drv_primary(dev), &a, size);
     if (e != CUDA_SUCCESS) return e;
+    mem_grant(a, pool->access);
     PoolAlloc *stale = palloc_find(a);   /* left by a context that went away */
     if (stale) *stale = pallocs[--npallocs];
     pallocs[npallocs++] = (PoolAlloc){ a, size, pool };
@@ -152,7 +172,7 @@ static CUresult alloc_async(CUcontext c, CUmemoryPool pool, CUdeviceptr *p, size
 
 CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    IN_STREAM(hStream, alloc_async(c_, current_pool, dptr, bytesize, hStream, cap_));
+    IN_STREAM(hStream, alloc_async(c_, current_of(c_->device), dptr, bytesize, hStream, cap_));
 }
 
 CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
@@ -188,7 +208,8 @@ static CUresult unlock_with(CUresult e)
 /* What ptxemu's device can give a pool: pinned device memory, no export handles. */
 static CUresult props_check(const CUmemPoolProps *p)
 {
-    if (!p || p->location.type != CU_MEM_LOCATION_TYPE_DEVICE || p->location.id != 0 ||
+    if (!p || p->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+        drv_device_check(p->location.id) != CUDA_SUCCESS ||
         p->allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
         return CUDA_ERROR_INVALID_VALUE;
     if (p->handleTypes != CU_MEM_HANDLE_TYPE_NONE) {
@@ -221,7 +242,7 @@ CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
     if (e != CUDA_SUCCESS) return e;
     if (!pool_live(pool) || pool->is_default) return unlock_with(CUDA_ERROR_INVALID_VALUE);
     drv_handle_del(pool);
-    if (current_pool == pool) current_pool = &default_pool;
+    if (current_pools[pool->props.location.id] == pool) current_pools[pool->props.location.id] = NULL;
     if (pool->live) pool->destroyed = 1;
     else free(pool);
     return unlock_with(CUDA_SUCCESS);
@@ -300,11 +321,27 @@ CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *ma
     CUresult e = lock_ctx();
     if (e != CUDA_SUCCESS) return e;
     if (!pool_live(pool) || (count && !map)) return unlock_with(CUDA_ERROR_INVALID_VALUE);
+    int own = pool->props.location.id;
+    uint32_t access = pool->access;
     for (size_t i = 0; i < count; i++) {
+        int d = map[i].location.id;
         if (map[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE) return unlock_with(CUDA_ERROR_INVALID_VALUE);
-        if (map[i].location.id != 0 || map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
-            return unlock_with(CUDA_ERROR_INVALID_DEVICE);
+        if (drv_device_check(d) != CUDA_SUCCESS) return unlock_with(CUDA_ERROR_INVALID_DEVICE);
+        /* the owner always reads and writes (measured: anything else is INVALID_DEVICE) */
+        if (d == own) {
+            if (map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return unlock_with(CUDA_ERROR_INVALID_DEVICE);
+        } else if (map[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE) {
+            access |= 1u << d;
+        } else if (map[i].flags == CU_MEM_ACCESS_FLAGS_PROT_NONE) {
+            access &= ~(1u << d);
+        } else {
+            return unlock_with(CUDA_ERROR_INVALID_VALUE);   /* read-only is not emulated */
+        }
     }
+    /* the access applies to the pool's allocations, present and future */
+    pool->access = access;
+    for (size_t i = 0; i < npallocs; i++)
+        if (pallocs[i].pool == pool) mem_grant(pallocs[i].addr, access);
     return unlock_with(CUDA_SUCCESS);
 }
 
@@ -313,9 +350,11 @@ CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPo
     CUresult e = lock_ctx();
     if (e != CUDA_SUCCESS) return e;
     if (!flags || !location || !pool_live(memPool) || location->type != CU_MEM_LOCATION_TYPE_DEVICE ||
-        location->id != 0)
+        drv_device_check(location->id) != CUDA_SUCCESS)
         return unlock_with(CUDA_ERROR_INVALID_VALUE);
-    *flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    int d = location->id;
+    *flags = d == memPool->props.location.id || (memPool->access >> d & 1) ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+                                                                          : CU_MEM_ACCESS_FLAGS_PROT_NONE;
     return unlock_with(CUDA_SUCCESS);
 }
 
@@ -326,8 +365,7 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
     CUresult e = drv_device_check(dev);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
-    pool_live(&default_pool);
-    *pool_out = &default_pool;
+    *pool_out = default_of(dev);
     drv_unlock();
     return CUDA_SUCCESS;
 }
@@ -338,8 +376,7 @@ CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!pool || drv_device_check(dev) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
     drv_lock();
-    pool_live(&default_pool);
-    *pool = current_pool;
+    *pool = current_of(dev);
     drv_unlock();
     return CUDA_SUCCESS;
 }
@@ -350,8 +387,9 @@ CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     if (drv_device_check(dev) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
     drv_lock();
-    CUresult e = pool_live(pool) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    if (e == CUDA_SUCCESS) current_pool = pool;
+    /* a pool serves the device it lives on */
+    CUresult e = pool_live(pool) && pool->props.location.id == dev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (e == CUDA_SUCCESS) current_pools[dev] = pool == default_of(dev) ? NULL : pool;
     drv_unlock();
     return e;
 }
@@ -376,7 +414,8 @@ CUresult drv_graph_mem_reserve(CUcontext c, const CUDA_MEM_ALLOC_NODE_PARAMS_v2 
     if (e != CUDA_SUCCESS) return e;
     if (!p->bytesize) return CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; i < p->accessDescCount; i++)
-        if (!p->accessDescs || p->accessDescs[i].location.id != 0) return CUDA_ERROR_INVALID_VALUE;
+        if (!p->accessDescs || drv_device_check(p->accessDescs[i].location.id) != CUDA_SUCCESS)
+            return CUDA_ERROR_INVALID_VALUE;
     if (ngmems == capgmems) {
         size_t nc = capgmems ? capgmems * 2 : 16;
         GraphMem *n = realloc(gmems, nc * sizeof *n);
