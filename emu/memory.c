@@ -675,6 +675,12 @@ static int tolerated(uint64_t addr, unsigned size, Block *near)
         return 0;
     for (size_t k = 0; k < V.nres; k++)   /* reserved address space is mapped by cuMemMap only */
         if (overlaps(addr, addr + size, V.res[k].taken.start, V.res[k].taken.end)) return 0;
+    /* freed memory faults on the GPU (a freed allocation's pages are unmapped), even where
+     * the arena put it within 2 MiB of a live one */
+    for (unsigned k = 0; k < HISTORY && k < A.nfreed; k++) {
+        const Block *f = &A.freed[k];
+        if (overlaps(addr, addr + size, f->start, f->start + footprint(f->size))) return 0;
+    }
     if (mprotect((void *)(uintptr_t)page_down(addr), page_up(addr + size) - page_down(addr),
                  PROT_READ | PROT_WRITE))
         return 0;
