@@ -416,6 +416,7 @@ DP2A(lo_uu, 0, 0, 0) DP2A(lo_us, 0, 1, 0) DP2A(lo_su, 1, 0, 0) DP2A(lo_ss, 1, 1,
 DP2A(hi_uu, 0, 0, 1) DP2A(hi_us, 0, 1, 1) DP2A(hi_su, 1, 0, 1) DP2A(hi_ss, 1, 1, 1)
 /* SIMD video instructions (vadd4 ... vmax2). Elements are the bytes (4) or halfwords (2) of a
  * and b, sign- or zero-extended by .atype and .btype; each op is computed at full width.
+ * vavrg rounds halves away from zero (measured on the H100: avg(-128, 127) = -1).
  * Merge form: each result, saturated to the element range of .dtype with .sat or else cut to
  * its low bits, is an element of d. Accumulate form (.add): d = c + the sum of the results.
  * The op and flags come from the instruction (aux8, bop), fixed at bind time. */
@@ -437,7 +438,7 @@ static inline uint32_t vsimd(uint32_t a, uint32_t b, uint32_t c, int op, unsigne
         switch (op) {
         case VS_ADD: r = x + y; break;
         case VS_SUB: r = x - y; break;
-        case VS_AVRG: r = (x + y + 1) >> 1; break;
+        case VS_AVRG: r = x + y >= 0 ? (x + y + 1) / 2 : -((1 - x - y) / 2); break;   /* halves away from 0 (measured) */
         case VS_ABSDIFF: r = x > y ? x - y : y - x; break;
         case VS_MIN: r = x < y ? x : y; break;
         default: r = x > y ? x : y; break;

@@ -68,7 +68,10 @@ CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemA
     if (!granularity || (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
                          option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
         return CUDA_ERROR_INVALID_VALUE;
-    if ((e = check_prop(prop)) != CUDA_SUCCESS) return e;
+    /* measured: the location's device is not checked here */
+    if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
+        prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
     *granularity = GRAIN;
     return CUDA_SUCCESS;
 }
@@ -144,7 +147,9 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     if (!size || ptr % GRAIN || size % GRAIN || offset % GRAIN || flags) return CUDA_ERROR_INVALID_VALUE;
     drv_lock();
     Phys *p = phys_of(handle);
-    if (!p || offset > p->size || size > p->size - offset) e = CUDA_ERROR_INVALID_VALUE;
+    /* the offset into the allocation "must currently be zero": measured, it is NOT_SUPPORTED */
+    if (!p || size > p->size) e = CUDA_ERROR_INVALID_VALUE;
+    else if (offset) e = CUDA_ERROR_NOT_SUPPORTED;
     else if (nmaps == cmaps && !(maps = realloc(maps, (cmaps = cmaps ? 2 * cmaps : 16) * sizeof *maps)))
         e = CUDA_ERROR_OUT_OF_MEMORY;
     else if (mem_vmm_map(ptr, size, p->fd, offset)) e = CUDA_ERROR_INVALID_VALUE;
