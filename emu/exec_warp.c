@@ -48,8 +48,8 @@ static inline void set_pred(Warp *w, uint32_t p, uint32_t mask, uint32_t bits)
 /* ---- shfl.sync.mode.b32 d[|p], a, b, c, membermask ----
  * The source lane j follows the PTX ISA pseudo-code: c[4:0] is the clamp, c[12:8] the
  * segment mask. Out of range (pval false), a lane keeps its own a. An in-range source lane
- * that is not executing is undefined in PTX; like the hardware's register file, the
- * emulator returns that lane's current value of a. */
+ * that is not executing is undefined in PTX; the H100 gives 0 (with pval true), measured
+ * (tests/ptx/warp_shfl_inactive; the CUDA sample `reduction` depends on it). */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 
 static inline int shfl_run(Warp *w, const Inst *in, uint32_t mask, int mode)
@@ -68,7 +68,7 @@ static inline int shfl_run(Warp *w, const Inst *in, uint32_t mask, int mode)
         case SH_BFLY: j = l ^ bval; ok = j <= maxl; break;
         default:      j = minl | (bval & ~seg); ok = j <= maxl; break;
         }
-        out[l] = src[ok ? j : l];
+        out[l] = !ok ? src[l] : (mask >> j & 1) ? src[j] : 0;
         pv |= (uint32_t)ok << l;
     }
     FOR_LANES(mask, l) d[l] = out[l];
