@@ -8,12 +8,17 @@
 # Writes "CATEGORY|NAME|PTXEMU VERDICT|H100 VERDICT|OUTPUT|NOTE" lines, sorted, to stdout:
 # commit them as tests/cuda-samples/status.txt.
 #
-# Usage: tests/cuda-samples/status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR
+# Samples for several GPUs run with four emulated devices in the survey, but the H100 that
+# recorded them was one GPU: ONE_DEVICE_OUTDIR, when given, holds their runs with one device,
+# and those are what is compared.
+#
+# Usage: tests/cuda-samples/status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR [ONE_DEVICE_OUTDIR]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=${1:?usage: status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR}
 survey=${2:?usage: status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR}
 emu=${3:?usage: status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR}
+one=${4:-}
 gpu=$here/../expected/cuda-samples/survey
 timing='[0-9.]+ *(ms|s|us|sec|seconds|GB/s|MB/s)\b|[Tt]ime|[Dd]uration|[Ee]lapsed|[Bb]andwidth|[Tt]hroughput|[MG](pixels|texlookups|samples|pix)/s|TFLOPS|GFlop/s|per second'
 verdict() { sed -n "s/^$2 //p" "$1" | head -n 1; }
@@ -37,8 +42,10 @@ for dir in "$src"/Samples/[0-6]_*/*/; do
     [ -n "$mine" ] || continue
     theirs=$(verdict "$gpu/survey.txt" "$name")
     output=-
-    if [ -f "$gpu/$name.out" ] && [ -f "$emu/$name.out" ]; then
-        if diff <(normal "$gpu/$name.out") <(normal "$emu/$name.out") >/dev/null
+    mine_out=$emu/$name.out
+    [ -n "$one" ] && [ -f "$one/$name.out" ] && mine_out=$one/$name.out
+    if [ -f "$gpu/$name.out" ] && [ -f "$mine_out" ]; then
+        if diff <(normal "$gpu/$name.out") <(normal "$mine_out") >/dev/null
         then output=same; else output=differs; fi
     fi
     note=$(sed -n "s/^$name[[:space:]]\+//p" "$here/notes.txt" 2>/dev/null | head -n 1)
