@@ -62,6 +62,7 @@ needs() {
 }
 for cat in "$@"; do
     for dir in "$src/Samples/$cat"/*/; do
+        [ -d "$dir" ] || continue   # a category this checkout lacks
         name=$(basename "$dir")
         bdir=$out/build/$name
         reason=$(needs "$dir")
