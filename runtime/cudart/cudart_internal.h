@@ -60,6 +60,9 @@ RtFunc *rt_func_by_handle(const void *handle);      /* NULL unless a live RtFunc
 cudaError_t rt_func_driver(RtFunc *f, CUfunction *out);
 /* The driver function behind a host stub; cudaErrorInvalidDeviceFunction if not a kernel. */
 cudaError_t rt_stub_function(const void *stub, CUfunction *out);
+/* The driver function that `func` names: a kernel's host stub, or a cudaKernel_t from
+ * cudaGetKernel or cudaLibraryGetKernel; `none` when it is none of these. Lock held. */
+cudaError_t rt_func_named(const void *func, CUfunction *out, cudaError_t none);
 /* The host stub of a kernel the runtime found for the program (graph kernel nodes name
  * kernels by stub); NULL when none. */
 const void *rt_stub_of(CUfunction fn);

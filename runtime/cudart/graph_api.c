@@ -536,6 +536,29 @@ cudaError_t CUDARTAPI cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_
     RT_DRIVER(cuGraphExecUpdate(hGraphExec, hGraph, (CUgraphExecUpdateResultInfo *)resultInfo));
 }
 
+/* Kernel node attributes: the runtime's ids and values are the driver's. */
+cudaError_t CUDARTAPI cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                                      cudaKernelNodeAttrValue *value_out)
+{
+    RT_ENTER();
+    return rt_ret(rt_err(cuGraphKernelNodeGetAttribute(hNode, (CUkernelNodeAttrID)attr,
+                                                       (CUkernelNodeAttrValue *)value_out)));
+}
+
+cudaError_t CUDARTAPI cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                                      const cudaKernelNodeAttrValue *value)
+{
+    RT_ENTER();
+    return rt_ret(rt_err(cuGraphKernelNodeSetAttribute(hNode, (CUkernelNodeAttrID)attr,
+                                                       (const CUkernelNodeAttrValue *)value)));
+}
+
+cudaError_t CUDARTAPI cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
+{
+    RT_ENTER();
+    return rt_ret(rt_err(cuGraphKernelNodeCopyAttributes(hDst, hSrc)));
+}
+
 cudaError_t CUDARTAPI cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                                        const struct cudaKernelNodeParams *pNodeParams)
 {

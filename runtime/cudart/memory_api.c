@@ -268,6 +268,57 @@ cudaError_t CUDARTAPI cudaMemset2DAsync(void *devPtr, size_t pitch, int value, s
 RT_TWIN(cudaError_t, cudaMemset2DAsync_ptsz, cudaMemset2DAsync,
         (void *p, size_t pi, int v, size_t w, size_t h, cudaStream_t s), (p, pi, v, w, h, s))
 
+/* ---- pitched 3D memory: slices of extent.height rows, rows padded as cudaMallocPitch's ---- */
+
+cudaError_t CUDARTAPI cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+    RT_ENTER();
+    if (!pitchedDevPtr) return rt_ret(cudaErrorInvalidValue);
+    size_t pitch = 0, rows = extent.height * extent.depth;
+    if (extent.depth && rows / extent.depth != extent.height) return rt_ret(cudaErrorMemoryAllocation);
+    void *p = NULL;
+    cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width, rows);
+    if (e == cudaSuccess) {
+        pitchedDevPtr->ptr = p;
+        pitchedDevPtr->pitch = pitch;
+        pitchedDevPtr->xsize = extent.width;
+        pitchedDevPtr->ysize = extent.height;
+    }
+    return e;
+}
+
+/* Each slice is a 2D fill; slices lie pitch * ysize bytes apart. */
+static cudaError_t memset3d(struct cudaPitchedPtr p, int value, struct cudaExtent e,
+                            cudaStream_t s, int async)
+{
+    if (!e.width || !e.height || !e.depth) return cudaSuccess;
+    if (p.pitch < e.width || (e.depth > 1 && p.ysize < e.height)) return cudaErrorInvalidValue;
+    for (size_t z = 0; z < e.depth; z++) {
+        CUdeviceptr slice = D(p.ptr) + z * p.pitch * p.ysize;
+        CUresult r = async ? cuMemsetD2D8Async(slice, p.pitch, (unsigned char)value, e.width, e.height, s)
+                           : cuMemsetD2D8(slice, p.pitch, (unsigned char)value, e.width, e.height);
+        if (r != CUDA_SUCCESS) return rt_err(r);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
+{
+    RT_ENTER();
+    return rt_ret(memset3d(pitchedDevPtr, value, extent, NULL, 0));
+}
+RT_TWIN(cudaError_t, cudaMemset3D_ptds, cudaMemset3D,
+        (struct cudaPitchedPtr p, int v, struct cudaExtent e), (p, v, e))
+
+cudaError_t CUDARTAPI cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                        struct cudaExtent extent, cudaStream_t stream)
+{
+    RT_ENTER();
+    return rt_ret(memset3d(pitchedDevPtr, value, extent, stream, 1));
+}
+RT_TWIN(cudaError_t, cudaMemset3DAsync_ptsz, cudaMemset3DAsync,
+        (struct cudaPitchedPtr p, int v, struct cudaExtent e, cudaStream_t s), (p, v, e, s))
+
 /* ---- module variables ---- */
 
 /* Resolve symbol+offset for count bytes. */
@@ -386,6 +437,21 @@ cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
 {
     CUmemLocation l = { (CUmemLocationType)location.type, location.id };
     RT_DRIVER(cuMemAdvise(D(devPtr), count, (CUmem_advise)advice, l));
+}
+
+cudaError_t CUDARTAPI cudaMemRangeGetAttribute(void *data, size_t dataSize,
+                                               enum cudaMemRangeAttribute attribute,
+                                               const void *devPtr, size_t count)
+{
+    RT_DRIVER(cuMemRangeGetAttribute(data, dataSize, (CUmem_range_attribute)attribute, D(devPtr), count));
+}
+
+cudaError_t CUDARTAPI cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+                                                enum cudaMemRangeAttribute *attributes,
+                                                size_t numAttributes, const void *devPtr, size_t count)
+{
+    RT_DRIVER(cuMemRangeGetAttributes(data, dataSizes, (CUmem_range_attribute *)attributes,
+                                      numAttributes, D(devPtr), count));
 }
 
 /* ---- pointer attributes ---- */

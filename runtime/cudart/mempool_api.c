@@ -39,6 +39,25 @@ cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
     RT_DRIVER(cuDeviceSetMemPool(device, memPool));
 }
 
+/* The location-based forms (cudaMemLocation is CUmemLocation, allocation types agree). */
+cudaError_t CUDARTAPI cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location,
+                                               enum cudaMemAllocationType type)
+{
+    RT_DRIVER(cuMemGetDefaultMemPool(memPool, (CUmemLocation *)location, (CUmemAllocationType)type));
+}
+
+cudaError_t CUDARTAPI cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location,
+                                        enum cudaMemAllocationType type)
+{
+    RT_DRIVER(cuMemGetMemPool(memPool, (CUmemLocation *)location, (CUmemAllocationType)type));
+}
+
+cudaError_t CUDARTAPI cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type,
+                                        cudaMemPool_t memPool)
+{
+    RT_DRIVER(cuMemSetMemPool((CUmemLocation *)location, (CUmemAllocationType)type, memPool));
+}
+
 cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     RT_DRIVER(cuMemPoolCreate(memPool, (const CUmemPoolProps *)poolProps));

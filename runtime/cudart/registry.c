@@ -311,6 +311,19 @@ cudaError_t rt_stub_function(const void *stub, CUfunction *out)
     return e;
 }
 
+cudaError_t rt_func_named(const void *func, CUfunction *out, cudaError_t none)
+{
+    RtFunc *f = func ? rt_func_by_stub(func) : NULL;
+    if (!f && func) f = rt_func_by_handle(func);
+    if (f) return rt_func_driver(f, out);
+    CUfunction fn;
+    if (func && cuKernelGetFunction(&fn, (CUkernel)(uintptr_t)func) == CUDA_SUCCESS) {
+        *out = fn;
+        return cudaSuccess;
+    }
+    return none;
+}
+
 static RtVar *rt_var_find(const void *symbol)
 {
     for (size_t i = 0; i < rt_nvars; i++)

@@ -80,6 +80,40 @@ cudaError_t CUDARTAPI cudaStreamGetDevice(cudaStream_t hStream, int *device)
 RT_TWIN(cudaError_t, cudaStreamGetDevice_ptsz, cudaStreamGetDevice,
         (cudaStream_t s, int *d), (s, d))
 
+/* Stream attributes: cudaStreamAttrValue is CUstreamAttrValue (cudaLaunchAttributeValue has
+ * the driver's layout), the ids agree. In the _ptsz forms the null stream is this thread's. */
+cudaError_t CUDARTAPI cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                             cudaStreamAttrValue *value_out)
+{
+    RT_DRIVER(cuStreamGetAttribute(hStream, (CUstreamAttrID)attr, (CUstreamAttrValue *)value_out));
+}
+RT_TWIN(cudaError_t, cudaStreamGetAttribute_ptsz, cudaStreamGetAttribute,
+        (cudaStream_t s, cudaStreamAttrID a, cudaStreamAttrValue *v), (s ? s : cudaStreamPerThread, a, v))
+
+cudaError_t CUDARTAPI cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                             const cudaStreamAttrValue *value)
+{
+    RT_DRIVER(cuStreamSetAttribute(hStream, (CUstreamAttrID)attr, (const CUstreamAttrValue *)value));
+}
+RT_TWIN(cudaError_t, cudaStreamSetAttribute_ptsz, cudaStreamSetAttribute,
+        (cudaStream_t s, cudaStreamAttrID a, const cudaStreamAttrValue *v),
+        (s ? s : cudaStreamPerThread, a, v))
+
+cudaError_t CUDARTAPI cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
+{
+    RT_DRIVER(cuStreamCopyAttributes(dst, src));
+}
+RT_TWIN(cudaError_t, cudaStreamCopyAttributes_ptsz, cudaStreamCopyAttributes,
+        (cudaStream_t d, cudaStream_t s), (d ? d : cudaStreamPerThread, s ? s : cudaStreamPerThread))
+
+cudaError_t CUDARTAPI cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                               unsigned int flags)
+{
+    RT_DRIVER(cuStreamAttachMemAsync(stream, (CUdeviceptr)(uintptr_t)devPtr, length, flags));
+}
+RT_TWIN(cudaError_t, cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync,
+        (cudaStream_t s, void *p, size_t n, unsigned f), (s ? s : cudaStreamPerThread, p, n, f))
+
 cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                             void *userData, unsigned int flags)
 {

@@ -329,6 +329,150 @@ static cudaError_t copy3d(const struct cudaMemcpy3DParms *q, cudaStream_t s, int
     return rt_err(async ? cuMemcpy3DAsync(&p, s) : cuMemcpy3D(&p));
 }
 
+/* The twins below call these deprecated functions. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/* ---- the deprecated 1D array copies: count bytes from byte wOffset of row hOffset on,
+ * continuing at the start of the next row, as one row-long 2D copy per piece. As NVIDIA's
+ * runtime does (measured: its static runtime over ptxemu), an offset past the row's end goes
+ * on in the next rows, and a copy that leaves the array fails at the piece that does, the
+ * pieces before it done. ---- */
+
+/* One side of such a copy: an array (its row length in bytes and its rows), or linear memory
+ * (never wraps). */
+typedef struct Run { cudaArray_const_t a; const char *p; size_t x, y, w; } Run;
+
+static cudaError_t run_array(Run *r, cudaArray_const_t a, size_t x, size_t y)
+{
+    CUDA_ARRAY3D_DESCRIPTOR ad;
+    size_t es = a ? elem_size(a) : 0;
+    if (!es || cuArray3DGetDescriptor(&ad, (CUarray)a) != CUDA_SUCCESS || !ad.Width)
+        return cudaErrorInvalidResourceHandle;
+    size_t w = ad.Width * es;
+    *r = (Run){ .a = a, .x = x % w, .y = y + x / w, .w = w };
+    return cudaSuccess;
+}
+
+static Run run_linear(const void *p)
+{
+    return (Run){ .p = p, .w = SIZE_MAX };
+}
+
+static void run_side(const Run *r, enum cudaMemcpyKind kind, int is_dst, CUDA_MEMCPY2D *p)
+{
+    CUmemorytype t = r->a ? CU_MEMORYTYPE_ARRAY : side_type(kind, is_dst);
+    CUdeviceptr d = D(r->p);
+    if (is_dst) {
+        p->dstMemoryType = t; p->dstArray = (CUarray)r->a; p->dstHost = (void *)r->p;
+        p->dstDevice = d; p->dstXInBytes = r->x; p->dstY = r->y; p->dstPitch = p->WidthInBytes;
+    } else {
+        p->srcMemoryType = t; p->srcArray = (CUarray)r->a; p->srcHost = r->p;
+        p->srcDevice = d; p->srcXInBytes = r->x; p->srcY = r->y; p->srcPitch = p->WidthInBytes;
+    }
+}
+
+static void run_advance(Run *r, size_t n)
+{
+    if (!r->a) { r->p += n; return; }
+    r->x += n;
+    if (r->x == r->w) { r->x = 0; r->y++; }
+}
+
+static cudaError_t copy1d(Run d, Run s, size_t count, enum cudaMemcpyKind kind, cudaStream_t st,
+                          int async)
+{
+    if ((unsigned)kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+    while (count) {
+        size_t n = count;
+        if (d.w - d.x < n) n = d.w - d.x;
+        if (s.w - s.x < n) n = s.w - s.x;
+        CUDA_MEMCPY2D p;
+        memset(&p, 0, sizeof p);
+        p.WidthInBytes = n;
+        p.Height = 1;
+        run_side(&d, kind, 1, &p);
+        run_side(&s, kind, 0, &p);
+        cudaError_t e = copy2d(&p, kind, st, async);
+        if (e != cudaSuccess) return e;
+        run_advance(&d, n);
+        run_advance(&s, n);
+        count -= n;
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t to_array1d(cudaArray_t dst, size_t x, size_t y, const void *src, size_t count,
+                              enum cudaMemcpyKind kind, cudaStream_t s, int async)
+{
+    Run d;
+    cudaError_t e = run_array(&d, dst, x, y);
+    return e == cudaSuccess ? copy1d(d, run_linear(src), count, kind, s, async) : e;
+}
+
+static cudaError_t from_array1d(void *dst, cudaArray_const_t src, size_t x, size_t y, size_t count,
+                                enum cudaMemcpyKind kind, cudaStream_t s, int async)
+{
+    Run r;
+    cudaError_t e = run_array(&r, src, x, y);
+    return e == cudaSuccess ? copy1d(run_linear(dst), r, count, kind, s, async) : e;
+}
+
+cudaError_t CUDARTAPI cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
+                                        size_t count, enum cudaMemcpyKind kind)
+{
+    RT_ENTER();
+    return rt_ret(to_array1d(dst, wOffset, hOffset, src, count, kind, NULL, 0));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
+                                             size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    RT_ENTER();
+    return rt_ret(to_array1d(dst, wOffset, hOffset, src, count, kind, stream, 1));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                          size_t count, enum cudaMemcpyKind kind)
+{
+    RT_ENTER();
+    return rt_ret(from_array1d(dst, src, wOffset, hOffset, count, kind, NULL, 0));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset,
+                                               size_t hOffset, size_t count, enum cudaMemcpyKind kind,
+                                               cudaStream_t stream)
+{
+    RT_ENTER();
+    return rt_ret(from_array1d(dst, src, wOffset, hOffset, count, kind, stream, 1));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                             cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
+                                             size_t count, enum cudaMemcpyKind kind)
+{
+    RT_ENTER();
+    Run d, s;
+    cudaError_t e = run_array(&d, dst, wOffsetDst, hOffsetDst);
+    if (e == cudaSuccess) e = run_array(&s, src, wOffsetSrc, hOffsetSrc);
+    return rt_ret(e == cudaSuccess ? copy1d(d, s, count, kind, NULL, 0) : e);
+}
+
+RT_TWIN(cudaError_t, cudaMemcpyToArray_ptds, cudaMemcpyToArray,
+        (cudaArray_t d, size_t x, size_t y, const void *s, size_t n, enum cudaMemcpyKind k),
+        (d, x, y, s, n, k))
+RT_TWIN(cudaError_t, cudaMemcpyToArrayAsync_ptsz, cudaMemcpyToArrayAsync,
+        (cudaArray_t d, size_t x, size_t y, const void *s, size_t n, enum cudaMemcpyKind k,
+         cudaStream_t st), (d, x, y, s, n, k, st))
+RT_TWIN(cudaError_t, cudaMemcpyFromArray_ptds, cudaMemcpyFromArray,
+        (void *d, cudaArray_const_t s, size_t x, size_t y, size_t n, enum cudaMemcpyKind k),
+        (d, s, x, y, n, k))
+RT_TWIN(cudaError_t, cudaMemcpyFromArrayAsync_ptsz, cudaMemcpyFromArrayAsync,
+        (void *d, cudaArray_const_t s, size_t x, size_t y, size_t n, enum cudaMemcpyKind k,
+         cudaStream_t st), (d, s, x, y, n, k, st))
+RT_TWIN(cudaError_t, cudaMemcpyArrayToArray_ptds, cudaMemcpyArrayToArray,
+        (cudaArray_t d, size_t dx, size_t dy, cudaArray_const_t s, size_t sx, size_t sy, size_t n,
+         enum cudaMemcpyKind k), (d, dx, dy, s, sx, sy, n, k))
+
 cudaError_t CUDARTAPI cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
     RT_ENTER();

@@ -41,7 +41,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaEventCreateFromEGLSync) \
     X(cudaExternalMemoryGetMappedBuffer) \
     X(cudaExternalMemoryGetMappedMipmappedArray) \
-    X(cudaFuncGetParamInfo) \
     X(cudaGLGetDevices) \
     X(cudaGLMapBufferObject) \
     X(cudaGLMapBufferObjectAsync) \
@@ -52,7 +51,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaGLUnmapBufferObjectAsync) \
     X(cudaGLUnregisterBufferObject) \
     X(cudaGetExportTable) \
-    X(cudaGetFuncBySymbol) \
     X(cudaGraphAddExternalSemaphoresSignalNode) \
     X(cudaGraphAddExternalSemaphoresWaitNode) \
     X(cudaGraphAddMemcpyNodeFromSymbol) \
@@ -65,9 +63,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaGraphExternalSemaphoresSignalNodeSetParams) \
     X(cudaGraphExternalSemaphoresWaitNodeGetParams) \
     X(cudaGraphExternalSemaphoresWaitNodeSetParams) \
-    X(cudaGraphKernelNodeCopyAttributes) \
-    X(cudaGraphKernelNodeGetAttribute) \
-    X(cudaGraphKernelNodeSetAttribute) \
     X(cudaGraphMemcpyNodeSetParamsFromSymbol) \
     X(cudaGraphMemcpyNodeSetParamsToSymbol) \
     X(cudaGraphicsEGLRegisterImage) \
@@ -91,67 +86,31 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaIpcOpenEventHandle) \
     X(cudaIpcOpenMemHandle) \
     X(cudaKernelSetAttributeForDevice) \
-    X(cudaLibraryEnumerateKernels) \
-    X(cudaLibraryGetGlobal) \
-    X(cudaLibraryGetKernel) \
-    X(cudaLibraryGetKernelCount) \
-    X(cudaLibraryGetManaged) \
     X(cudaLibraryGetUnifiedFunction) \
-    X(cudaLibraryLoadData) \
-    X(cudaLibraryLoadFromFile) \
-    X(cudaLibraryUnload) \
     X(cudaLogsCurrent) \
     X(cudaLogsDumpToFile) \
     X(cudaLogsDumpToMemory) \
     X(cudaLogsRegisterCallback) \
     X(cudaLogsUnregisterCallback) \
-    X(cudaMalloc3D) \
     X(cudaMemDiscardAndPrefetchBatchAsync) \
     X(cudaMemDiscardAndPrefetchBatchAsync_ptsz) \
     X(cudaMemDiscardBatchAsync) \
     X(cudaMemDiscardBatchAsync_ptsz) \
-    X(cudaMemGetDefaultMemPool) \
-    X(cudaMemGetMemPool) \
     X(cudaMemPoolExportPointer) \
     X(cudaMemPoolExportToShareableHandle) \
     X(cudaMemPoolImportFromShareableHandle) \
     X(cudaMemPoolImportPointer) \
     X(cudaMemPrefetchBatchAsync) \
     X(cudaMemPrefetchBatchAsync_ptsz) \
-    X(cudaMemRangeGetAttribute) \
-    X(cudaMemRangeGetAttributes) \
-    X(cudaMemSetMemPool) \
     X(cudaMemcpy3DBatchAsync) \
     X(cudaMemcpy3DBatchAsync_ptsz) \
-    X(cudaMemcpyArrayToArray) \
-    X(cudaMemcpyArrayToArray_ptds) \
     X(cudaMemcpyBatchAsync) \
     X(cudaMemcpyBatchAsync_ptsz) \
-    X(cudaMemcpyFromArray) \
-    X(cudaMemcpyFromArrayAsync) \
-    X(cudaMemcpyFromArrayAsync_ptsz) \
-    X(cudaMemcpyFromArray_ptds) \
-    X(cudaMemcpyToArray) \
-    X(cudaMemcpyToArrayAsync) \
-    X(cudaMemcpyToArrayAsync_ptsz) \
-    X(cudaMemcpyToArray_ptds) \
-    X(cudaMemset3D) \
-    X(cudaMemset3DAsync) \
-    X(cudaMemset3DAsync_ptsz) \
-    X(cudaMemset3D_ptds) \
     X(cudaMipmappedArrayGetMemoryRequirements) \
     X(cudaMipmappedArrayGetSparseProperties) \
     X(cudaSetValidDevices) \
     X(cudaSignalExternalSemaphoresAsync) \
     X(cudaSignalExternalSemaphoresAsync_ptsz) \
-    X(cudaStreamAttachMemAsync) \
-    X(cudaStreamAttachMemAsync_ptsz) \
-    X(cudaStreamCopyAttributes) \
-    X(cudaStreamCopyAttributes_ptsz) \
-    X(cudaStreamGetAttribute) \
-    X(cudaStreamGetAttribute_ptsz) \
-    X(cudaStreamSetAttribute) \
-    X(cudaStreamSetAttribute_ptsz) \
     X(cudaVDPAUGetDevice) \
     X(cudaVDPAUSetVDPAUDevice) \
     X(cudaWaitExternalSemaphoresAsync) \

@@ -185,6 +185,7 @@ CUresult drv_capture_kernel(CUstream s, CUfunction f, const unsigned grid[3],
     CUresult e = add(s, &p, &nd);
     if (e == CUDA_SUCCESS && cluster) memcpy(nd->cluster, cluster, sizeof nd->cluster);
     if (e == CUDA_SUCCESS) nd->cooperative = cooperative;
+    if (e == CUDA_SUCCESS) drv_stream_attrs(s, &nd->attrs);   /* as the GPU: the stream's */
     drv_unlock();
     return e;
 }

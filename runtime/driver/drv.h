@@ -106,6 +106,14 @@ CUresult drv_mem_free_device(uint64_t p);
 CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry);
 CUresult drv_mem_fill(const CUDA_MEMSET_NODE_PARAMS *p, int dry);
 
+/* ---- managed.c: the hints given for managed memory, per byte range (memory.c checks the
+ * ranges; caller holds the lock) ---- */
+CUresult drv_managed_advise(uint64_t p, size_t n, CUmem_advise advice, CUmemLocation loc);
+void drv_managed_prefetched(uint64_t p, size_t n, CUmemLocation loc);
+CUresult drv_managed_attr(void *data, size_t size, CUmem_range_attribute attr, uint64_t p,
+                          size_t n);
+void drv_managed_forget(uint64_t p, size_t n);   /* the allocation [p, p+n) goes           */
+
 /* ---- texture.c: CUDA arrays ---- */
 /* Where byte x of row y of slice z of array a lies, the array's pitch and rows per slice,
  * and how many bytes, rows and slices remain from there (for a 2D/3D copy). */
@@ -133,6 +141,23 @@ size_t drv_func_max_dyn(CUfunction f, const EmuKernelInfo *info);
 void drv_modules_release_ctx(CUcontext c);
 void drv_libraries_reset(void);
 
+/* ---- launch.c: launch attributes that streams and kernel nodes keep ----
+ * What cu*GetAttribute answers (a stream's priority is its own, not this one's). None of them
+ * changes what runs on an emulator. */
+typedef struct DrvLaunchAttrs {
+    CUaccessPolicyWindow window;
+    CUsynchronizationPolicy sync;
+    CUlaunchMemSyncDomainMap domain_map;
+    CUlaunchMemSyncDomain domain;
+    int priority;
+} DrvLaunchAttrs;
+void drv_attrs_init(DrvLaunchAttrs *a);          /* what a new stream or node has        */
+/* Attribute id of a, or set it after checking the value against device dev's limits;
+ * CUDA_ERROR_INVALID_VALUE for an id not kept here or a bad value. */
+CUresult drv_attr_get(const DrvLaunchAttrs *a, CUlaunchAttributeID id, CUlaunchAttributeValue *v);
+CUresult drv_attr_set(DrvLaunchAttrs *a, CUdevice dev, CUlaunchAttributeID id,
+                      const CUlaunchAttributeValue *v);
+
 /* ---- stream.c: streams, events and stream order ---- */
 struct CUstream_st;
 /* The stream a call names: NULL is the legacy stream (or the per-thread one in a _ptsz
@@ -145,6 +170,8 @@ void drv_order_launch(CUstream s);
 void drv_order_host_waits(CUstream s);
 void drv_order_host_waits_all(void);
 void drv_streams_release_ctx(CUcontext c);
+/* The launch attributes of stream s (checked), which a kernel captured from it takes. */
+void drv_stream_attrs(CUstream s, DrvLaunchAttrs *out);
 /* Graph nodes that may overlap each run on a lane of their own (an index like a stream's);
  * a DrvOrder is a vector clock: for each lane or stream, how many of its launches come
  * before. drv_order_lane_launch: a launch on `lane` after *v, which then becomes the clock

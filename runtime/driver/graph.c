@@ -312,6 +312,7 @@ CUresult graph_add(CUgraph g, const CUgraphNode *deps, size_t n, CUgraphNodePara
     if (!nd) return CUDA_ERROR_OUT_OF_MEMORY;
     nd->g = g;
     nd->enabled = 1;
+    drv_attrs_init(&nd->attrs);
     if ((e = params_take(nd, p)) != CUDA_SUCCESS ||
         push(&g->nodes, &g->n, &g->cap, nd) ||
         (!g->exec_copy && drv_handle_add(nd, H_GNODE))) {
@@ -350,6 +351,7 @@ static CUresult clone_node(CUgraph dst, CUgraphNode src, CUgraphNode *out)
     nd->enabled = src->enabled;
     memcpy(nd->cluster, src->cluster, sizeof nd->cluster);
     nd->cooperative = src->cooperative;
+    nd->attrs = src->attrs;
     if (!deep) return CUDA_SUCCESS;
     nd->p = src->p;
     if (t == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
@@ -622,6 +624,67 @@ CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KER
 {
     if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
     NODE_SET(hNode, CU_GRAPH_NODE_TYPE_KERNEL, memcpy(&p_.kernel, nodeParams, sizeof *nodeParams));
+}
+
+/* ---- kernel node attributes: cluster shape and cooperation change the launch; the rest
+ * are kept ---- */
+
+/* All three dimensions, or none (0, 0, 0: no cluster). */
+static CUresult cluster_attr(CUgraphNode nd, CUlaunchAttributeValue *v, int set)
+{
+    unsigned *c = nd->cluster;
+    if (!set) {
+        v->clusterDim.x = c[0];
+        v->clusterDim.y = c[1];
+        v->clusterDim.z = c[2];
+        return CUDA_SUCCESS;
+    }
+    unsigned x = v->clusterDim.x, y = v->clusterDim.y, z = v->clusterDim.z;
+    if ((!x || !y || !z) && (x || y || z)) return CUDA_ERROR_INVALID_VALUE;
+    c[0] = x;
+    c[1] = y;
+    c[2] = z;
+    return CUDA_SUCCESS;
+}
+
+static CUresult kernel_attr(CUgraphNode h, CUkernelNodeAttrID id, CUkernelNodeAttrValue *v, int set)
+{
+    if (!v) return CUDA_ERROR_INVALID_VALUE;
+    CUgraphNode nd;
+    CUresult e = node_enter(h, CU_GRAPH_NODE_TYPE_KERNEL, &nd);
+    if (e != CUDA_SUCCESS) return e;
+    CUdevice dev = nd->g->ctx ? nd->g->ctx->device : 0;
+    if (id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) e = cluster_attr(nd, v, set);
+    else if (id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && set) nd->cooperative = v->cooperative != 0;
+    else if (id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) v->cooperative = nd->cooperative;
+    else if (set) e = drv_attr_set(&nd->attrs, dev, id, v);
+    else e = drv_attr_get(&nd->attrs, id, v);
+    return leave(e);
+}
+
+CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                               CUkernelNodeAttrValue *value_out)
+{
+    return kernel_attr(hNode, attr, value_out, 0);
+}
+
+CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                               const CUkernelNodeAttrValue *value)
+{
+    return kernel_attr(hNode, attr, (CUkernelNodeAttrValue *)value, 1);
+}
+
+CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
+{
+    CUgraphNode d, s;
+    CUresult e = node_enter(src, CU_GRAPH_NODE_TYPE_KERNEL, &s);
+    if (e != CUDA_SUCCESS) return e;
+    if (!node_live(dst) || dst->p.type != CU_GRAPH_NODE_TYPE_KERNEL) return leave(CUDA_ERROR_INVALID_VALUE);
+    d = dst;
+    memcpy(d->cluster, s->cluster, sizeof d->cluster);
+    d->cooperative = s->cooperative;
+    d->attrs = s->attrs;
+    return leave(CUDA_SUCCESS);
 }
 
 /* The first kernel node parameters (CUDA 10) lack the kernel handle and context. */

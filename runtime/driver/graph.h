@@ -26,6 +26,7 @@ struct CUgraphNode_st {
     void **argv;                   /*   and one pointer per argument into argbuf             */
     unsigned cluster[3];           /* kernel: launch attributes (cluster shape, 0: none)     */
     int cooperative;
+    DrvLaunchAttrs attrs;          /* kernel: the other attributes (kept, no effect here)    */
     CUgraph *bodies;               /* conditional: the body graphs (p.conditional.phGraph_out) */
     CUgraphNode *deps, *outs;      /* edges in, edges out                                    */
     size_t ndeps, nouts, capdeps, capouts;

@@ -436,6 +436,7 @@ static void update_apply(CUgraph dst, CUgraph src)
             node_set_params(a, &p);
             memcpy(a->cluster, b->cluster, sizeof a->cluster);
             a->cooperative = b->cooperative;
+            a->attrs = b->attrs;
             break;
         }
     }

@@ -229,6 +229,73 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
                       has_cluster ? cluster : NULL, coop);
 }
 
+/* ---- attributes kept by streams and kernel nodes ---- */
+
+/* The GPU's defaults: no window, automatic synchronization, the logical domains mapped to
+ * domains 0 and 1, the default domain. */
+void drv_attrs_init(DrvLaunchAttrs *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sync = CU_SYNC_POLICY_AUTO;
+    a->domain_map.remote = 1;
+}
+
+CUresult drv_attr_get(const DrvLaunchAttrs *a, CUlaunchAttributeID id, CUlaunchAttributeValue *v)
+{
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: v->accessPolicyWindow = a->window; break;
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: v->syncPolicy = a->sync; break;
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY: v->priority = a->priority; break;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: v->memSyncDomainMap = a->domain_map; break;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: v->memSyncDomain = a->domain; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* A window the device could honour: at most its largest window, a hit ratio in [0, 1] (NaN
+ * fails both tests), known properties, and misses that do not persist (cuda.h). */
+static int window_ok(CUdevice dev, const CUaccessPolicyWindow *w)
+{
+    int max = 0;
+    drv_device_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, &max);
+    return w->num_bytes <= (size_t)max && w->hitRatio >= 0.0f && w->hitRatio <= 1.0f &&
+           (unsigned)w->hitProp <= CU_ACCESS_PROPERTY_PERSISTING &&
+           (unsigned)w->missProp <= CU_ACCESS_PROPERTY_STREAMING;
+}
+
+CUresult drv_attr_set(DrvLaunchAttrs *a, CUdevice dev, CUlaunchAttributeID id,
+                      const CUlaunchAttributeValue *v)
+{
+    int domains = 0;
+    drv_device_attr(dev, CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT, &domains);
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+        if (!window_ok(dev, &v->accessPolicyWindow)) return CUDA_ERROR_INVALID_VALUE;
+        a->window = v->accessPolicyWindow;
+        return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+        if (v->syncPolicy < CU_SYNC_POLICY_AUTO || v->syncPolicy > CU_SYNC_POLICY_BLOCKING_SYNC)
+            return CUDA_ERROR_INVALID_VALUE;
+        a->sync = v->syncPolicy;
+        return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+        a->priority = v->priority;
+        return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+        if (v->memSyncDomainMap.default_ >= domains || v->memSyncDomainMap.remote >= domains)
+            return CUDA_ERROR_INVALID_VALUE;
+        a->domain_map = v->memSyncDomainMap;
+        return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+        if ((unsigned)v->memSyncDomain > CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE) return CUDA_ERROR_INVALID_VALUE;
+        a->domain = v->memSyncDomain;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
 /* ---- function attributes ---- */
 
 /* The function behind a handle with its kernel info, under the lock (released on error). */

@@ -90,6 +90,9 @@ static CUresult alloc_release(uint64_t p, int kind_a, int kind_b)
 {
     Alloc *s = alloc_slot(p);
     if (!s || (s->kind != kind_a && s->kind != kind_b)) return CUDA_ERROR_INVALID_VALUE;
+    size_t size = 0;
+    int mkind;
+    if (s->kind == DRV_MEM_MANAGED && mem_find(p, &size, &mkind)) drv_managed_forget(p, size);
     if (mem_free(s->addr, mem_kind_of(s->kind)) != 0) return CUDA_ERROR_INVALID_VALUE;
     s->addr = TOMB;
     return CUDA_SUCCESS;
@@ -99,6 +102,10 @@ void drv_mem_release_ctx(CUcontext c)
 {
     for (size_t i = 0; i < alloc_cap; i++)
         if (allocs[i].addr > TOMB && allocs[i].ctx == c) {
+            size_t size = 0;
+            int mkind;
+            if (allocs[i].kind == DRV_MEM_MANAGED && mem_find(allocs[i].addr, &size, &mkind))
+                drv_managed_forget(allocs[i].addr, size);
             if (allocs[i].kind == DRV_MEM_REGISTERED) mem_unregister(allocs[i].addr);
             else mem_free(allocs[i].addr, mem_kind_of(allocs[i].kind));
             allocs[i].addr = TOMB;
@@ -744,17 +751,25 @@ CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsi
     return fill_async(dstDevice, dstPitch, ui, 4, Width, Height, hStream);
 }
 
-/* ---- managed-memory hints: validated, then nothing to do (memory is already shared) ---- */
+/* ---- managed memory: hints (remembered for cuMemRangeGetAttribute, else nothing to do:
+ * the memory is already shared) and stream attachment ---- */
+
+/* [p, p+count) lies in one managed allocation, which starts at *start and has *size bytes. */
+static CUresult managed_alloc(CUdeviceptr p, size_t count, uint64_t *start, size_t *size)
+{
+    Alloc *a = alloc_of(p, size);
+    int kind;
+    *start = p ? mem_find(p, size, &kind) : 0;
+    if (!a || a->kind != DRV_MEM_MANAGED || count > *size - (p - *start))
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
 
 static CUresult managed_range(CUdeviceptr p, size_t count)
 {
+    uint64_t start;
     size_t size;
-    Alloc *a = alloc_of(p, &size);
-    int kind;
-    uint64_t start = p ? mem_find(p, &size, &kind) : 0;
-    if (!a || a->kind != DRV_MEM_MANAGED || count == 0 || count > size - (p - start))
-        return CUDA_ERROR_INVALID_VALUE;
-    return CUDA_SUCCESS;
+    return count ? managed_alloc(p, count, &start, &size) : CUDA_ERROR_INVALID_VALUE;
 }
 
 static int location_ok(CUmemLocation loc)
@@ -767,11 +782,24 @@ static int location_ok(CUmemLocation loc)
     }
 }
 
+static CUresult prefetch(CUdeviceptr p, size_t count, CUmemLocation loc)
+{
+    CUresult e = managed_range(p, count);
+    if (e == CUDA_SUCCESS) drv_managed_prefetched(p, count, loc);
+    return e;
+}
+
 CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
                                        unsigned int flags, CUstream hStream)
 {
     if (flags != 0 || !location_ok(location)) return CUDA_ERROR_INVALID_VALUE;
-    COPY_ASYNC(managed_range(devPtr, count), hStream, managed_range(devPtr, count));
+    COPY_ASYNC(prefetch(devPtr, count, location), hStream, managed_range(devPtr, count));
+}
+
+static CUresult advise(CUdeviceptr p, size_t count, CUmem_advise advice, CUmemLocation loc)
+{
+    CUresult e = managed_range(p, count);
+    return e == CUDA_SUCCESS ? drv_managed_advise(p, count, advice, loc) : e;
 }
 
 CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
@@ -782,7 +810,51 @@ CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise a
     int needs_loc = advice == CU_MEM_ADVISE_SET_PREFERRED_LOCATION ||
                     advice == CU_MEM_ADVISE_SET_ACCESSED_BY || advice == CU_MEM_ADVISE_UNSET_ACCESSED_BY;
     if (needs_loc && !location_ok(location)) return CUDA_ERROR_INVALID_VALUE;
-    IN_CTX(managed_range(devPtr, count));
+    IN_CTX(advise(devPtr, count, advice, location));
+}
+
+CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute,
+                                        CUdeviceptr devPtr, size_t count)
+{
+    if (!data) return CUDA_ERROR_INVALID_VALUE;
+    IN_CTX(managed_range(devPtr, count) != CUDA_SUCCESS
+               ? CUDA_ERROR_INVALID_VALUE
+               : drv_managed_attr(data, dataSize, attribute, devPtr, count));
+}
+
+CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes,
+                                         CUmem_range_attribute *attributes, size_t numAttributes,
+                                         CUdeviceptr devPtr, size_t count)
+{
+    if (!data || !dataSizes || !attributes || !numAttributes) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < numAttributes; i++) {
+        CUresult e = cuMemRangeGetAttribute(data[i], dataSizes[i], attributes[i], devPtr, count);
+        if (e != CUDA_SUCCESS) return e;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* Every stream may touch all managed memory here, so an attachment is only checked: a whole
+ * managed allocation (length 0 or its size), one of the three flags, and no single stream
+ * that is the null stream (cuda.h). */
+static CUresult attach(CUstream s, CUdeviceptr p, size_t length, unsigned flags)
+{
+    uint64_t start;
+    size_t size;
+    if (managed_alloc(p, length, &start, &size) != CUDA_SUCCESS || p != start ||
+        (length && length != size))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags == CU_MEM_ATTACH_SINGLE && (s == NULL || s == CU_STREAM_LEGACY))
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                        unsigned int flags)
+{
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST && flags != CU_MEM_ATTACH_SINGLE)
+        return CUDA_ERROR_INVALID_VALUE;
+    COPY_ASYNC(attach(hStream, dptr, length, flags), hStream, attach(hStream, dptr, length, flags));
 }
 
 /* ---- pointer attributes ---- */

@@ -394,6 +394,56 @@ CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
     return e;
 }
 
+/* The CUDA 13 forms name a location and an allocation type. A device's pinned pools are the
+ * pools above; host and managed pools are not implemented (NOT_SUPPORTED, which cuda.h
+ * lists), and other combinations are INVALID_VALUE as documented. */
+static CUresult pool_location(const CUmemLocation *loc, CUmemAllocationType type, int bad_device)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!loc) return CUDA_ERROR_INVALID_VALUE;
+    int host = loc->type == CU_MEM_LOCATION_TYPE_HOST || loc->type == CU_MEM_LOCATION_TYPE_HOST_NUMA;
+    int none = loc->type == CU_MEM_LOCATION_TYPE_NONE && type == CU_MEM_ALLOCATION_TYPE_MANAGED;
+    if ((loc->type != CU_MEM_LOCATION_TYPE_DEVICE && !host && !none) ||
+        (type != CU_MEM_ALLOCATION_TYPE_PINNED && type != CU_MEM_ALLOCATION_TYPE_MANAGED))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (loc->type == CU_MEM_LOCATION_TYPE_DEVICE && drv_device_check(loc->id) != CUDA_SUCCESS)
+        return bad_device;
+    if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE || type != CU_MEM_ALLOCATION_TYPE_PINNED) {
+        static int told;
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            drv_diag("host and managed memory pools are not implemented");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location,
+                                        CUmemAllocationType type)
+{
+    if (!pool_out) return drv_is_initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    CUresult e = pool_location(location, type, CUDA_ERROR_INVALID_DEVICE);
+    return e == CUDA_SUCCESS ? cuDeviceGetDefaultMemPool(pool_out, location->id) : e;
+}
+
+CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
+{
+    if (!pool) return drv_is_initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    CUresult e = pool_location(location, type, CUDA_ERROR_INVALID_VALUE);
+    return e == CUDA_SUCCESS ? cuDeviceGetMemPool(pool, location->id) : e;
+}
+
+/* The pool must be of that location and type (cuda.h). */
+CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
+{
+    CUresult e = pool_location(location, type, CUDA_ERROR_INVALID_VALUE);
+    if (e != CUDA_SUCCESS) return e;
+    drv_lock();
+    int ok = pool_live(pool) && pool->props.allocType == type &&
+             pool->props.location.type == location->type && pool->props.location.id == location->id;
+    drv_unlock();
+    return ok ? cuDeviceSetMemPool(location->id, pool) : CUDA_ERROR_INVALID_VALUE;
+}
+
 /* ---- graph memory ---- */
 
 typedef struct GraphMem { uint64_t addr; size_t size; unsigned refs; int allocated; } GraphMem;

@@ -20,6 +20,7 @@ struct CUstream_st {
     int priority;
     unsigned long long id;
     uint32_t order;     /* index in the stream-order clocks below */
+    DrvLaunchAttrs attrs;   /* cuStreamSetAttribute's values (not the priority) */
 };
 
 /* ---- stream order ----------------------------------------------------------------------
@@ -211,6 +212,7 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int fla
     s->ctx = c;
     s->flags = flags;
     s->priority = priority;
+    drv_attrs_init(&s->attrs);
     drv_lock();
     s->id = next_stream_id++;
     s->order = nord++;
@@ -401,6 +403,98 @@ CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
     *device = 0;
     drv_unlock();
     return CUDA_SUCCESS;
+}
+
+/* ---- stream attributes ---- */
+
+/* The legacy stream's attributes, per device (a context the program made shares its
+ * device's), and the per-thread stream's, per thread and device; made on first use. */
+static DrvLaunchAttrs legacy_attrs[DRV_MAX_DEVICES];
+static unsigned char legacy_made[DRV_MAX_DEVICES];
+static _Thread_local DrvLaunchAttrs ptsz_attrs[DRV_MAX_DEVICES];
+static _Thread_local unsigned char ptsz_made[DRV_MAX_DEVICES];
+
+/* The attributes of a checked stream and its device; lock held. */
+static DrvLaunchAttrs *stream_attrs(CUstream s, CUdevice *dev)
+{
+    if (!stream_builtin(s)) {
+        *dev = s->ctx->device;
+        return &s->attrs;
+    }
+    CUcontext c = drv_ctx_current();
+    *dev = c ? c->device : 0;
+    int pt = s == CU_STREAM_PER_THREAD;
+    DrvLaunchAttrs *a = pt ? &ptsz_attrs[*dev] : &legacy_attrs[*dev];
+    unsigned char *made = pt ? &ptsz_made[*dev] : &legacy_made[*dev];
+    if (!*made) drv_attrs_init(a);
+    *made = 1;
+    return a;
+}
+
+void drv_stream_attrs(CUstream s, DrvLaunchAttrs *out)
+{
+    drv_lock();
+    CUdevice dev;
+    if (drv_stream_check(s) == CUDA_SUCCESS) *out = *stream_attrs(s, &dev);
+    else drv_attrs_init(out);
+    out->priority = stream_builtin(s) || drv_handle_kind(s) != H_STREAM ? PRIO_LEAST : s->priority;
+    drv_unlock();
+}
+
+/* The priority is the stream's own, as cuStreamGetPriority reports it; setting it clamps as
+ * creation does, and the built-in streams keep priority 0. */
+static CUresult stream_priority(CUstream s, CUstreamAttrValue *v, int set)
+{
+    if (!set) {
+        v->priority = stream_builtin(s) ? PRIO_LEAST : s->priority;
+        return CUDA_SUCCESS;
+    }
+    if (stream_builtin(s)) return CUDA_SUCCESS;
+    int p = v->priority;
+    s->priority = p > PRIO_LEAST ? PRIO_LEAST : p < PRIO_GREATEST ? PRIO_GREATEST : p;
+    return CUDA_SUCCESS;
+}
+
+static CUresult stream_attr(CUstream s, CUstreamAttrID id, CUstreamAttrValue *v, int set)
+{
+    if (!v) return CUDA_ERROR_INVALID_VALUE;
+    CUresult e = stream_enter(s, 1);
+    if (e != CUDA_SUCCESS) return e;
+    CUdevice dev;
+    DrvLaunchAttrs *a = stream_attrs(s, &dev);
+    if (id == CU_LAUNCH_ATTRIBUTE_PRIORITY) e = stream_priority(s, v, set);
+    else if (set) e = drv_attr_set(a, dev, id, v);
+    else e = drv_attr_get(a, id, v);
+    drv_unlock();
+    return e;
+}
+
+CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{
+    return stream_attr(hStream, attr, value_out, 0);
+}
+
+CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
+                                      const CUstreamAttrValue *value)
+{
+    return stream_attr(hStream, attr, (CUstreamAttrValue *)value, 1);
+}
+
+/* Everything cuStreamSetAttribute sets, except the priority (a property of the stream). */
+CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src)
+{
+    CUresult e = stream_enter(src, 1);
+    if (e != CUDA_SUCCESS) return e;
+    e = drv_stream_check(dst);
+    if (e == CUDA_SUCCESS) {
+        CUdevice dd, sd;
+        DrvLaunchAttrs *to = stream_attrs(dst, &dd), *from = stream_attrs(src, &sd);
+        int prio = to->priority;
+        *to = *from;
+        to->priority = prio;
+    }
+    drv_unlock();
+    return e;
 }
 
 /* Host work in a stream runs at once: everything issued before it has completed. The lock is

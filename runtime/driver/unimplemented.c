@@ -94,9 +94,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuGraphExternalSemaphoresSignalNodeSetParams) \
     X(cuGraphExternalSemaphoresWaitNodeGetParams) \
     X(cuGraphExternalSemaphoresWaitNodeSetParams) \
-    X(cuGraphKernelNodeCopyAttributes) \
-    X(cuGraphKernelNodeGetAttribute) \
-    X(cuGraphKernelNodeSetAttribute) \
     X(cuGraphicsEGLRegisterImage) \
     X(cuGraphicsGLRegisterBuffer) \
     X(cuGraphicsGLRegisterImage) \
@@ -157,10 +154,8 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemGetAddressRange) \
     X(cuMemGetAttribute) \
     X(cuMemGetAttribute_v2) \
-    X(cuMemGetDefaultMemPool) \
     X(cuMemGetHandleForAddressRange) \
     X(cuMemGetInfo) \
-    X(cuMemGetMemPool) \
     X(cuMemHostGetDevicePointer) \
     X(cuMemHostRegister) \
     X(cuMemImportFromShareableHandle) \
@@ -174,9 +169,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemPrefetchAsync_ptsz) \
     X(cuMemPrefetchBatchAsync) \
     X(cuMemPrefetchBatchAsync_ptsz) \
-    X(cuMemRangeGetAttribute) \
-    X(cuMemRangeGetAttributes) \
-    X(cuMemSetMemPool) \
     X(cuMemcpy2D) \
     X(cuMemcpy2DAsync) \
     X(cuMemcpy2DUnaligned) \
@@ -228,20 +220,12 @@ int drv_not_implemented(const char *name, int *told);
     X(cuProfilerInitialize) \
     X(cuSignalExternalSemaphoresAsync) \
     X(cuSignalExternalSemaphoresAsync_ptsz) \
-    X(cuStreamAttachMemAsync) \
-    X(cuStreamAttachMemAsync_ptsz) \
     X(cuStreamBatchMemOp) \
     X(cuStreamBatchMemOp_ptsz) \
     X(cuStreamBatchMemOp_v2) \
     X(cuStreamBatchMemOp_v2_ptsz) \
-    X(cuStreamCopyAttributes) \
-    X(cuStreamCopyAttributes_ptsz) \
     X(cuStreamDestroy) \
-    X(cuStreamGetAttribute) \
-    X(cuStreamGetAttribute_ptsz) \
     X(cuStreamGetGreenCtx) \
-    X(cuStreamSetAttribute) \
-    X(cuStreamSetAttribute_ptsz) \
     X(cuStreamWaitValue32) \
     X(cuStreamWaitValue32_ptsz) \
     X(cuStreamWaitValue32_v2) \
