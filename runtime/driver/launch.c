@@ -231,12 +231,12 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
 
 /* ---- attributes kept by streams and kernel nodes ---- */
 
-/* The GPU's defaults: no window, automatic synchronization, the logical domains mapped to
- * domains 0 and 1, the default domain. */
+/* The GPU's defaults: no window, no synchronization policy (measured: a stream that never
+ * set one answers -1), the logical domains mapped to domains 0 and 1, the default domain. */
 void drv_attrs_init(DrvLaunchAttrs *a)
 {
     memset(a, 0, sizeof *a);
-    a->sync = CU_SYNC_POLICY_AUTO;
+    a->sync = -1;
     a->domain_map.remote = 1;
 }
 

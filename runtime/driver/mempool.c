@@ -403,8 +403,9 @@ static CUresult pool_location(const CUmemLocation *loc, CUmemAllocationType type
     if (!loc) return CUDA_ERROR_INVALID_VALUE;
     int host = loc->type == CU_MEM_LOCATION_TYPE_HOST || loc->type == CU_MEM_LOCATION_TYPE_HOST_NUMA;
     int none = loc->type == CU_MEM_LOCATION_TYPE_NONE && type == CU_MEM_ALLOCATION_TYPE_MANAGED;
-    if ((loc->type != CU_MEM_LOCATION_TYPE_DEVICE && !host && !none) ||
-        (type != CU_MEM_ALLOCATION_TYPE_PINNED && type != CU_MEM_ALLOCATION_TYPE_MANAGED))
+    /* measured: an unknown location type is NOT_SUPPORTED */
+    if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE && !host && !none) return CUDA_ERROR_NOT_SUPPORTED;
+    if (type != CU_MEM_ALLOCATION_TYPE_PINNED && type != CU_MEM_ALLOCATION_TYPE_MANAGED)
         return CUDA_ERROR_INVALID_VALUE;
     if (loc->type == CU_MEM_LOCATION_TYPE_DEVICE && drv_device_check(loc->id) != CUDA_SUCCESS)
         return bad_device;
@@ -421,7 +422,7 @@ CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *l
                                         CUmemAllocationType type)
 {
     if (!pool_out) return drv_is_initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
-    CUresult e = pool_location(location, type, CUDA_ERROR_INVALID_DEVICE);
+    CUresult e = pool_location(location, type, CUDA_ERROR_INVALID_VALUE);   /* measured */
     return e == CUDA_SUCCESS ? cuDeviceGetDefaultMemPool(pool_out, location->id) : e;
 }
 

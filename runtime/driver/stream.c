@@ -480,7 +480,7 @@ CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
     return stream_attr(hStream, attr, (CUstreamAttrValue *)value, 1);
 }
 
-/* Everything cuStreamSetAttribute sets, except the priority (a property of the stream). */
+/* Everything cuStreamSetAttribute sets, the priority too (measured on the H100). */
 CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src)
 {
     CUresult e = stream_enter(src, 1);
@@ -492,6 +492,7 @@ CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src)
         int prio = to->priority;
         *to = *from;
         to->priority = prio;
+        if (!stream_builtin(dst)) dst->priority = stream_builtin(src) ? PRIO_LEAST : src->priority;
     }
     drv_unlock();
     return e;
