@@ -30,6 +30,16 @@ int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
     return STEP_FAULT;
 }
 
+/* engine.c's warning path: counted; these tests run with PTXEMU_STRICT_BOUNDS=1 (set in
+ * main), so the GPU's tolerance of accesses just past an allocation is tested end to end by
+ * tests/run_launcher_tests.sh instead */
+static int warn_count;
+void warp_warn(Warp *w, int lane, const char *fmt, ...)
+{
+    (void)w; (void)lane; (void)fmt;
+    warn_count++;
+}
+
 static void reset_fault(void) { fault_code = 0; fault_lane = -1; fault_count = 0; fault_msg[0] = 0; }
 
 static long rss_kib(void)
@@ -348,6 +358,7 @@ static void test_registered(void)
 
 int main(void)
 {
+    setenv("PTXEMU_STRICT_BOUNDS", "1", 1);   /* faults past the end, as these tests expect */
     test_init_alloc();
     test_usage_and_loop();
     test_pages_returned();
