@@ -65,6 +65,9 @@ struct CallDesc {
  * extern part of cd. Returns NULL or an error message. */
 const char *call_bind_extern(CallDesc *cd, const PtxFunc *proto);
 
+/* The extern function `name` is one of those (the linker lets it stay undefined). */
+int call_host_provided(const char *name);
+
 /* Host functions learn which thread called them from this per-worker context. */
 void exec_call_context(Warp *w, int lane);
 /* The last host call recorded a fault: CALL_FAULTED stops the warp at once; CALL_ASSERTED (a

@@ -11,6 +11,7 @@
 #include "racecheck.h"
 #include "tma.h"
 #include "call.h"
+#include "cdp.h"
 #include "../frontend/translate.h"
 
 int emu_log_level = 1;
@@ -527,9 +528,47 @@ static uint64_t grid_workspace(void)
     return ws;
 }
 
+static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                      const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                      uint32_t depth, char *err, size_t errlen);
+
 int emu_launch_flags(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
                      const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
                      char *err, size_t errlen)
+{
+    return launch_run(k, grid, block, cluster, dyn_shared, args, flags, 0, err, errlen);
+}
+
+/* ---- dynamic parallelism (cdp.c) ---- */
+
+EmuKernel *emu_kernel_from_pointer(EmuKernel *parent, uint64_t fnptr)
+{
+    if (!parent || fnptr < FUNC_PTR_BASE || (fnptr - FUNC_PTR_BASE) % FUNC_PTR_STEP) return NULL;
+    uint64_t idx = (fnptr - FUNC_PTR_BASE) / FUNC_PTR_STEP;
+    EmuModule *m = parent->mod;
+    if (idx >= (uint64_t)m->ast->nfuncs) return NULL;
+    const PtxFunc *f = &m->ast->funcs[idx];
+    for (int i = 0; i < m->nkernels; i++)
+        if (m->kernels[i].f == f) return &m->kernels[i];
+    return NULL;   /* a .func, not a kernel */
+}
+
+int emu_check_child(EmuKernel *k, const unsigned grid[3], const unsigned block[3], size_t dyn,
+                    char *err, size_t errlen)
+{
+    int rc = kernel_program(k, err, errlen);
+    return rc ? rc : check_config(k, k->prog, grid, block, dyn, err, errlen);
+}
+
+int emu_launch_child(EmuKernel *k, const unsigned grid[3], const unsigned block[3], size_t dyn,
+                     void **args, uint32_t depth, char *err, size_t errlen)
+{
+    return launch_run(k, grid, block, NULL, dyn, args, 0, depth, err, errlen);
+}
+
+static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                      const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                      uint32_t depth, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = 0;
     if (emu_init(0)) { snprintf(err, errlen, "ptxemu: no device memory arena"); return EMU_ERR_MEMORY_ALLOCATION; }
@@ -543,6 +582,8 @@ int emu_launch_flags(EmuKernel *k, const unsigned grid[3], const unsigned block[
     memset(&L, 0, sizeof L);
     pthread_mutex_init(&L.lock, NULL);
     L.prog = p;
+    L.kernel = k;
+    L.cdp_depth = depth;
     rc = cluster_shape(k, grid, cluster, &L, err, errlen);
     if (rc) { pthread_mutex_destroy(&L.lock); return rc; }
     static uint64_t launches;
@@ -609,9 +650,10 @@ int emu_launch_flags(EmuKernel *k, const unsigned grid[3], const unsigned block[
     if (L.aborted) {
         snprintf(err, errlen, "%s", L.fault.msg);
         rc = L.fault.code;
-    } else
-        rc = EMU_OK;
+    } else   /* the grid has finished: the work it launched runs now (cdp.h) */
+        rc = cdp_run_children(&L, err, errlen);
 done:
+    cdp_discard(&L);
     if (L.param_addr) mem_free(L.param_addr, MEM_PARAM);
     if (L.grid_ws) mem_free(L.grid_ws, MEM_PARAM);
     free(L.const_rows);

@@ -114,6 +114,10 @@ size_t emu_heap_size(void);
 void emu_set_stack_size(size_t bytes);
 size_t emu_stack_size(void);
 
+/* Device-side launches that may be pending at once (cudaLimitDevRuntimePendingLaunchCount);
+ * one more fails with cudaErrorLaunchPendingCountExceeded (emu/cdp.c). */
+void emu_set_pending_launch_limit(size_t n);
+
 /* Diagnostics level from PTXEMU_LOG (0 quiet .. 3 trace). */
 extern int emu_log_level;
 

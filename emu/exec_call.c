@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "call.h"
+#include "cdp.h"
 #include "exec.h"
 #include "memory.h"
 
@@ -20,6 +21,17 @@ void exec_call_context(Warp *w, int lane)
 int exec_call_faulted(void)
 {
     return cur_fault;
+}
+
+Warp *exec_call_warp(int *lane)
+{
+    *lane = cur_lane;
+    return cur_w;
+}
+
+void exec_call_fault(void)
+{
+    cur_fault = CALL_FAULTED;
 }
 
 /* A NUL-terminated string at a device address, checked to end inside its allocation. */
@@ -70,9 +82,14 @@ static uint64_t host_malloc(uint64_t size)
     return p;
 }
 
-static void host_free(uint64_t ptr)
+uint64_t exec_heap_alloc(uint64_t size)
 {
-    if (!ptr) return;
+    return host_malloc(size);
+}
+
+/* 0 freed, -1 not a block of the heap */
+int exec_heap_free(uint64_t ptr)
+{
     size_t size;
     int kind;
     pthread_mutex_lock(&heap_lock);
@@ -80,7 +97,13 @@ static void host_free(uint64_t ptr)
     int ok = start == ptr && kind == MEM_HEAP && mem_free(ptr, MEM_HEAP) == 0;
     if (ok) heap_used -= size;
     pthread_mutex_unlock(&heap_lock);
-    if (!ok) {
+    return ok ? 0 : -1;
+}
+
+static void host_free(uint64_t ptr)
+{
+    if (!ptr) return;
+    if (exec_heap_free(ptr)) {
         warp_fault(cur_w, cur_lane, EMU_ERR_ILLEGAL_ADDRESS, "free(0x%llx): not a pointer "
                    "returned by device malloc", (unsigned long long)ptr);
         cur_fault = CALL_FAULTED;
@@ -125,7 +148,7 @@ typedef struct HostFnInfo {
     const char *name;
     void *fn;
     int nparams;
-    uint8_t sizes[6];   /* byte size of each parameter */
+    uint8_t sizes[6];   /* byte size of each parameter (12: a dim3, passed by pointer) */
     uint8_t ret;        /* byte size of the result, 0 = none */
 } HostFnInfo;
 
@@ -135,11 +158,37 @@ static const HostFnInfo host_fns[] = {
     { "free", (void *)host_free, 1, {8}, 0 },
     { "__assertfail", (void *)host_assertfail, 5, {8, 8, 4, 8, 8}, 0 },
     { "cudaGraphSetConditional", (void *)host_set_conditional, 2, {8, 4}, 0 },
+    /* the device runtime (dynamic parallelism, cdp.c) */
+    { "__cudaCDP2GetParameterBufferV2", (void *)cdp_get_parameter_buffer_v2, 4, {8, 12, 12, 4}, 8 },
+    { "__cudaCDP2GetParameterBuffer", (void *)cdp_get_parameter_buffer, 2, {8, 8}, 8 },
+    { "__cudaCDP2LaunchDeviceV2", (void *)cdp_launch_device_v2, 2, {8, 8}, 4 },
+    { "__cudaCDP2LaunchDevice", (void *)cdp_launch_device, 6, {8, 8, 12, 12, 4, 8}, 4 },
+    { "__cudaCDP2GetLastError", (void *)cdp_get_last_error, 0, {0}, 4 },
+    { "__cudaCDP2PeekAtLastError", (void *)cdp_peek_at_last_error, 0, {0}, 4 },
+    { "__cudaCDP2GetErrorString", (void *)cdp_get_error_string, 1, {4}, 8 },
+    { "__cudaCDP2GetErrorName", (void *)cdp_get_error_name, 1, {4}, 8 },
+    { "__cudaCDP2StreamCreateWithFlags", (void *)cdp_stream_create_with_flags, 2, {8, 4}, 4 },
+    { "__cudaCDP2StreamDestroy", (void *)cdp_stream_destroy, 1, {8}, 4 },
+    { "__cudaCDP2EventCreateWithFlags", (void *)cdp_event_create_with_flags, 2, {8, 4}, 4 },
+    { "__cudaCDP2EventRecord", (void *)cdp_event_record, 2, {8, 8}, 4 },
+    { "__cudaCDP2StreamWaitEvent", (void *)cdp_stream_wait_event, 3, {8, 8, 4}, 4 },
+    { "__cudaCDP2EventDestroy", (void *)cdp_event_destroy, 1, {8}, 4 },
+    { "__cudaCDP2MemcpyAsync", (void *)cdp_memcpy_async, 5, {8, 8, 8, 4, 8}, 4 },
+    { "__cudaCDP2MemsetAsync", (void *)cdp_memset_async, 4, {8, 4, 8, 8}, 4 },
+    { "__cudaCDP2Malloc", (void *)cdp_malloc, 2, {8, 8}, 4 },
+    { "__cudaCDP2Free", (void *)cdp_free, 1, {8}, 4 },
 };
+
+int call_host_provided(const char *name)
+{
+    for (size_t i = 0; i < sizeof host_fns / sizeof host_fns[0]; i++)
+        if (!strcmp(host_fns[i].name, name)) return 1;
+    return 0;
+}
 
 static ffi_type *ffi_of(unsigned size)
 {
-    return size == 8 ? &ffi_type_uint64 : size == 4 ? &ffi_type_uint32 :
+    return size == 8 || size == 12 ? &ffi_type_uint64 : size == 4 ? &ffi_type_uint32 :
            size == 2 ? &ffi_type_uint16 : size == 1 ? &ffi_type_uint8 : NULL;
 }
 

@@ -208,10 +208,14 @@ static int h_call_extern(Warp *w, const Inst *in, uint32_t mask)
     for (uint32_t m = mask; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         uint64_t vals[16] = {0};
+        uint32_t big[16][4];   /* arguments over 8 bytes (dim3): passed as pointers to a copy */
         void *argp[16];
         for (uint32_t k = 0; k < cd->nargs; k++) {
             const CallArg *a = &cd->args[k];
-            if (a->kind == CA_FRAME) memcpy(&vals[k], lane_local(w, l, w->fp[l] + a->src), a->size > 8 ? 8 : a->size);
+            if (a->kind == CA_FRAME && a->size > 8) {
+                memcpy(big[k], lane_local(w, l, w->fp[l] + a->src), a->size > 16 ? 16 : a->size);
+                vals[k] = (uint64_t)(uintptr_t)big[k];
+            } else if (a->kind == CA_FRAME) memcpy(&vals[k], lane_local(w, l, w->fp[l] + a->src), a->size);
             else vals[k] = ROW(w, a->src)[l];
             argp[k] = &vals[k];
         }

@@ -145,6 +145,7 @@ struct Cta {
     void *race;                 /* racecheck: shadow, warps' clocks, barriers (racecheck.c)  */
     uint32_t race_pgen;         /* racecheck: fence.proxy.async executed so far              */
     uint32_t race_init_unfenced;/* racecheck: mbarrier.init since the last fence.mbarrier_init */
+    uint32_t cdp_issued;        /* device-side launches and copies this CTA has issued (cdp.c) */
 };
 
 /* The CTAs that run together (a CTA alone when the launch has no clusters). */
@@ -196,6 +197,9 @@ struct Launch {
     uint32_t warned_pc[16], nwarned;    /* instructions that already printed a warning   */
     uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
     uint64_t warp_insts;
+    void *kernel;               /* the EmuKernel running (device-side launches name others) */
+    uint32_t cdp_depth;         /* nesting depth: 0 launched by the host                     */
+    struct CdpState *cdp;       /* work the grid launched from the device (cdp.c), or NULL   */
 };
 
 /* Record a fault for the lane and abort the launch. The message names the kernel, the PTX

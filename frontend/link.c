@@ -17,15 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "frontend/ptx_ast.h"
+#include "emu/call.h"
 
-/* Functions the emulator implements on the host: declared, never defined, in device code. */
+/* Functions the emulator implements on the host (vprintf, malloc, the device runtime's
+ * __cudaCDP2* entry points...: emu/exec_call.c) are declared, never defined, in device code. */
 static int host_provided(const char *name)
 {
-    static const char *const names[] = { "vprintf", "malloc", "free", "__assertfail",
-                                         "cudaGraphSetConditional", NULL };
-    for (int i = 0; names[i]; i++)
-        if (!strcmp(name, names[i])) return 1;
-    return 0;
+    return call_host_provided(name);
 }
 
 typedef struct Def { const char *name; int part; int weak; int visible; } Def;
@@ -232,14 +230,8 @@ static int take_funcs(Linker *L, int p, PtxModule *out, int file_base)
             const Def *d = find_def(L, f->name, p);
             if (d) continue;                                   /* bound to a definition   */
             if (!host_provided(f->name) && f->is_extern) {
-                /* the device runtime's entry points: kernels that launch kernels */
-                int cdp = !strncmp(f->name, "__cudaCDP", 9) || !strcmp(f->name, "cudaLaunchDevice") ||
-                          !strncmp(f->name, "cudaGetParameterBuffer", 22);
                 snprintf(L->err, L->errlen, "%s:%d:%d: link error: extern function '%s' is not "
-                         "defined in any module%s", m->source_name, f->line, f->col, f->name,
-                         cdp ? " (it belongs to CUDA's device runtime: the program launches "
-                               "kernels from the device - dynamic parallelism - which ptxemu "
-                               "does not support)" : "");
+                         "defined in any module", m->source_name, f->line, f->col, f->name);
                 return -1;
             }
             if (!have_func(out, f->name)) out->funcs[out->nfuncs++] = *f;

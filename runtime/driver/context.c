@@ -451,7 +451,10 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
     case CU_LIMIT_STACK_SIZE: emu_set_stack_size(value); break;
     case CU_LIMIT_MALLOC_HEAP_SIZE: emu_set_heap_size(value); break;
     case CU_LIMIT_PRINTF_FIFO_SIZE: c->printf_fifo = value; break;   /* printf goes straight out */
-    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: c->pending_launches = value; break;
+    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
+        c->pending_launches = value;
+        emu_set_pending_launch_limit(value);
+        break;
     case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: c->l2_fetch = value > 128 ? 128 : value; break;
     case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: c->persisting_l2 = value; break;
     default: e = CUDA_ERROR_UNSUPPORTED_LIMIT; break;   /* incl. the sync depth on sm_90 */
