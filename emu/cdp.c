@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cdp.h"
 #include "memory.h"
+#include "racecheck.h"
 
 /* cudaError_t values of the device runtime */
 enum {
@@ -466,6 +467,10 @@ int cdp_run_children(Launch *L, char *err, size_t errlen)
     pending_give(s->nprep);
     s->nprep = 0;
     qsort(s->items, s->nitems, sizeof *s->items, item_cmp);
+    /* the race detector orders every child after the parent and before what follows it */
+    uint32_t rstream = 0, rn = 0;
+    uint64_t rclock = 0, *rafter = NULL;
+    int rorder = L->racecheck && !race_child_order(&rstream, &rclock, &rafter, &rn);
     int rc = EMU_OK;
     size_t i;
     for (i = 0; i < s->nitems && rc == EMU_OK; i++) {
@@ -489,12 +494,14 @@ int cdp_run_children(Launch *L, char *err, size_t errlen)
             rc = EMU_ERR_MEMORY_ALLOCATION;
         } else {
             for (int j = 0; j < info.nparams; j++) args[j] = params + info.param_offset[j];
+            if (rorder) emu_launch_order(rstream, rclock, rafter, rn);
             rc = emu_launch_child(it->k, it->grid, it->block, it->shmem, args,
                                   L->cdp_depth + 1, err, errlen);
         }
         free(args);
         mem_free(it->buf, MEM_PARAM);
     }
+    free(rafter);
     state_free(s, i);
     return rc;
 }

@@ -221,6 +221,20 @@ void race_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t
     g->have_order = 1;
 }
 
+int race_child_order(uint32_t *stream, uint64_t *clock, uint64_t **after, uint32_t *n)
+{
+    RaceLog *g = G;
+    if (!g || !g->nlaunches) return -1;
+    const RaceLaunch *rl = &g->launches[g->cur];
+    uint32_t len = g->nafter > rl->stream ? g->nafter : rl->stream + 1;
+    uint64_t *a = calloc(len, sizeof *a);
+    if (!a) return -1;
+    memcpy(a, g->after, g->nafter * sizeof *a);
+    if (a[rl->stream] < rl->clock) a[rl->stream] = rl->clock;
+    *stream = rl->stream; *clock = rl->clock; *after = a; *n = len;
+    return 0;
+}
+
 /* A launch begins: it takes the stream order race_order gave, or else comes after every
  * launch before it (one stream). */
 RaceLog *race_log_new(const Launch *L)

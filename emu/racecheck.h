@@ -28,6 +28,11 @@ void race_log_free(RaceLog *g);
 /* The next launch is number `clock` of stream `stream` and comes after the first after[i]
  * launches of each stream i < n (without a call, every launch comes after the one before). */
 void race_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n);
+/* The order of work a launch made from the device (dynamic parallelism): the running
+ * launch's stream and clock, after everything it comes after and after itself. Fills a
+ * malloc'd vector in *after (the caller frees it); -1 when there is none. Call it while the
+ * parent is the running launch, before any child begins. */
+int race_child_order(uint32_t *stream, uint64_t *clock, uint64_t **after, uint32_t *n);
 /* Global memory [addr, addr+size) was freed; every program is going away. */
 void race_forget(uint64_t addr, size_t size);
 void race_forget_all(void);
