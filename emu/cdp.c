@@ -203,6 +203,9 @@ static uint32_t launch_check(Warp *w, EmuKernel *k, const unsigned g[3], const u
     char err[512];
     int rc = emu_check_child(k, g, b, shmem, err, sizeof err);
     if (rc == EMU_ERR_INVALID_PTX) return CDP_INVALID_DEVICE_FUNCTION;
+    /* measured on the H100: every bad shape, too much shared memory included, is an
+     * invalid configuration from the device side */
+    if (rc == EMU_ERR_INVALID_VALUE) return CDP_INVALID_CONFIGURATION;
     return rc;
 }
 
