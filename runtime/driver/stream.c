@@ -282,9 +282,7 @@ static CUresult stream_enter_any_ctx(CUstream s, int sticky)
     CUresult e = sticky ? drv_ctx_enter(&c) : drv_ctx_enter_any(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
-    if (!stream_builtin(s) && drv_handle_kind(s) == H_STREAM && drv_handle_kind(s->ctx) == H_CTX)
-        return CUDA_SUCCESS;
-    e = drv_stream_check(s);
+    e = drv_stream_check_copy(s);   /* the same rule as for copies */
     if (e != CUDA_SUCCESS) drv_unlock();
     return e;
 }
