@@ -174,10 +174,11 @@ static void sample_level(const EmuTex *t, const EmuTexLevel *lv, int dims, float
         return;
     }
     /* The H100 multiplies the axes' 8-bit weights and rounds each texel's weight back to
-     * 1/256 (half to even) before the weighted sum (tests/cuda/textures.cu, 2D sections). */
+     * 1/256 (half to even) before the weighted sum (tests/cuda/textures.cu, 2D sections),
+     * which it rounds to f32 once (an exact sum: tests/gpu/probes/tex_pitch_mirror.cu). */
     int wxs[2] = { 256 - ax.w, ax.w }, wys[2] = { 256 - ay.w, ay.w }, wzs[2] = { 256 - az.w, az.w };
     int xs[2] = { ax.i0, ax.i1 }, ys[2] = { ay.i0, ay.i1 }, zs[2] = { az.i0, az.i1 };
-    float acc[4] = { 0, 0, 0, 0 };
+    double acc[4] = { 0, 0, 0, 0 };
     int64_t iacc[4] = { 0, 0, 0, 0 };
     /* 8- and 16-bit channels read as normalized floats are filtered in 16-bit fixed point */
     int fixed = t->read_norm && !t->srgb && t->fmt != TEXF_U32 && t->fmt != TEXF_S32;
@@ -198,10 +199,10 @@ static void sample_level(const EmuTex *t, const EmuTexLevel *lv, int dims, float
                 }
                 texel(t, lv, b ? 0 : xs[i], b ? 0 : ys[j], b ? 0 : zs[k], b, v);
                 float wf = (float)wt / 256.0f;
-                for (int c = 0; c < 4; c++) acc[c] += fp_bits_f32(v[c]) * wf;
+                for (int c = 0; c < 4; c++) acc[c] += (double)fp_bits_f32(v[c]) * wf;
             }
     for (int c = 0; c < 4; c++) {
-        if (!fixed) { out[c] = fp_f32_bits(acc[c]); continue; }
+        if (!fixed) { out[c] = fp_f32_bits((float)acc[c]); continue; }
         /* round to 16 bits, halves up, then scale as the read mode does */
         int64_t r = (iacc[c] + 128) >> 8;
         float f = is_signed_fmt(t->fmt) ? fmaxf((float)r / 32767.0f, -1.0f) : (float)r / 65535.0f;

@@ -118,6 +118,9 @@ enum { IF_FTZ = 1, IF_SAT = 2, IF_APPROX = 4, IF_FRAME = 8 /* address is frame-r
        IF_PREEMPT = 128 /* touches state other warps see: a deterministic-mode switch point */ };
 
 
+/* Inst.aux8 of the contracted forms <fma.contracted> and <mov.captured> (exec_contract.c). */
+enum { CF_NEG_A = 1, CF_NEG_C = 2, CF_JOIN = 4, CF_SUB = 8, CF_NEG = 16 };
+
 /* Inst.sync: the memory order (SEM_*) and scope (SCOPE_*) of a memory, fence or mbarrier
  * instruction, which the race detector's happens-before reads. */
 enum { SEM_WEAK = 0, SEM_RELAXED, SEM_ACQUIRE, SEM_RELEASE, SEM_ACQ_REL };

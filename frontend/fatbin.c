@@ -381,6 +381,22 @@ static void entry_name(const Entry *e, char *name, size_t cap)
         snprintf(name, cap, "fatbin");
 }
 
+/* The ptxas options recorded with a PTX entry (-Xptxas, -fmad=false, -G), or "": the record
+ * at header offset 0x14 is u32 string offset, u32 length, then the string (docs/fatbin.md). */
+static void entry_options(const Entry *e, char *opts, size_t cap)
+{
+    opts[0] = 0;
+    uint32_t rec = rd32(e->hdr + 0x14);
+    if (!rec || rec > e->hsize || e->hsize - rec < 8) return;
+    uint32_t off = rd32(e->hdr + rec), len = rd32(e->hdr + rec + 4);
+    if (off > e->hsize || len > e->hsize - off) return;
+    size_t n = 0;
+    const char *s = (const char *)e->hdr + off;
+    while (n < len && n + 1 < cap && s[n]) n++;
+    memcpy(opts, s, n);
+    opts[n] = 0;
+}
+
 /* Whether a SASS entry holds functions: a cubin names each in a section ".text.<name>".
  * A compressed one cannot be looked into here and counts as code. */
 static int elf_has_code(const Entry *e)
@@ -448,6 +464,7 @@ int fatbin_pick_ptx_data(const void *data, size_t avail, FatbinPtx *out, char *e
     out->arch = (int)s.best.arch;
     out->arch_specific = (s.best.flags & FL_ARCH_SPEC) != 0;
     entry_name(&s.best, out->name, sizeof out->name);
+    entry_options(&s.best, out->options, sizeof out->options);
     return FATBIN_OK;
 }
 

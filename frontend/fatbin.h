@@ -17,6 +17,7 @@ typedef struct FatbinPtx {
     int arch_specific;   /* 1 for an sm_90a / compute_90a entry                           */
     char name[256];      /* a name for diagnostics: the source file recorded in the entry,
                             or "fatbin" when none                                        */
+    char options[256];   /* the ptxas options recorded with it ("" in a default build)    */
 } FatbinPtx;
 
 enum {

@@ -344,6 +344,7 @@ PtxModule *ptx_link(PtxModule **parts, int nparts, char *err, size_t errlen)
         file_base += max_file_index(parts[p]);
     }
     out->source_name = parts[0]->source_name;
+    for (int i = 0; i < nparts; i++) out->no_contract |= parts[i]->no_contract;
     for (int p = 0; p < nparts; p++) out->parts[p] = parts[p];
     out->nparts = nparts;
     out->owned = L.owned;

@@ -1564,6 +1564,30 @@ static PtxModule *parse_guarded(Parser *P)
     return m;
 }
 
+/* Whether the ptxas options on the text's last line (PTX_OPTIONS_MARK) turn fusion of mul
+ * and add off. Measured on the H100 (tests/cuda/fma_contract_*): -fmad=false (recorded as
+ * "--fmad false"), -Xptxas -O0 ("-O0") and -G ("-g ...") fuse nothing. */
+static int options_forbid_contraction(const char *text, size_t len)
+{
+    if (!text) return 0;
+    size_t from = len > 512 ? len - 512 : 0;
+    const char *opts = NULL;
+    for (size_t i = from; i + strlen(PTX_OPTIONS_MARK) <= len; i++)
+        if (!strncmp(text + i, PTX_OPTIONS_MARK, strlen(PTX_OPTIONS_MARK))) opts = text + i + strlen(PTX_OPTIONS_MARK);
+    if (!opts) return 0;
+    char buf[512];
+    size_t n = 0;
+    while (opts + n < text + len && opts[n] != '\n' && n + 1 < sizeof buf) { buf[n] = opts[n]; n++; }
+    buf[n] = 0;
+    static const char *const off[] = { "fmad false", "fmad=false", "-O0", "-O 0", "-g", NULL };
+    for (int k = 0; off[k]; k++)
+        for (const char *p = strstr(buf, off[k]); p; p = strstr(p + 1, off[k])) {
+            char after = p[strlen(off[k])];
+            if (after == 0 || after == ' ') return 1;
+        }
+    return 0;
+}
+
 PtxModule *ptx_parse(const char *text, size_t len, const char *source_name, char *err,
                      size_t errlen, int *is_version_error)
 {
@@ -1588,6 +1612,8 @@ PtxModule *ptx_parse(const char *text, size_t len, const char *source_name, char
     if (!m) {
         if (is_version_error) *is_version_error = P->version_error;
         arena_free(P->arena);
+    } else {
+        m->no_contract = options_forbid_contraction(text, len);
     }
     free_scratch(P);
     free(P);

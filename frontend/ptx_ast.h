@@ -133,7 +133,12 @@ typedef struct PtxModule {
     int nparts;                       /* whose arenas hold its names and instructions      */
     char **owned;                     /* a linked module: names it renamed                 */
     int nowned;
+    int no_contract;                  /* built with -fmad=false: mul and add are never fused */
 } PtxModule;
+
+/* A last line "// ptxas options: ..." carries the ptxas options a fatbinary recorded with the
+ * PTX (runtime/driver/image.c appends it); the parser sets no_contract from it. */
+#define PTX_OPTIONS_MARK "// ptxas options: "
 
 /* Parse PTX text. On error returns NULL and writes "name:line:col: message\n  offending text"
  * into err (errlen bytes). *is_version_error is set when the failure is an unsupported

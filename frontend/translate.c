@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include "translate.h"
+#include "contract.h"
 #include "../emu/exec.h"
 #include "../emu/call.h"
 
@@ -1327,6 +1328,35 @@ static uint32_t fix_row(const Tr *t, uint32_t v, uint32_t dyn_row)
     }
 }
 
+/* ---- fma contraction (contract.c): rows and predicates it adds come after all others */
+
+static uint32_t contract_row(void *ctx)
+{
+    Tr *t = ctx;
+    return ROW_FIRST_FREE + t->nconsts + t->nsregs + t->nvars++;
+}
+
+static uint32_t contract_pred(void *ctx)
+{
+    Tr *t = ctx;
+    return PRED_FIRST_FREE + t->npreds++;
+}
+
+/* Fuses as ptxas would, unless the module was built with -fmad=false or PTXEMU_FMA_CONTRACT=0. */
+static int contract(Tr *t, const PtxModule *m)
+{
+    const char *env = getenv("PTXEMU_FMA_CONTRACT");
+    if (m->no_contract || (env && !strcmp(env, "0"))) return 0;
+    uint32_t *starts = malloc(((size_t)t->nfns + 1) * sizeof *starts);
+    if (!starts) return -1;
+    for (int i = 0; i < t->nfns; i++) starts[i] = t->fns[i].pc_base;
+    starts[t->nfns] = t->ncode;
+    ContractIn c = { t->code, t->descs, t->ncode, starts, t->nfns, contract_row, contract_pred, t };
+    int rc = contract_fma(&c);
+    free(starts);
+    return rc;
+}
+
 void program_free(Program *p)
 {
     if (!p) return;
@@ -1540,6 +1570,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
             if (t.code[pc].op == OP_bra) t.code[pc].imm = fn->pc_of[t.code[pc].imm];
         if (reconvergence_points(t.code, fn->pc_base, end) < 0) goto oom;
     }
+    if (contract(&t, m) < 0) goto oom;
     for (uint32_t pc = 0; pc < t.ncode; pc++) {
         Inst *in = &t.code[pc];
         const char *msg = bind_inst(in, &t.descs[pc]);

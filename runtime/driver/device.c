@@ -59,7 +59,6 @@ static const Attr h100[] = {
  * memory operations, sparse and deferred arrays, host memory pools. (Virtual memory
  * management is emulated; compression is granted and changes nothing.) */
 static const Attr absent[] = {
-    { CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, 0 },

@@ -22,6 +22,7 @@
 #include "runtime/driver/image.h"
 #include "frontend/elffile.h"
 #include "frontend/fatbin.h"
+#include "frontend/ptx_ast.h"
 
 #define WRAPPER_MAGIC 0x466243b1u
 #define FATBIN_MAGIC 0xBA55ED50u
@@ -102,11 +103,23 @@ static void ptx_name(const char *entry_name, const char *text, size_t len, char 
     if (f) fclose(f);
 }
 
+/* The entry's ptxas options travel with its text as a last comment line, where they shift
+ * no line number; the parser reads them back (PTX_OPTIONS_MARK, e.g. -fmad=false). */
 static int add_fatbin_ptx(Image *im, FatbinPtx *p)
 {
     char name[320];
     ptx_name(p->name, p->text, p->len, name, sizeof name);
-    int rc = image_add(im, p->text, p->len, name);
+    int rc;
+    if (p->options[0]) {
+        size_t n = p->len + strlen(PTX_OPTIONS_MARK) + strlen(p->options) + 3;
+        char *t = malloc(n);
+        if (!t) { fatbin_free(p); return -1; }
+        int k = snprintf(t, n, "%.*s\n%s%s\n", (int)p->len, p->text, PTX_OPTIONS_MARK, p->options);
+        rc = image_add(im, t, (size_t)k, name);
+        free(t);
+    } else {
+        rc = image_add(im, p->text, p->len, name);
+    }
     fatbin_free(p);
     return rc;
 }

@@ -149,7 +149,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemDiscardAndPrefetchBatchAsync_ptsz) \
     X(cuMemDiscardBatchAsync) \
     X(cuMemDiscardBatchAsync_ptsz) \
-    X(cuMemExportToShareableHandle) \
     X(cuMemFree) \
     X(cuMemGetAddressRange) \
     X(cuMemGetAttribute) \
@@ -158,7 +157,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuMemGetInfo) \
     X(cuMemHostGetDevicePointer) \
     X(cuMemHostRegister) \
-    X(cuMemImportFromShareableHandle) \
     X(cuMemMapArrayAsync) \
     X(cuMemMapArrayAsync_ptsz) \
     X(cuMemPoolExportPointer) \

@@ -5,18 +5,27 @@
  * reservation inside the arena (emu/memory.c), so two mappings of one allocation share their
  * bytes as on the GPU. The granularity is the H100's, 2 MiB. Accessible memory may be touched
  * by every emulated device (the access descriptors are checked and remembered, not enforced
- * per device). Handles can not be exported (no IPC here): a requested shareable handle type
- * is CUDA_ERROR_NOT_SUPPORTED.
+ * per device).
+ *
+ * Sharing between processes: an allocation created with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+ * exports a duplicate of its memfd; another process (on ptxemu too) imports it and maps the
+ * same pages, so writes on either side are seen on the other as between two GPU contexts. The
+ * memfd's name carries the device ordinal (the importer reads it back through /proc/self/fd).
+ * Windows and fabric handles are CUDA_ERROR_NOT_SUPPORTED.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
 
 #define GRAIN (2ull << 20)
+#define MEMFD_NAME "ptxemu-vmm-device"
 #define MAX_DEVICES 16
 
 typedef struct Phys {
@@ -30,11 +39,13 @@ typedef struct Mapping { uint64_t start; size_t size; Phys *p; unsigned char acc
 static Mapping *maps;
 static size_t nmaps, cmaps;
 
-/* Every entry point needs an initialised driver and a current context, as on the GPU. */
+/* The entry points need cuInit but no current context: the address space is the process's.
+ * memMapIPCDrv's parent creates and exports after destroying every context, its children unmap
+ * and free after theirs, and tests/cuda/vmm_ipc does everything but the launch with none; on the
+ * H100 all of that works. */
 static CUresult enter(void)
 {
-    CUcontext c;
-    return drv_ctx_enter(&c);
+    return drv_is_initialized() ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
 static void phys_unref(Phys *p)
@@ -50,6 +61,9 @@ static Phys *phys_of(CUmemGenericAllocationHandle h)
     Phys *p = (Phys *)(uintptr_t)h;
     return p && drv_handle_kind(p) == H_VMM ? p : NULL;
 }
+
+static CUresult phys_new(int fd, size_t size, const CUmemAllocationProp *prop,
+                         CUmemGenericAllocationHandle *handle);
 
 /* A device location (the only kind of physical memory here). */
 static CUresult check_prop(const CUmemAllocationProp *prop)
@@ -83,15 +97,28 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     if (e != CUDA_SUCCESS) return e;
     if (!handle || !size || size % GRAIN || flags) return CUDA_ERROR_INVALID_VALUE;
     if ((e = check_prop(prop)) != CUDA_SUCCESS) return e;
-    if (prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_NOT_SUPPORTED;
-    Phys *p = calloc(1, sizeof *p);
-    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
-    p->fd = memfd_create("ptxemu-vmm", MFD_CLOEXEC);
-    if (p->fd < 0 || ftruncate(p->fd, (off_t)size)) {
-        if (p->fd >= 0) close(p->fd);
-        free(p);
+    /* measured: Windows handle types are an invalid value on Linux */
+    if (prop->requestedHandleTypes & (CU_MEM_HANDLE_TYPE_WIN32 | CU_MEM_HANDLE_TYPE_WIN32_KMT))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (prop->requestedHandleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", MEMFD_NAME, prop->location.id);
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)size)) {
+        if (fd >= 0) close(fd);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    if ((e = phys_new(fd, size, prop, handle)) != CUDA_SUCCESS) close(fd);
+    return e;
+}
+
+/* Takes fd over; the handle is the new physical allocation. */
+static CUresult phys_new(int fd, size_t size, const CUmemAllocationProp *prop,
+                         CUmemGenericAllocationHandle *handle)
+{
+    Phys *p = calloc(1, sizeof *p);
+    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    p->fd = fd;
     p->size = size;
     p->prop = *prop;
     p->refs = 1;
@@ -99,7 +126,6 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     int bad = drv_handle_add(p, H_VMM);
     drv_unlock();
     if (bad) {
-        close(p->fd);
         free(p);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -255,5 +281,64 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handl
             break;
         }
     drv_unlock();
+    return e;
+}
+
+CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle,
+                                              CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+    CUresult e = enter();
+    if (e != CUDA_SUCCESS) return e;
+    if (!shareableHandle || flags) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    Phys *p = phys_of(handle);
+    if (!p || !(p->prop.requestedHandleTypes & handleType) ||
+        handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        e = CUDA_ERROR_INVALID_VALUE;
+    else if ((*(int *)shareableHandle = dup(p->fd)) < 0)
+        e = CUDA_ERROR_OUT_OF_MEMORY;
+    drv_unlock();
+    return e;
+}
+
+/* The device an exported memfd belongs to, from its name ("/memfd:ptxemu-vmm-deviceN (deleted)");
+ * -1 for any other file. */
+static int memfd_device(int fd)
+{
+    char path[64], link[128];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0) return -1;
+    link[n] = 0;
+    const char *pre = "/memfd:" MEMFD_NAME;
+    if (strncmp(link, pre, strlen(pre))) return -1;
+    char *end;
+    long d = strtol(link + strlen(pre), &end, 10);
+    return end != link + strlen(pre) && d >= 0 && d < MAX_DEVICES ? (int)d : -1;
+}
+
+CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle,
+                                                CUmemAllocationHandleType shHandleType)
+{
+    CUresult e = enter();
+    if (e != CUDA_SUCCESS) return e;
+    if (!handle) return CUDA_ERROR_INVALID_VALUE;
+    if (shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return shHandleType == CU_MEM_HANDLE_TYPE_NONE ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+    int fd = (int)(intptr_t)osHandle;
+    struct stat st;
+    int dev = fd >= 0 ? memfd_device(fd) : -1;
+    /* measured: a descriptor that is not an exported allocation (-1, /dev/null) is
+     * CUDA_ERROR_UNKNOWN */
+    if (dev < 0 || fstat(fd, &st) || st.st_size <= 0 || st.st_size % GRAIN) return CUDA_ERROR_UNKNOWN;
+    if (drv_device_check(dev) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_DEVICE;
+    int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUmemAllocationProp prop = {
+        .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+        .requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE,   /* measured: an import reports none */
+        .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
+    };
+    if ((e = phys_new(mine, (size_t)st.st_size, &prop, handle)) != CUDA_SUCCESS) close(mine);
     return e;
 }

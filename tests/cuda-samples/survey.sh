@@ -42,7 +42,8 @@ run_sample() {
 }
 # What a sample needs that is outside the CUDA runtime and driver (empty: nothing): its
 # includes anywhere, its calls in the program's own sources. Multi-GPU and peer-access
-# samples run (with PTXEMU_DEVICES); IPC ones need several processes sharing a device.
+# samples run (with PTXEMU_DEVICES), and so do those sharing VMM allocations between
+# processes (POSIX file descriptors); the legacy IPC handles and pool export are not there.
 needs() {
     # the sample's own files and the headers of Common/ they include
     local common
@@ -52,7 +53,7 @@ needs() {
                 --include='*.h' --include='*.cuh' --include='*.hxx' --include='*.hpp' 2>/dev/null; }
     if inc '(GL|EGL|GLFW)/|vulkan/|d3d1[12]|dxgi|nvscisync|nvscibuf'; then echo "graphics interop (OpenGL/EGL/Vulkan/Direct3D/NvSci)"
     elif inc '(mpi|omp)\.h'; then echo "MPI or OpenMP"
-    elif grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|ShareableHandle\(' \
+    elif grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|MemPool(Export|Import)[A-Za-z]*\(' \
              "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null; then echo "multi-process IPC"
     elif inc '(cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)[A-Za-z0-9_]*\.h'; then
         echo "a CUDA library ($(grep -rohE '#include *[<"](cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)' "$dir" $common 2>/dev/null |
