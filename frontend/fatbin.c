@@ -468,6 +468,26 @@ int fatbin_pick_ptx_data(const void *data, size_t avail, FatbinPtx *out, char *e
     return FATBIN_OK;
 }
 
+/* How many bytes from p on are mapped readable (following adjacent readable mappings), from
+ * /proc/self/maps; SIZE_MAX when that cannot be read. The wrapper states no length, so this
+ * bounds what a corrupt header can make us read: an error instead of a fault. */
+static size_t readable_after(const void *p)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return SIZE_MAX;
+    uintptr_t a = (uintptr_t)p, end = 0;
+    unsigned long lo, hi;
+    char perms[8], line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3) continue;
+        if (end && lo == end && perms[0] == 'r') end = hi;          /* adjacent: extend */
+        else if (end) break;
+        else if (a >= lo && a < hi && perms[0] == 'r') end = hi;
+    }
+    fclose(f);
+    return end ? (size_t)(end - a) : 0;
+}
+
 int fatbin_pick_ptx(const void *wrapper, FatbinPtx *out, char *err, size_t errlen)
 {
     /* __fatBinC_Wrapper_t: int magic; int version; const void *data; void *filename_or_fatbins.
@@ -486,8 +506,12 @@ int fatbin_pick_ptx(const void *wrapper, FatbinPtx *out, char *err, size_t errle
                     w.version);
     if (!w.data)
         return fail(err, errlen, FATBIN_ERR_FORMAT, "fatbinary wrapper has no data");
-    /* The wrapper gives no length: trust the fatbin header's, once it looks sane. */
+    /* The wrapper gives no length: the fatbin header's, once it looks sane and stays inside
+     * readable memory. */
     const uint8_t *d = w.data;
+    size_t mapped = readable_after(d);
+    if (mapped < FATBIN_HDR_MIN)
+        return fail(err, errlen, FATBIN_ERR_FORMAT, "the fatbinary's memory is not readable");
     if (rd32(d) != FATBIN_MAGIC)
         return fail(err, errlen, FATBIN_ERR_FORMAT, "bad fatbinary magic 0x%08x (want 0x%08x)",
                     rd32(d), FATBIN_MAGIC);
@@ -495,6 +519,10 @@ int fatbin_pick_ptx(const void *wrapper, FatbinPtx *out, char *err, size_t errle
     if (rd64(d + 8) >= FATBIN_MAX || total >= FATBIN_MAX || total > SIZE_MAX)
         return fail(err, errlen, FATBIN_ERR_FORMAT, "fatbinary claims an implausible size of "
                     "%llu bytes", (unsigned long long)rd64(d + 8));
+    if (total > mapped)
+        return fail(err, errlen, FATBIN_ERR_FORMAT, "fatbinary sizes (header %u, body %llu) "
+                    "run past the %zu readable bytes it lies in", rd16(d + 6),
+                    (unsigned long long)rd64(d + 8), mapped);
     return fatbin_pick_ptx_data(d, (size_t)total, out, err, errlen);
 }
 

@@ -625,6 +625,7 @@ static PtxOperand *parse_list(Parser *P, int close, int nested, int *count)
     snprintf(what, sizeof what, "',' or '%c'", close);
     expect_punct(P, close, what);
     *count = P->ostk.n - start;
+    if (!*count) return NULL;   /* an empty list: the stack may have no storage yet */
     PtxOperand *e = pdup(P, &VEC_AT(P->ostk, PtxOperand, start), (size_t)*count * sizeof *e);
     P->ostk.n = start;
     return e;

@@ -217,11 +217,49 @@ static CUresult memset_params(CUDA_MEMSET_NODE_PARAMS_v2 *m)
     return drv_mem_fill(&v1, 1);
 }
 
+/* A free node among the ancestors of the node being added whose address an allocation of
+ * `size` bytes may take: it frees a big enough allocation made by a node of the same graph,
+ * and no other allocation node took it yet. The H100 gives such an allocation the freed one's
+ * address (graphMemoryNodes checks it, captured and built by hand). */
+static CUgraphNode reusable_free(CUgraphNode nd, const CUDA_MEM_ALLOC_NODE_PARAMS_v2 *want)
+{
+    CUgraph g = nd->g;
+    CUgraphNode *stack = malloc((g->n + 1) * sizeof *stack), found = NULL;
+    if (!stack) return NULL;
+    size_t sp = 0;
+    for (size_t i = 0; i < g->n; i++) g->nodes[i]->mark = 0;
+    for (size_t i = 0; i < nd->nadding && sp < g->n; i++)
+        if (!nd->adding[i]->mark) { nd->adding[i]->mark = 1; stack[sp++] = nd->adding[i]; }
+    while (sp && !found) {
+        CUgraphNode a = stack[--sp];
+        if (a->p.type == CU_GRAPH_NODE_TYPE_MEM_FREE && !a->va_taken)
+            for (size_t i = 0; i < g->n; i++) {
+                CUgraphNode b = g->nodes[i];
+                if (b->p.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && b->p.alloc.dptr == a->p.free.dptr &&
+                    b->p.alloc.bytesize >= want->bytesize &&
+                    b->p.alloc.poolProps.location.type == want->poolProps.location.type &&
+                    b->p.alloc.poolProps.location.id == want->poolProps.location.id)
+                    found = a;
+            }
+        for (size_t i = 0; i < a->ndeps; i++)
+            if (!a->deps[i]->mark && sp < g->n) { a->deps[i]->mark = 1; stack[sp++] = a->deps[i]; }
+    }
+    free(stack);
+    return found;
+}
+
 static CUresult alloc_params(CUgraphNode nd, CUDA_MEM_ALLOC_NODE_PARAMS_v2 *a)
 {
     CUdeviceptr p;
-    CUresult e = drv_graph_mem_reserve(nd->g->ctx, a, &p);
+    CUresult e = drv_graph_mem_reserve(nd->g->ctx, a, &p);   /* validates the parameters too */
     if (e != CUDA_SUCCESS) return e;
+    CUgraphNode f = reusable_free(nd, a);
+    if (f) {
+        drv_graph_mem_release(p);
+        f->va_taken = 1;
+        p = f->p.free.dptr;
+        drv_graph_mem_retain(p);
+    }
     a->dptr = p;
     a->accessDescs = NULL;   /* the node does not keep the program's array */
     a->accessDescCount = 0;
@@ -313,7 +351,12 @@ CUresult graph_add(CUgraph g, const CUgraphNode *deps, size_t n, CUgraphNodePara
     nd->g = g;
     nd->enabled = 1;
     drv_attrs_init(&nd->attrs);
-    if ((e = params_take(nd, p)) != CUDA_SUCCESS ||
+    nd->adding = deps;
+    nd->nadding = n;
+    e = params_take(nd, p);
+    nd->adding = NULL;
+    nd->nadding = 0;
+    if (e != CUDA_SUCCESS ||
         push(&g->nodes, &g->n, &g->cap, nd) ||
         (!g->exec_copy && drv_handle_add(nd, H_GNODE))) {
         if (g->n && g->nodes[g->n - 1] == nd) g->n--;

@@ -34,6 +34,9 @@ struct CUgraphNode_st {
     int enabled;                   /* in an executable graph                                 */
     uint32_t lane;                 /* in an executable graph: the kernel's ordering lane     */
     size_t mark;                   /* scratch for walks                                      */
+    const CUgraphNode *adding;     /* while being added: its dependencies (nadding)          */
+    size_t nadding;
+    int va_taken;                  /* free node: a later allocation node took its address    */
 };
 
 struct CUgraph_st {

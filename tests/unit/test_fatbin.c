@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -546,6 +548,31 @@ static void test_headers(void)
           strlen(tiny) == 7, "tiny error buffer");
     CHECK(fatbin_pick_ptx(&w, &p, NULL, 0) == FATBIN_ERR_FORMAT, "NULL error buffer");
     fatbin_free(NULL);
+    /* A header that claims more than the readable memory it lies in (0xffff-byte header at
+     * the end of a page followed by an inaccessible one): an error, not a fault. */
+    long pg = sysconf(_SC_PAGESIZE);
+    uint8_t *two = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(two != MAP_FAILED && fb.n <= (size_t)pg, "mmap for the guard-page case");
+    if (two != MAP_FAILED && fb.n <= (size_t)pg) {
+        mprotect(two + pg, (size_t)pg, PROT_NONE);
+        uint8_t *at = two + pg - ((fb.n + 7) & ~(size_t)7);
+        memcpy(at, fb.p, fb.n);
+        w.version = 1;
+        w.data = at;
+        CHECK(fatbin_pick_ptx(&w, &p, err, sizeof err) == FATBIN_OK, "fatbin at a page end");
+        fatbin_free(&p);
+        set_le(at + 6, 0xffff, 2);
+        err[0] = 0;
+        CHECK(fatbin_pick_ptx(&w, &p, err, sizeof err) == FATBIN_ERR_FORMAT && strstr(err, "readable"),
+              "header size 0xffff before a guard page: %s", err);
+        set_le(at + 6, 16, 2);
+        set_le(at + 8, get_le(at + 8, 8) + 4096, 8);
+        CHECK(fatbin_pick_ptx(&w, &p, err, sizeof err) == FATBIN_ERR_FORMAT, "body past the guard page");
+        w.data = two + pg;
+        CHECK(fatbin_pick_ptx(&w, &p, err, sizeof err) == FATBIN_ERR_FORMAT && strstr(err, "not readable"),
+              "wrapper data in an inaccessible page");
+        munmap(two, 2 * (size_t)pg);
+    }
     free(fb.p);
 }
 
