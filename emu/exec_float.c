@@ -14,6 +14,7 @@
 #include <math.h>
 #include "exec.h"
 #include "fp.h"
+#include "sfu.h"
 
 #define W Warp *w, const Inst *in, uint32_t mask
 
@@ -141,7 +142,8 @@ RND_OP(sqrt, sqrtf(a), 0, sqrt(a))
 /* ---- approximate functions (f32, optional .ftz) ------------------------------------ */
 
 /* div.approx.f32 is a * (1/b); max 2 ulp for |b| in [2^-126, 2^126]. For 2^126 < |b| <
- * 2^128 the reciprocal underflows: the result is 0, or NaN when a is infinite. */
+ * 2^128 the reciprocal underflows: the result is 0, or NaN when a is infinite. Used only if
+ * the H100's tables (sfu.c) could not be loaded; so are the other fallbacks below. */
 FP_INLINE float div_approx(float a, float b)
 {
     float ab = fabsf(b);
@@ -149,15 +151,18 @@ FP_INLINE float div_approx(float a, float b)
         return isinf(a) ? NAN : copysignf(0.0f, a) * copysignf(1.0f, b);
     return a / b;
 }
-APPROX_OP(div_approx, div_approx(a, b))
+/* The H100's results where sfu.c has them (docs/sfu.md), bit for bit. */
+#define SFU1(FN, x, ftz, fallback) (sfu_ready() ? FN(x, ftz) : (fallback))
+#define SFU2(FN, a, b, ftz, fallback) (sfu_ready() ? FN(a, b, ftz) : (fallback))
+APPROX_OP(div_approx, SFU2(sfu_div, a, b, ftz, div_approx(a, b)))
 /* div.full.f32: full-range approximation, max 2 ulp */
-APPROX_OP(div_full, a / b)
+APPROX_OP(div_full, SFU2(sfu_div_full, a, b, ftz, a / b))
 /* rcp.approx.f32: max 1 ulp over the full range */
-APPROX_OP(rcp_approx, 1.0f / a)
+APPROX_OP(rcp_approx, SFU1(sfu_rcp, a, ftz, 1.0f / a))
 /* sqrt.approx.f32: max relative error 2^-23 */
-APPROX_OP(sqrt_approx, sqrtf(a))
+APPROX_OP(sqrt_approx, SFU1(sfu_sqrt, a, ftz, sqrtf(a)))
 /* rsqrt.approx.f32: max relative error 2^-22.9 */
-APPROX_OP(rsqrt_approx, (float)(1.0 / sqrt((double)a)))
+APPROX_OP(rsqrt_approx, SFU1(sfu_rsqrt, a, ftz, (float)(1.0 / sqrt((double)a))))
 /* sin/cos.approx.f32: max absolute error 2^-20.5 in [-100 pi, 100 pi] (the SFU's range
  * reduction loses accuracy outside it; libm here does not) */
 APPROX_OP(sin_approx, (float)sin((double)a))
@@ -165,7 +170,7 @@ APPROX_OP(cos_approx, (float)cos((double)a))
 /* lg2.approx.f32: max absolute error 2^-22.6 for the mantissa */
 APPROX_OP(lg2_approx, (float)log2((double)a))
 /* ex2.approx.f32: max 2 ulp over the full range */
-APPROX_OP(ex2_approx, (float)exp2((double)a))
+APPROX_OP(ex2_approx, SFU1(sfu_ex2, a, ftz, (float)exp2((double)a)))
 /* tanh.approx.f32: max relative error 2^-10.987 */
 APPROX_OP(tanh_approx, (float)tanh((double)a))
 
