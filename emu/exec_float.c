@@ -168,7 +168,7 @@ APPROX_OP(rsqrt_approx, SFU1(sfu_rsqrt, a, ftz, (float)(1.0 / sqrt((double)a))))
 APPROX_OP(sin_approx, (float)sin((double)a))
 APPROX_OP(cos_approx, (float)cos((double)a))
 /* lg2.approx.f32: max absolute error 2^-22.6 for the mantissa */
-APPROX_OP(lg2_approx, (float)log2((double)a))
+APPROX_OP(lg2_approx, SFU1(sfu_lg2, a, ftz, (float)log2((double)a)))
 /* ex2.approx.f32: max 2 ulp over the full range */
 APPROX_OP(ex2_approx, SFU1(sfu_ex2, a, ftz, (float)exp2((double)a)))
 /* tanh.approx.f32: max relative error 2^-10.987 */

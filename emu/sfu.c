@@ -5,6 +5,8 @@
  *     exponent's parity, for the square roots);
  *   - ex2.approx cuts |x| to 23 fractional bits (towards zero). It then looks 2^f up for
  *     x >= 0, and 2^-f in a second table for x < 0;
+ *   - lg2.approx's results for [1,2) and [0.5,1) are tables (8 MiB each, unpacked), and the
+ *     other binades follow from the first one;
  *   - the non-.ftz forms and the divisions are these lookups, scaled around subnormals.
  * Checked on 2^18 random inputs of each form, where every result agreed.
  * The tables (emu/sfu_tables.zst, linked in by sfu_blob.S) hold the recorded results. Each
@@ -26,35 +28,67 @@ typedef struct Table {
     int off;                  /* each step is its code plus off */
     uint32_t *base;           /* the value of every 64th entry   */
     uint64_t *codes;          /* 32 codes per word                */
+    uint32_t *full;           /* lg2's tables: every value        */
 } Table;
 
-enum { T_EX2_POS, T_EX2_NEG, T_RCP, T_RSQRT, T_SQRT, T_COUNT };
+enum { T_EX2_POS, T_EX2_NEG, T_RCP, T_RSQRT, T_SQRT, T_LG2, T_LG2_HALF, T_COUNT };
 static Table tables[T_COUNT];
 static int ready;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* Kind 1: zigzag varints of each value's difference from 2*v[i-1] - v[i-2]. */
+static int load_varint(Table *t, const uint8_t *p, size_t len, uint32_t n)
+{
+    t->n = n;
+    if (!(t->full = malloc((size_t)n * sizeof *t->full))) return -1;
+    size_t at = 0;
+    int64_t v1 = 0, v2 = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t z = 0;
+        for (int sh = 0;; sh += 7) {
+            if (at >= len || sh > 63) return -1;
+            uint8_t byte = p[at++];
+            z |= (uint64_t)(byte & 127) << sh;
+            if (!(byte & 128)) break;
+        }
+        int64_t r = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+        int64_t pred = i >= 2 ? 2 * v1 - v2 : v1;
+        int64_t v = pred + r;
+        t->full[i] = (uint32_t)v;
+        v2 = v1;
+        v1 = v;
+    }
+    return at == len ? 0 : -1;
+}
+
 static int load_table(Table *t, const uint8_t *p, size_t left, size_t *used)
 {
-    if (left < 16) return -1;
-    uint32_t n, off, first;
+    if (left < 20) return -1;
+    uint32_t n, kind, param, first;
     memcpy(&n, p + 4, 4);
-    memcpy(&off, p + 8, 4);
-    memcpy(&first, p + 12, 4);
+    memcpy(&kind, p + 8, 4);
+    memcpy(&param, p + 12, 4);
+    if (kind == 1) {
+        if (!n || left - 16 < param) return -1;
+        *used = 16 + (size_t)param;
+        return load_varint(t, p + 16, param, n);
+    }
+    memcpy(&first, p + 16, 4);
     size_t nbytes = ((size_t)n + 3) / 4;
-    if (!n || left - 16 < nbytes) return -1;
+    if (kind != 0 || !n || left - 20 < nbytes) return -1;
     t->n = n;
-    t->off = (int)off;
+    t->off = (int)param;
     size_t nwords = ((size_t)n + 31) / 32, nblocks = ((size_t)n + 63) / 64;
     t->codes = calloc(nwords + 1, sizeof *t->codes);
     t->base = malloc(nblocks * sizeof *t->base);
     if (!t->codes || !t->base) return -1;
-    memcpy(t->codes, p + 16, nbytes);   /* little-endian: byte i holds codes 4i..4i+3 */
+    memcpy(t->codes, p + 20, nbytes);   /* little-endian: byte i holds codes 4i..4i+3 */
     uint32_t v = first;
     for (uint32_t i = 0; i < n; i++) {
         if (i) v += (uint32_t)((int)(t->codes[i / 32] >> (2 * (i % 32)) & 3) + t->off);
         if (i % 64 == 0) t->base[i / 64] = v;
     }
-    *used = 16 + nbytes;
+    *used = 20 + nbytes;
     return 0;
 }
 
@@ -208,6 +242,42 @@ float sfu_sqrt(float x, int ftz)
     uint32_t b = f_bits(x);
     if (!ftz && (b >> 23 & 255) == 0 && (b & 0x7fffff)) return sqrt_ftz(x * 0x1p24f) * 0x1p-12f;
     return sqrt_ftz(x);
+}
+
+/* ---- lg2.approx: the results for [1,2) and [0.5,1) are tables; elsewhere the exponent is
+ * added in fixed point with 23 fractional bits and the result cut to f32 towards zero, a
+ * negative one through its ones' complement (lg2(0.25) is -1.99999988) ---- */
+
+static float cut_f32(uint64_t v, int frac)   /* v * 2^-frac, cut to 24 significant bits */
+{
+    if (!v) return 0.0f;
+    int lz = __builtin_clzll(v), bits = 64 - lz;
+    if (bits > 24) v = v >> (bits - 24) << (bits - 24);
+    return ldexpf((float)v, -frac);   /* exact: v now has at most 24 significant bits */
+}
+
+static float lg2_ftz(float x)
+{
+    uint32_t b = f_bits(x);
+    int ex = (int)(b >> 23 & 255);
+    if (isnan(x)) return bits_f(0x7fffffffu);
+    if (ex == 0) return -INFINITY;
+    if (b >> 31) return bits_f(0x7fffffffu);
+    if (ex == 255) return INFINITY;
+    int e = ex - 127;
+    uint32_t m = b & 0x7fffff;
+    if (e == 0) return bits_f(tables[T_LG2].full[m]);
+    if (e == -1) return bits_f(tables[T_LG2_HALF].full[m]);
+    int64_t T = (int64_t)e * (1 << 23) + (int64_t)floorf(ldexpf(bits_f(tables[T_LG2].full[m]), 23));
+    return T >= 0 ? cut_f32((uint64_t)T, 23) : -cut_f32((uint64_t)(-T - 1), 23);
+}
+
+float sfu_lg2(float x, int ftz)
+{
+    uint32_t b = f_bits(x);
+    if (!ftz && (b >> 23 & 255) == 0 && (b & 0x7fffff))
+        return (b >> 31) ? bits_f(0x7fffffffu) : lg2_ftz(x * 0x1p24f) - 24.0f;
+    return lg2_ftz(x);
 }
 
 /* ---- div.approx, div.full: a times the reciprocal, scaled at the ends of the range ---- */

@@ -10,6 +10,7 @@ float sfu_ex2(float x, int ftz);
 float sfu_rcp(float x, int ftz);
 float sfu_rsqrt(float x, int ftz);
 float sfu_sqrt(float x, int ftz);                /* sqrt.approx{.ftz}.f32 */
+float sfu_lg2(float x, int ftz);
 float sfu_div(float a, float b, int ftz);       /* div.approx{.ftz}.f32 */
 float sfu_div_full(float a, float b, int ftz);  /* div.full{.ftz}.f32   */
 

@@ -1,5 +1,5 @@
 // sfu_exact.cu - the approximate functions ptxemu reproduces bit for bit (emu/sfu.c): ex2,
-// rcp, rsqrt and sqrt .approx (with and without .ftz), div.approx{.ftz} and div.full, each over
+// rcp, rsqrt, sqrt and lg2 .approx (with and without .ftz), div.approx{.ftz} and div.full, each over
 // 2^20 inputs spread over every binade and the special values. Prints a hash of each
 // function's results and a few of them.
 #include <cstdio>
@@ -23,6 +23,8 @@ UN(rsqrt_ftz, "rsqrt.approx.ftz.f32")
 UN(rsqrt, "rsqrt.approx.f32")
 UN(sqrt_ftz, "sqrt.approx.ftz.f32")
 UN(sqrt, "sqrt.approx.f32")
+UN(lg2_ftz, "lg2.approx.ftz.f32")
+UN(lg2, "lg2.approx.f32")
 BIN(div_ftz, "div.approx.ftz.f32")
 BIN(div, "div.approx.f32")
 BIN(div_full, "div.full.f32")
@@ -52,10 +54,10 @@ int main()
     cudaMalloc(&din, sizeof in);
     cudaMalloc(&dout, sizeof out);
     cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice);
-    K ks[] = { ex2_ftz, ex2, rcp_ftz, rcp, rsqrt_ftz, rsqrt, sqrt_ftz, sqrt, div_ftz, div, div_full };
+    K ks[] = { ex2_ftz, ex2, rcp_ftz, rcp, rsqrt_ftz, rsqrt, sqrt_ftz, sqrt, lg2_ftz, lg2, div_ftz, div, div_full };
     const char *names[] = { "ex2.approx.ftz", "ex2.approx", "rcp.approx.ftz", "rcp.approx",
-                            "rsqrt.approx.ftz", "rsqrt.approx", "sqrt.approx.ftz", "sqrt.approx", "div.approx.ftz", "div.approx", "div.full" };
-    for (int k = 0; k < 11; k++) {
+                            "rsqrt.approx.ftz", "rsqrt.approx", "sqrt.approx.ftz", "sqrt.approx", "lg2.approx.ftz", "lg2.approx", "div.approx.ftz", "div.approx", "div.full" };
+    for (int k = 0; k < 13; k++) {
         ks[k]<<<N / 256, 256>>>(din, dout, N);
         cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);
         uint64_t h = 0xcbf29ce484222325ull;
