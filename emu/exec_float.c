@@ -152,8 +152,8 @@ FP_INLINE float div_approx(float a, float b)
     return a / b;
 }
 /* The H100's results where sfu.c has them (docs/sfu.md), bit for bit. */
-#define SFU1(FN, x, ftz, fallback) (sfu_ready() ? FN(x, ftz) : (fallback))
-#define SFU2(FN, a, b, ftz, fallback) (sfu_ready() ? FN(a, b, ftz) : (fallback))
+#define SFU1(FN, x, ftz, fallback) (sfu_ok() ? FN(x, ftz) : (fallback))
+#define SFU2(FN, a, b, ftz, fallback) (sfu_ok() ? FN(a, b, ftz) : (fallback))
 APPROX_OP(div_approx, SFU2(sfu_div, a, b, ftz, div_approx(a, b)))
 /* div.full.f32: full-range approximation, max 2 ulp */
 APPROX_OP(div_full, SFU2(sfu_div_full, a, b, ftz, a / b))

@@ -16,19 +16,20 @@ enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host f
 /* ---- ld / ldu: one handler per (element type, vector width) ---- */
 
 /* Loads write whole 64-bit rows: converting T to uint64_t zero-extends unsigned types and
- * sign-extends signed ones, as ld.s8/.s16 into a wider register requires. */
+ * sign-extends signed ones, as ld.s8/.s16 into a wider register requires. Each lane reads its
+ * whole vector in one host access (up to 16 bytes, aligned as PTX requires): as on the GPU,
+ * another thread never sees half of a v2/v4 access (CUB's look-back flags rely on it). */
 #define DEF_LD(K, T, V)                                                              \
     static int ld_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
         if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_READ, p)) return STEP_FAULT; \
-        for (int e = 0; e < V; e++) {                                                \
-            uint64_t *d = ROW(w, in->d[e]);                                          \
-            FOR_LANES(mask, l) {                                                     \
-                T v;                                                                 \
-                memcpy(&v, p[l] + e * sizeof(T), sizeof v);                          \
-                d[l] = (uint64_t)v;                                                  \
-            }                                                                        \
+        uint64_t *d[V];                                                              \
+        for (int e = 0; e < V; e++) d[e] = ROW(w, in->d[e]);                         \
+        FOR_LANES(mask, l) {                                                         \
+            T v[V];                                                                  \
+            memcpy(v, p[l], sizeof v);                                               \
+            for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                    \
         }                                                                            \
         if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
         return STEP_NEXT;                                                            \
@@ -60,10 +61,9 @@ static const Handler ld_fn[K_COUNT][3] = {
         for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
         if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
         FOR_LANES(mask, l) {                                                         \
-            for (int e = 0; e < V; e++) {                                            \
-                T v = (T)s[e][l];                                                    \
-                memcpy(p[l] + e * sizeof(T), &v, sizeof v);                          \
-            }                                                                        \
+            T v[V];                                                                  \
+            for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                           \
+            memcpy(p[l], v, sizeof v);   /* one host access per lane, as for ld */    \
         }                                                                            \
         return STEP_NEXT;                                                            \
     }

@@ -34,6 +34,7 @@ typedef struct Table {
 enum { T_EX2_POS, T_EX2_NEG, T_RCP, T_RSQRT, T_SQRT, T_LG2, T_LG2_HALF, T_COUNT };
 static Table tables[T_COUNT];
 static int ready;
+int sfu_loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* Kind 1: zigzag varints of each value's difference from 2*v[i-1] - v[i-2]. */
@@ -114,6 +115,7 @@ static void load(void)
     }
     free(raw);
     ready = ok;
+    __atomic_store_n(&sfu_loaded, ok, __ATOMIC_RELEASE);
 }
 
 int sfu_ready(void)
@@ -122,9 +124,16 @@ int sfu_ready(void)
     return ready;
 }
 
-/* Entry i: its block's value plus the steps of entries start+1 .. i (2-bit codes summed with
- * popcounts: a code is its low bit plus twice its high bit). */
-static uint32_t lookup(const Table *t, uint32_t i)
+/* The sum of the 32 2-bit fields of w (SWAR: no popcount instruction needed). */
+static inline uint32_t sum2(uint64_t w)
+{
+    w = (w & 0x3333333333333333ull) + (w >> 2 & 0x3333333333333333ull);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((w * 0x0101010101010101ull) >> 56);
+}
+
+/* Entry i: its block's value plus the steps of entries start+1 .. i. */
+static inline uint32_t lookup(const Table *t, uint32_t i)
 {
     uint32_t start = i & ~63u, k = i - start, w = start / 32;
     uint64_t a = 0, b = 0;
@@ -136,10 +145,7 @@ static uint32_t lookup(const Table *t, uint32_t i)
             b = t->codes[w + 1] & (k1 == 31 ? ~0ull : (1ull << (2 * (k1 + 1))) - 1);
         }
     }
-    const uint64_t lo = 0x5555555555555555ull;
-    uint32_t sum = (uint32_t)(__builtin_popcountll(a & lo) + 2 * __builtin_popcountll(a >> 1 & lo) +
-                              __builtin_popcountll(b & lo) + 2 * __builtin_popcountll(b >> 1 & lo));
-    return t->base[start / 64] + sum + (uint32_t)((int)k * t->off);
+    return t->base[start / 64] + sum2(a) + sum2(b) + (uint32_t)((int)k * t->off);
 }
 
 static float bits_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -248,12 +254,20 @@ float sfu_sqrt(float x, int ftz)
  * added in fixed point with 23 fractional bits and the result cut to f32 towards zero, a
  * negative one through its ones' complement (lg2(0.25) is -1.99999988) ---- */
 
-static float cut_f32(uint64_t v, int frac)   /* v * 2^-frac, cut to 24 significant bits */
+static float cut_f32(uint64_t v)   /* v * 2^-23, cut to 24 significant bits */
 {
     if (!v) return 0.0f;
-    int lz = __builtin_clzll(v), bits = 64 - lz;
+    int bits = 64 - __builtin_clzll(v);
     if (bits > 24) v = v >> (bits - 24) << (bits - 24);
-    return ldexpf((float)v, -frac);   /* exact: v now has at most 24 significant bits */
+    return (float)v * 0x1p-23f;   /* exact: v has at most 24 significant bits */
+}
+
+static int64_t fix23(uint32_t b)   /* floor(f * 2^23) for the f32 f >= 0 with bits b */
+{
+    int ex = (int)(b >> 23 & 255), sh = ex - 127;
+    if (!ex || sh <= -24) return 0;
+    uint64_t man = (b & 0x7fffff) | 0x800000;   /* f = man * 2^(ex - 150) */
+    return sh >= 0 ? (int64_t)(man << sh) : (int64_t)(man >> -sh);
 }
 
 static float lg2_ftz(float x)
@@ -268,8 +282,8 @@ static float lg2_ftz(float x)
     uint32_t m = b & 0x7fffff;
     if (e == 0) return bits_f(tables[T_LG2].full[m]);
     if (e == -1) return bits_f(tables[T_LG2_HALF].full[m]);
-    int64_t T = (int64_t)e * (1 << 23) + (int64_t)floorf(ldexpf(bits_f(tables[T_LG2].full[m]), 23));
-    return T >= 0 ? cut_f32((uint64_t)T, 23) : -cut_f32((uint64_t)(-T - 1), 23);
+    int64_t T = (int64_t)e * (1 << 23) + fix23(tables[T_LG2].full[m]);
+    return T >= 0 ? cut_f32((uint64_t)T) : -cut_f32((uint64_t)(-T - 1));
 }
 
 float sfu_lg2(float x, int ftz)

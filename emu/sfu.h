@@ -6,6 +6,8 @@
  * canonical 0x7fffffff. sfu_ready() loads the tables (once, on first use); when that failed
  * it returns 0 and the caller falls back to its own approximation. */
 int sfu_ready(void);
+extern int sfu_loaded;                  /* 1 once the tables are in: the hot path's test */
+static inline int sfu_ok(void) { return __atomic_load_n(&sfu_loaded, __ATOMIC_ACQUIRE) || sfu_ready(); }
 float sfu_ex2(float x, int ftz);
 float sfu_rcp(float x, int ftz);
 float sfu_rsqrt(float x, int ftz);

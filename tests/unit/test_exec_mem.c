@@ -5,6 +5,7 @@
  *        emu/exec_atom.c emu/exec_warp.c emu/memory.c -lpthread
  * Expected values come from the PTX ISA text; the H100 checks are listed in the report.
  * Prints one line per failure and "N passed, N failed"; exits 1 on any failure. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,52 @@ static uint64_t *row(int r) { return ROW(&W, r); }
 static void fill(int r, uint64_t v) { for (int l = 0; l < 32; l++) row(r)[l] = v; }
 
 /* ---- ld / st ---- */
+
+/* Another host thread flips a 16-byte word between two patterns while ld.v4.u32 / ld.v2.u64
+ * read it in every lane: no lane may see half of each (the GPU's vector accesses are whole;
+ * CUB's decoupled look-back reads a status and its value as one). */
+static volatile int flipping;
+static void *flipper(void *arg)
+{
+    uint8_t *p = arg;
+    const uint64_t a[2] = { 0x1111111111111111ull, 0x1111111111111111ull };
+    const uint64_t b[2] = { 0x2222222222222222ull, 0x2222222222222222ull };
+    while (flipping) {
+        memcpy(p, a, 16);
+        memcpy(p, b, 16);
+    }
+    return NULL;
+}
+
+static void test_vector_whole(void)
+{
+    uint64_t buf = mem_alloc(64, MEM_DEVICE);
+    uint8_t *h = (uint8_t *)(uintptr_t)buf;
+    memset(h, 0x11, 16);
+    flipping = 1;
+    pthread_t t;
+    pthread_create(&t, NULL, flipper, h);
+    int torn = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        reset();
+        begin(kind ? TY_U64 : TY_U32, SP_GLOBAL, kind ? 2 : 4);
+        dst(3); dst(4);
+        if (!kind) { dst(5); dst(6); }
+        addr(2, 0);
+        fill(2, buf);
+        CHECK(!bind(bind_ld), "bind vector ld %d", kind);
+        for (int rep = 0; rep < 20000 && !torn; rep++) {
+            run(FULL_MASK);
+            for (int l = 0; l < 32; l++) {
+                uint64_t first = row(3)[l] & 0xff, last = row(kind ? 4 : 6)[l] & 0xff;
+                if (first != last) torn++;
+            }
+        }
+    }
+    flipping = 0;
+    pthread_join(t, NULL);
+    CHECK(!torn, "vector loads saw %d torn values", torn);
+}
 
 static void test_ld_st(void)
 {
@@ -540,6 +587,7 @@ int main(void)
     setenv("PTXEMU_STRICT_BOUNDS", "1", 1);   /* faults past the end, as these tests expect */
     atom_buf = mem_alloc(256, MEM_DEVICE);
     test_ld_st();
+    test_vector_whole();
     test_addr_ops();
     test_atom_int();
     test_atom_float();
