@@ -70,7 +70,8 @@ typedef int (*Handler)(Warp *w, const Inst *in, uint32_t mask);
     X(A1D) X(A2D) X(CUBE) X(ACUBE) X(GRAD) X(B) X(P) X(G) X(A) X(TRAP) X(ZERO) \
     X(WIDTH) X(HEIGHT) X(DEPTH) X(CHANNEL_DATA_TYPE) X(CHANNEL_ORDER) X(NORMALIZED_COORDS) \
     X(FILTER_MODE) X(ADDR_MODE_0) X(ADDR_MODE_1) X(ADDR_MODE_2) X(NUM_MIPMAP_LEVELS) \
-    X(NUM_SAMPLES) X(ARRAY_SIZE)
+    X(NUM_SAMPLES) X(ARRAY_SIZE) \
+    X(M8N8) X(X1) X(X2) X(X4) X(TRANS)
 
 enum {
 #define X(n) MOD_##n,
