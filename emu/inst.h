@@ -71,7 +71,9 @@ typedef int (*Handler)(Warp *w, const Inst *in, uint32_t mask);
     X(WIDTH) X(HEIGHT) X(DEPTH) X(CHANNEL_DATA_TYPE) X(CHANNEL_ORDER) X(NORMALIZED_COORDS) \
     X(FILTER_MODE) X(ADDR_MODE_0) X(ADDR_MODE_1) X(ADDR_MODE_2) X(NUM_MIPMAP_LEVELS) \
     X(NUM_SAMPLES) X(ARRAY_SIZE) \
-    X(M8N8) X(X1) X(X2) X(X4) X(TRANS)
+    X(M8N8) X(X1) X(X2) X(X4) X(TRANS) X(ROW) X(COL) \
+    X(M8N8K4) X(M8N8K16) X(M8N8K32) X(M8N8K128) X(M16N8K16) X(M16N8K32) X(M16N8K64) \
+    X(M16N8K128) X(M16N8K256) X(M16N8K8) X(M16N8K4)
 
 enum {
 #define X(n) MOD_##n,
@@ -153,6 +155,14 @@ struct Inst {
     uint8_t sync;           /* memory order and scope (SYNC_*), for the race detector         */
     void *aux;              /* binder-specific data owned by the Program (call descriptors) */
 };
+
+/* The operands of an instruction with more registers than Inst holds (mma): every row in
+ * order, and how many each operand has (Inst.aux of OP_mma; translation owns it). */
+typedef struct RowList {
+    uint32_t n;
+    uint8_t count[6];           /* operand i has count[i] rows */
+    uint32_t rows[];
+} RowList;
 
 /* A divergent branch's reconvergence pc (bra's Inst.base) when its paths only meet by
  * leaving the function. */

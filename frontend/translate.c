@@ -1125,6 +1125,36 @@ static void legacy_mad_rounding(const Tr *t, InstDesc *d)
     d->mods[MOD_RN >> 6] |= 1ull << (MOD_RN & 63);
 }
 
+/* mma's operands (D, A, B, C and more: up to 24 registers) go to a RowList in Inst.aux. */
+static int lower_row_list(Lower *L)
+{
+    const PtxInst *pi = L->pi;
+    uint32_t n = 0, cap = 0;
+    for (int i = 0; i < pi->nopds; i++)
+        cap += pi->opds[i].kind == OPD_VEC ? (uint32_t)pi->opds[i].nelems : 1;
+    if (pi->nopds > 6) return fail(L->t, pi->line, pi->col, "too many operands");
+    RowList *rl = calloc(1, sizeof *rl + cap * sizeof(uint32_t));
+    if (!rl) return fail(L->t, pi->line, pi->col, "out of memory");
+    L->in->aux = rl;
+    for (int i = 0; i < pi->nopds; i++) {
+        const PtxOperand *o = &pi->opds[i];
+        int ne = o->kind == OPD_VEC ? o->nelems : 1;
+        if (o->kind == OPD_ADDR || ne > 255)
+            return fail(L->t, o->line, o->col, "mma takes registers (and vectors of them) only");
+        for (int k = 0; k < ne; k++) {
+            const PtxOperand *e = o->kind == OPD_VEC ? &o->elems[k] : o;
+            uint32_t slot;
+            if (lower_value(L, e, &slot, 0) < 0) return -1;
+            rl->rows[n++] = slot;
+        }
+        rl->count[i] = (uint8_t)ne;
+    }
+    rl->n = n;
+    L->d->nd = 0;
+    L->d->ns = 0;
+    return 0;
+}
+
 static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
 {
     int op = op_lookup(pi->opcode);
@@ -1165,7 +1195,9 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
     L.exact_size = exact_size_of(d, op);
     int fmt = op_info[op].fmt;
     if ((op == OP_bar || op == OP_barrier) && desc_has(d, MOD_RED)) fmt = FMT_DS;
-    if (fmt == FMT_CALL) {
+    if (op == OP_mma) {
+        if (lower_row_list(&L) < 0) return -1;
+    } else if (fmt == FMT_CALL) {
         if (lower_call(&L) < 0) return -1;
     } else if (fmt == FMT_BRANCH) {
         if (pi->nopds != 1 || pi->opds[0].kind != OPD_SYM)
@@ -1364,6 +1396,8 @@ void program_free(Program *p)
         if (p->code[i].op == OP_call && p->code[i].aux) {
             CallDesc *cd = p->code[i].aux;
             free(cd->args); free(cd->rets); free(cd);
+        } else if (p->code[i].op == OP_mma) {
+            free(p->code[i].aux);
         }
     free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
     free(p->fdesc);
@@ -1393,6 +1427,8 @@ static void free_tr(Tr *t, int keep_calls)
         for (uint32_t i = 0; i < t->ncalls; i++) {
             free(t->calls[i]->args); free(t->calls[i]->rets); free(t->calls[i]);
         }
+        for (uint32_t pc = 0; pc < t->ncode; pc++)
+            if (t->code[pc].op == OP_mma) free(t->code[pc].aux);
         free(t->code);
         free(t->locs);
         free(t->kp_off); free(t->kp_size);
@@ -1505,6 +1541,10 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
         for (int k = 0; k < in->ns; k++) in->s[k] = fix_row(&t, in->s[k], dyn_fixed);
         in->base = fix_row(&t, in->base, dyn_fixed);
         if (in->pg) in->pg = (uint16_t)(PRED_FIRST_FREE + in->pg - 1);
+        if (in->op == OP_mma && in->aux) {
+            RowList *rl = in->aux;
+            for (uint32_t k = 0; k < rl->n; k++) rl->rows[k] = fix_row(&t, rl->rows[k], dyn_fixed);
+        }
         if (in->op == OP_call && in->aux) {
             CallDesc *cd = in->aux;
             CallArg *lists[2] = { cd->args, cd->rets };
