@@ -1,10 +1,10 @@
 /* exec_mma.c - mma.sync: the warp-wide matrix multiply-accumulate of the tensor cores.
  *
- * Implemented: the 8-bit integer forms, which are exact (s8/u8, mixed too, with m8n8k16,
- * m16n8k16 and m16n8k32; s32 accumulators with or without .satfinite). Not yet: s4/u4 and
- * b1 (their type names are not parsed yet), and the floating-point forms, which need the
- * H100's rounding inside the tensor core measured first. Those fail translation with a
- * message.
+ * Implemented: the integer forms, which are exact: s8/u8 (mixed too) with m8n8k16, m16n8k16
+ * and m16n8k32; s4/u4 with m8n8k32, m16n8k32 and m16n8k64; b1 .and/.xor.popc with m8n8k128,
+ * m16n8k128 and m16n8k256; s32 accumulators with or without .satfinite. Not yet: the
+ * floating-point forms, which need the H100's rounding inside the tensor core measured
+ * first; they fail translation with a message.
  *
  * Fragments (PTX ISA, "Matrix fragments for mma.m16n8k*"): with g = lane/4, t = lane%4 and E
  * elements per 32-bit register (4 of 8 bits, 8 of 4 bits, 32 of 1 bit), K splits into chunks
@@ -95,6 +95,9 @@ static int int_bits(int t, int *sgn)
     switch (t) {
     case TY_S8: *sgn = 1; return 8;
     case TY_U8: *sgn = 0; return 8;
+    case TY_S4: *sgn = 1; return 4;
+    case TY_U4: *sgn = 0; return 4;
+    case TY_B1: *sgn = 0; return 1;
     default: return 0;
     }
 }
