@@ -15,6 +15,7 @@
  */
 #include <string.h>
 #include "exec.h"
+#include "memory.h"
 
 typedef struct MmaShape { int m, k, bits; int a_signed, b_signed, sat, op; } MmaShape;
 
@@ -49,7 +50,8 @@ static int h_mma_int(Warp *w, const Inst *in, uint32_t mask)
     const MmaShape *sh = &shape;
     int M = sh->m, K = sh->k, bits = sh->bits, E = 32 / bits, nchunk = K / (4 * E), H = M / 8;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
-    static __thread int16_t a[16][256], b[256][8];   /* u8 and s8 alike */
+    int16_t a[16][256], b[256][8];   /* u8, s8, s4, u4 and b1 alike (12 KiB of stack: a static
+                                      * TLS block this big makes dlopen of libcuda fail) */
     int64_t acc[16][8];
     for (int l = 0; l < WARP_SIZE; l++) {
         int g = l / 4, t = l % 4;
@@ -141,5 +143,187 @@ const char *bind_mma(Inst *in, const InstDesc *d)
         return "wrong number of registers in an mma operand for this shape";
     in->imm = pack(&sh);
     in->fn = h_mma_int;
+    return NULL;
+}
+
+/* ---- wmma: load, store and mma on whole fragments (8-bit integers, s32 accumulators) ----
+ *
+ * The fragment layouts are the H100's (recorded by tests/cuda/wmma_int.cu), with g = lane/4,
+ * t = lane%4 and e the byte of a 32-bit register:
+ *   m16n16k16  A: register j (0..1) holds row g+8j, columns 4t+e; B: register j holds rows
+ *              4t+e of column g+8j; C: element i holds row g+8(i%4/2), column 8(i/4)+2t+i%2.
+ *   m32n8k16   A: register j (0..3) holds row g+8j, columns 4t+e; B: rows 4t+e of column g;
+ *              C: element i holds row g+8(i/2), column 2t+i%2.
+ *   m8n32k16   the transpose of m32n8k16: A: row g, columns 4t+e; B: register j holds rows
+ *              4t+e of column g+8j; C: element i holds row 2t+i%2, column g+8(i/2).
+ * Operands (a RowList): load: D registers, [address] (base + offset), stride; store:
+ * [address], registers, stride; mma: D, A, B, C. */
+
+enum { W16x16, W32x8, W8x32 };
+enum { FR_A, FR_B, FR_C };
+
+/* Row and column (of the fragment's own matrix: A is MxK, B KxN, C MxN) of element i. */
+static void frag_pos(int shape, int fr, int lane, int i, int *r, int *c)
+{
+    int g = lane / 4, t = lane % 4, j = i / 4, e = i % 4;
+    if (fr == FR_A) {
+        if (shape == W8x32) { *r = g; *c = 4 * t + e; }
+        else { *r = g + 8 * j; *c = 4 * t + e; }
+    } else if (fr == FR_B) {
+        if (shape == W32x8) { *r = 4 * t + e; *c = g; }
+        else { *r = 4 * t + e; *c = g + 8 * j; }
+    } else if (shape == W16x16) {
+        *r = g + 8 * (i % 4 / 2);
+        *c = 8 * (i / 4) + 2 * t + i % 2;
+    } else if (shape == W32x8) {
+        *r = g + 8 * (i / 2);
+        *c = 2 * t + i % 2;
+    } else {
+        *r = 2 * t + i % 2;
+        *c = g + 8 * (i / 2);
+    }
+}
+
+static const int wdims[3][3] = { {16, 16, 16}, {32, 8, 16}, {8, 32, 16} };   /* M, N, K */
+
+static int frag_elems(int shape, int fr)
+{
+    const int *d = wdims[shape];
+    int rows = fr == FR_B ? d[2] : d[0], cols = fr == FR_A ? d[2] : d[1];
+    return rows * cols / 32;
+}
+
+/* Inst.imm of wmma: shape | fragment << 4 | column-major << 8 | op << 12 | signed A << 16 |
+ * signed B << 17 | satfinite << 18 | element bytes << 20 */
+#define W_SHAPE(v) ((int)((v) & 15))
+#define W_FRAG(v) ((int)((v) >> 4 & 15))
+#define W_COL(v) ((int)((v) >> 8 & 1))
+#define W_OP(v) ((int)((v) >> 12 & 15))
+#define W_SA(v) ((int)((v) >> 16 & 1))
+#define W_SB(v) ((int)((v) >> 17 & 1))
+#define W_SAT(v) ((int)((v) >> 18 & 1))
+#define W_BYTES(v) ((int)((v) >> 20 & 15))
+enum { W_LOAD, W_STORE, W_MMA };
+
+static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int64_t v = rl->cfg;
+    int shape = W_SHAPE(v), fr = W_FRAG(v), col = W_COL(v), bytes = W_BYTES(v), store = W_OP(v) == W_STORE;
+    const uint32_t *regs = store ? rl->rows + rl->count[0] : rl->rows;
+    uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
+    int n = frag_elems(shape, fr), per = 4 / bytes;
+    const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
+    FOR_LANES(mask, l) {
+        uint32_t words[16] = {0};
+        if (store)
+            for (int k = 0; k < n / per; k++) words[k] = (uint32_t)ROW(w, regs[k])[l];
+        for (int i = 0; i < n; i++) {
+            int rr, cc;
+            frag_pos(shape, fr, l, i, &rr, &cc);
+            uint64_t off = col ? (uint64_t)cc * (uint32_t)ld[l] + (uint64_t)rr : (uint64_t)rr * (uint32_t)ld[l] + (uint64_t)cc;
+            uint64_t addr = base[l] + (uint64_t)in->imm + off * (uint64_t)bytes;
+            uint8_t *p = mem_lane_ptr(w, in->space, addr, (unsigned)bytes, (unsigned)bytes, l,
+                                      store ? ACC_WRITE : ACC_READ);
+            if (!p) return STEP_FAULT;
+            if (store) memcpy(p, (uint8_t *)&words[i / per] + (i % per) * bytes, (size_t)bytes);
+            else memcpy((uint8_t *)&words[i / per] + (i % per) * bytes, p, (size_t)bytes);
+        }
+        if (!store)
+            for (int k = 0; k < n / per; k++) ROW(w, regs[k])[l] = words[k];
+    }
+    return STEP_NEXT;
+}
+
+static int wmma_mma(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int64_t v = rl->cfg;
+    int shape = W_SHAPE(v), M = wdims[shape][0], N = wdims[shape][1], K = wdims[shape][2];
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    int16_t a[32][16], b[16][32];
+    int64_t acc[32][32];
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int rr, cc;
+        for (int i = 0; i < frag_elems(shape, FR_A); i++) {
+            frag_pos(shape, FR_A, l, i, &rr, &cc);
+            a[rr][cc] = (int16_t)elem((uint32_t)ROW(w, A[i / 4])[l], i % 4, 8, W_SA(v));
+        }
+        for (int i = 0; i < frag_elems(shape, FR_B); i++) {
+            frag_pos(shape, FR_B, l, i, &rr, &cc);
+            b[rr][cc] = (int16_t)elem((uint32_t)ROW(w, B[i / 4])[l], i % 4, 8, W_SB(v));
+        }
+        for (int i = 0; i < frag_elems(shape, FR_C); i++) {
+            frag_pos(shape, FR_C, l, i, &rr, &cc);
+            acc[rr][cc] = (int32_t)ROW(w, C[i])[l];
+        }
+    }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            int64_t s = 0;
+            for (int k = 0; k < K; k++) s += (int64_t)a[i][k] * b[k][j];
+            acc[i][j] += s;
+        }
+    FOR_LANES(mask, l) {
+        for (int i = 0; i < frag_elems(shape, FR_C); i++) {
+            int rr, cc;
+            frag_pos(shape, FR_C, l, i, &rr, &cc);
+            int64_t x = acc[rr][cc];
+            if (W_SAT(v)) x = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x;
+            ROW(w, D[i])[l] = (uint32_t)(int32_t)(uint32_t)x;
+        }
+    }
+    return STEP_NEXT;
+}
+
+const char *bind_wmma(Inst *in, const InstDesc *d)
+{
+    RowList *rl = in->aux;
+    if (!rl) return "wmma needs its operands";
+    if (!desc_has(d, MOD_SYNC) || !desc_has(d, MOD_ALIGNED)) return "wmma needs .sync.aligned";
+    int shape = desc_has(d, MOD_M16N16K16) ? W16x16 : desc_has(d, MOD_M32N8K16) ? W32x8 :
+                desc_has(d, MOD_M8N32K16) ? W8x32 : -1;
+    int op = desc_has(d, MOD_LOAD) ? W_LOAD : desc_has(d, MOD_STORE) ? W_STORE : desc_has(d, MOD_MMA) ? W_MMA : -1;
+    if (op < 0) return "wmma needs .load, .store or .mma";
+    for (int i = 0; i < d->ntypes; i++)
+        if (d->types[i] != TY_S8 && d->types[i] != TY_U8 && d->types[i] != TY_S32)
+            return "wmma on floating-point or sub-byte types is not implemented yet (8-bit integers are)";
+    if (shape < 0) return "wmma on 8-bit integers needs .m16n16k16, .m32n8k16 or .m8n32k16";
+    int64_t cfg = shape | (int64_t)op << 12;
+    if (op == W_MMA) {
+        if (d->ntypes != 4 || d->types[0] != TY_S32 || d->types[3] != TY_S32)
+            return "wmma.mma on integers: .s32.atype.btype.s32";
+        cfg |= (int64_t)(d->types[1] == TY_S8) << 16 | (int64_t)(d->types[2] == TY_S8) << 17 |
+               (int64_t)desc_has(d, MOD_SATFINITE) << 18;
+        if (rl->count[0] != frag_elems(shape, FR_C) || rl->count[1] != frag_elems(shape, FR_A) / 4 ||
+            rl->count[2] != frag_elems(shape, FR_B) / 4 || rl->count[3] != frag_elems(shape, FR_C))
+            return "wrong number of registers in a wmma.mma operand for this shape";
+        rl->cfg = cfg;
+        in->fn = wmma_mma;
+        return NULL;
+    }
+    int fr = desc_has(d, MOD_A) ? FR_A : desc_has(d, MOD_B) ? FR_B :
+             (desc_has(d, MOD_C) || desc_has(d, MOD_D)) ? FR_C : -1;
+    if (fr < 0) return "wmma.load needs .a, .b or .c; wmma.store needs .d";
+    if (op == W_STORE && fr != FR_C) return "wmma.store stores .d fragments";
+    if (!desc_has(d, MOD_ROW) && !desc_has(d, MOD_COL)) return "wmma.load/store need .row or .col";
+    if (d->ntypes != 1) return "wmma.load/store need one type";
+    int bytes = fr == FR_C ? 4 : 1;
+    if ((fr == FR_C) != (d->types[0] == TY_S32)) return "8-bit fragments are .s8/.u8, accumulators .s32";
+    if (!d->has_addr) return "wmma.load/store need an address [a]";
+    int sp = d->space;
+    if (sp != SP_NONE && sp != SP_GLOBAL && sp != SP_SHARED) return "wmma.load/store address global or shared memory";
+    in->space = sp == SP_NONE ? SP_GENERIC : (uint8_t)sp;
+    int nregs = frag_elems(shape, fr) / (4 / bytes);
+    int ri = op == W_STORE ? 1 : 0;
+    if (rl->count[ri] != nregs) return "wrong number of registers for this wmma fragment";
+    if (rl->count[ri + (op == W_STORE ? 1 : 2)] != 1) return "wmma.load/store need the stride operand";
+    cfg |= (int64_t)fr << 4 | (int64_t)desc_has(d, MOD_COL) << 8 | (int64_t)bytes << 20;
+    rl->cfg = cfg;
+    in->fn = wmma_ls;
     return NULL;
 }

@@ -73,7 +73,8 @@ typedef int (*Handler)(Warp *w, const Inst *in, uint32_t mask);
     X(NUM_SAMPLES) X(ARRAY_SIZE) \
     X(M8N8) X(X1) X(X2) X(X4) X(TRANS) X(ROW) X(COL) \
     X(M8N8K4) X(M8N8K16) X(M8N8K32) X(M8N8K128) X(M16N8K16) X(M16N8K32) X(M16N8K64) \
-    X(M16N8K128) X(M16N8K256) X(M16N8K8) X(M16N8K4)
+    X(M16N8K128) X(M16N8K256) X(M16N8K8) X(M16N8K4) \
+    X(M16N16K16) X(M32N8K16) X(M8N32K16) X(LOAD) X(STORE) X(MMA) X(C) X(D)
 
 enum {
 #define X(n) MOD_##n,
@@ -161,6 +162,7 @@ struct Inst {
 typedef struct RowList {
     uint32_t n;
     uint8_t count[6];           /* operand i has count[i] rows */
+    int64_t cfg;                /* the binder's decoded modifiers (wmma)  */
     uint32_t rows[];
 } RowList;
 

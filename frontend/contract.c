@@ -103,7 +103,7 @@ static int writes_row(Fa *f, uint32_t pc, uint32_t row)
     const Inst *in = code(f, pc);
     if (in->op == OP_call) return 1;   /* ptxas does not fuse across a call */
     if (in->op == OP_setp) return 0;   /* its destinations are predicates */
-    if (in->op == OP_mma && in->aux) {   /* D is the first operand of the row list */
+    if ((in->op == OP_mma || in->op == OP_wmma) && in->aux) {   /* D: the first operand */
         const RowList *rl = in->aux;
         for (uint32_t k = 0; k < rl->count[0]; k++) if (rl->rows[k] == row) return 1;
         return 0;
@@ -120,7 +120,7 @@ static int reads_row(Fa *f, uint32_t pc, uint32_t row)
     for (int k = 0; k < in->ns; k++)
         if (in->s[k] == row && !(d->src_pred_mask >> k & 1)) return k;
     if (d->has_addr && in->base == row) return 99;
-    if (in->op == OP_mma && in->aux) {
+    if ((in->op == OP_mma || in->op == OP_wmma) && in->aux) {
         const RowList *rl = in->aux;
         for (uint32_t k = rl->count[0]; k < rl->n; k++) if (rl->rows[k] == row) return 99;
     }

@@ -1125,7 +1125,8 @@ static void legacy_mad_rounding(const Tr *t, InstDesc *d)
     d->mods[MOD_RN >> 6] |= 1ull << (MOD_RN & 63);
 }
 
-/* mma's operands (D, A, B, C and more: up to 24 registers) go to a RowList in Inst.aux. */
+/* mma's and wmma's operands (D, A, B, C: up to 24 registers) go to a RowList in Inst.aux;
+ * an address operand becomes base + offset as usual (count 0 in the list). */
 static int lower_row_list(Lower *L)
 {
     const PtxInst *pi = L->pi;
@@ -1139,8 +1140,12 @@ static int lower_row_list(Lower *L)
     for (int i = 0; i < pi->nopds; i++) {
         const PtxOperand *o = &pi->opds[i];
         int ne = o->kind == OPD_VEC ? o->nelems : 1;
-        if (o->kind == OPD_ADDR || ne > 255)
-            return fail(L->t, o->line, o->col, "mma takes registers (and vectors of them) only");
+        if (o->kind == OPD_ADDR) {   /* wmma.load/store: the address is base + offset */
+            if (lower_opd(L, o, 0, 0) < 0) return -1;
+            rl->count[i] = 0;
+            continue;
+        }
+        if (ne > 255) return fail(L->t, o->line, o->col, "too many registers in an operand");
         for (int k = 0; k < ne; k++) {
             const PtxOperand *e = o->kind == OPD_VEC ? &o->elems[k] : o;
             uint32_t slot;
@@ -1195,7 +1200,7 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
     L.exact_size = exact_size_of(d, op);
     int fmt = op_info[op].fmt;
     if ((op == OP_bar || op == OP_barrier) && desc_has(d, MOD_RED)) fmt = FMT_DS;
-    if (op == OP_mma) {
+    if (op == OP_mma || op == OP_wmma) {
         if (lower_row_list(&L) < 0) return -1;
     } else if (fmt == FMT_CALL) {
         if (lower_call(&L) < 0) return -1;
@@ -1396,7 +1401,7 @@ void program_free(Program *p)
         if (p->code[i].op == OP_call && p->code[i].aux) {
             CallDesc *cd = p->code[i].aux;
             free(cd->args); free(cd->rets); free(cd);
-        } else if (p->code[i].op == OP_mma) {
+        } else if (p->code[i].op == OP_mma || p->code[i].op == OP_wmma) {
             free(p->code[i].aux);
         }
     free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
@@ -1428,7 +1433,7 @@ static void free_tr(Tr *t, int keep_calls)
             free(t->calls[i]->args); free(t->calls[i]->rets); free(t->calls[i]);
         }
         for (uint32_t pc = 0; pc < t->ncode; pc++)
-            if (t->code[pc].op == OP_mma) free(t->code[pc].aux);
+            if (t->code[pc].op == OP_mma || t->code[pc].op == OP_wmma) free(t->code[pc].aux);
         free(t->code);
         free(t->locs);
         free(t->kp_off); free(t->kp_size);
@@ -1541,7 +1546,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
         for (int k = 0; k < in->ns; k++) in->s[k] = fix_row(&t, in->s[k], dyn_fixed);
         in->base = fix_row(&t, in->base, dyn_fixed);
         if (in->pg) in->pg = (uint16_t)(PRED_FIRST_FREE + in->pg - 1);
-        if (in->op == OP_mma && in->aux) {
+        if ((in->op == OP_mma || in->op == OP_wmma) && in->aux) {
             RowList *rl = in->aux;
             for (uint32_t k = 0; k < rl->n; k++) rl->rows[k] = fix_row(&t, rl->rows[k], dyn_fixed);
         }
