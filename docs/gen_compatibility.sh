@@ -106,7 +106,11 @@ echo
 echo "| Instruction | Status |"
 echo "|---|---|"
 while read -r i; do
-    if grep -qx "$i" "$tmp/ptx_exec"; then printf '| `%s` | executed |\n' "$i"; else printf '| `%s` | not executed |\n' "$i"; fi
+    # docs/ptx_notes.txt: NAME, a tab, what an executed instruction does not cover yet
+    note=$(awk -F'\t' -v n="$i" '$1 == n { print $2 }' "$src/docs/ptx_notes.txt" 2>/dev/null)
+    if grep -qx "$i" "$tmp/ptx_exec"; then
+        if [ -n "$note" ]; then printf '| `%s` | executed: %s |\n' "$i" "$note"; else printf '| `%s` | executed |\n' "$i"; fi
+    else printf '| `%s` | not executed |\n' "$i"; fi
 done <"$tmp/ptx_all"
 
 table() {   # ALL STUBS STUB-TEXT
