@@ -13,6 +13,7 @@
  * C and D hold row g (then g+8), columns 2t and 2t+1. Element e of a register is at bit e*bits.
  * The operands are a RowList (inst.h): D, A, B, C.
  */
+#include <math.h>
 #include <string.h>
 #include "exec.h"
 #include "memory.h"
@@ -92,6 +93,34 @@ static int h_mma_int(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* mma.sync.m8n8k4 on f64: A holds row g, column t; B row t, column g; C/D row g, columns 2t
+ * and 2t+1. Measured on the H100 (tests/ptx/mma_f64): each element is the fma chain
+ * fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, c)))), in k order from c. */
+static int h_mma_f64(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    double a[8][4], b[4][8], c[8][8];
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int g = l / 4, t = l % 4;
+        memcpy(&a[g][t], &ROW(w, A[0])[l], 8);
+        memcpy(&b[t][g], &ROW(w, B[0])[l], 8);
+        memcpy(&c[g][2 * t], &ROW(w, C[0])[l], 8);
+        memcpy(&c[g][2 * t + 1], &ROW(w, C[1])[l], 8);
+    }
+    FOR_LANES(mask, l) {
+        int g = l / 4, t = l % 4;
+        for (int j = 0; j < 2; j++) {
+            double x = c[g][2 * t + j];
+            for (int k = 0; k < 4; k++) x = fma(a[g][k], b[k][2 * t + j], x);
+            memcpy(&ROW(w, D[j])[l], &x, 8);
+        }
+    }
+    return STEP_NEXT;
+}
+
 static int int_bits(int t, int *sgn)
 {
     switch (t) {
@@ -110,6 +139,16 @@ const char *bind_mma(Inst *in, const InstDesc *d)
     if (!desc_has(d, MOD_SYNC) || !desc_has(d, MOD_ALIGNED)) return "mma needs .sync.aligned";
     if (d->ntypes != 4) return "mma needs four types (d, a, b, c): mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype";
     int dt = d->types[0], at = d->types[1], bt = d->types[2], ct = d->types[3];
+    if (dt == TY_F64 && at == TY_F64 && bt == TY_F64 && ct == TY_F64) {
+        if (!desc_has(d, MOD_M8N8K4)) return "f64 mma exists as m8n8k4";
+        if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "f64 mma needs .row.col";
+        if (desc_has(d, MOD_RZ) || desc_has(d, MOD_RM) || desc_has(d, MOD_RP))
+            return "f64 mma with .rz/.rm/.rp is not implemented (.rn is)";
+        if (!rl || rl->count[0] != 2 || rl->count[1] != 1 || rl->count[2] != 1 || rl->count[3] != 2)
+            return "f64 mma m8n8k4 takes {d0, d1}, {a}, {b}, {c0, c1}";
+        in->fn = h_mma_f64;
+        return NULL;
+    }
     if (dt != TY_S32 || ct != TY_S32)
         return "floating-point mma is not implemented yet (the tensor cores' rounding is not yet measured); integer forms are";
     MmaShape sh = {0};
@@ -159,13 +198,19 @@ const char *bind_mma(Inst *in, const InstDesc *d)
  * Operands (a RowList): load: D registers, [address] (base + offset), stride; store:
  * [address], registers, stride; mma: D, A, B, C. */
 
-enum { W16x16, W32x8, W8x32 };
+enum { W16x16, W32x8, W8x32, W8x8x4 };
 enum { FR_A, FR_B, FR_C };
 
 /* Row and column (of the fragment's own matrix: A is MxK, B KxN, C MxN) of element i. */
 static void frag_pos(int shape, int fr, int lane, int i, int *r, int *c)
 {
     int g = lane / 4, t = lane % 4, j = i / 4, e = i % 4;
+    if (shape == W8x8x4) {   /* f64: as mma.m8n8k4 */
+        if (fr == FR_A) { *r = g; *c = t; }
+        else if (fr == FR_B) { *r = t; *c = g; }
+        else { *r = g; *c = 2 * t + i; }
+        return;
+    }
     if (fr == FR_A) {
         if (shape == W8x32) { *r = g; *c = 4 * t + e; }
         else { *r = g + 8 * j; *c = 4 * t + e; }
@@ -184,7 +229,7 @@ static void frag_pos(int shape, int fr, int lane, int i, int *r, int *c)
     }
 }
 
-static const int wdims[3][3] = { {16, 16, 16}, {32, 8, 16}, {8, 32, 16} };   /* M, N, K */
+static const int wdims[4][3] = { {16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {8, 8, 4} };   /* M, N, K */
 
 static int frag_elems(int shape, int fr)
 {
@@ -214,12 +259,12 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
     int shape = W_SHAPE(v), fr = W_FRAG(v), col = W_COL(v), bytes = W_BYTES(v), store = W_OP(v) == W_STORE;
     const uint32_t *regs = store ? rl->rows + rl->count[0] : rl->rows;
     uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
-    int n = frag_elems(shape, fr), per = 4 / bytes;
+    int n = frag_elems(shape, fr), per = bytes == 8 ? 1 : 4 / bytes, wb = bytes == 8 ? 8 : 4;
     const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
     FOR_LANES(mask, l) {
-        uint32_t words[16] = {0};
+        uint64_t words[16] = {0};   /* the registers, 32 or 64 bits each */
         if (store)
-            for (int k = 0; k < n / per; k++) words[k] = (uint32_t)ROW(w, regs[k])[l];
+            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (wb == 8 ? ~0ull : 0xffffffffull);
         for (int i = 0; i < n; i++) {
             int rr, cc;
             frag_pos(shape, fr, l, i, &rr, &cc);
@@ -230,11 +275,17 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
             if (!p) return STEP_FAULT;
             if (store) memcpy(p, (uint8_t *)&words[i / per] + (i % per) * bytes, (size_t)bytes);
             else memcpy((uint8_t *)&words[i / per] + (i % per) * bytes, p, (size_t)bytes);
+            (void)wb;
         }
         if (!store)
             for (int k = 0; k < n / per; k++) ROW(w, regs[k])[l] = words[k];
     }
     return STEP_NEXT;
+}
+
+static int wmma_mma_f64(Warp *w, const Inst *in, uint32_t mask)
+{
+    return h_mma_f64(w, in, mask);   /* the same fragments and arithmetic as mma.m8n8k4 */
 }
 
 static int wmma_mma(Warp *w, const Inst *in, uint32_t mask)
@@ -286,14 +337,25 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
     if (!rl) return "wmma needs its operands";
     if (!desc_has(d, MOD_SYNC) || !desc_has(d, MOD_ALIGNED)) return "wmma needs .sync.aligned";
     int shape = desc_has(d, MOD_M16N16K16) ? W16x16 : desc_has(d, MOD_M32N8K16) ? W32x8 :
-                desc_has(d, MOD_M8N32K16) ? W8x32 : -1;
+                desc_has(d, MOD_M8N32K16) ? W8x32 : desc_has(d, MOD_M8N8K4) ? W8x8x4 : -1;
+    int f64 = d->ntypes >= 1 && d->types[0] == TY_F64;
     int op = desc_has(d, MOD_LOAD) ? W_LOAD : desc_has(d, MOD_STORE) ? W_STORE : desc_has(d, MOD_MMA) ? W_MMA : -1;
     if (op < 0) return "wmma needs .load, .store or .mma";
     for (int i = 0; i < d->ntypes; i++)
-        if (d->types[i] != TY_S8 && d->types[i] != TY_U8 && d->types[i] != TY_S32)
-            return "wmma on floating-point or sub-byte types is not implemented yet (8-bit integers are)";
-    if (shape < 0) return "wmma on 8-bit integers needs .m16n16k16, .m32n8k16 or .m8n32k16";
+        if (f64 ? d->types[i] != TY_F64 : (d->types[i] != TY_S8 && d->types[i] != TY_U8 && d->types[i] != TY_S32))
+            return "wmma on f16/bf16/tf32 or sub-byte types is not implemented yet (8-bit integers and f64 are)";
+    if (f64 != (shape == W8x8x4)) return "wmma on f64 is m8n8k4; on 8-bit integers m16n16k16, m32n8k16 or m8n32k16";
+    if (shape < 0) return "unsupported wmma shape";
     int64_t cfg = shape | (int64_t)op << 12;
+    if (op == W_MMA && f64) {
+        if (desc_has(d, MOD_RZ) || desc_has(d, MOD_RM) || desc_has(d, MOD_RP))
+            return "f64 wmma.mma with .rz/.rm/.rp is not implemented (.rn is)";
+        if (d->ntypes != 4 || rl->count[0] != 2 || rl->count[1] != 1 || rl->count[2] != 1 || rl->count[3] != 2)
+            return "f64 wmma.mma m8n8k4 takes {d0, d1}, {a}, {b}, {c0, c1}";
+        rl->cfg = cfg;
+        in->fn = wmma_mma_f64;
+        return NULL;
+    }
     if (op == W_MMA) {
         if (d->ntypes != 4 || d->types[0] != TY_S32 || d->types[3] != TY_S32)
             return "wmma.mma on integers: .s32.atype.btype.s32";
@@ -312,13 +374,13 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
     if (op == W_STORE && fr != FR_C) return "wmma.store stores .d fragments";
     if (!desc_has(d, MOD_ROW) && !desc_has(d, MOD_COL)) return "wmma.load/store need .row or .col";
     if (d->ntypes != 1) return "wmma.load/store need one type";
-    int bytes = fr == FR_C ? 4 : 1;
-    if ((fr == FR_C) != (d->types[0] == TY_S32)) return "8-bit fragments are .s8/.u8, accumulators .s32";
+    int bytes = f64 ? 8 : fr == FR_C ? 4 : 1;
+    if (!f64 && (fr == FR_C) != (d->types[0] == TY_S32)) return "8-bit fragments are .s8/.u8, accumulators .s32";
     if (!d->has_addr) return "wmma.load/store need an address [a]";
     int sp = d->space;
     if (sp != SP_NONE && sp != SP_GLOBAL && sp != SP_SHARED) return "wmma.load/store address global or shared memory";
     in->space = sp == SP_NONE ? SP_GENERIC : (uint8_t)sp;
-    int nregs = frag_elems(shape, fr) / (4 / bytes);
+    int nregs = bytes == 8 ? frag_elems(shape, fr) : frag_elems(shape, fr) / (4 / bytes);
     int ri = op == W_STORE ? 1 : 0;
     if (rl->count[ri] != nregs) return "wrong number of registers for this wmma fragment";
     if (rl->count[ri + (op == W_STORE ? 1 : 2)] != 1) return "wmma.load/store need the stride operand";
