@@ -344,6 +344,21 @@ static void frag_pos(int shape, int fr, int lane, int i, int *r, int *c)
     }
 }
 
+/* f16/bf16 A and B fragments (16 elements of 16 bits, in pairs per register; recorded by
+ * tests/cuda/wmma_half.cu, some elements held twice): element i, pair p = i%8/2, q = i%2. */
+static void half_pos(int shape, int fr, int lane, int i, int *r, int *c)
+{
+    int g = lane / 4, t = lane % 4, q = i % 2, p = i % 8 / 2;
+    if (fr == FR_A) {
+        if (shape == W8x32) { *r = g; *c = 2 * t + q + 8 * (i % 4 / 2); }
+        else { *r = g + 8 * (p & 1) + (shape == W32x8 ? 16 * (i / 8) : 0); *c = 2 * t + q + 8 * (p >> 1); }
+    } else {
+        if (shape == W32x8) { *r = 2 * t + q + 8 * (i % 4 / 2); *c = g; }
+        else if (shape == W16x16) { *r = 2 * t + q + 8 * (p & 1); *c = g + 8 * (p >> 1); }
+        else { *r = 2 * t + q + 8 * (p >> 1); *c = g + 8 * (p & 1) + 16 * (i / 8); }
+    }
+}
+
 static const int wdims[4][3] = { {16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {8, 8, 4} };   /* M, N, K */
 
 static int frag_elems(int shape, int fr)
@@ -363,6 +378,7 @@ static int frag_elems(int shape, int fr)
 #define W_SB(v) ((int)((v) >> 17 & 1))
 #define W_SAT(v) ((int)((v) >> 18 & 1))
 #define W_BYTES(v) ((int)((v) >> 20 & 15))
+#define W_HALF(v) ((int)((v) >> 24 & 3))   /* 1: f16, 2: bf16 (A and B elements) */
 enum { W_LOAD, W_STORE, W_MMA };
 
 static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
@@ -372,9 +388,12 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
     const RowList *rl = in->aux;
     int64_t v = rl->cfg;
     int shape = W_SHAPE(v), fr = W_FRAG(v), col = W_COL(v), bytes = W_BYTES(v), store = W_OP(v) == W_STORE;
+    int half = W_HALF(v) && fr != FR_C;
     const uint32_t *regs = store ? rl->rows + rl->count[0] : rl->rows;
     uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
-    int n = frag_elems(shape, fr), per = bytes == 8 ? 1 : 4 / bytes, wb = bytes == 8 ? 8 : 4;
+    /* f16 A/B fragments hold 16 elements (some twice), bf16 ones each element once */
+    int n = half ? (W_HALF(v) == 2 ? frag_elems(shape, fr) : 16) : frag_elems(shape, fr);
+    int per = bytes == 8 ? 1 : 4 / bytes, wb = bytes == 8 ? 8 : 4;
     const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
     FOR_LANES(mask, l) {
         uint64_t words[16] = {0};   /* the registers, 32 or 64 bits each */
@@ -382,7 +401,8 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
             for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (wb == 8 ? ~0ull : 0xffffffffull);
         for (int i = 0; i < n; i++) {
             int rr, cc;
-            frag_pos(shape, fr, l, i, &rr, &cc);
+            if (half) half_pos(shape, fr, l, i, &rr, &cc);
+            else frag_pos(shape, fr, l, i, &rr, &cc);
             uint64_t off = col ? (uint64_t)cc * (uint32_t)ld[l] + (uint64_t)rr : (uint64_t)rr * (uint32_t)ld[l] + (uint64_t)cc;
             uint64_t addr = base[l] + (uint64_t)in->imm + off * (uint64_t)bytes;
             uint8_t *p = mem_lane_ptr(w, in->space, addr, (unsigned)bytes, (unsigned)bytes, l,
@@ -394,6 +414,47 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
         }
         if (!store)
             for (int k = 0; k < n / per; k++) ROW(w, regs[k])[l] = words[k];
+    }
+    return STEP_NEXT;
+}
+
+static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int64_t v = rl->cfg;
+    int shape = W_SHAPE(v), M = wdims[shape][0], N = wdims[shape][1], bf = W_HALF(v) == 2;
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    uint16_t a[32][16], bt[32][16];   /* B transposed: bt[n][k] */
+    float c[32][32];
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int rr, cc;
+        for (int i = 0; i < 2 * (int)rl->count[1]; i++) {
+            half_pos(shape, FR_A, l, i, &rr, &cc);
+            a[rr][cc] = (uint16_t)((uint32_t)ROW(w, A[i / 2])[l] >> (16 * (i % 2)));
+        }
+        for (int i = 0; i < 2 * (int)rl->count[2]; i++) {
+            half_pos(shape, FR_B, l, i, &rr, &cc);
+            bt[cc][rr] = (uint16_t)((uint32_t)ROW(w, B[i / 2])[l] >> (16 * (i % 2)));
+        }
+        for (int i = 0; i < 8; i++) {
+            frag_pos(shape, FR_C, l, i, &rr, &cc);
+            uint32_t u = (uint32_t)ROW(w, C[i])[l];
+            memcpy(&c[rr][cc], &u, 4);
+        }
+    }
+    (void)M; (void)N;
+    FOR_LANES(mask, l) {
+        for (int i = 0; i < 8; i++) {
+            int rr, cc;
+            frag_pos(shape, FR_C, l, i, &rr, &cc);
+            float d = hmma_dot(a[rr], bt[cc], c[rr][cc], bf);
+            uint32_t u;
+            memcpy(&u, &d, 4);
+            if (isnan(d)) u = 0x7fffffffu;
+            ROW(w, D[i])[l] = u;
+        }
     }
     return STEP_NEXT;
 }
@@ -454,8 +515,45 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
     int shape = desc_has(d, MOD_M16N16K16) ? W16x16 : desc_has(d, MOD_M32N8K16) ? W32x8 :
                 desc_has(d, MOD_M8N32K16) ? W8x32 : desc_has(d, MOD_M8N8K4) ? W8x8x4 : -1;
     int f64 = d->ntypes >= 1 && d->types[0] == TY_F64;
+
     int op = desc_has(d, MOD_LOAD) ? W_LOAD : desc_has(d, MOD_STORE) ? W_STORE : desc_has(d, MOD_MMA) ? W_MMA : -1;
     if (op < 0) return "wmma needs .load, .store or .mma";
+    /* f16/bf16 inputs with f32 accumulators: load/store .f16/.bf16 (a, b) or .f32 (c, d);
+     * mma .f32.f32 (f16 inputs) or .f32.bf16.bf16.f32 */
+    int half = 0;
+    if (!f64 && shape >= 0 && shape != W8x8x4) {
+        int t0 = d->ntypes ? d->types[0] : 0;
+        if (op == W_MMA && d->ntypes == 2 && t0 == TY_F32 && d->types[1] == TY_F32) half = 1;
+        else if (op == W_MMA && d->ntypes == 4 && t0 == TY_F32 && d->types[1] == TY_BF16 && d->types[2] == TY_BF16 && d->types[3] == TY_F32) half = 2;
+        else if (op != W_MMA && d->ntypes == 1 && (t0 == TY_F16 || t0 == TY_BF16 || t0 == TY_F32)) half = t0 == TY_BF16 ? 2 : 1;
+    }
+    if (half) {
+        if (op == W_MMA) {
+            int na = half == 2 ? frag_elems(shape, FR_A) / 2 : 8, nb = half == 2 ? frag_elems(shape, FR_B) / 2 : 8;
+            if (rl->count[0] != 8 || rl->count[1] != na || rl->count[2] != nb || rl->count[3] != 8)
+                return "wrong number of registers in a wmma.mma operand for this shape and type";
+            rl->cfg = shape | (int64_t)op << 12 | (int64_t)half << 24;
+            in->fn = wmma_mma_half;
+            return NULL;
+        }
+        int frh = desc_has(d, MOD_A) ? FR_A : desc_has(d, MOD_B) ? FR_B : (desc_has(d, MOD_C) || desc_has(d, MOD_D)) ? FR_C : -1;
+        if (frh < 0) return "wmma.load needs .a, .b or .c; wmma.store needs .d";
+        if ((frh == FR_C) != (d->types[0] == TY_F32)) return "f16/bf16 fragments are .f16/.bf16, accumulators .f32 (f16 accumulators: issue 10)";
+        if (op == W_STORE && frh != FR_C) return "wmma.store stores .d fragments";
+        if (!desc_has(d, MOD_ROW) && !desc_has(d, MOD_COL)) return "wmma.load/store need .row or .col";
+        if (!d->has_addr) return "wmma.load/store need an address [a]";
+        int sp = d->space;
+        if (sp != SP_NONE && sp != SP_GLOBAL && sp != SP_SHARED) return "wmma.load/store address global or shared memory";
+        in->space = sp == SP_NONE ? SP_GENERIC : (uint8_t)sp;
+        int ri = op == W_STORE ? 1 : 0;
+        int nregs = frh == FR_C ? 8 : half == 2 ? frag_elems(shape, frh) / 2 : 8;
+        if (rl->count[ri] != nregs) return "wrong number of registers for this wmma fragment";
+        if (rl->count[ri + (op == W_STORE ? 1 : 2)] != 1) return "wmma.load/store need the stride operand";
+        rl->cfg = shape | (int64_t)op << 12 | (int64_t)frh << 4 | (int64_t)desc_has(d, MOD_COL) << 8 |
+                  (int64_t)(frh == FR_C ? 4 : 2) << 20 | (int64_t)half << 24;
+        in->fn = wmma_ls;
+        return NULL;
+    }
     for (int i = 0; i < d->ntypes; i++)
         if (f64 ? d->types[i] != TY_F64 : (d->types[i] != TY_S8 && d->types[i] != TY_U8 && d->types[i] != TY_S32))
             return "wmma on f16/bf16/tf32 or sub-byte types is not implemented yet (8-bit integers and f64 are)";
