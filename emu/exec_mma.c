@@ -152,35 +152,63 @@ static float cut_to_f32(double v)   /* towards zero, subnormals included */
     return f;
 }
 
+/* A finite f16/bf16 as sign, integer significand and exponent: value = (-1)^s * m * 2^q. */
+static inline void half_parts(uint16_t h, int bf, int *s, uint32_t *m, int *q)
+{
+    int e = bf ? (h >> 7 & 255) : (h >> 10 & 31), frac = bf ? (h & 127) : (h & 1023);
+    int bits = bf ? 7 : 10, bias = bf ? 127 : 15;
+    *s = h >> 15;
+    *m = e ? (uint32_t)frac | 1u << bits : (uint32_t)frac;
+    *q = (e ? e : 1) - bias - bits;
+}
+
+static inline int half_special(uint16_t h, int bf)
+{
+    return bf ? (h >> 7 & 255) == 255 : (h >> 10 & 31) == 31;
+}
+
+/* m * 2^q cut towards zero to a multiple of 2^lsb, in units of 2^lsb (exact: |m| < 2^25). */
+static inline int64_t cut_units(uint64_t m, int q, int lsb)
+{
+    int sh = q - lsb;
+    if (sh >= 0) return (int64_t)(m << sh);
+    return -sh >= 64 ? 0 : (int64_t)(m >> -sh);
+}
+
 static float hmma_dot(const uint16_t *a, const uint16_t *b, float c, int bf)
 {
-    double p[16];
-    int E = INT32_MIN, special = 0;
-    for (int k = 0; k < 16; k++) {
-        double x = half_val(a[k], bf), y = half_val(b[k], bf);
-        p[k] = x * y;
-        if (!isfinite(p[k]) || !isfinite(x) || !isfinite(y)) special = 1;
-        if (x != 0 && y != 0) {
+    uint32_t cb;
+    memcpy(&cb, &c, 4);
+    int special = (cb >> 23 & 255) == 255, E = INT32_MIN;
+    for (int k = 0; k < 16; k++) special |= half_special(a[k], bf) | half_special(b[k], bf);
+    if (special) {   /* infinities and NaNs: IEEE arithmetic, NaN canonical */
+        double sum = c;
+        for (int k = 0; k < 16; k++) sum += half_val(a[k], bf) * half_val(b[k], bf);
+        return isnan(sum) ? NAN : (float)sum;
+    }
+    for (int k = 0; k < 16; k++)
+        if ((a[k] & 0x7fff) && (b[k] & 0x7fff)) {
             int e = half_x(a[k], bf) + half_x(b[k], bf) - 1;
             if (e > E) E = e;
         }
-    }
-    if (!isfinite(c)) special = 1;
-    if (special) {
-        double s = c;
-        for (int k = 0; k < 16; k++) s += p[k];
-        return isnan(s) ? NAN : (float)s;
-    }
-    uint32_t cb;
-    memcpy(&cb, &c, 4);
     if (c != 0) {
         int f = (int)(cb >> 23 & 255), e = (f ? f : 1) - 126;
         if (e > E) E = e;
     }
     if (E == INT32_MIN) return 0.0f * c + 0.0f;   /* every term zero */
-    int64_t S = (int64_t)ldexp((double)c, 26 - E);
-    for (int k = 0; k < 16; k++) S += (int64_t)ldexp(p[k], 26 - E);
-    return cut_to_f32(ldexp((double)S, E - 26));
+    int lsb = E - 26;
+    int fc = (int)(cb >> 23 & 255);
+    uint32_t mc = (cb & 0x7fffff) | (fc ? 0x800000u : 0);
+    int64_t t = cut_units(mc, (fc ? fc : 1) - 150, lsb), S = (cb >> 31) ? -t : t;
+    for (int k = 0; k < 16; k++) {
+        int sa, sb, qa, qb;
+        uint32_t ma, mb;
+        half_parts(a[k], bf, &sa, &ma, &qa);
+        half_parts(b[k], bf, &sb, &mb, &qb);
+        int64_t u = cut_units((uint64_t)ma * mb, qa + qb, lsb);
+        S += (sa ^ sb) ? -u : u;
+    }
+    return cut_to_f32(ldexp((double)S, lsb));
 }
 
 static int h_mma_half(Warp *w, const Inst *in, uint32_t mask)
