@@ -131,6 +131,40 @@ static float lerp256(float a, float b, int w)
     return a * (1.0f - wf) + b * wf;
 }
 
+/* The H100's sum of a footprint's weighted f32 texels (tests/cuda/tex_filter_round.cu,
+ * tests/gpu/probes/tex_pitch_mirror.cu): each term texel x weight/256 is cut towards zero to
+ * a multiple of 2^(E-33), E the exponent of the largest term (|term| < 2^E; the recordings
+ * fix the width 33 only to within 31..39), the cut terms are summed exactly and the sum is
+ * rounded to f32, to nearest with halfway cases away from zero. */
+enum { FILTER_WIDTH = 33 };
+
+static float filter_sum(const double *terms, int n)
+{
+    int E = INT32_MIN;
+    double plain = 0;
+    for (int i = 0; i < n; i++) {
+        plain += terms[i];
+        int e;
+        if (terms[i] != 0 && isfinite(terms[i])) { frexp(terms[i], &e); if (e > E) E = e; }
+    }
+    if (!isfinite(plain) || E == INT32_MIN) return (float)plain;
+    int lsb = E - FILTER_WIDTH;
+    int64_t S = 0;
+    for (int i = 0; i < n; i++) S += (int64_t)trunc(ldexp(terms[i], -lsb));
+    if (S == 0) return 0.0f;
+    uint64_t m = (uint64_t)(S < 0 ? -S : S);
+    int top = 63 - __builtin_clzll(m) + lsb;          /* the exponent of the sum's leading bit */
+    int ulp = top - 23 < -149 ? -149 : top - 23;      /* f32's last bit there */
+    int sh = ulp - lsb;
+    if (sh > 0) {
+        uint64_t r = m & ((1ull << sh) - 1);
+        m = (m >> sh) + (r >= 1ull << (sh - 1));
+        lsb = ulp;
+    }
+    float f = (float)ldexp((double)m, lsb);
+    return S < 0 ? -f : f;
+}
+
 static int is_signed_fmt(int f) { return f == TEXF_S8 || f == TEXF_S16; }
 
 /* A texel's channels as 16-bit fixed-point fractions of 1 (unorm: 65535, snorm: 32767), the
@@ -173,12 +207,16 @@ static void sample_level(const EmuTex *t, const EmuTexLevel *lv, int dims, float
               ax.i0 < 0 || ay.i0 < 0 || az.i0 < 0, out);
         return;
     }
-    /* The H100 multiplies the axes' 8-bit weights and rounds each texel's weight back to
-     * 1/256 (half to even) before the weighted sum (tests/cuda/textures.cu, 2D sections),
-     * which it rounds to f32 once (an exact sum: tests/gpu/probes/tex_pitch_mirror.cu). */
+    /* The H100 multiplies the axes' 8-bit weights: in 2D the far texel's weight wx*wy/256 is
+     * rounded to 1/256 (halves up) and the other three are what is left of wx, wy and 1
+     * (tests/cuda/textures.cu, 2D sections; tests/gpu/probes/tex_mirror_edge.cu: at
+     * weights 42.5, 127.5, 21.5, 64.5 it uses 43, 127, 21, 65); in 3D each texel's weight is
+     * rounded to 1/256 half to even (unverified on halfway cases) before the weighted sum,
+     * which it sums as filter_sum says. */
     int wxs[2] = { 256 - ax.w, ax.w }, wys[2] = { 256 - ay.w, ay.w }, wzs[2] = { 256 - az.w, az.w };
     int xs[2] = { ax.i0, ax.i1 }, ys[2] = { ay.i0, ay.i1 }, zs[2] = { az.i0, az.i1 };
-    double acc[4] = { 0, 0, 0, 0 };
+    double terms[4][8];
+    int nt = 0;
     int64_t iacc[4] = { 0, 0, 0, 0 };
     /* 8- and 16-bit channels read as normalized floats are filtered in 16-bit fixed point */
     int fixed = t->read_norm && !t->srgb && t->fmt != TEXF_U32 && t->fmt != TEXF_S32;
@@ -186,8 +224,13 @@ static void sample_level(const EmuTex *t, const EmuTexLevel *lv, int dims, float
     for (int k = 0; k < nz; k++)
         for (int j = 0; j < 2; j++)
             for (int i = 0; i < 2; i++) {
-                uint32_t prod = (uint32_t)(wxs[i] * wys[j]) * (uint32_t)(nz == 2 ? wzs[k] : 1);
-                int wt = round_weight(prod, nz == 2 ? 16 : 8);
+                int wt;
+                if (nz == 2) {
+                    wt = round_weight((uint32_t)(wxs[i] * wys[j]) * (uint32_t)wzs[k], 16);
+                } else {   /* w11 rounded (halves up), the others its complements */
+                    int w11 = (ax.w * ay.w + 128) >> 8;
+                    wt = i ? (j ? w11 : ax.w - w11) : (j ? ay.w - w11 : 256 - ax.w - ay.w + w11);
+                }
                 if (!wt) continue;
                 uint32_t v[4];
                 int b = xs[i] < 0 || ys[j] < 0 || zs[k] < 0;
@@ -199,10 +242,11 @@ static void sample_level(const EmuTex *t, const EmuTexLevel *lv, int dims, float
                 }
                 texel(t, lv, b ? 0 : xs[i], b ? 0 : ys[j], b ? 0 : zs[k], b, v);
                 float wf = (float)wt / 256.0f;
-                for (int c = 0; c < 4; c++) acc[c] += (double)fp_bits_f32(v[c]) * wf;
+                for (int c = 0; c < 4; c++) terms[c][nt] = (double)fp_bits_f32(v[c]) * wf;
+                nt++;
             }
     for (int c = 0; c < 4; c++) {
-        if (!fixed) { out[c] = fp_f32_bits((float)acc[c]); continue; }
+        if (!fixed) { out[c] = fp_f32_bits(filter_sum(terms[c], nt)); continue; }
         /* round to 16 bits, halves up, then scale as the read mode does */
         int64_t r = (iacc[c] + 128) >> 8;
         float f = is_signed_fmt(t->fmt) ? fmaxf((float)r / 32767.0f, -1.0f) : (float)r / 65535.0f;

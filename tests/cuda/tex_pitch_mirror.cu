@@ -1,5 +1,3 @@
-// tex_pitch_mirror.cu - a probe, not a test (it does not match yet: docs/textures.md). Its H100
-// output is tex_pitch_mirror.h100.out, recorded with tests/gpu/record_cuda.sh.
 // tex_pitch_mirror.cu - linear filtering of an f32 pitch-linear 2D texture with normalized
 // coordinates and mirror addressing (HSOpticalFlow's textures), against the same data in a
 // CUDA array: samples across and beyond both edges, fine and coarse steps.
