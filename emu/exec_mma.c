@@ -2,9 +2,10 @@
  *
  * Implemented: the integer forms, which are exact: s8/u8 (mixed too) with m8n8k16, m16n8k16
  * and m16n8k32; s4/u4 with m8n8k32, m16n8k32 and m16n8k64; b1 .and/.xor.popc with m8n8k128,
- * m16n8k128 and m16n8k256; s32 accumulators with or without .satfinite. Not yet: the
- * floating-point forms, which need the H100's rounding inside the tensor core measured
- * first; they fail translation with a message.
+ * m16n8k128 and m16n8k256; s32 accumulators with or without .satfinite. f64 m8n8k4; f16 and
+ * bf16 m16n8k16 and m16n8k8 (f32 or, for f16, f16 accumulators); tf32 m16n8k4 and m16n8k8,
+ * with the H100's rounding as measured (docs/tensor-cores.md). fp8 fails translation with
+ * a message: its rounding is recorded but not yet understood.
  *
  * Fragments (PTX ISA, "Matrix fragments for mma.m16n8k*"): with g = lane/4, t = lane%4 and E
  * elements per 32-bit register (4 of 8 bits, 8 of 4 bits, 32 of 1 bit), K splits into chunks
@@ -122,52 +123,52 @@ static int h_mma_f64(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
-/* ---- mma.sync m16n8k16 f32 += f16 x f16 and bf16 x bf16 ----
- * Measured on the H100 (tests/gpu/hmma_probe.cu: 2 x 262144 elements of random, wide-range
- * and subnormal inputs, every one matched): the 16 products are exact; each term (the
- * products and c) is cut towards zero to a multiple of 2^(E-26), where E is the largest
- * alignment exponent: xa + xb - 1 for a product of nonzero a and b, with x the exponent of
- * 0.1m x 2^x read from the exponent field (a subnormal's field counts as 1), and xc for a
- * nonzero c. The exact sum of the cut terms is then cut to f32 towards zero. NaN results are
- * 0x7fffffff. */
+/* ---- mma.sync on f16, bf16 and tf32 (f32 or f16 accumulators) ----
+ * Measured on the H100 (tests/gpu/hmma_probe.cu, tests/gpu/mma_probe2.cu: m16n8k16 and
+ * m16n8k8 f16/bf16, m16n8k4 and m16n8k8 tf32, f16 accumulators; random, wide-range,
+ * subnormal, overflowing and special inputs, every element matched): the K products are
+ * exact; each term (the products and c) is cut towards zero to a multiple of 2^(E-26), where
+ * E is the largest alignment exponent: xa + xb - 1 for a product of nonzero a and b, with x
+ * the exponent of 0.1m x 2^x read from the exponent field (a subnormal's field counts as 1),
+ * and xc for a nonzero c. The exact sum of the cut terms is then cut to f32 towards zero (a
+ * sum of 2^128 or more is infinite), or with f16 accumulators rounded to f16 to nearest
+ * even. tf32 operands are f32 registers whose low 13 bits are ignored. NaN results are
+ * 0x7fffffff (f16: 0x7fff). */
 
-static inline int half_x(uint16_t h, int bf)
+enum { TC_F16, TC_BF16, TC_TF32, TC_F32 };
+static const struct { int eb, mb, bias; } tc_fmt[] = { {5, 10, 15}, {8, 7, 127}, {8, 10, 127}, {8, 23, 127} };
+
+/* An element's bits as its format stores them (tf32: the top 19 bits of the register). */
+static inline uint32_t tc_bits(uint32_t u, int f) { return f == TC_TF32 ? u >> 13 : u; }
+
+static inline int tc_special(uint32_t u, int f)
 {
-    int f = bf ? (h >> 7 & 255) : (h >> 10 & 31);
-    return (f ? f : 1) - (bf ? 126 : 14);
+    return (u >> tc_fmt[f].mb & ((1u << tc_fmt[f].eb) - 1)) == (1u << tc_fmt[f].eb) - 1;
 }
 
-static inline double half_val(uint16_t h, int bf)
+/* A finite element as sign, integer significand, exponent (value = (-1)^s m 2^q) and the
+ * alignment exponent x of 0.1m x 2^x. */
+static inline void tc_parts(uint32_t u, int f, int *s, uint64_t *m, int *q, int *x)
 {
-    if (bf) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
-    int sg = h >> 15, e = h >> 10 & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 1024, e - 25);
-    return sg ? -v : v;
+    int mb = tc_fmt[f].mb, eb = tc_fmt[f].eb, e = (int)(u >> mb & ((1u << eb) - 1));
+    uint64_t frac = u & ((1u << mb) - 1);
+    *s = (int)(u >> (mb + eb) & 1);
+    *m = e ? frac | 1ull << mb : frac;
+    *q = (e ? e : 1) - tc_fmt[f].bias - mb;
+    *x = (e ? e : 1) - tc_fmt[f].bias + 1;
 }
 
-static float cut_to_f32(double v)   /* towards zero, subnormals included */
+static inline double tc_val(uint32_t u, int f)
 {
-    float f = (float)v;
-    if (fabs((double)f) > fabs(v)) f = nextafterf(f, 0.0f);
-    return f;
+    int s, q, x;
+    uint64_t m;
+    if (tc_special(u, f))
+        return (u & ((1u << tc_fmt[f].mb) - 1)) ? NAN : (u >> (tc_fmt[f].mb + tc_fmt[f].eb) & 1) ? -INFINITY : INFINITY;
+    tc_parts(u, f, &s, &m, &q, &x);
+    return s ? -ldexp((double)m, q) : ldexp((double)m, q);
 }
 
-/* A finite f16/bf16 as sign, integer significand and exponent: value = (-1)^s * m * 2^q. */
-static inline void half_parts(uint16_t h, int bf, int *s, uint32_t *m, int *q)
-{
-    int e = bf ? (h >> 7 & 255) : (h >> 10 & 31), frac = bf ? (h & 127) : (h & 1023);
-    int bits = bf ? 7 : 10, bias = bf ? 127 : 15;
-    *s = h >> 15;
-    *m = e ? (uint32_t)frac | 1u << bits : (uint32_t)frac;
-    *q = (e ? e : 1) - bias - bits;
-}
-
-static inline int half_special(uint16_t h, int bf)
-{
-    return bf ? (h >> 7 & 255) == 255 : (h >> 10 & 31) == 31;
-}
-
-/* m * 2^q cut towards zero to a multiple of 2^lsb, in units of 2^lsb (exact: |m| < 2^25). */
+/* m * 2^q cut towards zero to a multiple of 2^lsb, in units of 2^lsb. */
 static inline int64_t cut_units(uint64_t m, int q, int lsb)
 {
     int sh = q - lsb;
@@ -175,80 +176,127 @@ static inline int64_t cut_units(uint64_t m, int q, int lsb)
     return -sh >= 64 ? 0 : (int64_t)(m >> -sh);
 }
 
-static float hmma_dot(const uint16_t *a, const uint16_t *b, float c, int bf)
+static uint32_t f32_result(double v)   /* cut towards zero; 2^128 and beyond overflow */
 {
-    uint32_t cb;
-    memcpy(&cb, &c, 4);
-    int special = (cb >> 23 & 255) == 255, E = INT32_MIN;
-    for (int k = 0; k < 16; k++) special |= half_special(a[k], bf) | half_special(b[k], bf);
-    if (special) {   /* infinities and NaNs: IEEE arithmetic, NaN canonical */
-        double sum = c;
-        for (int k = 0; k < 16; k++) sum += half_val(a[k], bf) * half_val(b[k], bf);
-        return isnan(sum) ? NAN : (float)sum;
-    }
-    for (int k = 0; k < 16; k++)
-        if ((a[k] & 0x7fff) && (b[k] & 0x7fff)) {
-            int e = half_x(a[k], bf) + half_x(b[k], bf) - 1;
-            if (e > E) E = e;
-        }
-    if (c != 0) {
-        int f = (int)(cb >> 23 & 255), e = (f ? f : 1) - 126;
-        if (e > E) E = e;
-    }
-    if (E == INT32_MIN) return 0.0f * c + 0.0f;   /* every term zero */
-    int lsb = E - 26;
-    int fc = (int)(cb >> 23 & 255);
-    uint32_t mc = (cb & 0x7fffff) | (fc ? 0x800000u : 0);
-    int64_t t = cut_units(mc, (fc ? fc : 1) - 150, lsb), S = (cb >> 31) ? -t : t;
-    for (int k = 0; k < 16; k++) {
-        int sa, sb, qa, qb;
-        uint32_t ma, mb;
-        half_parts(a[k], bf, &sa, &ma, &qa);
-        half_parts(b[k], bf, &sb, &mb, &qb);
-        int64_t u = cut_units((uint64_t)ma * mb, qa + qb, lsb);
-        S += (sa ^ sb) ? -u : u;
-    }
-    return cut_to_f32(ldexp((double)S, lsb));
+    if (isnan(v)) return 0x7fffffffu;
+    float f = fabs(v) >= 0x1p128 ? (float)v : (float)v;
+    if (fabs(v) < 0x1p128 && fabs((double)f) > fabs(v)) f = nextafterf(f, 0.0f);
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
 }
 
-static int h_mma_half(Warp *w, const Inst *in, uint32_t mask)
+static uint32_t f16_result(double v)   /* to nearest even */
+{
+    if (isnan(v)) return 0x7fff;
+    uint32_t sg = signbit(v) ? 0x8000u : 0;
+    double a = fabs(v);
+    int e;
+    frexp(a, &e);
+    int ulp = e - 11 < -24 ? -24 : e - 11;
+    double r = a == 0 || isinf(a) ? a : ldexp(nearbyint(ldexp(a, -ulp)), ulp);
+    if (r >= 65520.0) return sg | 0x7c00;
+    if (r < 0x1p-14) return sg | (uint32_t)ldexp(r, 24);
+    frexp(r, &e);
+    return sg | (uint32_t)(e + 14) << 10 | ((uint32_t)ldexp(r, 11 - e) & 1023);
+}
+
+/* One element of D: the dot product of K elements of format f with c (f32 bits, or f16 bits
+ * when acc16), as the H100's tensor cores compute it; returns D's bits. */
+static uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, int acc16)
+{
+    int cf = acc16 ? TC_F16 : TC_F32, special = tc_special(c, cf), E = INT32_MIN;
+    for (int k = 0; k < K; k++) special |= tc_special(tc_bits(a[k], f), f) | tc_special(tc_bits(b[k], f), f);
+    if (special) {   /* infinities and NaNs: IEEE arithmetic, NaN canonical */
+        double sum = tc_val(c, cf);
+        for (int k = 0; k < K; k++) sum += tc_val(tc_bits(a[k], f), f) * tc_val(tc_bits(b[k], f), f);
+        return acc16 ? f16_result(sum) : f32_result(sum);
+    }
+    int sc, qc, xc;
+    uint64_t mc;
+    tc_parts(c, cf, &sc, &mc, &qc, &xc);
+    for (int k = 0; k < K; k++) {
+        int sa, qa, xa, sb, qb, xb;
+        uint64_t ma, mb;
+        tc_parts(tc_bits(a[k], f), f, &sa, &ma, &qa, &xa);
+        tc_parts(tc_bits(b[k], f), f, &sb, &mb, &qb, &xb);
+        if (ma && mb && xa + xb - 1 > E) E = xa + xb - 1;
+    }
+    if (mc && xc > E) E = xc;
+    if (E == INT32_MIN)   /* every term zero: the sign of c */
+        return acc16 ? (c & 0x8000u) : (c & 0x80000000u);
+    int lsb = E - 26;
+    int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
+    for (int k = 0; k < K; k++) {
+        int sa, qa, xa, sb, qb, xb;
+        uint64_t ma, mb;
+        tc_parts(tc_bits(a[k], f), f, &sa, &ma, &qa, &xa);
+        tc_parts(tc_bits(b[k], f), f, &sb, &mb, &qb, &xb);
+        int64_t u = cut_units(ma * mb, qa + qb, lsb);
+        S += (sa ^ sb) ? -u : u;
+    }
+    double v = ldexp((double)S, lsb);   /* exact: |S| < 2^(26 + log2(K + 1) + 1) */
+    return acc16 ? f16_result(v) : f32_result(v);
+}
+
+/* f16/bf16 wrappers for wmma (f32 accumulators) */
+static float hmma_dot(const uint16_t *a, const uint16_t *b, float c, int bf)
+{
+    uint32_t a32[16], b32[16], cb, d;
+    for (int k = 0; k < 16; k++) { a32[k] = a[k]; b32[k] = b[k]; }
+    memcpy(&cb, &c, 4);
+    d = tc_dot(a32, b32, 16, bf ? TC_BF16 : TC_F16, cb, 0);
+    float r;
+    memcpy(&r, &d, 4);
+    return r;
+}
+
+/* Inst.imm of a floating-point mma: format | K << 4 | acc16 << 12 */
+static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
     if (r) return r;
     const RowList *rl = in->aux;
-    int bf = (int)(in->imm & 1);
+    int f = (int)(in->imm & 15), K = (int)(in->imm >> 4 & 255), acc16 = (int)(in->imm >> 12 & 1);
+    int ebits = f == TC_TF32 ? 32 : 16, E = 32 / ebits, na = 16 * K * ebits / 1024, nb = 8 * K * ebits / 1024;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
-    uint16_t a[16][16], b[16][8];
-    float c[16][8];
+    uint32_t a[16][16], b[8][16], c[16][8];   /* b transposed: b[column][k] */
+    uint32_t emask = ebits == 32 ? 0xffffffffu : 0xffffu;
     for (int l = 0; l < WARP_SIZE; l++) {
         int g = l / 4, t = l % 4;
-        for (int j = 0; j < 4; j++) {   /* A: rows g, g+8; columns 2t.. then 2t+8.. */
+        for (int j = 0; j < na; j++) {   /* A: row g + 8(j%2) of chunk j/2 */
             uint32_t v = (uint32_t)ROW(w, A[j])[l];
-            int row = g + 8 * (j & 1), col = 2 * t + 8 * (j >> 1);
-            a[row][col] = (uint16_t)v;
-            a[row][col + 1] = (uint16_t)(v >> 16);
+            for (int e = 0; e < E; e++)
+                a[g + 8 * (j % 2)][j / 2 * 4 * E + t * E + e] = v >> (e * ebits) & emask;
         }
-        for (int j = 0; j < 2; j++) {   /* B: rows 2t.. then 2t+8.., column g */
+        for (int j = 0; j < nb; j++) {   /* B: rows of chunk j, column g */
             uint32_t v = (uint32_t)ROW(w, B[j])[l];
-            b[2 * t + 8 * j][g] = (uint16_t)v;
-            b[2 * t + 8 * j + 1][g] = (uint16_t)(v >> 16);
+            for (int e = 0; e < E; e++) b[g][j * 4 * E + t * E + e] = v >> (e * ebits) & emask;
         }
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < (acc16 ? 2 : 4); j++) {
             uint32_t v = (uint32_t)ROW(w, C[j])[l];
-            memcpy(&c[g + 8 * (j / 2)][2 * t + j % 2], &v, 4);
+            if (acc16) {
+                c[g + 8 * j][2 * t] = v & 0xffff;
+                c[g + 8 * j][2 * t + 1] = v >> 16;
+            } else {
+                c[g + 8 * (j / 2)][2 * t + j % 2] = v;
+            }
         }
     }
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4;
+        if (acc16) {
+            for (int j = 0; j < 2; j++) {
+                int row = g + 8 * j;
+                uint32_t lo = tc_dot(a[row], b[2 * t], K, f, c[row][2 * t], 1);
+                uint32_t hi = tc_dot(a[row], b[2 * t + 1], K, f, c[row][2 * t + 1], 1);
+                ROW(w, D[j])[l] = lo | hi << 16;
+            }
+            continue;
+        }
         for (int j = 0; j < 4; j++) {
             int row = g + 8 * (j / 2), col = 2 * t + j % 2;
-            uint16_t bc[16];
-            for (int k = 0; k < 16; k++) bc[k] = b[k][col];
-            float d = hmma_dot(a[row], bc, c[row][col], bf);
-            uint32_t u;
-            memcpy(&u, &d, 4);
-            if (isnan(d)) u = 0x7fffffffu;
-            ROW(w, D[j])[l] = u;
+            ROW(w, D[j])[l] = tc_dot(a[row], b[col], K, f, c[row][col], 0);
         }
     }
     return STEP_NEXT;
@@ -282,14 +330,21 @@ const char *bind_mma(Inst *in, const InstDesc *d)
         in->fn = h_mma_f64;
         return NULL;
     }
-    if (dt == TY_F32 && ct == TY_F32 && at == bt && (at == TY_F16 || at == TY_BF16)) {
-        if (!desc_has(d, MOD_M16N8K16))
-            return "f16/bf16 mma with f32 accumulators is implemented for m16n8k16 (other shapes: issue 10)";
-        if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "f16/bf16 mma needs .row.col";
-        if (!rl || rl->count[0] != 4 || rl->count[1] != 4 || rl->count[2] != 2 || rl->count[3] != 4)
-            return "mma m16n8k16 takes {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}";
-        in->imm = at == TY_BF16;
-        in->fn = h_mma_half;
+    if (at == bt && (at == TY_F16 || at == TY_BF16 || at == TY_TF32) &&
+        ((dt == TY_F32 && ct == TY_F32) || (at == TY_F16 && dt == TY_F16 && ct == TY_F16))) {
+        int f = at == TY_F16 ? TC_F16 : at == TY_BF16 ? TC_BF16 : TC_TF32, K = 0;
+        if (desc_has(d, MOD_M16N8K16) && f != TC_TF32) K = 16;
+        else if (desc_has(d, MOD_M16N8K8)) K = 8;
+        else if (desc_has(d, MOD_M16N8K4) && f == TC_TF32) K = 4;
+        if (!K) return f == TC_TF32 ? "tf32 mma exists as m16n8k4 and m16n8k8"
+                                    : "f16/bf16 mma is implemented for m16n8k8 and m16n8k16 (m8n8k4: issue 10)";
+        if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "this mma needs .row.col";
+        int acc16 = dt == TY_F16, ebits = f == TC_TF32 ? 32 : 16;
+        if (!rl || rl->count[0] != (acc16 ? 2u : 4u) || rl->count[1] != (unsigned)(16 * K * ebits / 1024) ||
+            rl->count[2] != (unsigned)(8 * K * ebits / 1024) || rl->count[3] != (acc16 ? 2u : 4u))
+            return "wrong number of registers in an mma operand for this shape";
+        in->imm = f | K << 4 | acc16 << 12;
+        in->fn = h_mma_float;
         return NULL;
     }
     if (dt != TY_S32 || ct != TY_S32)
