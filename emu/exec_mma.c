@@ -4,7 +4,8 @@
  * and m16n8k32; s4/u4 with m8n8k32, m16n8k32 and m16n8k64; b1 .and/.xor.popc with m8n8k128,
  * m16n8k128 and m16n8k256; s32 accumulators with or without .satfinite. f64 m8n8k4; f16 and
  * bf16 m16n8k16 and m16n8k8 (f32 or, for f16, f16 accumulators); tf32 m16n8k4 and m16n8k8,
- * with the H100's rounding as measured (docs/tensor-cores.md). fp8 fails translation with
+ * with the H100's rounding as measured (docs/tensor-cores.md); wmma on the same types (f16
+ * accumulators, tf32 m16n16k8) below. fp8 fails translation with
  * a message: its rounding is recorded but not yet understood.
  *
  * Fragments (PTX ISA, "Matrix fragments for mma.m16n8k*"): with g = lane/4, t = lane%4 and E
@@ -239,18 +240,6 @@ static uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint3
     return acc16 ? f16_result(v) : f32_result(v);
 }
 
-/* f16/bf16 wrappers for wmma (f32 accumulators) */
-static float hmma_dot(const uint16_t *a, const uint16_t *b, float c, int bf)
-{
-    uint32_t a32[16], b32[16], cb, d;
-    for (int k = 0; k < 16; k++) { a32[k] = a[k]; b32[k] = b[k]; }
-    memcpy(&cb, &c, 4);
-    d = tc_dot(a32, b32, 16, bf ? TC_BF16 : TC_F16, cb, 0);
-    float r;
-    memcpy(&r, &d, 4);
-    return r;
-}
-
 /* Inst.imm of a floating-point mma: format | K << 4 | acc16 << 12 */
 static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -396,7 +385,7 @@ const char *bind_mma(Inst *in, const InstDesc *d)
  * Operands (a RowList): load: D registers, [address] (base + offset), stride; store:
  * [address], registers, stride; mma: D, A, B, C. */
 
-enum { W16x16, W32x8, W8x32, W8x8x4 };
+enum { W16x16, W32x8, W8x32, W8x8x4, W16x16x8 };
 enum { FR_A, FR_B, FR_C };
 
 /* Row and column (of the fragment's own matrix: A is MxK, B KxN, C MxN) of element i. */
@@ -409,13 +398,18 @@ static void frag_pos(int shape, int fr, int lane, int i, int *r, int *c)
         else { *r = g; *c = 2 * t + i; }
         return;
     }
+    if (shape == W16x16x8 && fr != FR_C) {   /* tf32 (tests/cuda/wmma_more.cu) */
+        if (fr == FR_A) { *r = g + 8 * (i % 2); *c = t + 4 * (i / 2); }
+        else { *r = t + 4 * (i % 2); *c = g + 8 * (i / 2); }
+        return;
+    }
     if (fr == FR_A) {
         if (shape == W8x32) { *r = g; *c = 4 * t + e; }
         else { *r = g + 8 * j; *c = 4 * t + e; }
     } else if (fr == FR_B) {
         if (shape == W32x8) { *r = 4 * t + e; *c = g; }
         else { *r = 4 * t + e; *c = g + 8 * j; }
-    } else if (shape == W16x16) {
+    } else if (shape == W16x16 || shape == W16x16x8) {
         *r = g + 8 * (i % 4 / 2);
         *c = 8 * (i / 4) + 2 * t + i % 2;
     } else if (shape == W32x8) {
@@ -442,7 +436,7 @@ static void half_pos(int shape, int fr, int lane, int i, int *r, int *c)
     }
 }
 
-static const int wdims[4][3] = { {16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {8, 8, 4} };   /* M, N, K */
+static const int wdims[5][3] = { {16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {8, 8, 4}, {16, 16, 8} };   /* M, N, K */
 
 static int frag_elems(int shape, int fr)
 {
@@ -462,6 +456,8 @@ static int frag_elems(int shape, int fr)
 #define W_SAT(v) ((int)((v) >> 18 & 1))
 #define W_BYTES(v) ((int)((v) >> 20 & 15))
 #define W_HALF(v) ((int)((v) >> 24 & 3))   /* 1: f16, 2: bf16 (A and B elements) */
+#define W_ACC16(v) ((int)((v) >> 26 & 1))  /* f16 accumulators */
+#define W_TF32(v) ((int)((v) >> 27 & 1))   /* tf32 A and B */
 enum { W_LOAD, W_STORE, W_MMA };
 
 static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
@@ -507,37 +503,45 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
     if (r) return r;
     const RowList *rl = in->aux;
     int64_t v = rl->cfg;
-    int shape = W_SHAPE(v), M = wdims[shape][0], N = wdims[shape][1], bf = W_HALF(v) == 2;
+    int shape = W_SHAPE(v), K = wdims[shape][2], acc16 = W_ACC16(v), tf32 = W_TF32(v);
+    int f = tf32 ? TC_TF32 : W_HALF(v) == 2 ? TC_BF16 : TC_F16;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
-    uint16_t a[32][16], bt[32][16];   /* B transposed: bt[n][k] */
-    float c[32][32];
+    uint32_t a[32][16], bt[32][16];   /* B transposed: bt[n][k] */
+    uint32_t c[32][32];
     for (int l = 0; l < WARP_SIZE; l++) {
         int rr, cc;
-        for (int i = 0; i < 2 * (int)rl->count[1]; i++) {
-            half_pos(shape, FR_A, l, i, &rr, &cc);
-            a[rr][cc] = (uint16_t)((uint32_t)ROW(w, A[i / 2])[l] >> (16 * (i % 2)));
+        if (tf32) {
+            for (int i = 0; i < 4; i++) {
+                frag_pos(shape, FR_A, l, i, &rr, &cc);
+                a[rr][cc] = (uint32_t)ROW(w, A[i])[l];
+                frag_pos(shape, FR_B, l, i, &rr, &cc);
+                bt[cc][rr] = (uint32_t)ROW(w, B[i])[l];
+            }
+        } else {
+            for (int i = 0; i < 2 * (int)rl->count[1]; i++) {
+                half_pos(shape, FR_A, l, i, &rr, &cc);
+                a[rr][cc] = (uint16_t)((uint32_t)ROW(w, A[i / 2])[l] >> (16 * (i % 2)));
+            }
+            for (int i = 0; i < 2 * (int)rl->count[2]; i++) {
+                half_pos(shape, FR_B, l, i, &rr, &cc);
+                bt[cc][rr] = (uint16_t)((uint32_t)ROW(w, B[i / 2])[l] >> (16 * (i % 2)));
+            }
         }
-        for (int i = 0; i < 2 * (int)rl->count[2]; i++) {
-            half_pos(shape, FR_B, l, i, &rr, &cc);
-            bt[cc][rr] = (uint16_t)((uint32_t)ROW(w, B[i / 2])[l] >> (16 * (i % 2)));
-        }
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < 8; i++) {   /* f16 accumulators: two per register, low half first */
             frag_pos(shape, FR_C, l, i, &rr, &cc);
-            uint32_t u = (uint32_t)ROW(w, C[i])[l];
-            memcpy(&c[rr][cc], &u, 4);
+            uint32_t u = (uint32_t)ROW(w, C[acc16 ? i / 2 : i])[l];
+            c[rr][cc] = acc16 ? (u >> (16 * (i % 2)) & 0xffff) : u;
         }
     }
-    (void)M; (void)N;
     FOR_LANES(mask, l) {
+        uint32_t out[8];
         for (int i = 0; i < 8; i++) {
             int rr, cc;
             frag_pos(shape, FR_C, l, i, &rr, &cc);
-            float d = hmma_dot(a[rr], bt[cc], c[rr][cc], bf);
-            uint32_t u;
-            memcpy(&u, &d, 4);
-            if (isnan(d)) u = 0x7fffffffu;
-            ROW(w, D[i])[l] = u;
+            out[i] = tc_dot(a[rr], bt[cc], K, f, c[rr][cc], acc16);
         }
+        for (int i = 0; i < (acc16 ? 4 : 8); i++)
+            ROW(w, D[i])[l] = acc16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];
     }
     return STEP_NEXT;
 }
@@ -596,32 +600,48 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
     if (!rl) return "wmma needs its operands";
     if (!desc_has(d, MOD_SYNC) || !desc_has(d, MOD_ALIGNED)) return "wmma needs .sync.aligned";
     int shape = desc_has(d, MOD_M16N16K16) ? W16x16 : desc_has(d, MOD_M32N8K16) ? W32x8 :
-                desc_has(d, MOD_M8N32K16) ? W8x32 : desc_has(d, MOD_M8N8K4) ? W8x8x4 : -1;
+                desc_has(d, MOD_M8N32K16) ? W8x32 : desc_has(d, MOD_M8N8K4) ? W8x8x4 :
+                desc_has(d, MOD_M16N16K8) ? W16x16x8 : -1;
     int f64 = d->ntypes >= 1 && d->types[0] == TY_F64;
 
     int op = desc_has(d, MOD_LOAD) ? W_LOAD : desc_has(d, MOD_STORE) ? W_STORE : desc_has(d, MOD_MMA) ? W_MMA : -1;
     if (op < 0) return "wmma needs .load, .store or .mma";
-    /* f16/bf16 inputs with f32 accumulators: load/store .f16/.bf16 (a, b) or .f32 (c, d);
-     * mma .f32.f32 (f16 inputs) or .f32.bf16.bf16.f32 */
-    int half = 0;
+    /* f16/bf16 inputs with f32 or (f16) f16 accumulators, and tf32 (m16n16k8): load/store
+     * .f16/.bf16/.tf32 (a, b) or .f32/.f16 (c, d); mma .dtype.ctype (f16 inputs),
+     * .f32.bf16.bf16.f32 or .f32.tf32.tf32.f32 */
+    int half = 0, acc16 = 0, tf32 = shape == W16x16x8;
     if (!f64 && shape >= 0 && shape != W8x8x4) {
-        int t0 = d->ntypes ? d->types[0] : 0;
-        if (op == W_MMA && d->ntypes == 2 && t0 == TY_F32 && d->types[1] == TY_F32) half = 1;
-        else if (op == W_MMA && d->ntypes == 4 && t0 == TY_F32 && d->types[1] == TY_BF16 && d->types[2] == TY_BF16 && d->types[3] == TY_F32) half = 2;
-        else if (op != W_MMA && d->ntypes == 1 && (t0 == TY_F16 || t0 == TY_BF16 || t0 == TY_F32)) half = t0 == TY_BF16 ? 2 : 1;
+        int t0 = d->ntypes ? d->types[0] : 0, nt = d->ntypes;
+        if (tf32) {
+            if (op == W_MMA && nt == 4 && t0 == TY_F32 && d->types[1] == TY_TF32 && d->types[2] == TY_TF32 && d->types[3] == TY_F32) half = 1;
+            else if (op != W_MMA && nt == 1 && (t0 == TY_TF32 || t0 == TY_F32)) half = 1;
+            else return "wmma m16n16k8 is tf32 with f32 accumulators: .tf32 fragments, .f32 accumulators, mma .f32.tf32.tf32.f32";
+        } else if (op == W_MMA && nt == 2 && (t0 == TY_F32 || t0 == TY_F16) && d->types[1] == t0) {
+            half = 1;
+            acc16 = t0 == TY_F16;
+        } else if (op == W_MMA && nt == 2) {
+            return "wmma.mma with mixed f16/f32 accumulators is not implemented (issue 10: not yet measured)";
+        } else if (op == W_MMA && nt == 4 && t0 == TY_F32 && d->types[1] == TY_BF16 && d->types[2] == TY_BF16 && d->types[3] == TY_F32) {
+            half = 2;
+        } else if (op != W_MMA && nt == 1 && (t0 == TY_F16 || t0 == TY_BF16 || t0 == TY_F32)) {
+            half = t0 == TY_BF16 ? 2 : 1;
+        }
     }
     if (half) {
         if (op == W_MMA) {
-            int na = half == 2 ? frag_elems(shape, FR_A) / 2 : 8, nb = half == 2 ? frag_elems(shape, FR_B) / 2 : 8;
-            if (rl->count[0] != 8 || rl->count[1] != na || rl->count[2] != nb || rl->count[3] != 8)
+            int na = tf32 ? 4 : half == 2 ? frag_elems(shape, FR_A) / 2 : 8;
+            int nb = tf32 ? 4 : half == 2 ? frag_elems(shape, FR_B) / 2 : 8, nc = acc16 ? 4 : 8;
+            if (rl->count[0] != nc || rl->count[1] != na || rl->count[2] != nb || rl->count[3] != nc)
                 return "wrong number of registers in a wmma.mma operand for this shape and type";
-            rl->cfg = shape | (int64_t)op << 12 | (int64_t)half << 24;
+            rl->cfg = shape | (int64_t)op << 12 | (int64_t)half << 24 | (int64_t)acc16 << 26 | (int64_t)tf32 << 27;
             in->fn = wmma_mma_half;
             return NULL;
         }
         int frh = desc_has(d, MOD_A) ? FR_A : desc_has(d, MOD_B) ? FR_B : (desc_has(d, MOD_C) || desc_has(d, MOD_D)) ? FR_C : -1;
         if (frh < 0) return "wmma.load needs .a, .b or .c; wmma.store needs .d";
-        if ((frh == FR_C) != (d->types[0] == TY_F32)) return "f16/bf16 fragments are .f16/.bf16, accumulators .f32 (f16 accumulators: issue 10)";
+        int t0 = d->types[0];
+        if (frh == FR_C ? (t0 != TY_F32 && (t0 != TY_F16 || tf32)) : (t0 == TY_F32))
+            return "wmma fragments are .f16/.bf16/.tf32, accumulators .f32 or (f16 inputs) .f16";
         if (op == W_STORE && frh != FR_C) return "wmma.store stores .d fragments";
         if (!desc_has(d, MOD_ROW) && !desc_has(d, MOD_COL)) return "wmma.load/store need .row or .col";
         if (!d->has_addr) return "wmma.load/store need an address [a]";
@@ -629,11 +649,12 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
         if (sp != SP_NONE && sp != SP_GLOBAL && sp != SP_SHARED) return "wmma.load/store address global or shared memory";
         in->space = sp == SP_NONE ? SP_GENERIC : (uint8_t)sp;
         int ri = op == W_STORE ? 1 : 0;
-        int nregs = frh == FR_C ? 8 : half == 2 ? frag_elems(shape, frh) / 2 : 8;
+        int bytes = frh == FR_C ? (t0 == TY_F16 ? 2 : 4) : tf32 ? 4 : 2;
+        int nregs = frh == FR_C ? 8 * bytes / 4 : tf32 ? 4 : half == 2 ? frag_elems(shape, frh) / 2 : 8;
         if (rl->count[ri] != nregs) return "wrong number of registers for this wmma fragment";
         if (rl->count[ri + (op == W_STORE ? 1 : 2)] != 1) return "wmma.load/store need the stride operand";
         rl->cfg = shape | (int64_t)op << 12 | (int64_t)frh << 4 | (int64_t)desc_has(d, MOD_COL) << 8 |
-                  (int64_t)(frh == FR_C ? 4 : 2) << 20 | (int64_t)half << 24;
+                  (int64_t)bytes << 20 | (int64_t)(tf32 ? 0 : half) << 24;
         in->fn = wmma_ls;
         return NULL;
     }
