@@ -20,6 +20,7 @@
 #include <string.h>
 #include "exec.h"
 #include "memory.h"
+#include "tcore.h"
 
 typedef struct MmaShape { int m, k, bits; int a_signed, b_signed, sat, op; } MmaShape;
 
@@ -136,7 +137,6 @@ static int h_mma_f64(Warp *w, const Inst *in, uint32_t mask)
  * even. tf32 operands are f32 registers whose low 13 bits are ignored. NaN results are
  * 0x7fffffff (f16: 0x7fff). */
 
-enum { TC_F16, TC_BF16, TC_TF32, TC_F32 };
 static const struct { int eb, mb, bias; } tc_fmt[] = { {5, 10, 15}, {8, 7, 127}, {8, 10, 127}, {8, 23, 127} };
 
 /* An element's bits as its format stores them (tf32: the top 19 bits of the register). */
@@ -204,7 +204,7 @@ static uint32_t f16_result(double v)   /* to nearest even */
 
 /* One element of D: the dot product of K elements of format f with c (f32 bits, or f16 bits
  * when acc16), as the H100's tensor cores compute it; returns D's bits. */
-static uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, int acc16)
+uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, int acc16)
 {
     int cf = acc16 ? TC_F16 : TC_F32, special = tc_special(c, cf), E = INT32_MIN;
     for (int k = 0; k < K; k++) special |= tc_special(tc_bits(a[k], f), f) | tc_special(tc_bits(b[k], f), f);

@@ -74,7 +74,8 @@ typedef int (*Handler)(Warp *w, const Inst *in, uint32_t mask);
     X(M8N8) X(X1) X(X2) X(X4) X(TRANS) X(ROW) X(COL) \
     X(M8N8K4) X(M8N8K16) X(M8N8K32) X(M8N8K128) X(M16N8K16) X(M16N8K32) X(M16N8K64) \
     X(M16N8K128) X(M16N8K256) X(M16N8K8) X(M16N8K4) \
-    X(M16N16K16) X(M32N8K16) X(M8N32K16) X(M16N16K8) X(LOAD) X(STORE) X(MMA) X(C) X(D)
+    X(M16N16K16) X(M32N8K16) X(M8N32K16) X(M16N16K8) X(LOAD) X(STORE) X(MMA) X(C) X(D) \
+    X(FENCE) X(MMA_ASYNC)
 
 enum {
 #define X(n) MOD_##n,
@@ -98,6 +99,7 @@ typedef struct InstDesc {
     int has_addr;               /* a [..] operand was lowered into base/imm */
     int src_imm_mask;           /* bit i: source i was an immediate (now a constant row) */
     int tensor_dims;            /* .1d ... .5d of a tensor copy, else 0 */
+    int wg_m, wg_n, wg_k;       /* wgmma's .mMnNkK shape, else 0 */
     int spaces[3], nspaces;     /* every state space named, in order (cp: dst, src)    */
     int naddr;                  /* [..] operands: the first is base/imm, later ones rows in s[] */
     int addr_src[4];            /* index in s[] of the row holding each later address */
@@ -161,7 +163,7 @@ struct Inst {
  * order, and how many each operand has (Inst.aux of OP_mma; translation owns it). */
 typedef struct RowList {
     uint32_t n;
-    uint8_t count[6];           /* operand i has count[i] rows */
+    uint8_t count[8];           /* operand i has count[i] rows */
     int64_t cfg;                /* the binder's decoded modifiers (wmma)  */
     uint32_t rows[];
 } RowList;

@@ -792,6 +792,13 @@ static int parse_mods(Lower *L)
         }
         if (!strcmp(m, "v2") || !strcmp(m, "v4") || !strcmp(m, "v8")) { d->vec = m[1] - '0'; continue; }
         if (m[0] >= '1' && m[0] <= '5' && m[1] == 'd' && !m[2]) { d->tensor_dims = m[0] - '0'; continue; }
+        {   /* wgmma's shapes m64nNkK (N = 8 .. 256) */
+            int mm, nn, kk, len = 0;
+            if (sscanf(m, "m%dn%dk%d%n", &mm, &nn, &kk, &len) == 3 && !m[len] && mm == 64) {
+                d->wg_m = mm; d->wg_n = nn; d->wg_k = kk;
+                continue;
+            }
+        }
         int sp = ptx_space_from_name(m);
         if (sp == SP_NONE) {
             if (!strcmp(m, "shared::cta")) sp = SP_SHARED;
@@ -1133,7 +1140,7 @@ static int lower_row_list(Lower *L)
     uint32_t n = 0, cap = 0;
     for (int i = 0; i < pi->nopds; i++)
         cap += pi->opds[i].kind == OPD_VEC ? (uint32_t)pi->opds[i].nelems : 1;
-    if (pi->nopds > 6) return fail(L->t, pi->line, pi->col, "too many operands");
+    if (pi->nopds > 8) return fail(L->t, pi->line, pi->col, "too many operands");
     RowList *rl = calloc(1, sizeof *rl + cap * sizeof(uint32_t));
     if (!rl) return fail(L->t, pi->line, pi->col, "out of memory");
     L->in->aux = rl;
@@ -1146,6 +1153,10 @@ static int lower_row_list(Lower *L)
             continue;
         }
         if (ne > 255) return fail(L->t, o->line, o->col, "too many registers in an operand");
+        if (o->kind == OPD_IMM_INT && i < INST_MAXS) {   /* wgmma's immediates: values for the binder */
+            L->d->imm_val[i] = (uint64_t)o->ival;
+            L->d->src_imm_mask |= 1 << i;
+        }
         for (int k = 0; k < ne; k++) {
             const PtxOperand *e = o->kind == OPD_VEC ? &o->elems[k] : o;
             uint32_t slot;
@@ -1200,7 +1211,7 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
     L.exact_size = exact_size_of(d, op);
     int fmt = op_info[op].fmt;
     if ((op == OP_bar || op == OP_barrier) && desc_has(d, MOD_RED)) fmt = FMT_DS;
-    if (op == OP_mma || op == OP_wmma) {
+    if (op == OP_mma || op == OP_wmma || op == OP_wgmma) {
         if (lower_row_list(&L) < 0) return -1;
     } else if (fmt == FMT_CALL) {
         if (lower_call(&L) < 0) return -1;
@@ -1546,7 +1557,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
         for (int k = 0; k < in->ns; k++) in->s[k] = fix_row(&t, in->s[k], dyn_fixed);
         in->base = fix_row(&t, in->base, dyn_fixed);
         if (in->pg) in->pg = (uint16_t)(PRED_FIRST_FREE + in->pg - 1);
-        if ((in->op == OP_mma || in->op == OP_wmma) && in->aux) {
+        if ((in->op == OP_mma || in->op == OP_wmma || in->op == OP_wgmma) && in->aux) {
             RowList *rl = in->aux;
             for (uint32_t k = 0; k < rl->n; k++) rl->rows[k] = fix_row(&t, rl->rows[k], dyn_fixed);
         }
