@@ -17,10 +17,10 @@
  *     without swizzle; with a swizzle of S bytes, at start + (r/8) SBO + (r%8) S + 2k with
  *     the 16-byte chunk bits 4.. of the address XORed with bits 7.. (3, 2, 1 bits for S =
  *     128, 64, 32). A transposed (MN-major) operand without swizzle: (mn/8) SBO + (k/8) LBO
- *     + (k%8) 16 + (mn%8) 2;
+ *     + (k%8) 16 + (mn%8) 2; with a swizzle of S bytes (S/2 elements of M/N a row):
+ *     (k/8) SBO + (mn/(S/2)) LBO + (k%8) S + (mn%(S/2)) 2, then the same XOR;
  *   - the arithmetic of each K = 16 dot product is mma's (tc_dot, emu/exec_mma.c).
- * Not yet measured, so rejected or reported: transposed operands with a swizzle, a nonzero
- * base offset, tf32/fp8/integer types.
+ * Not yet measured, so rejected or reported: a nonzero base offset, tf32/fp8/integer types.
  *
  * Execution is synchronous: the product is computed when the instruction issues, so
  * wgmma.fence, commit_group and wait_group have nothing left to order (a program that is
@@ -31,6 +31,7 @@
 #include "exec.h"
 #include "memory.h"
 #include "tcore.h"
+#include "racecheck.h"
 
 /* RowList.cfg of wgmma.mma_async */
 #define WG_N(v) ((int)((v) & 511))
@@ -44,35 +45,41 @@
 #define WG_SDIMM(v) ((int)((v) >> 17 & 1))   /* scale-d is an immediate ...   */
 #define WG_SDVAL(v) ((int)((v) >> 18 & 1))   /* ... with this value           */
 
-/* The shared-memory address of element (r, k) of a 16-bit operand under descriptor desc;
- * -1 where the layout is not one that was measured. */
+/* The shared-memory address of element (r, k) of a 16-bit operand under descriptor desc
+ * (r along M or N); -1 where the layout is not one that was measured. */
 static int64_t desc_addr(uint64_t desc, int r, int k, int trans)
 {
     uint64_t start = (desc & 0x3fff) << 4, lbo = (desc >> 16 & 0x3fff) << 4, sbo = (desc >> 32 & 0x3fff) << 4;
     int swz = (int)(desc >> 62), base_off = (int)(desc >> 49 & 7);
     if (base_off) return -1;
-    if (trans) {
-        if (swz) return -1;
+    if (trans && !swz)
         return (int64_t)(start + (uint64_t)(r / 8) * sbo + (uint64_t)(k / 8) * lbo + (uint64_t)(k % 8) * 16 + (uint64_t)(r % 8) * 2);
-    }
     if (!swz) return (int64_t)(start + (uint64_t)(r / 8) * sbo + (uint64_t)(k / 8) * lbo + (uint64_t)(r % 8) * 16 + (uint64_t)(k % 8) * 2);
     int S = swz == 1 ? 128 : swz == 2 ? 64 : 32, bits = swz == 1 ? 7 : swz == 2 ? 3 : 1;
-    uint64_t a = start + (uint64_t)(r / 8) * sbo + (uint64_t)(r % 8) * (uint64_t)S + (uint64_t)k * 2;
+    uint64_t a;
+    if (trans)   /* S/2 elements of M/N per row of the atom; LBO steps atoms along M/N, SBO along K */
+        a = start + (uint64_t)(k / 8) * sbo + (uint64_t)(r / (S / 2)) * lbo + (uint64_t)(k % 8) * (uint64_t)S + (uint64_t)(r % (S / 2)) * 2;
+    else
+        a = start + (uint64_t)(r / 8) * sbo + (uint64_t)(r % 8) * (uint64_t)S + (uint64_t)k * 2;
     return (int64_t)(a ^ ((a >> 7 & (uint64_t)bits) << 4));
 }
 
-/* Reads element (r, k) through a descriptor; fills *v, or returns nonzero after a fault. */
-static int read_elem(Warp *w, uint64_t desc, int r, int k, int trans, uint32_t *v)
+/* Reads element (r, k) through a descriptor; fills *v, or returns nonzero after a fault.
+ * The race detector sees each read as lane 0's. */
+static int read_elem(Warp *w, const Inst *in, uint64_t desc, int r, int k, int trans, uint32_t *v)
 {
     int64_t a = desc_addr(desc, r, k, trans);
     if (a < 0) {
-        warp_fault(w, 0, EMU_ERR_ILLEGAL_INSTRUCTION, "wgmma: this shared-memory descriptor layout "
-                   "(transposed with a swizzle, or a nonzero base offset) is not implemented yet: "
-                   "its semantics were not measured");
+        warp_fault(w, 0, EMU_ERR_ILLEGAL_INSTRUCTION, "wgmma: a shared-memory descriptor with a nonzero "
+                   "base offset is not implemented yet: its semantics were not measured");
         return 1;
     }
-    const uint8_t *p = mem_lane_ptr(w, SP_SHARED, (uint64_t)a, 2, 2, 0, ACC_READ);
+    uint8_t *p = mem_lane_ptr(w, SP_SHARED, (uint64_t)a, 2, 2, 0, ACC_READ);
     if (!p) return 1;
+    if (__builtin_expect(w->launch && w->launch->racecheck, 0)) {
+        uint8_t *host[WARP_SIZE] = { p };
+        race_access(w, in, 1u, 2, ACC_READ, host);
+    }
     uint16_t h;
     memcpy(&h, p, 2);
     *v = h;
@@ -102,12 +109,12 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
         uint64_t da = ROW(w, A[0])[0];
         for (int i = 0; i < 16; i++)
             for (int k = 0; k < 16; k++)
-                if (read_elem(w, da, 16 * rank + i, k, WG_TA(v), &a[i][k])) return STEP_FAULT;
+                if (read_elem(w, in, da, 16 * rank + i, k, WG_TA(v), &a[i][k])) return STEP_FAULT;
     }
     uint64_t db = ROW(w, B[0])[0];
     for (int n = 0; n < N; n++)
         for (int k = 0; k < 16; k++)
-            if (read_elem(w, db, n, k, WG_TB(v), &bt[n][k])) return STEP_FAULT;
+            if (read_elem(w, in, db, n, k, WG_TB(v), &bt[n][k])) return STEP_FAULT;
     if (WG_NEGA(v))
         for (int i = 0; i < 16; i++) for (int k = 0; k < 16; k++) a[i][k] ^= sign;
     if (WG_NEGB(v))

@@ -44,6 +44,9 @@ static const char *op_name(int op)
     case OP_cp: return "cp";
     case OP_st_async: return "st.async";
     case OP_mbarrier: return "mbarrier";
+    case OP_ldmatrix: return "ldmatrix";
+    case OP_wmma: return "wmma";
+    case OP_wgmma: return "wgmma";
     default: return "access";
     }
 }

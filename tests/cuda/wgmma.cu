@@ -293,7 +293,8 @@ __global__ void k12(const uint16_t *gA, const uint16_t *gB, const uint32_t *gC, 
 }
 
 struct Cfg { const char *name; int n, acc16, areg, bf, lboA, sboA, swA, lboB, sboB, swB, scale_d, fill; };
-// fill: 0 codes in A and B smem, one-hot A registers; 1 codes in A smem, identity B; 2 random
+// fill: 0 codes (element index % 2048) in A and B smem, one-hot A registers; 1 codes in A smem,
+// identity B; 2 random; 3 and 4: as 0 and 1 with the codes index / 2048
 static const Cfg cfgs[] = {
     { "regA_onehot_B_none", 64, 0, 1, 0, 128, 256, 0, 128, 256, 0, 1, 0 },
     { "regA_onehot_B_sw128", 64, 0, 1, 0, 128, 256, 0, 16, 1024, 1, 1, 0 },
@@ -332,10 +333,11 @@ int main()
         const Cfg &c = cfgs[ci];
         int nd = c.acc16 ? c.n / 4 : c.n / 2;
         for (int i = 0; i < 8192; i++) {
-            A[i] = c.fill == 2 ? h(frand(), c.bf) : h((float)(i % 2048), 0);
-            B[i] = c.fill == 2 ? h(frand(), c.bf) : h((float)(i % 2048), 0);
+            float code = (float)(c.fill >= 3 ? i / 2048 : i % 2048);
+            A[i] = c.fill == 2 ? h(frand(), c.bf) : h(code, 0);
+            B[i] = c.fill == 2 ? h(frand(), c.bf) : h(code, 0);
         }
-        if (c.fill == 1) {   // B = identity on its first 16 columns under the assumed layout (no swizzle, K-major)
+        if (c.fill == 1 || c.fill == 4) {   // B = identity on its first 16 columns under the assumed layout (no swizzle, K-major)
             memset(B, 0, sizeof B);
             for (int nn = 0; nn < c.n; nn++)
                 for (int k = 0; k < 16; k++)

@@ -22,20 +22,30 @@ def asm_call(kind, n, acc16, areg, tp="f16", scale_d="1", sa="1", sb="1", ta="0"
     ins = ('"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), ' if areg else '"l"(da), ') + '"l"(db), "r"(scale_d)'
     return 'asm volatile(%s\n        : %s\n        : %s);' % (s, outs, ins)
 
+import sys
+SET = sys.argv[1] if len(sys.argv) > 1 else 'main'
 cfgs = []  # (name, n, acc16, areg, tp, sa, sb, ta, tb)
-cfgs.append(("regA_onehot_B_none", 64, 0, 1, "f16", "1", "1", "0", "0"))
-cfgs.append(("regA_onehot_B_sw128", 64, 0, 1, "f16", "1", "1", "0", "0"))
-cfgs.append(("regA_onehot_B_sw64", 64, 0, 1, "f16", "1", "1", "0", "0"))
-cfgs.append(("regA_onehot_B_sw32", 64, 0, 1, "f16", "1", "1", "0", "0"))
-cfgs.append(("regA_onehot_B_trans_none", 64, 0, 1, "f16", "1", "1", "0", "1"))
-cfgs.append(("descA_none_B_ident", 64, 0, 0, "f16", "1", "1", "0", "0"))
-cfgs.append(("descA_sw128_B_ident", 64, 0, 0, "f16", "1", "1", "0", "0"))
-cfgs.append(("descA_trans_none_B_ident", 64, 0, 0, "f16", "1", "1", "1", "0"))
-cfgs.append(("random_f16", 64, 0, 1, "f16", "1", "1", "0", "0"))
-cfgs.append(("random_bf16", 64, 0, 1, "bf16", "1", "1", "0", "0"))
-cfgs.append(("random_f16_negA", 64, 0, 0, "f16", "-1", "1", "0", "0"))
-cfgs.append(("random_f16_acc16", 64, 1, 1, "f16", "1", "1", "0", "0"))
-cfgs.append(("n8_onehot_B_none", 8, 0, 1, "f16", "1", "1", "0", "0"))
+if SET == "main":
+  cfgs.append(("regA_onehot_B_none", 64, 0, 1, "f16", "1", "1", "0", "0"))
+  cfgs.append(("regA_onehot_B_sw128", 64, 0, 1, "f16", "1", "1", "0", "0"))
+  cfgs.append(("regA_onehot_B_sw64", 64, 0, 1, "f16", "1", "1", "0", "0"))
+  cfgs.append(("regA_onehot_B_sw32", 64, 0, 1, "f16", "1", "1", "0", "0"))
+  cfgs.append(("regA_onehot_B_trans_none", 64, 0, 1, "f16", "1", "1", "0", "1"))
+  cfgs.append(("descA_none_B_ident", 64, 0, 0, "f16", "1", "1", "0", "0"))
+  cfgs.append(("descA_sw128_B_ident", 64, 0, 0, "f16", "1", "1", "0", "0"))
+  cfgs.append(("descA_trans_none_B_ident", 64, 0, 0, "f16", "1", "1", "1", "0"))
+  cfgs.append(("random_f16", 64, 0, 1, "f16", "1", "1", "0", "0"))
+  cfgs.append(("random_bf16", 64, 0, 1, "bf16", "1", "1", "0", "0"))
+  cfgs.append(("random_f16_negA", 64, 0, 0, "f16", "-1", "1", "0", "0"))
+  cfgs.append(("random_f16_acc16", 64, 1, 1, "f16", "1", "1", "0", "0"))
+  cfgs.append(("n8_onehot_B_none", 8, 0, 1, "f16", "1", "1", "0", "0"))
+if SET == "mn":
+  for sw, nm in ((1, "sw128"), (2, "sw64"), (3, "sw32")):
+    for hi in (0, 1):
+      cfgs.append(("regA_onehot_B_trans_%s_%s" % (nm, "hi" if hi else "lo"), 64, 0, 1, "f16", "1", "1", "0", "1"))
+  for hi in (0, 1):
+    cfgs.append(("regA_onehot_B_trans_sw128_n128_%s" % ("hi" if hi else "lo"), 128, 0, 1, "f16", "1", "1", "0", "1"))
+    cfgs.append(("descA_trans_sw128_B_ident_%s" % ("hi" if hi else "lo"), 64, 0, 0, "f16", "1", "1", "1", "0"))
 
 out = []
 out.append(r'''// wgmma.cu - records wgmma.mma_async (sm_90a) as the H100 executes it: for each
@@ -81,7 +91,7 @@ for ci, (name, n, acc16, areg, tp, sa, sb, ta, tb) in enumerate(cfgs):
     out.append('}')
     out.append('')
 out.append('struct Cfg { const char *name; int n, acc16, areg, bf, lboA, sboA, swA, lboB, sboB, swB, scale_d, fill; };')
-out.append('// fill: 0 codes in A and B smem, one-hot A registers; 1 codes in A smem, identity B; 2 random')
+out.append('// fill: 0 codes (element index % 2048) in A and B smem, one-hot A registers; 1 codes in A smem,\n// identity B; 2 random; 3 and 4: as 0 and 1 with the codes index / 2048')
 rows=[]
 specs = {
  "regA_onehot_B_none": (128,256,0, 128,256,0, 1, 0),
@@ -98,6 +108,12 @@ specs = {
  "random_f16_acc16": (128,256,0, 128,256,0, 1, 2),
  "n8_onehot_B_none": (128,256,0, 128,256,0, 0, 0),
 }
+for sw, nm, lbo, sbo in ((1, "sw128", 4096, 1024), (2, "sw64", 2048, 512), (3, "sw32", 1024, 256)):
+    for hi in ("lo", "hi"):
+        specs["regA_onehot_B_trans_%s_%s" % (nm, hi)] = (128, 256, 0, lbo, sbo, sw, 1, 0 if hi == "lo" else 3)
+for hi in ("lo", "hi"):
+    specs["regA_onehot_B_trans_sw128_n128_" + hi] = (128, 256, 0, 4096, 2048, 1, 1, 0 if hi == "lo" else 3)
+    specs["descA_trans_sw128_B_ident_" + hi] = (4096, 1024, 1, 128, 256, 0, 1, 1 if hi == "lo" else 4)
 for ci, (name, n, acc16, areg, tp, sa, sb, ta, tb) in enumerate(cfgs):
     l = specs[name]
     rows.append('    { "%s", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d },' % (name, n, acc16, areg, 1 if tp=="bf16" else 0, l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]))
@@ -125,10 +141,11 @@ int main()
         const Cfg &c = cfgs[ci];
         int nd = c.acc16 ? c.n / 4 : c.n / 2;
         for (int i = 0; i < 8192; i++) {
-            A[i] = c.fill == 2 ? h(frand(), c.bf) : h((float)(i % 2048), 0);
-            B[i] = c.fill == 2 ? h(frand(), c.bf) : h((float)(i % 2048), 0);
+            float code = (float)(c.fill >= 3 ? i / 2048 : i % 2048);
+            A[i] = c.fill == 2 ? h(frand(), c.bf) : h(code, 0);
+            B[i] = c.fill == 2 ? h(frand(), c.bf) : h(code, 0);
         }
-        if (c.fill == 1) {   // B = identity on its first 16 columns under the assumed layout (no swizzle, K-major)
+        if (c.fill == 1 || c.fill == 4) {   // B = identity on its first 16 columns under the assumed layout (no swizzle, K-major)
             memset(B, 0, sizeof B);
             for (int nn = 0; nn < c.n; nn++)
                 for (int k = 0; k < 16; k++)
@@ -170,4 +187,4 @@ int main()
 }
 ''')
 src = "\n".join(out).replace("KERNS", ", ".join("k%d" % i for i in range(len(cfgs))))
-open('tests/cuda/wgmma.cu', 'w').write(src)
+open('tests/cuda/wgmma.cu' if SET == 'main' else 'tests/cuda/wgmma_mn.cu', 'w').write(src)
