@@ -65,7 +65,7 @@ static int64_t desc_addr(uint64_t desc, int r, int k, int trans)
 }
 
 /* Reads element (r, k) through a descriptor; fills *v, or returns nonzero after a fault.
- * The race detector sees each read as lane 0's. */
+ * The race detector sees each read as lane 0's, through the async proxy. */
 static int read_elem(Warp *w, const Inst *in, uint64_t desc, int r, int k, int trans, uint32_t *v)
 {
     int64_t a = desc_addr(desc, r, k, trans);
@@ -77,8 +77,12 @@ static int read_elem(Warp *w, const Inst *in, uint64_t desc, int r, int k, int t
     uint8_t *p = mem_lane_ptr(w, SP_SHARED, (uint64_t)a, 2, 2, 0, ACC_READ);
     if (!p) return 1;
     if (__builtin_expect(w->launch && w->launch->racecheck, 0)) {
+        /* ordered with other threads' writes, and read through the async proxy: written
+         * by the generic proxy, it needs fence.proxy.async in between */
         uint8_t *host[WARP_SIZE] = { p };
         race_access(w, in, 1u, 2, ACC_READ, host);
+        race_async_read_issue(w, 0, p, 2);
+        race_async_read_done(w, p, 2);
     }
     uint16_t h;
     memcpy(&h, p, 2);

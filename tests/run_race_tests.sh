@@ -1,7 +1,8 @@
 #!/bin/bash
 # run_race_tests.sh - the race detector (PTXEMU_RACECHECK). tests/race/hazards.cu has one
 # kernel per hazard kind and a corrected twin of each: every hazard must be reported (with
-# its kind and the seed), no twin may be; reports go to PTXEMU_REPORT as JSON lines;
+# its kind and the seed), no twin may be (tests/race/wgmma_hazards.cu: the same for wgmma's
+# shared-memory operands); reports go to PTXEMU_REPORT as JSON lines;
 # PTXEMU_RACECHECK=error sets the exit status; race-free samples report nothing and still
 # print the H100's output.  Usage: tests/run_race_tests.sh [BUILDDIR]  (77 without nvcc)
 set -u
@@ -59,6 +60,22 @@ PTXEMU_SEED=4 timeout 120 "$launcher" "$work/hazards" 24 >"$work/dl.out" 2>"$wor
 grep -q "deadlock: mbarrier wait never completes" "$work/dl.err" &&
     grep -q "^kernel 24: unspecified launch failure" "$work/dl.out"
 check "a polling loop that can never succeed is reported as a deadlock" $?
+# wgmma reads its shared-memory operands through the async proxy (sm_90a)
+"$NVCC" -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]' --cudart shared -O2 -lineinfo \
+    -o "$work/wgmma_hazards" "$here/race/wgmma_hazards.cu" || exit 1
+wkinds=(read-after-write x async-proxy-read-without-proxy-fence x)
+wnames=(wg_raw wg_raw_fixed wg_proxy wg_proxy_fixed)
+for i in 0 1 2 3; do
+    PTXEMU_RACECHECK=1 "$launcher" "$work/wgmma_hazards" $i >"$work/wout.$i" 2>"$work/werr.$i"
+    if [ $((i % 2)) = 0 ]; then
+        grep "^ptxemu: race: ${wkinds[$i]} " "$work/werr.$i" | grep -q "wgmma_hazards.cu:[0-9]*.*seed 1)" &&
+            grep -q "^kernel $i: no error, out\[0\] = 64" "$work/wout.$i"
+        check "${wnames[$i]}: reported as ${wkinds[$i]}" $?
+    else
+        ! grep -q "^ptxemu: race:" "$work/werr.$i" && grep -q "^kernel $i: no error, out\[0\] = 64" "$work/wout.$i"
+        check "${wnames[$i]}: no report" $?
+    fi
+done
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 0 >/dev/null 2>&1
 [ $? = 1 ]; check "PTXEMU_RACECHECK=error fails a racy program" $?
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 1 >/dev/null 2>&1
