@@ -1,4 +1,5 @@
-/* exec_tensormap.c - tensormap.replace: edits one field of a tensor map held in global or shared::cta memory.
+/* exec_tensormap.c - tensormap.replace: edits one field of a tensor map held in global or shared::cta memory;
+ * tensormap.cp_fenceproxy: copies a map from shared::cta to global.
  *
  * PTX: tensormap.replace.tile.field1{.ss}.b1024.type [addr], new_val;
  *      tensormap.replace.tile.field2{.ss}.b1024.type [addr], ord, new_val;
@@ -8,6 +9,7 @@
  * state space (generic when none), t = TY_B32/TY_B64, s[ns-1] = new_val.
  */
 #include <stdio.h>
+#include <string.h>
 #include "exec.h"
 #include "memory.h"
 #include "tma.h"
@@ -27,6 +29,41 @@ static int h_tensormap_replace(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* tensormap.cp_fenceproxy: copies a 128-byte tensor map from shared::cta (s[0]: the address)
+ * to global (base + imm), releasing it to the tensormap proxy. ptxemu's TMA reads maps
+ * through the same memory, so the copy is the whole effect; the fence orders it as any
+ * release fence does. */
+static int h_tensormap_cp(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const uint64_t *src = ROW(w, in->s[0]), *b = ROW(w, in->base);
+    FOR_LANES(mask, l) {
+        void *to = mem_lane_ptr(w, SP_GLOBAL, b[l] + (uint64_t)in->imm, TMAP_BYTES, 64, l, ACC_WRITE);
+        if (!to) return STEP_FAULT;
+        const void *from = mem_lane_ptr(w, SP_SHARED, src[l], TMAP_BYTES, 64, l, ACC_READ);
+        if (!from) return STEP_FAULT;
+        memmove(to, from, TMAP_BYTES);
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return STEP_NEXT;
+}
+
+static const char *bind_tensormap_cp(Inst *in, const InstDesc *d)
+{
+    if (!desc_has(d, MOD_SYNC) || !desc_has(d, MOD_ALIGNED)) return "tensormap.cp_fenceproxy needs .sync.aligned";
+    if (!desc_has(d, MOD_TENSORMAP_GENERIC) || !desc_has(d, MOD_RELEASE))
+        return "tensormap.cp_fenceproxy needs .tensormap::generic.release";
+    if (d->nspaces != 2 || d->spaces[0] != SP_GLOBAL || d->spaces[1] != SP_SHARED)
+        return "tensormap.cp_fenceproxy copies .global from .shared::cta";
+    if (!d->has_addr || d->naddr != 2 || d->ns != 2) return "tensormap.cp_fenceproxy takes [dst], [src], size";
+    if (!(d->src_imm_mask >> 1 & 1) || d->imm_val[1] != TMAP_BYTES) return "tensormap.cp_fenceproxy's size is 128";
+    in->s[0] = in->s[d->addr_src[0]];
+    in->ns = 1;
+    in->fn = h_tensormap_cp;
+    return NULL;
+}
+
 /* The field named by the modifiers, its operand width, and whether it takes an ordinal. */
 static const struct { int mod, field, b64, ord, imm; } fields[] = {
     {MOD_GLOBAL_ADDRESS, TMA_F_GLOBAL_ADDRESS, 1, 0, 0},
@@ -44,7 +81,8 @@ static const struct { int mod, field, b64, ord, imm; } fields[] = {
 
 const char *bind_tensormap(Inst *in, const InstDesc *d)
 {
-    if (!desc_has(d, MOD_REPLACE)) return "only tensormap.replace exists";
+    if (desc_has(d, MOD_CP_FENCEPROXY)) return bind_tensormap_cp(in, d);
+    if (!desc_has(d, MOD_REPLACE)) return "tensormap.replace or tensormap.cp_fenceproxy";
     if (!desc_has(d, MOD_TILE)) return "tensormap.replace needs .tile (the only mode)";
     if (!desc_has(d, MOD_B1024)) return "tensormap.replace needs .b1024";
     if (!d->has_addr) return "tensormap.replace takes [addr]";

@@ -24,7 +24,8 @@
  *   - the arithmetic of each dot product is mma's (tc_dot, emu/exec_mma.c); integers are exact.
  * Not yet measured, so rejected or reported: a nonzero base offset, fp8 and b1 types.
  *
- * Execution is synchronous: the product is computed when the instruction issues, so
+ * The four warps wait for each other at every wgmma.mma_async (warpgroup_gate). Execution
+ * is synchronous: the product is computed when the instruction issues, so
  * wgmma.fence, commit_group and wait_group have nothing left to order (a program that is
  * correct under the asynchronous rules reads the same values). Reading the accumulators
  * before wait_group is therefore not detected yet (issue 10).
@@ -34,6 +35,8 @@
 #include "memory.h"
 #include "tcore.h"
 #include "racecheck.h"
+#include "scheduler.h"
+#include "engine.h"
 
 /* RowList.cfg of wgmma.mma_async */
 #define WG_N(v) ((int)((v) & 511))
@@ -105,10 +108,50 @@ static uint32_t int_dot(const uint32_t *a, const uint32_t *b, int K, int sa, int
     return (uint32_t)sum;
 }
 
+/* The four warps of a warpgroup issue a wgmma together: the tensor cores start when all of
+ * them have issued it, and a wait_group that returns means every warp's operands were read.
+ * Programs rely on it (CUTLASS reuses the operands' shared memory after wait_group without
+ * a barrier), so a warp that arrives first parks (like bar.sync, but with its pc left on the
+ * wgmma, which it executes again when released) until the last warp of its warpgroup arrives.
+ * Returns STEP_BLOCK while it must wait, STEP_NEXT to go on. */
+static int warpgroup_gate(Warp *w, uint32_t mask)
+{
+    Cta *c = w->cta;
+    uint32_t q = w->id / 4, first = 4 * q, n = 0;
+    if (q >= 8) return STEP_NEXT;
+    if (w->wg_target && c->wg_gen[q] >= w->wg_target) {   /* released */
+        w->wg_target = 0;
+        return STEP_NEXT;
+    }
+    for (uint32_t i = first; i < first + 4 && i < c->nwarps; i++) n += c->warps[i].alive != 0;
+    w->wg_target = c->wg_gen[q] + 1;
+    if (++c->wg_arrived[q] < n) {   /* park */
+        w->waiting |= mask;
+        w->bar_wait |= mask;
+        for (uint32_t m = mask; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = WGMMA_GATE_ID;
+        warp_regroup(w);
+        return STEP_BLOCK;
+    }
+    c->wg_arrived[q] = 0;   /* the last one opens the gate and releases the others */
+    c->wg_gen[q]++;
+    w->wg_target = 0;
+    for (uint32_t i = first; i < first + 4 && i < c->nwarps; i++) {
+        Warp *o = &c->warps[i];
+        uint32_t lanes = 0;
+        for (uint32_t m = o->bar_wait; m; m &= m - 1)
+            if (o->bar_id[__builtin_ctz(m)] == WGMMA_GATE_ID) lanes |= 1u << __builtin_ctz(m);
+        if (!lanes) continue;
+        o->bar_wait &= ~lanes;
+        warp_unpark(o, lanes);
+    }
+    return STEP_NEXT;
+}
+
 static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
     if (r) return r;
+    if ((r = warpgroup_gate(w, mask)) != STEP_NEXT) return r;
     const RowList *rl = in->aux;
     int64_t v = rl->cfg;
     int N = WG_N(v), f = WG_FMT(v), acc16 = WG_ACC16(v), isint = WG_INT(v), rank = (int)(w->id % 4);

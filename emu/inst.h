@@ -75,7 +75,7 @@ typedef int (*Handler)(Warp *w, const Inst *in, uint32_t mask);
     X(M8N8K4) X(M8N8K16) X(M8N8K32) X(M8N8K128) X(M16N8K16) X(M16N8K32) X(M16N8K64) \
     X(M16N8K128) X(M16N8K256) X(M16N8K8) X(M16N8K4) \
     X(M16N16K16) X(M32N8K16) X(M8N32K16) X(M16N16K8) X(LOAD) X(STORE) X(MMA) X(C) X(D) \
-    X(FENCE) X(MMA_ASYNC)
+    X(FENCE) X(MMA_ASYNC) X(CP_FENCEPROXY)
 
 enum {
 #define X(n) MOD_##n,

@@ -338,6 +338,11 @@ static void deadlock(Cluster *cl)
                            "deadlock: barrier.cluster.wait waits for %u threads of the cluster "
                            "but only %u arrived and no other thread can run",
                            cl->nthreads - cl->exited_threads, cl->bar_arrived);
+            } else if ((w->bar_wait >> l & 1) && w->bar_id[l] == WGMMA_GATE_ID) {
+                w->pc = w->lane_pc[l];   /* the gate parks without advancing the pc */
+                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
+                           "deadlock: wgmma.mma_async waits for the other warps of its warpgroup "
+                           "(warps %u..%u), which never issue it", w->id / 4 * 4, w->id / 4 * 4 + 3);
             } else if (w->bar_wait >> l & 1) {
                 int id = w->bar_id[l];
                 uint32_t expected = c->bar_expected[id] ? c->bar_expected[id] : c->nthreads - c->exited_threads;

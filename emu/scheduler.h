@@ -33,4 +33,8 @@ void cta_threads_exited(Cta *c, uint32_t n);
 int cluster_barrier_arrive(Warp *w, uint32_t mask);
 int cluster_barrier_wait(Warp *w, uint32_t mask);
 
+/* The four warps of a warpgroup meet at each wgmma.mma_async (exec_wgmma.c): a warp that
+ * arrives first parks with this bar_id, without advancing its pc, until the last one comes. */
+#define WGMMA_GATE_ID 17
+
 #endif
