@@ -291,6 +291,66 @@ static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* mma.sp m16n8k16 f32 += f16 (2:4 sparse A), recorded by tests/cuda/mma_sp.cu: A holds 8
+ * values a row (register j: row g + 8j, compressed columns 2t and 2t+1); compressed column c
+ * of a row goes to group c/2 of four columns, at the position its metadata nibble names
+ * (bits 0-1 for even c, 2-3 for odd). The metadata of rows g and g+8 is lane 4g + selector's
+ * register: nibble q for row g's group q, nibble 4 + q for row g+8's. The product is mma's
+ * with the zeros in place. */
+static int h_mma_sp(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int sel = (int)(in->imm & 3), f = (int)(in->imm >> 4 & 3);
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2],
+                   *E = C + rl->count[3];
+    uint32_t a[16][16], b[8][16], c[16][8];
+    memset(a, 0, sizeof a);
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int g = l / 4, t = l % 4;
+        uint32_t meta = (uint32_t)ROW(w, E[0])[4 * g + sel];
+        for (int j = 0; j < 2; j++) {
+            uint32_t v = (uint32_t)ROW(w, A[j])[l];
+            int row = g + 8 * j;
+            for (int e = 0; e < 2; e++) {
+                int cc = 2 * t + e, q = cc / 2;
+                uint32_t nib = meta >> (4 * (q + 4 * j)) & 15, pos = (cc % 2 ? nib >> 2 : nib) & 3;
+                a[row][4 * q + pos] = v >> (16 * e) & 0xffff;
+            }
+        }
+        for (int j = 0; j < 2; j++) {
+            uint32_t v = (uint32_t)ROW(w, B[j])[l];
+            b[g][2 * t + 8 * j] = v & 0xffff;
+            b[g][2 * t + 8 * j + 1] = v >> 16;
+        }
+        for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
+    }
+    FOR_LANES(mask, l) {
+        int g = l / 4, t = l % 4;
+        for (int j = 0; j < 4; j++) {
+            int row = g + 8 * (j / 2), col = 2 * t + j % 2;
+            ROW(w, D[j])[l] = tc_dot(a[row], b[col], 16, f, c[row][col], 0);
+        }
+    }
+    return STEP_NEXT;
+}
+
+static const char *bind_mma_sp(Inst *in, const InstDesc *d, const RowList *rl)
+{
+    if (d->ntypes != 4 || d->types[0] != TY_F32 || d->types[1] != TY_F16 || d->types[2] != TY_F16 || d->types[3] != TY_F32)
+        return "mma.sp is implemented for .f32.f16.f16.f32 (issue 10: other types not yet measured)";
+    if (!desc_has(d, MOD_M16N8K16)) return "mma.sp is implemented for m16n8k16 (issue 10)";
+    if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "mma.sp needs .row.col";
+    if (!rl || rl->count[0] != 4 || rl->count[1] != 2 || rl->count[2] != 2 || rl->count[3] != 4 ||
+        rl->count[4] != 1 || rl->count[5] != 1)
+        return "mma.sp m16n8k16 takes {d0..d3}, {a0, a1}, {b0, b1}, {c0..c3}, metadata, selector";
+    if (!(d->src_imm_mask >> 5 & 1) || d->imm_val[5] > 1) return "mma.sp m16n8k16's sparsity selector is 0 or 1";
+    in->imm = (int64_t)d->imm_val[5] | (int64_t)TC_F16 << 4;
+    in->fn = h_mma_sp;
+    return NULL;
+}
+
 static int int_bits(int t, int *sgn)
 {
     switch (t) {
@@ -308,6 +368,7 @@ const char *bind_mma(Inst *in, const InstDesc *d)
     const RowList *rl = in->aux;
     if (!desc_has(d, MOD_SYNC) || !desc_has(d, MOD_ALIGNED)) return "mma needs .sync.aligned";
     if (d->ntypes != 4) return "mma needs four types (d, a, b, c): mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype";
+    if (desc_has(d, MOD_SP) || desc_has(d, MOD_SP_ORDERED_METADATA)) return bind_mma_sp(in, d, rl);
     int dt = d->types[0], at = d->types[1], bt = d->types[2], ct = d->types[3];
     if (dt == TY_F64 && at == TY_F64 && bt == TY_F64 && ct == TY_F64) {
         if (!desc_has(d, MOD_M8N8K4)) return "f64 mma exists as m8n8k4";
