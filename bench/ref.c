@@ -108,6 +108,15 @@ int main(void)
     report("matrixMul", t);
     sink = c[DIM * DIM - 1];
 
+    /* wmmaGemm's product: small integers in float, i-k-j like matmul */
+    for (int i = 0; i < DIM * DIM; i++) {
+        a[i] = (float)((int)(((unsigned)i * 7) % 9) - 4);
+        b[i] = (float)((int)(((unsigned)i * 5) % 7) - 3);
+    }
+    TIME_MIN(t, matmul(a, b, c));
+    report("wmmaGemm", t);
+    sink = c[DIM * DIM - 1];
+
     long long s = 0;
     TIME_MIN(t, s = reduce(v));
     report("reduction", t);

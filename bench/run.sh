@@ -16,7 +16,7 @@ CC=${CC:-cc}
 PTXEMU=${PTXEMU:-$PWD/runtime/ptxemu}
 BENCH_OUT=${BENCH_OUT:-$PWD/bench/out}
 BENCH_MODE=${BENCH_MODE:-emu}
-benches=${BENCH_ONLY:-vectorAdd saxpy matrixMul reduction}
+benches=${BENCH_ONLY:-vectorAdd saxpy matrixMul reduction wmmaGemm}
 
 die() { echo "bench: $*" >&2; exit 1; }
 mkdir -p "$BENCH_OUT" || die "cannot create $BENCH_OUT"
@@ -118,6 +118,15 @@ echo "ptxemu benchmarks (default workers: $nthreads_default; method: docs/benchm
 printf '%-10s %12s %10s %10s %10s %9s %12s %6s\n' benchmark "Minst/s/wkr" "emu_s_1w" \
     "emu_s_Nw" "native_s" "slowdown" "overhead_MiB" check
 for r in "${rows[@]}"; do echo "$r"; done
+# the tensor-core GEMM in emulated flops (2 M N K per second of one worker and of all)
+if [ -f "$BENCH_OUT/wmmaGemm.t1.err" ]; then
+    awk -v s1="$(field seconds "$BENCH_OUT/wmmaGemm.t1.err" ptxemu-stats:)" \
+        -v sn="$(field seconds "$BENCH_OUT/wmmaGemm.tn.err" ptxemu-stats:)" 'BEGIN {
+        f = 2 * 512 * 512 * 512
+        if (s1 > 0 && sn > 0)
+            printf "wmmaGemm (512x512x512): %.3f GFLOP/s emulated with one worker, %.3f with all (%.2e TFLOP-equivalents a worker)\n", \
+                f / s1 / 1e9, f / sn / 1e9, f / s1 / 1e12 }'
+fi
 echo
 echo "deterministic mode (PTXEMU_SEED=1) and race checking (PTXEMU_RACECHECK=1), one thread,"
 echo "against the one-worker parallel run of the same process run (x = ratio); race checking's"

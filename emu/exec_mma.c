@@ -16,6 +16,7 @@
  * The operands are a RowList (inst.h): D, A, B, C.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include "exec.h"
@@ -240,6 +241,47 @@ uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, 
     return acc16 ? f16_result(v) : f32_result(v);
 }
 
+void tc_decode(const uint32_t *raw, int n, int f, TcElem *out)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t bits = tc_bits(raw[i], f);
+        TcElem *e = &out[i];
+        e->raw = raw[i];
+        e->special = (uint8_t)tc_special(bits, f);
+        int s = 0, q = 0, x = 0;
+        uint64_t m = 0;
+        if (!e->special) tc_parts(bits, f, &s, &m, &q, &x);
+        e->m = (uint32_t)m; e->q = (int16_t)q; e->x = (int16_t)x; e->s = (uint8_t)s;
+    }
+}
+
+uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, int acc16)
+{
+    int cf = acc16 ? TC_F16 : TC_F32, E = INT32_MIN, special = tc_special(c, cf);
+    for (int k = 0; k < K; k++) special |= a[k].special | b[k].special;
+    if (special) {   /* rare: the reference path */
+        uint32_t ra[64], rb[64];
+        for (int k = 0; k < K; k++) { ra[k] = a[k].raw; rb[k] = b[k].raw; }
+        return tc_dot(ra, rb, K, f, c, acc16);
+    }
+    for (int k = 0; k < K; k++)
+        if (a[k].m && b[k].m && a[k].x + b[k].x - 1 > E) E = a[k].x + b[k].x - 1;
+    int sc, qc, xc;
+    uint64_t mc;
+    tc_parts(c, cf, &sc, &mc, &qc, &xc);
+    if (mc && xc > E) E = xc;
+    if (E == INT32_MIN) return acc16 ? (c & 0x8000u) : (c & 0x80000000u);
+    int lsb = E - 26;
+    int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
+    for (int k = 0; k < K; k++) {
+        if (!a[k].m || !b[k].m) continue;
+        int64_t u = cut_units((uint64_t)a[k].m * b[k].m, a[k].q + b[k].q, lsb);
+        S += (a[k].s ^ b[k].s) ? -u : u;
+    }
+    double v = ldexp((double)S, lsb);
+    return acc16 ? f16_result(v) : f32_result(v);
+}
+
 /* Inst.imm of a floating-point mma: format | K << 4 | acc16 << 12 */
 static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -272,20 +314,23 @@ static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
             }
         }
     }
+    TcElem ad[16][16], bd[8][16];
+    for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, ad[i]);
+    for (int i = 0; i < 8; i++) tc_decode(b[i], K, f, bd[i]);
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4;
         if (acc16) {
             for (int j = 0; j < 2; j++) {
                 int row = g + 8 * j;
-                uint32_t lo = tc_dot(a[row], b[2 * t], K, f, c[row][2 * t], 1);
-                uint32_t hi = tc_dot(a[row], b[2 * t + 1], K, f, c[row][2 * t + 1], 1);
+                uint32_t lo = tc_dot_dec(ad[row], bd[2 * t], K, f, c[row][2 * t], 1);
+                uint32_t hi = tc_dot_dec(ad[row], bd[2 * t + 1], K, f, c[row][2 * t + 1], 1);
                 ROW(w, D[j])[l] = lo | hi << 16;
             }
             continue;
         }
         for (int j = 0; j < 4; j++) {
             int row = g + 8 * (j / 2), col = 2 * t + j % 2;
-            ROW(w, D[j])[l] = tc_dot(a[row], b[col], K, f, c[row][col], 0);
+            ROW(w, D[j])[l] = tc_dot_dec(ad[row], bd[col], K, f, c[row][col], 0);
         }
     }
     return STEP_NEXT;
@@ -326,11 +371,14 @@ static int h_mma_sp(Warp *w, const Inst *in, uint32_t mask)
         }
         for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
     }
+    TcElem ad[16][16], bd[8][16];
+    for (int i = 0; i < 16; i++) tc_decode(a[i], 16, f, ad[i]);
+    for (int i = 0; i < 8; i++) tc_decode(b[i], 16, f, bd[i]);
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4;
         for (int j = 0; j < 4; j++) {
             int row = g + 8 * (j / 2), col = 2 * t + j % 2;
-            ROW(w, D[j])[l] = tc_dot(a[row], b[col], 16, f, c[row][col], 0);
+            ROW(w, D[j])[l] = tc_dot_dec(ad[row], bd[col], 16, f, c[row][col], 0);
         }
     }
     return STEP_NEXT;
@@ -545,7 +593,9 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
             else frag_pos(shape, fr, l, i, &rr, &cc);
             uint64_t off = col ? (uint64_t)cc * (uint32_t)ld[l] + (uint64_t)rr : (uint64_t)rr * (uint32_t)ld[l] + (uint64_t)cc;
             uint64_t addr = base[l] + (uint64_t)in->imm + off * (uint64_t)bytes;
-            uint8_t *p = mem_lane_ptr(w, in->space, addr, (unsigned)bytes, (unsigned)bytes, l,
+            /* a generic address in global memory takes the inline path of mem_lane_ptr */
+            int sp = in->space == SP_GENERIC && mem_is_global(addr) ? SP_GLOBAL : in->space;
+            uint8_t *p = mem_lane_ptr(w, sp, addr, (unsigned)bytes, (unsigned)bytes, l,
                                       store ? ACC_WRITE : ACC_READ);
             if (!p) return STEP_FAULT;
             if (store) memcpy(p, (uint8_t *)&words[i / per] + (i % per) * bytes, (size_t)bytes);
@@ -594,12 +644,18 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
             c[rr][cc] = acc16 ? (u >> (16 * (i % 2)) & 0xffff) : u;
         }
     }
+    static __thread TcElem *dec;   /* 32 rows of A and 32 columns of B, 16 each: 20 KiB, on the heap */
+    if (!dec && !(dec = malloc(sizeof(TcElem) * 64 * 16)))
+        return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wmma: out of host memory");
+    int M = wdims[shape][0], N = wdims[shape][1];
+    for (int i = 0; i < M; i++) tc_decode(a[i], K, f, dec + i * 16);
+    for (int i = 0; i < N; i++) tc_decode(bt[i], K, f, dec + (32 + i) * 16);
     FOR_LANES(mask, l) {
         uint32_t out[8];
         for (int i = 0; i < 8; i++) {
             int rr, cc;
             frag_pos(shape, FR_C, l, i, &rr, &cc);
-            out[i] = tc_dot(a[rr], bt[cc], K, f, c[rr][cc], acc16);
+            out[i] = tc_dot_dec(dec + rr * 16, dec + (32 + cc) * 16, K, f, c[rr][cc], acc16);
         }
         for (int i = 0; i < (acc16 ? 4 : 8); i++)
             ROW(w, D[i])[l] = acc16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];

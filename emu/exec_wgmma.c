@@ -30,6 +30,7 @@
  * correct under the asynchronous rules reads the same values). Reading the accumulators
  * before wait_group is therefore not detected yet (issue 10).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "exec.h"
 #include "memory.h"
@@ -183,6 +184,13 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
     if (WG_NEGB(v))
         for (int n = 0; n < N; n++) for (int k = 0; k < K; k++) bt[n][k] ^= sign;
     uint32_t scale_d = WG_SDIMM(v) ? (WG_SDVAL(v) ? 0xffffffffu : 0) : w->P[P[0]];
+    static __thread TcElem *dec;   /* 16 rows of A and up to 256 columns of B: 300 KiB, on the heap */
+    if (!isint) {
+        if (!dec && !(dec = malloc(sizeof(TcElem) * (16 + 256) * 16)))
+            return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wgmma: out of host memory");
+        for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, dec + i * 16);
+        for (int n = 0; n < N; n++) tc_decode(bt[n], K, f, dec + (16 + n) * 16);
+    }
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4, nreg = acc16 ? N / 4 : N / 2;
         uint32_t out[128];
@@ -192,7 +200,7 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
             if (acc16) c = c >> (16 * (i % 2)) & 0xffff;
             if (!(scale_d >> l & 1)) c = 0;
             out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v))
-                           : tc_dot(a[row], bt[col], K, f, c, acc16);
+                           : tc_dot_dec(dec + row * 16, dec + (16 + col) * 16, K, f, c, acc16);
         }
         for (int i = 0; i < nreg; i++)
             ROW(w, D[i])[l] = acc16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];

@@ -11,4 +11,11 @@ enum { TC_F16, TC_BF16, TC_TF32, TC_F32 };
  * returns D's bits. */
 uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, int acc16);
 
+/* An element decoded once for many dot products (an mma reads each A row and B column for
+ * several results): value = (-1)^s m 2^q, alignment exponent x, or special (Inf/NaN). */
+typedef struct TcElem { uint32_t m, raw; int16_t q, x; uint8_t s, special; } TcElem;
+void tc_decode(const uint32_t *raw, int n, int f, TcElem *out);
+/* tc_dot on decoded elements: the same result, without decoding each element per product. */
+uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, int acc16);
+
 #endif
