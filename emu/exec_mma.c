@@ -336,49 +336,68 @@ static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
-/* mma.sp m16n8k16 f32 += f16 (2:4 sparse A), recorded by tests/cuda/mma_sp.cu: A holds 8
- * values a row (register j: row g + 8j, compressed columns 2t and 2t+1); compressed column c
- * of a row goes to group c/2 of four columns, at the position its metadata nibble names
- * (bits 0-1 for even c, 2-3 for odd). The metadata of rows g and g+8 is lane 4g + selector's
- * register: nibble q for row g's group q, nibble 4 + q for row g+8's. The product is mma's
- * with the zeros in place. */
+/* mma.sp (2:4 sparse A), recorded by tests/cuda/mma_sp.cu and mma_sp2.cu: m16n8k16 f16/bf16
+ * with f32 accumulators and f16 with f16 accumulators, m16n8k32 f16 with f32 accumulators.
+ * A holds K/2 values a row: register j holds row g + 8(j%2), compressed columns 8(j/2) + 2t
+ * and +1. Compressed column c lands in group c/2 of four columns, at the position its
+ * metadata nibble names (bits 0-1 for even c, 2-3 for odd c). Group q of row g (g+8) takes
+ * nibble q%4 (4 + q%4) of the metadata register of lane 4g + (K/16) selector + q/4. B holds
+ * K/8 registers, register j rows 8j + 2t and +1 of column g. The product is mma's with the
+ * zeros in place. Inst.imm: selector | format << 4 | K << 8 | acc16 << 16. */
 static int h_mma_sp(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
     if (r) return r;
     const RowList *rl = in->aux;
-    int sel = (int)(in->imm & 3), f = (int)(in->imm >> 4 & 3);
+    int sel = (int)(in->imm & 3), f = (int)(in->imm >> 4 & 3), K = (int)(in->imm >> 8 & 63), acc16 = (int)(in->imm >> 16 & 1);
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2],
                    *E = C + rl->count[3];
-    uint32_t a[16][16], b[8][16], c[16][8];
+    uint32_t a[16][32], b[8][32], c[16][8];
     memset(a, 0, sizeof a);
     for (int l = 0; l < WARP_SIZE; l++) {
         int g = l / 4, t = l % 4;
-        uint32_t meta = (uint32_t)ROW(w, E[0])[4 * g + sel];
-        for (int j = 0; j < 2; j++) {
+        for (int j = 0; j < K / 8; j++) {
             uint32_t v = (uint32_t)ROW(w, A[j])[l];
-            int row = g + 8 * j;
+            int row = g + 8 * (j % 2);
             for (int e = 0; e < 2; e++) {
-                int cc = 2 * t + e, q = cc / 2;
-                uint32_t nib = meta >> (4 * (q + 4 * j)) & 15, pos = (cc % 2 ? nib >> 2 : nib) & 3;
+                int cc = 8 * (j / 2) + 2 * t + e, q = cc / 2;
+                uint32_t meta = (uint32_t)ROW(w, E[0])[4 * g + (K / 16) * sel + q / 4];
+                uint32_t nib = meta >> (4 * (q % 4 + 4 * (j % 2))) & 15, pos = (cc % 2 ? nib >> 2 : nib) & 3;
                 a[row][4 * q + pos] = v >> (16 * e) & 0xffff;
             }
         }
-        for (int j = 0; j < 2; j++) {
+        for (int j = 0; j < K / 8; j++) {
             uint32_t v = (uint32_t)ROW(w, B[j])[l];
-            b[g][2 * t + 8 * j] = v & 0xffff;
-            b[g][2 * t + 8 * j + 1] = v >> 16;
+            b[g][8 * j + 2 * t] = v & 0xffff;
+            b[g][8 * j + 2 * t + 1] = v >> 16;
         }
-        for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
+        if (acc16) {
+            for (int j = 0; j < 2; j++) {
+                uint32_t v = (uint32_t)ROW(w, C[j])[l];
+                c[g + 8 * j][2 * t] = v & 0xffff;
+                c[g + 8 * j][2 * t + 1] = v >> 16;
+            }
+        } else {
+            for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
+        }
     }
-    TcElem ad[16][16], bd[8][16];
-    for (int i = 0; i < 16; i++) tc_decode(a[i], 16, f, ad[i]);
-    for (int i = 0; i < 8; i++) tc_decode(b[i], 16, f, bd[i]);
+    TcElem ad[16][32], bd[8][32];
+    for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, ad[i]);
+    for (int i = 0; i < 8; i++) tc_decode(b[i], K, f, bd[i]);
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4;
+        if (acc16) {
+            for (int j = 0; j < 2; j++) {
+                int row = g + 8 * j;
+                uint32_t lo = tc_dot_dec(ad[row], bd[2 * t], K, f, c[row][2 * t], 1);
+                uint32_t hi = tc_dot_dec(ad[row], bd[2 * t + 1], K, f, c[row][2 * t + 1], 1);
+                ROW(w, D[j])[l] = lo | hi << 16;
+            }
+            continue;
+        }
         for (int j = 0; j < 4; j++) {
             int row = g + 8 * (j / 2), col = 2 * t + j % 2;
-            ROW(w, D[j])[l] = tc_dot_dec(ad[row], bd[col], 16, f, c[row][col], 0);
+            ROW(w, D[j])[l] = tc_dot_dec(ad[row], bd[col], K, f, c[row][col], 0);
         }
     }
     return STEP_NEXT;
@@ -386,15 +405,23 @@ static int h_mma_sp(Warp *w, const Inst *in, uint32_t mask)
 
 static const char *bind_mma_sp(Inst *in, const InstDesc *d, const RowList *rl)
 {
-    if (d->ntypes != 4 || d->types[0] != TY_F32 || d->types[1] != TY_F16 || d->types[2] != TY_F16 || d->types[3] != TY_F32)
-        return "mma.sp is implemented for .f32.f16.f16.f32 (issue 10: other types not yet measured)";
-    if (!desc_has(d, MOD_M16N8K16)) return "mma.sp is implemented for m16n8k16 (issue 10)";
+    if (d->ntypes != 4) return "mma.sp needs .dtype.atype.btype.ctype";
+    int dt = d->types[0], at = d->types[1], bt = d->types[2], ct = d->types[3];
+    int K = desc_has(d, MOD_M16N8K16) ? 16 : desc_has(d, MOD_M16N8K32) ? 32 : 0;
+    int f32acc = dt == TY_F32 && ct == TY_F32, f16acc = dt == TY_F16 && ct == TY_F16;
+    int ok = at == bt && K && ((at == TY_F16 && f32acc) || (at == TY_BF16 && f32acc && K == 16) ||
+                               (at == TY_F16 && f16acc && K == 16));
+    if (!ok)
+        return "mma.sp is implemented for m16n8k16 .f32.f16.f16.f32, .f32.bf16.bf16.f32, .f16.f16.f16.f16 "
+               "and m16n8k32 .f32.f16.f16.f32 (issue 10: the other forms are not yet measured)";
     if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "mma.sp needs .row.col";
-    if (!rl || rl->count[0] != 4 || rl->count[1] != 2 || rl->count[2] != 2 || rl->count[3] != 4 ||
+    unsigned nd = f16acc ? 2 : 4;
+    if (!rl || rl->count[0] != nd || rl->count[1] != K / 8 || rl->count[2] != K / 8 || rl->count[3] != nd ||
         rl->count[4] != 1 || rl->count[5] != 1)
-        return "mma.sp m16n8k16 takes {d0..d3}, {a0, a1}, {b0, b1}, {c0..c3}, metadata, selector";
-    if (!(d->src_imm_mask >> 5 & 1) || d->imm_val[5] > 1) return "mma.sp m16n8k16's sparsity selector is 0 or 1";
-    in->imm = (int64_t)d->imm_val[5] | (int64_t)TC_F16 << 4;
+        return "wrong number of registers in an mma.sp operand (d, a, b, c, metadata, selector)";
+    if (!(d->src_imm_mask >> 5 & 1) || d->imm_val[5] > 1) return "mma.sp's sparsity selector must be 0 or 1 (2 and 3 were not measured)";
+    in->imm = (int64_t)d->imm_val[5] | (int64_t)(at == TY_BF16 ? TC_BF16 : TC_F16) << 4 | (int64_t)K << 8 |
+              (int64_t)f16acc << 16;
     in->fn = h_mma_sp;
     return NULL;
 }
