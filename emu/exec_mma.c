@@ -738,6 +738,135 @@ static int wmma_mma(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* ---- wmma on 4-bit integers (m8n8k32) and single bits (m8n8k128) ----
+ * Recorded by tests/cuda/wmma_subbyte.cu: A (row-major) and B (column-major) fragments are
+ * one register, the 32-bit word t of row (column) g in memory: elements tE .. tE+E-1 (E = 8
+ * or 32, the lowest element in the lowest bits); C and D hold row g, columns 2t and 2t+1.
+ * Products are exact (b1: popcount of a xor / and b). RowList.cfg: op | fragment << 4 |
+ * column-major << 8 | bits << 12 (4 or 1) | a signed << 16 | b signed << 17 | b1 and << 18.
+ * The stride is in elements. */
+#define WS_OP(v) ((int)((v) & 15))
+#define WS_FR(v) ((int)((v) >> 4 & 15))
+#define WS_COL(v) ((int)((v) >> 8 & 1))
+#define WS_BITS(v) ((int)((v) >> 12 & 15))
+
+static int wmma_sub_ls(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int64_t v = rl->cfg;
+    int op = WS_OP(v), fr = WS_FR(v), col = WS_COL(v), bits = WS_BITS(v), store = op == W_STORE;
+    const uint32_t *regs = store ? rl->rows + rl->count[0] : rl->rows;
+    uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
+    const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
+    FOR_LANES(mask, l) {
+        int g = l / 4, t = l % 4;
+        uint64_t a0 = base[l] + (uint64_t)in->imm;
+        if (fr != FR_C) {   /* one word: row (A) or column (B) g, word t */
+            uint64_t rowbits = (uint64_t)(uint32_t)ld[l] * (uint64_t)bits;
+            uint64_t addr = a0 + (uint64_t)g * rowbits / 8 + 4 * (uint64_t)t;
+            int sp = in->space == SP_GENERIC && mem_is_global(addr) ? SP_GLOBAL : in->space;
+            uint32_t *p = mem_lane_ptr(w, sp, addr, 4, 4, l, ACC_READ);
+            if (!p) return STEP_FAULT;
+            ROW(w, regs[0])[l] = *p;
+            continue;
+        }
+        for (int i = 0; i < 2; i++) {   /* row g, column 2t + i */
+            uint64_t rr = (uint64_t)g, cc = (uint64_t)(2 * t + i), ldv = (uint32_t)ld[l];
+            uint64_t addr = a0 + 4 * (col ? cc * ldv + rr : rr * ldv + cc);
+            int sp = in->space == SP_GENERIC && mem_is_global(addr) ? SP_GLOBAL : in->space;
+            uint32_t *p = mem_lane_ptr(w, sp, addr, 4, 4, l, store ? ACC_WRITE : ACC_READ);
+            if (!p) return STEP_FAULT;
+            if (store) *p = (uint32_t)ROW(w, regs[i])[l];
+            else ROW(w, regs[i])[l] = *p;
+        }
+    }
+    return STEP_NEXT;
+}
+
+static int wmma_sub_mma(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int64_t v = rl->cfg;
+    int bits = WS_BITS(v), sa = (int)(v >> 16 & 1), sb = (int)(v >> 17 & 1), band = (int)(v >> 18 & 1);
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    uint32_t a[8][4], b[8][4];   /* a[row][word], b[column][word] */
+    int32_t c[8][8];
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int g = l / 4, t = l % 4;
+        a[g][t] = (uint32_t)ROW(w, A[0])[l];
+        b[g][t] = (uint32_t)ROW(w, B[0])[l];
+        c[g][2 * t] = (int32_t)ROW(w, C[0])[l];
+        c[g][2 * t + 1] = (int32_t)ROW(w, C[1])[l];
+    }
+    FOR_LANES(mask, l) {
+        int g = l / 4, t = l % 4;
+        for (int i = 0; i < 2; i++) {
+            int n = 2 * t + i;
+            int64_t sum = c[g][n];
+            for (int word = 0; word < 4; word++) {
+                if (bits == 1) {
+                    uint32_t x = band ? (a[g][word] & b[n][word]) : (a[g][word] ^ b[n][word]);
+                    sum += popcount32(x);
+                    continue;
+                }
+                for (int e = 0; e < 8; e++) {
+                    int32_t xa = (int32_t)(a[g][word] >> (4 * e) & 15), xb = (int32_t)(b[n][word] >> (4 * e) & 15);
+                    if (sa && xa > 7) xa -= 16;
+                    if (sb && xb > 7) xb -= 16;
+                    sum += (int64_t)xa * xb;
+                }
+            }
+            ROW(w, D[i])[l] = (uint32_t)(int32_t)(uint32_t)sum;
+        }
+    }
+    return STEP_NEXT;
+}
+
+static const char *bind_wmma_sub(Inst *in, const InstDesc *d, RowList *rl, int op, int bits)
+{
+    int64_t cfg = op | (int64_t)bits << 12;
+    if (op == W_MMA) {
+        if (d->ntypes != 4 || d->types[0] != TY_S32 || d->types[3] != TY_S32)
+            return "sub-byte wmma.mma is .s32.atype.btype.s32";
+        int ta = d->types[1], tb = d->types[2];
+        if (bits == 4 ? !((ta == TY_S4 || ta == TY_U4) && (tb == TY_S4 || tb == TY_U4)) : (ta != TY_B1 || tb != TY_B1))
+            return "wmma m8n8k32 takes .s4/.u4, m8n8k128 .b1";
+        if (bits == 1 && (!desc_has(d, MOD_POPC) || !(desc_has(d, MOD_XOR) || desc_has(d, MOD_AND))))
+            return "b1 wmma.mma needs .xor.popc or .and.popc";
+        if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "sub-byte wmma.mma is .row.col";
+        if (rl->count[0] != 2 || rl->count[1] != 1 || rl->count[2] != 1 || rl->count[3] != 2)
+            return "sub-byte wmma.mma takes {d0, d1}, {a}, {b}, {c0, c1}";
+        cfg |= (int64_t)(ta == TY_S4) << 16 | (int64_t)(tb == TY_S4) << 17 | (int64_t)desc_has(d, MOD_AND) << 18;
+        rl->cfg = cfg;
+        in->fn = wmma_sub_mma;
+        return NULL;
+    }
+    int fr = desc_has(d, MOD_A) ? FR_A : desc_has(d, MOD_B) ? FR_B : (desc_has(d, MOD_C) || desc_has(d, MOD_D)) ? FR_C : -1;
+    if (fr < 0) return "wmma.load needs .a, .b or .c; wmma.store needs .d";
+    if (op == W_STORE && fr != FR_C) return "wmma.store stores .d fragments";
+    if (d->ntypes != 1) return "wmma.load/store need one type";
+    int t0 = d->types[0];
+    if (fr == FR_C ? t0 != TY_S32 : bits == 4 ? (t0 != TY_S4 && t0 != TY_U4) : t0 != TY_B1)
+        return "sub-byte wmma fragments are .s4/.u4 (m8n8k32) or .b1 (m8n8k128), accumulators .s32";
+    if (fr == FR_A && !desc_has(d, MOD_ROW)) return "sub-byte wmma loads A row-major (.row)";
+    if (fr == FR_B && !desc_has(d, MOD_COL)) return "sub-byte wmma loads B column-major (.col)";
+    if (fr == FR_C && !desc_has(d, MOD_ROW) && !desc_has(d, MOD_COL)) return "wmma.load/store need .row or .col";
+    if (!d->has_addr) return "wmma.load/store need an address [a]";
+    int sp = d->space;
+    if (sp != SP_NONE && sp != SP_GLOBAL && sp != SP_SHARED) return "wmma.load/store address global or shared memory";
+    in->space = sp == SP_NONE ? SP_GENERIC : (uint8_t)sp;
+    int ri = op == W_STORE ? 1 : 0;
+    if (rl->count[ri] != (fr == FR_C ? 2u : 1u)) return "wrong number of registers for this wmma fragment";
+    if (rl->count[ri + (op == W_STORE ? 1 : 2)] != 1) return "wmma.load/store need the stride operand";
+    rl->cfg = cfg | (int64_t)fr << 4 | (int64_t)desc_has(d, MOD_COL) << 8;
+    in->fn = wmma_sub_ls;
+    return NULL;
+}
+
 const char *bind_wmma(Inst *in, const InstDesc *d)
 {
     RowList *rl = in->aux;
@@ -750,6 +879,8 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
 
     int op = desc_has(d, MOD_LOAD) ? W_LOAD : desc_has(d, MOD_STORE) ? W_STORE : desc_has(d, MOD_MMA) ? W_MMA : -1;
     if (op < 0) return "wmma needs .load, .store or .mma";
+    if (desc_has(d, MOD_M8N8K32)) return bind_wmma_sub(in, d, rl, op, 4);
+    if (desc_has(d, MOD_M8N8K128)) return bind_wmma_sub(in, d, rl, op, 1);
     /* f16/bf16 inputs with f32 or (f16) f16 accumulators, and tf32 (m16n16k8): load/store
      * .f16/.bf16/.tf32 (a, b) or .f32/.f16 (c, d); mma .dtype.ctype (f16 inputs),
      * .f32.bf16.bf16.f32 or .f32.tf32.tf32.f32 */
@@ -804,7 +935,7 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
     }
     for (int i = 0; i < d->ntypes; i++)
         if (f64 ? d->types[i] != TY_F64 : (d->types[i] != TY_S8 && d->types[i] != TY_U8 && d->types[i] != TY_S32))
-            return "wmma on f16/bf16/tf32 or sub-byte types is not implemented yet (8-bit integers and f64 are)";
+            return "unsupported wmma type combination";
     if (f64 != (shape == W8x8x4)) return "wmma on f64 is m8n8k4; on 8-bit integers m16n16k16, m32n8k16 or m8n32k16";
     if (shape < 0) return "unsupported wmma shape";
     int64_t cfg = shape | (int64_t)op << 12;
