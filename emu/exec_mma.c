@@ -207,12 +207,13 @@ static uint32_t f16_result(double v)   /* to nearest even */
  * when acc16), as the H100's tensor cores compute it; returns D's bits. */
 uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, int acc16)
 {
-    int cf = acc16 ? TC_F16 : TC_F32, special = tc_special(c, cf), E = INT32_MIN;
+    int cf = TC_ACC_C16(acc16) ? TC_F16 : TC_F32, special = tc_special(c, cf), E = INT32_MIN;
+    int o16 = TC_ACC_D16(acc16);
     for (int k = 0; k < K; k++) special |= tc_special(tc_bits(a[k], f), f) | tc_special(tc_bits(b[k], f), f);
     if (special) {   /* infinities and NaNs: IEEE arithmetic, NaN canonical */
         double sum = tc_val(c, cf);
         for (int k = 0; k < K; k++) sum += tc_val(tc_bits(a[k], f), f) * tc_val(tc_bits(b[k], f), f);
-        return acc16 ? f16_result(sum) : f32_result(sum);
+        return o16 ? f16_result(sum) : f32_result(sum);
     }
     int sc, qc, xc;
     uint64_t mc;
@@ -226,7 +227,7 @@ uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, 
     }
     if (mc && xc > E) E = xc;
     if (E == INT32_MIN)   /* every term zero: the sign of c */
-        return acc16 ? (c & 0x8000u) : (c & 0x80000000u);
+        return o16 ? (cf == TC_F16 ? (c & 0x8000u) : (c >> 16 & 0x8000u)) : (cf == TC_F16 ? (c & 0x8000u) << 16 : (c & 0x80000000u));
     int lsb = E - 26;
     int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
     for (int k = 0; k < K; k++) {
@@ -238,7 +239,7 @@ uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, 
         S += (sa ^ sb) ? -u : u;
     }
     double v = ldexp((double)S, lsb);   /* exact: |S| < 2^(26 + log2(K + 1) + 1) */
-    return acc16 ? f16_result(v) : f32_result(v);
+    return o16 ? f16_result(v) : f32_result(v);
 }
 
 void tc_decode(const uint32_t *raw, int n, int f, TcElem *out)
@@ -257,7 +258,8 @@ void tc_decode(const uint32_t *raw, int n, int f, TcElem *out)
 
 uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, int acc16)
 {
-    int cf = acc16 ? TC_F16 : TC_F32, E = INT32_MIN, special = tc_special(c, cf);
+    int cf = TC_ACC_C16(acc16) ? TC_F16 : TC_F32, E = INT32_MIN, special = tc_special(c, cf);
+    int o16 = TC_ACC_D16(acc16);
     for (int k = 0; k < K; k++) special |= a[k].special | b[k].special;
     if (special) {   /* rare: the reference path */
         uint32_t ra[64], rb[64];
@@ -270,7 +272,7 @@ uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, 
     uint64_t mc;
     tc_parts(c, cf, &sc, &mc, &qc, &xc);
     if (mc && xc > E) E = xc;
-    if (E == INT32_MIN) return acc16 ? (c & 0x8000u) : (c & 0x80000000u);
+    if (E == INT32_MIN) return o16 ? (cf == TC_F16 ? (c & 0x8000u) : (c >> 16 & 0x8000u)) : (cf == TC_F16 ? (c & 0x8000u) << 16 : (c & 0x80000000u));
     int lsb = E - 26;
     int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
     for (int k = 0; k < K; k++) {
@@ -279,7 +281,7 @@ uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, 
         S += (a[k].s ^ b[k].s) ? -u : u;
     }
     double v = ldexp((double)S, lsb);
-    return acc16 ? f16_result(v) : f32_result(v);
+    return o16 ? f16_result(v) : f32_result(v);
 }
 
 /* Inst.imm of a floating-point mma: format | K << 4 | acc16 << 12 */
@@ -592,7 +594,7 @@ static int frag_elems(int shape, int fr)
 #define W_SAT(v) ((int)((v) >> 18 & 1))
 #define W_BYTES(v) ((int)((v) >> 20 & 15))
 #define W_HALF(v) ((int)((v) >> 24 & 3))   /* 1: f16, 2: bf16 (A and B elements) */
-#define W_ACC16(v) ((int)((v) >> 26 & 1))  /* f16 accumulators */
+#define W_ACCM(v) ((int)((v) >> 28 & 3))   /* f16 accumulators: 0 none, 1 C and D, TC_C16_D32, TC_C32_D16 */
 #define W_TF32(v) ((int)((v) >> 27 & 1))   /* tf32 A and B */
 enum { W_LOAD, W_STORE, W_MMA };
 
@@ -641,7 +643,8 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
     if (r) return r;
     const RowList *rl = in->aux;
     int64_t v = rl->cfg;
-    int shape = W_SHAPE(v), K = wdims[shape][2], acc16 = W_ACC16(v), tf32 = W_TF32(v);
+    int shape = W_SHAPE(v), K = wdims[shape][2], accm = W_ACCM(v), tf32 = W_TF32(v);
+    int c16 = TC_ACC_C16(accm), d16 = TC_ACC_D16(accm);
     int f = tf32 ? TC_TF32 : W_HALF(v) == 2 ? TC_BF16 : TC_F16;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
     uint32_t a[32][16], bt[32][16];   /* B transposed: bt[n][k] */
@@ -667,8 +670,8 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
         }
         for (int i = 0; i < 8; i++) {   /* f16 accumulators: two per register, low half first */
             frag_pos(shape, FR_C, l, i, &rr, &cc);
-            uint32_t u = (uint32_t)ROW(w, C[acc16 ? i / 2 : i])[l];
-            c[rr][cc] = acc16 ? (u >> (16 * (i % 2)) & 0xffff) : u;
+            uint32_t u = (uint32_t)ROW(w, C[c16 ? i / 2 : i])[l];
+            c[rr][cc] = c16 ? (u >> (16 * (i % 2)) & 0xffff) : u;
         }
     }
     static __thread TcElem *dec;   /* 32 rows of A and 32 columns of B, 16 each: 20 KiB, on the heap */
@@ -682,10 +685,10 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
         for (int i = 0; i < 8; i++) {
             int rr, cc;
             frag_pos(shape, FR_C, l, i, &rr, &cc);
-            out[i] = tc_dot_dec(dec + rr * 16, dec + (32 + cc) * 16, K, f, c[rr][cc], acc16);
+            out[i] = tc_dot_dec(dec + rr * 16, dec + (32 + cc) * 16, K, f, c[rr][cc], accm);
         }
-        for (int i = 0; i < (acc16 ? 4 : 8); i++)
-            ROW(w, D[i])[l] = acc16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];
+        for (int i = 0; i < (d16 ? 4 : 8); i++)
+            ROW(w, D[i])[l] = d16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];
     }
     return STEP_NEXT;
 }
@@ -884,18 +887,18 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
     /* f16/bf16 inputs with f32 or (f16) f16 accumulators, and tf32 (m16n16k8): load/store
      * .f16/.bf16/.tf32 (a, b) or .f32/.f16 (c, d); mma .dtype.ctype (f16 inputs),
      * .f32.bf16.bf16.f32 or .f32.tf32.tf32.f32 */
-    int half = 0, acc16 = 0, tf32 = shape == W16x16x8;
+    int half = 0, accm = 0, tf32 = shape == W16x16x8;
     if (!f64 && shape >= 0 && shape != W8x8x4) {
         int t0 = d->ntypes ? d->types[0] : 0, nt = d->ntypes;
         if (tf32) {
             if (op == W_MMA && nt == 4 && t0 == TY_F32 && d->types[1] == TY_TF32 && d->types[2] == TY_TF32 && d->types[3] == TY_F32) half = 1;
             else if (op != W_MMA && nt == 1 && (t0 == TY_TF32 || t0 == TY_F32)) half = 1;
             else return "wmma m16n16k8 is tf32 with f32 accumulators: .tf32 fragments, .f32 accumulators, mma .f32.tf32.tf32.f32";
-        } else if (op == W_MMA && nt == 2 && (t0 == TY_F32 || t0 == TY_F16) && d->types[1] == t0) {
+        } else if (op == W_MMA && nt == 2 && (t0 == TY_F32 || t0 == TY_F16) &&
+                   (d->types[1] == TY_F32 || d->types[1] == TY_F16)) {   /* .dtype.ctype */
             half = 1;
-            acc16 = t0 == TY_F16;
-        } else if (op == W_MMA && nt == 2) {
-            return "wmma.mma with mixed f16/f32 accumulators is not implemented (issue 10: not yet measured)";
+            int t1 = d->types[1];
+            accm = t0 == TY_F16 ? (t1 == TY_F16 ? 1 : TC_C32_D16) : (t1 == TY_F16 ? TC_C16_D32 : 0);
         } else if (op == W_MMA && nt == 4 && t0 == TY_F32 && d->types[1] == TY_BF16 && d->types[2] == TY_BF16 && d->types[3] == TY_F32) {
             half = 2;
         } else if (op != W_MMA && nt == 1 && (t0 == TY_F16 || t0 == TY_BF16 || t0 == TY_F32)) {
@@ -905,10 +908,11 @@ const char *bind_wmma(Inst *in, const InstDesc *d)
     if (half) {
         if (op == W_MMA) {
             int na = tf32 ? 4 : half == 2 ? frag_elems(shape, FR_A) / 2 : 8;
-            int nb = tf32 ? 4 : half == 2 ? frag_elems(shape, FR_B) / 2 : 8, nc = acc16 ? 4 : 8;
-            if (rl->count[0] != nc || rl->count[1] != na || rl->count[2] != nb || rl->count[3] != nc)
+            int nb = tf32 ? 4 : half == 2 ? frag_elems(shape, FR_B) / 2 : 8;
+            int nd = TC_ACC_D16(accm) ? 4 : 8, nc = TC_ACC_C16(accm) ? 4 : 8;
+            if (rl->count[0] != nd || rl->count[1] != na || rl->count[2] != nb || rl->count[3] != nc)
                 return "wrong number of registers in a wmma.mma operand for this shape and type";
-            rl->cfg = shape | (int64_t)op << 12 | (int64_t)half << 24 | (int64_t)acc16 << 26 | (int64_t)tf32 << 27;
+            rl->cfg = shape | (int64_t)op << 12 | (int64_t)half << 24 | (int64_t)tf32 << 27 | (int64_t)accm << 28;
             in->fn = wmma_mma_half;
             return NULL;
         }

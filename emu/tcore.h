@@ -7,8 +7,11 @@
 enum { TC_F16, TC_BF16, TC_TF32, TC_F32 };
 
 /* One element of D: the dot product of K elements of a and b (format TC_*; tf32 elements are
- * f32 bit patterns) added to c (f32 bits, or f16 bits when acc16), as the H100 computes it;
- * returns D's bits. */
+ * f32 bit patterns) added to c, as the H100 computes it; returns D's bits. acc16 says which
+ * accumulators are f16: 0 none, 1 both c and D, TC_C16_D32 c only, TC_C32_D16 D only. */
+enum { TC_C16_D32 = 2, TC_C32_D16 = 3 };
+#define TC_ACC_C16(x) ((x) == 1 || (x) == TC_C16_D32)
+#define TC_ACC_D16(x) ((x) == 1 || (x) == TC_C32_D16)
 uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, int acc16);
 
 /* An element decoded once for many dot products (an mma reads each A row and B column for
