@@ -421,8 +421,9 @@ static const char *bind_mma_sp(Inst *in, const InstDesc *d, const RowList *rl)
     if (!rl || rl->count[0] != nd || rl->count[1] != K / 8 || rl->count[2] != K / 8 || rl->count[3] != nd ||
         rl->count[4] != 1 || rl->count[5] != 1)
         return "wrong number of registers in an mma.sp operand (d, a, b, c, metadata, selector)";
-    if (!(d->src_imm_mask >> 5 & 1) || d->imm_val[5] > 1) return "mma.sp's sparsity selector must be 0 or 1 (2 and 3 were not measured)";
-    in->imm = (int64_t)d->imm_val[5] | (int64_t)(at == TY_BF16 ? TC_BF16 : TC_F16) << 4 | (int64_t)K << 8 |
+    if (!(d->list_imm_mask >> 5 & 1) || d->list_imm[5] < 0 || d->list_imm[5] > 1)
+        return "mma.sp's sparsity selector must be 0 or 1 (2 and 3 were not measured)";
+    in->imm = (int64_t)d->list_imm[5] | (int64_t)(at == TY_BF16 ? TC_BF16 : TC_F16) << 4 | (int64_t)K << 8 |
               (int64_t)f16acc << 16;
     in->fn = h_mma_sp;
     return NULL;

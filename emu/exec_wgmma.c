@@ -22,6 +22,7 @@
  *     + (k%8) 16 + (mn%8) 2; with a swizzle of S bytes (S/2 elements of M/N a row):
  *     (k/8) SBO + (mn/(S/2)) LBO + (k%8) S + (mn%(S/2)) 2, then the same XOR;
  *   - the arithmetic of each dot product is mma's (tc_dot, emu/exec_mma.c); integers are exact.
+ * Sparse (wgmma.mma_async.sp m64nNk32 f16, bind_mma_async_sp) too.
  * Not yet measured, so rejected or reported: a nonzero base offset, fp8 and b1 types.
  *
  * The four warps wait for each other at every wgmma.mma_async (warpgroup_gate). Execution
@@ -54,6 +55,8 @@
 #define WG_SA(v) ((int)((v) >> 20 & 1))      /* A signed (s8)                    */
 #define WG_SB(v) ((int)((v) >> 21 & 1))
 #define WG_SAT(v) ((int)((v) >> 22 & 1))     /* .satfinite                       */
+#define WG_SP(v) ((int)((v) >> 23 & 1))      /* .sp: 2:4 sparse A (K = 32)       */
+#define WG_SEL(v) ((int)((v) >> 24 & 1))     /* its sparsity selector            */
 
 /* The shared-memory address of element (r, k), of es bytes, under descriptor desc (r along M
  * or N); -1 where the layout is not one that was measured. */
@@ -156,8 +159,10 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
     const RowList *rl = in->aux;
     int64_t v = rl->cfg;
     int N = WG_N(v), f = WG_FMT(v), acc16 = WG_ACC16(v), isint = WG_INT(v), rank = (int)(w->id % 4);
-    int K = isint ? 32 : f == TC_TF32 ? 8 : 16, es = isint ? 1 : f == TC_TF32 ? 4 : 2, E = 4 / es;
+    int sp = WG_SP(v), K = isint || sp ? 32 : f == TC_TF32 ? 8 : 16, es = isint ? 1 : f == TC_TF32 ? 4 : 2, E = 4 / es;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *P = B + rl->count[2];
+    const uint32_t *META = NULL;
+    if (sp) { META = P; P = META + rl->count[3] + rl->count[4]; }   /* d, a, b, meta, sel, scale-d */
     uint32_t a[16][32], bt[256][32];   /* this warp's 16 rows of A; B transposed: bt[n][k] */
     uint32_t sign = isint ? 0 : f == TC_TF32 ? 0x80000000u : 0x8000u, emask = es == 4 ? 0xffffffffu : (1u << (8 * es)) - 1;
     if (WG_AREG(v)) {   /* register j: row g + 8(j%2), columns (j/2) K/2 + t E + e */
@@ -169,6 +174,18 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
                     a[g + 8 * (j & 1)][(j >> 1) * (K / 2) + t * E + e] = x >> (8 * es * e) & emask;
             }
         }
+    } else if (sp) {   /* 16 compressed values a row, placed by the metadata (see top) */
+        uint64_t da = ROW(w, A[0])[0];
+        memset(a, 0, sizeof a);
+        for (int i = 0; i < 16; i++)
+            for (int c = 0; c < 16; c++) {
+                uint32_t x;
+                if (read_elem(w, in, da, 16 * rank + i, c, WG_TA(v), es, &x)) return STEP_FAULT;
+                int q = c / 2;
+                uint32_t meta = (uint32_t)ROW(w, META[0])[4 * (i % 8) + 2 * WG_SEL(v) + q / 4];
+                uint32_t nib = meta >> (4 * (q % 4 + 4 * (i / 8))) & 15, pos = (c % 2 ? nib >> 2 : nib) & 3;
+                a[i][4 * q + pos] = x;
+            }
     } else {
         uint64_t da = ROW(w, A[0])[0];
         for (int i = 0; i < 16; i++)
@@ -184,12 +201,12 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
     if (WG_NEGB(v))
         for (int n = 0; n < N; n++) for (int k = 0; k < K; k++) bt[n][k] ^= sign;
     uint32_t scale_d = WG_SDIMM(v) ? (WG_SDVAL(v) ? 0xffffffffu : 0) : w->P[P[0]];
-    static __thread TcElem *dec;   /* 16 rows of A and up to 256 columns of B: 300 KiB, on the heap */
+    static __thread TcElem *dec;   /* 16 rows of A and up to 256 columns of B: 600 KiB, on the heap */
     if (!isint) {
-        if (!dec && !(dec = malloc(sizeof(TcElem) * (16 + 256) * 16)))
+        if (!dec && !(dec = malloc(sizeof(TcElem) * (16 + 256) * 32)))
             return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wgmma: out of host memory");
-        for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, dec + i * 16);
-        for (int n = 0; n < N; n++) tc_decode(bt[n], K, f, dec + (16 + n) * 16);
+        for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, dec + i * 32);
+        for (int n = 0; n < N; n++) tc_decode(bt[n], K, f, dec + (16 + n) * 32);
     }
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4, nreg = acc16 ? N / 4 : N / 2;
@@ -200,7 +217,7 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
             if (acc16) c = c >> (16 * (i % 2)) & 0xffff;
             if (!(scale_d >> l & 1)) c = 0;
             out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v))
-                           : tc_dot_dec(dec + row * 16, dec + (16 + col) * 16, K, f, c, acc16);
+                           : tc_dot_dec(dec + row * 32, dec + (16 + col) * 32, K, f, c, acc16);
         }
         for (int i = 0; i < nreg; i++)
             ROW(w, D[i])[l] = acc16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];
@@ -216,6 +233,36 @@ static int h_wgmma_order(Warp *w, const Inst *in, uint32_t mask)
     return r ? r : STEP_NEXT;
 }
 
+/* wgmma.mma_async.sp (recorded by tests/cuda/wgmma_sp.cu): m64nNk32 .f32.f16.f16, A (64 x 16
+ * compressed) and B from descriptors. Operands: d, a-desc, b-desc, sp-meta, sp-sel,
+ * scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b. Within each warp the metadata
+ * is mma.sp m16n8k32's: group q of row g (g+8) takes nibble q%4 (4 + q%4) of lane
+ * 4g + 2 sel + q/4. */
+static const char *bind_mma_async_sp(Inst *in, const InstDesc *d)
+{
+    RowList *rl = in->aux;
+    int N = d->wg_n;
+    if (d->wg_m != 64 || d->wg_k != 32 || N < 8 || N > 256 || N % 8) return "wgmma.mma_async.sp is m64nNk32 (N 8 .. 256)";
+    if (d->ntypes != 3 || d->types[0] != TY_F32 || d->types[1] != TY_F16 || d->types[2] != TY_F16)
+        return "wgmma.mma_async.sp is implemented for .f32.f16.f16 (issue 10: other types not yet measured)";
+    if (!rl || rl->count[0] != (unsigned)(N / 2) || rl->count[1] != 1 || rl->count[2] != 1 || rl->count[3] != 1)
+        return "wgmma.mma_async.sp takes d, a-desc, b-desc, sp-meta, sp-sel, scale-d and four immediates "
+               "(A in registers is not implemented)";
+    for (int i = 4; i < 10; i++)
+        if (i != 5 && (rl->count[i] != 1 || !(d->list_imm_mask >> i & 1)))
+            return "wgmma.mma_async.sp's sp-sel, imm-scale-a/b and imm-trans-a/b are immediates";
+    if (d->list_imm[4] < 0 || d->list_imm[4] > 1) return "wgmma.mma_async.sp's sparsity selector is 0 or 1";
+    int64_t sa = d->list_imm[6], sb = d->list_imm[7], ta = d->list_imm[8], tb = d->list_imm[9];
+    if ((sa != 1 && sa != -1) || (sb != 1 && sb != -1)) return "imm-scale-a/b are 1 or -1";
+    if (ta || tb) return "wgmma.mma_async.sp with transposed operands is not implemented (not yet measured)";
+    int64_t cfg = N | (int64_t)TC_F16 << 9 | (int64_t)(sa < 0) << 13 | (int64_t)(sb < 0) << 14 |
+                  (int64_t)1 << 23 | (int64_t)d->list_imm[4] << 24;
+    if (d->list_imm_mask >> 5 & 1) cfg |= (int64_t)1 << 17 | (int64_t)(d->list_imm[5] != 0) << 18;
+    rl->cfg = cfg;
+    in->fn = h_wgmma;
+    return NULL;
+}
+
 static const char *bind_mma_async(Inst *in, const InstDesc *d)
 {
     RowList *rl = in->aux;
@@ -223,6 +270,7 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
     if (d->wg_m != 64) return "wgmma.mma_async needs a shape .m64nNkK";
     int N = d->wg_n;
     if (N < 8 || N > 256 || N % 8) return "wgmma's N is 8 .. 256 in steps of 8";
+    if (desc_has(d, MOD_SP)) return bind_mma_async_sp(in, d);
     if (d->ntypes != 3) return "wgmma.mma_async needs .dtype.atype.btype";
     int dt = d->types[0], at = d->types[1], bt = d->types[2];
     int isint = dt == TY_S32 && (at == TY_S8 || at == TY_U8) && (bt == TY_S8 || bt == TY_U8);
@@ -242,15 +290,15 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
      * imm-scale-a, imm-scale-b; integers none */
     int nimm = isint ? 0 : tf32 ? 2 : areg ? 3 : 4, first = 4;
     for (int i = first; i < first + nimm; i++) {
-        if (rl->count[i] != 1 || !(d->src_imm_mask >> i & 1))
+        if (rl->count[i] != 1 || !(d->list_imm_mask >> i & 1))
             return isint ? "integer wgmma takes d, a, b-desc, scale-d"
                  : tf32 ? "tf32 wgmma takes imm-scale-a, imm-scale-b"
                  : areg ? "wgmma with A in registers takes imm-scale-a, imm-scale-b, imm-trans-b"
                         : "wgmma takes imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b";
     }
     if (first + nimm < 8 && rl->count[first + nimm] != 0) return "too many operands for this wgmma";
-    int64_t sa = nimm ? (int64_t)d->imm_val[4] : 1, sb = nimm ? (int64_t)d->imm_val[5] : 1;
-    int ta = nimm == 4 ? (int)d->imm_val[6] : 0, tb = nimm >= 3 ? (int)d->imm_val[areg ? 6 : 7] : 0;
+    int64_t sa = nimm ? (int64_t)d->list_imm[4] : 1, sb = nimm ? (int64_t)d->list_imm[5] : 1;
+    int ta = nimm == 4 ? (int)d->list_imm[6] : 0, tb = nimm >= 3 ? (int)d->list_imm[areg ? 6 : 7] : 0;
     if ((sa != 1 && sa != -1) || (sb != 1 && sb != -1)) return "imm-scale-a/b are 1 or -1";
     if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1)) return "imm-trans-a/b are 0 or 1";
     if (desc_has(d, MOD_SATFINITE) && !isint) return ".satfinite applies to integer wgmma";
@@ -260,7 +308,7 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
                   (int64_t)ta << 15 | (int64_t)tb << 16 | (int64_t)isint << 19 |
                   (int64_t)(at == TY_S8) << 20 | (int64_t)(bt == TY_S8) << 21 |
                   (int64_t)desc_has(d, MOD_SATFINITE) << 22;
-    if (d->src_imm_mask >> 3 & 1) cfg |= (int64_t)1 << 17 | (int64_t)(d->imm_val[3] != 0) << 18;
+    if (d->list_imm_mask >> 3 & 1) cfg |= (int64_t)1 << 17 | (int64_t)(d->list_imm[3] != 0) << 18;
     rl->cfg = cfg;
     in->fn = h_wgmma;
     return NULL;

@@ -100,6 +100,8 @@ typedef struct InstDesc {
     int src_imm_mask;           /* bit i: source i was an immediate (now a constant row) */
     int tensor_dims;            /* .1d ... .5d of a tensor copy, else 0 */
     int wg_m, wg_n, wg_k;       /* wgmma's .mMnNkK shape, else 0 */
+    uint32_t list_imm_mask;     /* RowList instructions: bit i: operand i is an immediate ... */
+    int64_t list_imm[10];       /* ... with this value (ROWLIST_MAX)                          */
     int spaces[3], nspaces;     /* every state space named, in order (cp: dst, src)    */
     int naddr;                  /* [..] operands: the first is base/imm, later ones rows in s[] */
     int addr_src[4];            /* index in s[] of the row holding each later address */
@@ -161,9 +163,10 @@ struct Inst {
 
 /* The operands of an instruction with more registers than Inst holds (mma): every row in
  * order, and how many each operand has (Inst.aux of OP_mma; translation owns it). */
+#define ROWLIST_MAX 10   /* operands of an mma, wmma or wgmma (wgmma.sp has 10) */
 typedef struct RowList {
     uint32_t n;
-    uint8_t count[8];           /* operand i has count[i] rows */
+    uint8_t count[ROWLIST_MAX]; /* operand i has count[i] rows */
     int64_t cfg;                /* the binder's decoded modifiers (wmma)  */
     uint32_t rows[];
 } RowList;

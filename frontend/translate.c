@@ -1140,7 +1140,7 @@ static int lower_row_list(Lower *L)
     uint32_t n = 0, cap = 0;
     for (int i = 0; i < pi->nopds; i++)
         cap += pi->opds[i].kind == OPD_VEC ? (uint32_t)pi->opds[i].nelems : 1;
-    if (pi->nopds > 8) return fail(L->t, pi->line, pi->col, "too many operands");
+    if (pi->nopds > ROWLIST_MAX) return fail(L->t, pi->line, pi->col, "too many operands");
     RowList *rl = calloc(1, sizeof *rl + cap * sizeof(uint32_t));
     if (!rl) return fail(L->t, pi->line, pi->col, "out of memory");
     L->in->aux = rl;
@@ -1153,9 +1153,9 @@ static int lower_row_list(Lower *L)
             continue;
         }
         if (ne > 255) return fail(L->t, o->line, o->col, "too many registers in an operand");
-        if (o->kind == OPD_IMM_INT && i < INST_MAXS) {   /* wgmma's immediates: values for the binder */
-            L->d->imm_val[i] = (uint64_t)o->ival;
-            L->d->src_imm_mask |= 1 << i;
+        if (o->kind == OPD_IMM_INT) {   /* mma.sp's and wgmma's immediates: values for the binder */
+            L->d->list_imm[i] = o->ival;
+            L->d->list_imm_mask |= 1u << i;
         }
         for (int k = 0; k < ne; k++) {
             const PtxOperand *e = o->kind == OPD_VEC ? &o->elems[k] : o;
