@@ -25,11 +25,12 @@
  * Sparse (wgmma.mma_async.sp m64nNk32 f16, bind_mma_async_sp) too.
  * Not yet measured, so rejected or reported: a nonzero base offset, fp8 and b1 types.
  *
- * The four warps wait for each other at every wgmma.mma_async (warpgroup_gate). Execution
- * is synchronous: the product is computed when the instruction issues, so
- * wgmma.fence, commit_group and wait_group have nothing left to order (a program that is
- * correct under the asynchronous rules reads the same values). Reading the accumulators
- * before wait_group is therefore not detected yet (issue 10).
+ * The four warps wait for each other at every wgmma.mma_async (warpgroup_gate). The
+ * operation is then in flight: it joins the warp's open group (commit_group closes it) and
+ * is computed at the latest legal moment, when a wait_group needs its group - for all four
+ * warps of the warpgroup at once. Until then the accumulators keep their old values and
+ * shared memory written meanwhile is what the operation reads, as an asynchronous unit's
+ * would be; reading the accumulators early is not reported yet (issue 10).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -151,56 +152,67 @@ static int warpgroup_gate(Warp *w, uint32_t mask)
     return STEP_NEXT;
 }
 
-static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
+/* An operation in flight: what was read at issue (descriptors, scale-d, A's registers, the
+ * sparse metadata); shared memory and the accumulators are read when it completes. */
+typedef struct WgOp {
+    const Inst *in;
+    uint32_t warp, group, scale_d;
+    uint64_t da, db;
+    uint32_t areg[4][WARP_SIZE], meta[WARP_SIZE];
+} WgOp;
+typedef struct WgQueue { WgOp *ops; uint32_t n, cap; } WgQueue;
+
+void wgmma_free_queue(Cta *c)
 {
-    int r = warp_converge(w, in, mask, 0xffffffffu);
-    if (r) return r;
-    if ((r = warpgroup_gate(w, mask)) != STEP_NEXT) return r;
+    if (!c->wgq) return;
+    free(c->wgq->ops);
+    free(c->wgq);
+    c->wgq = NULL;
+}
+
+/* Computes op into its warp's accumulators. */
+static int wgmma_compute(Warp *w, const WgOp *op)
+{
+    const Inst *in = op->in;
     const RowList *rl = in->aux;
     int64_t v = rl->cfg;
     int N = WG_N(v), f = WG_FMT(v), acc16 = WG_ACC16(v), isint = WG_INT(v), rank = (int)(w->id % 4);
     int sp = WG_SP(v), K = isint || sp ? 32 : f == TC_TF32 ? 8 : 16, es = isint ? 1 : f == TC_TF32 ? 4 : 2, E = 4 / es;
-    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *P = B + rl->count[2];
-    const uint32_t *META = NULL;
-    if (sp) { META = P; P = META + rl->count[3] + rl->count[4]; }   /* d, a, b, meta, sel, scale-d */
+    const uint32_t *D = rl->rows;
     uint32_t a[16][32], bt[256][32];   /* this warp's 16 rows of A; B transposed: bt[n][k] */
     uint32_t sign = isint ? 0 : f == TC_TF32 ? 0x80000000u : 0x8000u, emask = es == 4 ? 0xffffffffu : (1u << (8 * es)) - 1;
     if (WG_AREG(v)) {   /* register j: row g + 8(j%2), columns (j/2) K/2 + t E + e */
         for (int l = 0; l < WARP_SIZE; l++) {
             int g = l / 4, t = l % 4;
             for (int j = 0; j < 4; j++) {
-                uint32_t x = (uint32_t)ROW(w, A[j])[l];
+                uint32_t x = op->areg[j][l];
                 for (int e = 0; e < E; e++)
                     a[g + 8 * (j & 1)][(j >> 1) * (K / 2) + t * E + e] = x >> (8 * es * e) & emask;
             }
         }
     } else if (sp) {   /* 16 compressed values a row, placed by the metadata (see top) */
-        uint64_t da = ROW(w, A[0])[0];
         memset(a, 0, sizeof a);
         for (int i = 0; i < 16; i++)
             for (int c = 0; c < 16; c++) {
                 uint32_t x;
-                if (read_elem(w, in, da, 16 * rank + i, c, WG_TA(v), es, &x)) return STEP_FAULT;
+                if (read_elem(w, in, op->da, 16 * rank + i, c, WG_TA(v), es, &x)) return STEP_FAULT;
                 int q = c / 2;
-                uint32_t meta = (uint32_t)ROW(w, META[0])[4 * (i % 8) + 2 * WG_SEL(v) + q / 4];
+                uint32_t meta = op->meta[4 * (i % 8) + 2 * WG_SEL(v) + q / 4];
                 uint32_t nib = meta >> (4 * (q % 4 + 4 * (i / 8))) & 15, pos = (c % 2 ? nib >> 2 : nib) & 3;
                 a[i][4 * q + pos] = x;
             }
     } else {
-        uint64_t da = ROW(w, A[0])[0];
         for (int i = 0; i < 16; i++)
             for (int k = 0; k < K; k++)
-                if (read_elem(w, in, da, 16 * rank + i, k, WG_TA(v), es, &a[i][k])) return STEP_FAULT;
+                if (read_elem(w, in, op->da, 16 * rank + i, k, WG_TA(v), es, &a[i][k])) return STEP_FAULT;
     }
-    uint64_t db = ROW(w, B[0])[0];
     for (int n = 0; n < N; n++)
         for (int k = 0; k < K; k++)
-            if (read_elem(w, in, db, n, k, WG_TB(v), es, &bt[n][k])) return STEP_FAULT;
+            if (read_elem(w, in, op->db, n, k, WG_TB(v), es, &bt[n][k])) return STEP_FAULT;
     if (WG_NEGA(v))
         for (int i = 0; i < 16; i++) for (int k = 0; k < K; k++) a[i][k] ^= sign;
     if (WG_NEGB(v))
         for (int n = 0; n < N; n++) for (int k = 0; k < K; k++) bt[n][k] ^= sign;
-    uint32_t scale_d = WG_SDIMM(v) ? (WG_SDVAL(v) ? 0xffffffffu : 0) : w->P[P[0]];
     static __thread TcElem *dec;   /* 16 rows of A and up to 256 columns of B: 600 KiB, on the heap */
     if (!isint) {
         if (!dec && !(dec = malloc(sizeof(TcElem) * (16 + 256) * 32)))
@@ -208,14 +220,14 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
         for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, dec + i * 32);
         for (int n = 0; n < N; n++) tc_decode(bt[n], K, f, dec + (16 + n) * 32);
     }
-    FOR_LANES(mask, l) {
+    for (int l = 0; l < WARP_SIZE; l++) {
         int g = l / 4, t = l % 4, nreg = acc16 ? N / 4 : N / 2;
         uint32_t out[128];
         for (int i = 0; i < N / 2; i++) {
             int row = g + 8 * (i % 4 / 2), col = 8 * (i / 4) + 2 * t + i % 2;
             uint32_t c = (uint32_t)ROW(w, D[acc16 ? i / 2 : i])[l];
             if (acc16) c = c >> (16 * (i % 2)) & 0xffff;
-            if (!(scale_d >> l & 1)) c = 0;
+            if (!(op->scale_d >> l & 1)) c = 0;
             out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v))
                            : tc_dot_dec(dec + row * 32, dec + (16 + col) * 32, K, f, c, acc16);
         }
@@ -225,12 +237,88 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
-/* wgmma.fence, commit_group and wait_group: with the product computed at issue there is
- * nothing in flight to order or wait for (see the top of this file). */
-static int h_wgmma_order(Warp *w, const Inst *in, uint32_t mask)
+/* Issue: the warps of the warpgroup meet (warpgroup_gate), then the operation joins the
+ * CTA's queue in the warp's open group; it completes when a wait_group needs it. */
+static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    if ((r = warpgroup_gate(w, mask)) != STEP_NEXT) return r;
+    const RowList *rl = in->aux;
+    int64_t v = rl->cfg;
+    Cta *c = w->cta;
+    if (!c->wgq && !(c->wgq = calloc(1, sizeof *c->wgq)))
+        return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wgmma: out of host memory");
+    WgQueue *qu = c->wgq;
+    if (qu->n == qu->cap) {
+        uint32_t nc = qu->cap ? qu->cap * 2 : 16;
+        WgOp *no = realloc(qu->ops, nc * sizeof *no);
+        if (!no) return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wgmma: out of host memory");
+        qu->ops = no;
+        qu->cap = nc;
+    }
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *P = B + rl->count[2];
+    const uint32_t *META = NULL;
+    if (WG_SP(v)) { META = P; P = META + rl->count[3] + rl->count[4]; }   /* d, a, b, meta, sel, scale-d */
+    WgOp *op = &qu->ops[qu->n++];
+    op->in = in;
+    op->warp = w->id;
+    op->group = w->wg_commits;
+    op->scale_d = WG_SDIMM(v) ? (WG_SDVAL(v) ? 0xffffffffu : 0) : w->P[P[0]];
+    op->da = WG_AREG(v) ? 0 : ROW(w, A[0])[0];
+    op->db = ROW(w, B[0])[0];
+    if (WG_AREG(v))
+        for (int j = 0; j < 4; j++)
+            for (int l = 0; l < WARP_SIZE; l++) op->areg[j][l] = (uint32_t)ROW(w, A[j])[l];
+    if (META)
+        for (int l = 0; l < WARP_SIZE; l++) op->meta[l] = (uint32_t)ROW(w, META[0])[l];
+    return STEP_NEXT;
+}
+
+/* Completes, in issue order, the operations of w's warpgroup in groups older than
+ * `before`: all four warps', since a warp's wait_group returning means the warpgroup's
+ * operation is done (programs reuse the operands' shared memory right after it). */
+static int wgmma_complete(Warp *w, uint32_t before)
+{
+    Cta *c = w->cta;
+    WgQueue *qu = c->wgq;
+    if (!qu) return STEP_NEXT;
+    uint32_t q = w->id / 4, keep = 0;
+    for (uint32_t i = 0; i < qu->n; i++) {
+        WgOp *op = &qu->ops[i];
+        if (op->warp / 4 == q && op->group < before) {
+            if (wgmma_compute(&c->warps[op->warp], op) != STEP_NEXT) return STEP_FAULT;
+            continue;
+        }
+        if (keep != i) qu->ops[keep] = *op;
+        keep++;
+    }
+    qu->n = keep;
+    return STEP_NEXT;
+}
+
+/* wgmma.fence orders register accesses, which issue order already does here. */
+static int h_wgmma_fence(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
     return r ? r : STEP_NEXT;
+}
+
+static int h_wgmma_commit(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    w->wg_commits++;
+    return STEP_NEXT;
+}
+
+/* wait_group N: every committed group but the N most recent is complete. */
+static int h_wgmma_wait(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    uint32_t n = (uint32_t)in->imm;
+    return wgmma_complete(w, w->wg_commits >= n ? w->wg_commits - n : 0);
 }
 
 /* wgmma.mma_async.sp (recorded by tests/cuda/wgmma_sp.cu): m64nNk32 .f32.f16.f16, A (64 x 16
@@ -318,8 +406,14 @@ const char *bind_wgmma(Inst *in, const InstDesc *d)
 {
     if (!desc_has(d, MOD_SYNC) || !desc_has(d, MOD_ALIGNED)) return "wgmma needs .sync.aligned";
     if (desc_has(d, MOD_MMA_ASYNC)) return bind_mma_async(in, d);
-    if (desc_has(d, MOD_FENCE) || desc_has(d, MOD_COMMIT_GROUP) || desc_has(d, MOD_WAIT_GROUP)) {
-        in->fn = h_wgmma_order;
+    if (desc_has(d, MOD_FENCE)) { in->fn = h_wgmma_fence; return NULL; }
+    if (desc_has(d, MOD_COMMIT_GROUP)) { in->fn = h_wgmma_commit; return NULL; }
+    if (desc_has(d, MOD_WAIT_GROUP)) {
+        const RowList *rl = in->aux;
+        if (!rl || rl->count[0] != 1 || !(d->list_imm_mask & 1) || d->list_imm[0] < 0 || d->list_imm[0] > 255)
+            return "wgmma.wait_group takes an immediate group count";
+        in->imm = d->list_imm[0];
+        in->fn = h_wgmma_wait;
         return NULL;
     }
     return "wgmma needs .mma_async, .fence, .commit_group or .wait_group";

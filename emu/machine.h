@@ -115,6 +115,7 @@ struct Warp {
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
+    uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     Cta *cta;
     Launch *launch;
     const Program *prog;
@@ -147,6 +148,7 @@ struct Cta {
     uint32_t race_pgen;         /* racecheck: fence.proxy.async executed so far              */
     uint8_t wg_arrived[8];      /* warps of each warpgroup arrived at the current wgmma      */
     uint32_t wg_gen[8];         /* wgmma gates each warpgroup has passed                     */
+    struct WgQueue *wgq;        /* wgmma.mma_async operations in flight (exec_wgmma.c)       */
     uint32_t race_init_unfenced;/* racecheck: mbarrier.init since the last fence.mbarrier_init */
     uint32_t cdp_issued;        /* device-side launches and copies this CTA has issued (cdp.c) */
 };

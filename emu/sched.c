@@ -407,7 +407,10 @@ static int setup_cluster(WorkerBuf *b, Launch *L, uint64_t index)
 
 static void finish_cluster(Cluster *cl, Launch *L)
 {
-    for (uint32_t r = 0; r < cl->n; r++) race_free_cta(cl->ctas[r]);
+    for (uint32_t r = 0; r < cl->n; r++) {
+        race_free_cta(cl->ctas[r]);
+        wgmma_free_queue(cl->ctas[r]);
+    }
     uint64_t wi = 0, ti = 0;
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {

@@ -36,5 +36,7 @@ int cluster_barrier_wait(Warp *w, uint32_t mask);
 /* The four warps of a warpgroup meet at each wgmma.mma_async (exec_wgmma.c): a warp that
  * arrives first parks with this bar_id, without advancing its pc, until the last one comes. */
 #define WGMMA_GATE_ID 17
+/* Drops the CTA's wgmma operations still in flight (never waited for) at its end. */
+void wgmma_free_queue(Cta *c);
 
 #endif
