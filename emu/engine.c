@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "engine.h"
+#include "scheduler.h"
 #include "exec.h"
 #include "memory.h"
 
@@ -219,6 +220,7 @@ int warp_run(Warp *w, uint32_t budget)
     for (;;) {
         const Inst *in = &code[w->pc];
         uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
+        if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
         steps++;
         lanes += popcount32(m);
         /* an instruction no lane executes is skipped without calling its handler */
@@ -258,6 +260,7 @@ int warp_run_det(Warp *w)
     for (;;) {
         const Inst *in = &code[w->pc];
         uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
+        if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
         w->steps++;
         w->lane_steps += popcount32(m);
         int r = m ? in->fn(w, in, m) : STEP_NEXT;

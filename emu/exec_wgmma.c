@@ -261,6 +261,7 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
     const uint32_t *META = NULL;
     if (WG_SP(v)) { META = P; P = META + rl->count[3] + rl->count[4]; }   /* d, a, b, meta, sel, scale-d */
     WgOp *op = &qu->ops[qu->n++];
+    w->wg_inflight++;
     op->in = in;
     op->warp = w->id;
     op->group = w->wg_commits;
@@ -287,7 +288,9 @@ static int wgmma_complete(Warp *w, uint32_t before)
     for (uint32_t i = 0; i < qu->n; i++) {
         WgOp *op = &qu->ops[i];
         if (op->warp / 4 == q && op->group < before) {
-            if (wgmma_compute(&c->warps[op->warp], op) != STEP_NEXT) return STEP_FAULT;
+            Warp *ow = &c->warps[op->warp];
+            if (ow->wg_inflight) ow->wg_inflight--;
+            if (wgmma_compute(ow, op) != STEP_NEXT) return STEP_FAULT;
             continue;
         }
         if (keep != i) qu->ops[keep] = *op;
@@ -295,6 +298,29 @@ static int wgmma_complete(Warp *w, uint32_t before)
     }
     qu->n = keep;
     return STEP_NEXT;
+}
+
+void wgmma_check_access(Warp *w, const Inst *in)
+{
+    if (in->op == OP_wgmma || !w->cta->wgq) return;   /* wgmma chains on its own accumulators */
+    const WgQueue *qu = w->cta->wgq;
+    for (uint32_t i = 0; i < qu->n; i++) {
+        const WgOp *op = &qu->ops[i];
+        if (op->warp != w->id) continue;
+        const RowList *rl = op->in->aux;
+        for (uint32_t k = 0; k < rl->count[0]; k++) {
+            uint32_t row = rl->rows[k];
+            int hit = in->base == row;
+            for (int j = 0; j < in->ns; j++) hit |= in->s[j] == row;
+            for (int j = 0; j < in->nd; j++) hit |= in->d[j] == row;
+            if (hit) {
+                warp_warn(w, 0, "an accumulator register of a wgmma.mma_async in flight (PTX line %u) is "
+                          "accessed before wgmma.wait_group: undefined, the GPU may give the old or the new "
+                          "value (ptxemu gives the old one)", op->in->line);
+                return;
+            }
+        }
+    }
 }
 
 /* wgmma.fence orders register accesses, which issue order already does here. */

@@ -116,6 +116,7 @@ struct Warp {
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
+    uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
     Cta *cta;
     Launch *launch;
     const Program *prog;

@@ -38,5 +38,8 @@ int cluster_barrier_wait(Warp *w, uint32_t mask);
 #define WGMMA_GATE_ID 17
 /* Drops the CTA's wgmma operations still in flight (never waited for) at its end. */
 void wgmma_free_queue(Cta *c);
+/* While a warp has wgmma operations in flight, the run loop hands each instruction here: one
+ * that reads or writes their accumulators before wgmma.wait_group gets a warning. */
+void wgmma_check_access(Warp *w, const Inst *in);
 
 #endif
