@@ -155,7 +155,9 @@ int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
 }
 
 /* "kernel K, file:line, PTX name:line, block (..), thread (..)" for messages. */
-static void where(Warp *w, int lane, char *buf, size_t n)
+void warp_where(Warp *w, int lane, char *buf, size_t n);
+static void where(Warp *w, int lane, char *buf, size_t n) { warp_where(w, lane, buf, n); }
+void warp_where(Warp *w, int lane, char *buf, size_t n)
 {
     const Program *p = w->prog;
     Launch *L = w->launch;

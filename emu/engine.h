@@ -29,6 +29,8 @@ void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc,
 
 /* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
 void warp_unpark(Warp *w, uint32_t lanes);
+/* "kernel K, file:line, PTX name:line, block (..), thread (..)" of lane `lane` at w's pc. */
+void warp_where(Warp *w, int lane, char *buf, size_t n);
 
 /* The warp's lanes that are parked (waiting), runnable, or running. */
 static inline uint32_t warp_runnable(const Warp *w) { return w->alive & ~w->waiting; }

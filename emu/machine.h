@@ -197,6 +197,7 @@ struct Launch {
     uint64_t ncta;
     uint64_t next_cta;          /* atomic: next CTA to hand out                              */
     volatile int aborted;       /* set when a fault is recorded                              */
+    uint64_t deadline_ns;       /* PTXEMU_TIMEOUT: monotonic time the launch must end by, 0 none */
     Fault fault;
     pthread_mutex_t lock;       /* guards fault and printf buffer                            */
     char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */

@@ -421,6 +421,69 @@ static void finish_cluster(Cluster *cl, Launch *L)
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
 }
 
+/* ---- the time limit (PTXEMU_TIMEOUT / ptxemu --timeout) ---- */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void set_deadline(Launch *L)
+{
+    const char *e = getenv("PTXEMU_TIMEOUT");
+    double secs = e && *e ? strtod(e, NULL) : 0;
+    L->deadline_ns = secs > 0 ? mono_ns() + (uint64_t)(secs * 1e9) : 0;
+}
+
+/* What a warp is doing, for the time-limit report. */
+static const char *warp_state(const Warp *w, int l)
+{
+    if (!(w->alive >> l & 1)) return "exited";
+    if (w->bar_wait >> l & 1)
+        return w->bar_id[l] == CLUSTER_BARRIER_ID ? "waits at barrier.cluster"
+             : w->bar_id[l] == WGMMA_GATE_ID ? "waits for its warpgroup at a wgmma"
+             : "waits at a barrier (bar.sync / __syncthreads)";
+    if (w->sync_wait >> l & 1) return "waits at a warp-synchronous instruction for the other lanes";
+    if (w->waiting >> l & 1) return "waits";
+    if (w->spin) return "polls (a wait that keeps failing: mbarrier try_wait or a spin loop)";
+    return "runs";
+}
+
+/* The launch ran past its time limit: says where every warp of the cluster is, then fails
+ * the launch with cudaErrorLaunchTimeout. Every worker reports its own resident blocks. */
+static void time_limit(Cluster *cl, Launch *L)
+{
+    pthread_mutex_lock(&L->lock);
+    int first = !L->aborted;
+    if (first) {
+        L->fault.code = EMU_ERR_LAUNCH_TIMEOUT;
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
+                 "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
+                 L->prog->name, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
+        L->aborted = 1;
+    }
+    if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) {
+        if (first) fprintf(stderr, "ptxemu: time limit: kernel %s still running; its resident warps:\n", L->prog->name);
+        for (uint32_t r = 0; r < cl->n; r++) {
+            Cta *c = cl->ctas[r];
+            for (uint32_t i = 0; i < c->nwarps; i++) {
+                Warp *w = &c->warps[i];
+                if (!w->alive) continue;
+                int l = __builtin_ctz(w->alive);
+                uint32_t pc = w->pc;
+                if (!(w->active >> l & 1) && w->lane_pc[l]) w->pc = w->lane_pc[l] - ((w->bar_wait >> l & 1) && w->bar_id[l] != WGMMA_GATE_ID ? 1 : 0);
+                char at[512];
+                warp_where(w, l, at, sizeof at);
+                w->pc = pc;
+                fprintf(stderr, "ptxemu:   warp %u (%s): %s\n", w->id, at, warp_state(w, l));
+            }
+        }
+    }
+    pthread_mutex_unlock(&L->lock);
+}
+
 /* One round of a resident cluster (or lone CTA): each runnable warp runs one time slice;
  * between turns the asynchronous engine may complete operations in flight. 1 while the
  * cluster has live warps, 0 when it is done, -1 when the launch ends here (abort or
@@ -443,7 +506,11 @@ static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
             live += w->alive != 0;
         }
     }
-    if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) return -1;
+    if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) {
+        if (L->deadline_ns && L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) time_limit(cl, L);
+        return -1;
+    }
+    if (L->deadline_ns && mono_ns() > L->deadline_ns) { time_limit(cl, L); return -1; }
     /* an mbarrier wait that can never complete spins forever on a GPU; here it ends */
     *spins = progress && spun && !async_pending(cl) ? *spins + 1 : 0;
     if (live && (!progress || *spins > SPIN_ROUNDS)) { deadlock(cl); return -1; }
@@ -648,8 +715,13 @@ static void run_det(Launch *L)
     if (!d.slot || !d.used) { out_of_memory(L, 0); goto out; }
     for (uint32_t s = 0; s < d.window && next < ncl; s++)
         if (det_admit(&d, s, next++) < 0) goto out;
-    uint32_t spins = 0;
+    uint32_t spins = 0, tick = 0;
     for (;;) {
+        if (L->deadline_ns && (++tick & 1023) == 0 && mono_ns() > L->deadline_ns) {
+            for (uint32_t s2 = 0; s2 < d.window; s2++)
+                if (d.used[s2]) time_limit(&d.slot[s2].cluster, L);
+            break;
+        }
         if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) break;
         int any = 0;
         for (uint32_t s = 0; s < d.window; s++) any |= d.used[s];
@@ -830,6 +902,7 @@ int sched_threads(void)
 
 void sched_run(Launch *L)
 {
+    set_deadline(L);
     if (det_cfg.on) {
         L->det = 1;
         L->seed = det_cfg.seed;

@@ -4,7 +4,8 @@
 # for a newer architecture); PTXEMU_CHECK=0 lets them start anyway; --cudart nvidia runs a
 # --cudart shared program with NVIDIA's libcudart.so.13 over ptxemu's libcuda.so.1;
 # --devices [--json] prints the emulated devices, PTXEMU_DEVICES of them; an access just past
-# an allocation warns, or faults with PTXEMU_STRICT_BOUNDS=1.
+# an allocation warns, or faults with PTXEMU_STRICT_BOUNDS=1; --timeout stops a kernel that
+# runs too long.
 # Exit: 0 all passed, 1 some failed, 77 (automake "skipped") without nvcc.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -177,6 +178,42 @@ if grep -q "^fill: cudaErrorIllegalAddress" "$tmp/out" &&
 else
     bad "PTXEMU_STRICT_BOUNDS=1 makes it a fault (exit $rc)"
 fi
+
+# --timeout: a kernel that spins forever (one thread polls a flag nobody sets, the rest of
+# its block waits at __syncthreads) is stopped, every warp's place is printed, and the launch
+# fails with cudaErrorLaunchTimeout - in the parallel and the deterministic scheduler
+cat >"$tmp/spin.cu" <<'EOF'
+#include <cstdio>
+__global__ void spin(volatile int *flag, int *out)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 1) { while (*flag == 0) {} }
+    __syncthreads();
+    out[blockIdx.x] = 1;
+}
+int main()
+{
+    int *flag, *out;
+    cudaMalloc(&flag, 4); cudaMalloc(&out, 64);
+    cudaMemset(flag, 0, 4);
+    spin<<<2, 64>>>(flag, out);
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("sync: %s\n", cudaGetErrorName(e));
+    return e == cudaSuccess ? 0 : 1;
+}
+EOF
+"$NVCC" -arch=sm_90 --cudart shared -lineinfo -o "$tmp/spin" "$tmp/spin.cu" || exit 99
+for mode in parallel deterministic; do
+    if [ $mode = parallel ]; then "$ptxemu" --timeout 1 "$tmp/spin" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    else "$ptxemu" --timeout 1 --seed 3 "$tmp/spin" >"$tmp/out" 2>"$tmp/err"; rc=$?; fi
+    if [ $rc = 1 ] && grep -q "^sync: cudaErrorLaunchTimeout" "$tmp/out" &&
+       grep -q "warp 0 (kernel .*spin.cu:4, .*block (1,0,0), thread (0,0,0)): runs" "$tmp/err" &&
+       grep -q "warp 1 (kernel .*spin.cu:5, .*block (1,0,0), thread (32,0,0)): waits at a barrier" "$tmp/err" &&
+       grep -q "ran past the time limit of PTXEMU_TIMEOUT=1 seconds" "$tmp/err"; then
+        ok "--timeout stops a spinning kernel and says where every warp is ($mode)"
+    else
+        bad "--timeout stops a spinning kernel and says where every warp is ($mode, exit $rc)"
+    fi
+done
 
 echo "run_launcher_tests: $pass passed, $fail failed"
 [ $fail = 0 ]

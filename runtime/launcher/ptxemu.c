@@ -56,6 +56,8 @@ static void usage(FILE *f)
         "                   ptxemu's libcudart.so.13; nvidia: they load NVIDIA's, which runs\n"
         "                   over ptxemu's libcuda.so.1 (same as PTXEMU_CUDART=WHICH)\n"
         "  --racecheck      report shared-memory races (same as PTXEMU_RACECHECK=1)\n"
+        "  --timeout SECONDS  stop a kernel that runs longer, say where every warp is and\n"
+        "                   fail the launch with cudaErrorLaunchTimeout (PTXEMU_TIMEOUT)\n"
         "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
         "  -h, --help       show this help and exit\n"
         "  -V, --version    show the version and exit\n"
@@ -77,6 +79,8 @@ static void usage(FILE *f)
         "                   in deterministic mode, seed 1 unless PTXEMU_SEED says);\n"
         "                   error: also exit with status 1 when any is found\n"
         "  PTXEMU_REPORT    a file: the race reports as JSON, one object a line\n"
+        "  PTXEMU_TIMEOUT   seconds a kernel may run (default: no limit); past it the launch\n"
+        "                   fails with cudaErrorLaunchTimeout and every warp's place is printed\n"
         "  PTXEMU_STATS     1: one line per kernel launch on stderr with its instruction\n"
         "                   counts and time\n"
         "  PTXEMU_DUMP_PTX  a directory: write the program's PTX there, so the PTX line\n"
@@ -194,6 +198,7 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) v = set_from_option(argc, argv, i, "PTXEMU_SEED");
         else if (!strcmp(a, "--record")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_OUT");
         else if (!strcmp(a, "--racecheck")) v = setenv("PTXEMU_RACECHECK", "1", 1) == 0 ? i : -1;
+        else if (!strcmp(a, "--timeout")) v = set_from_option(argc, argv, i, "PTXEMU_TIMEOUT");
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else if (!strcmp(a, "--cudart")) v = set_from_option(argc, argv, i, "PTXEMU_CUDART");
         else if (!strcmp(a, "-d") || !strcmp(a, "--device-count")) v = set_from_option(argc, argv, i, "PTXEMU_DEVICES");
