@@ -338,6 +338,48 @@ static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* mma.sync m8n8k4 on f16 (recorded by tests/cuda/mma_m8n8k4.cu): each quad pair (lanes
+ * 4q..4q+3 and 4q+16..4q+19) computes its own 8x8x4 product; a lane's place in its pair is
+ * p = lane%4 + 4(lane/16). A row-major: lane p holds row p, k = element; column-major: lane
+ * holds column k = lane%4, rows element + 4(lane/16). B column-major: lane p holds column p;
+ * row-major: row k = lane%4, columns element + 4(lane/16). f32 C/D element i: row lane%2 +
+ * 2((i/2)%2) + 4(lane/16), column i%2 + 2((lane%4)/2) + 4(i/4); f16 C/D: row p, column i.
+ * Inst.imm: A column-major | B row-major << 1 | f16 D << 2 | f16 C << 3. */
+static int h_mma_m884(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int acol = (int)(in->imm & 1), brow = (int)(in->imm >> 1 & 1), d16 = (int)(in->imm >> 2 & 1), c16 = (int)(in->imm >> 3 & 1);
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    uint32_t a[4][8][4], b[4][8][4], c[4][8][8];   /* [quad pair][row or column][k or column] */
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int q = (l % 16) / 4, p = l % 4 + 4 * (l / 16);
+        for (int e = 0; e < 4; e++) {
+            uint32_t av = (uint32_t)ROW(w, A[e / 2])[l] >> (16 * (e % 2)) & 0xffff;
+            uint32_t bv = (uint32_t)ROW(w, B[e / 2])[l] >> (16 * (e % 2)) & 0xffff;
+            if (acol) a[q][e + 4 * (l / 16)][l % 4] = av; else a[q][p][e] = av;
+            if (brow) b[q][e + 4 * (l / 16)][l % 4] = bv; else b[q][p][e] = bv;   /* b[q][n][k] */
+        }
+        for (int i = 0; i < 8; i++) {
+            int m = c16 ? p : l % 2 + 2 * ((i / 2) % 2) + 4 * (l / 16), n = c16 ? i : i % 2 + 2 * ((l % 4) / 2) + 4 * (i / 4);
+            uint32_t v = (uint32_t)ROW(w, C[c16 ? i / 2 : i])[l];
+            c[q][m][n] = c16 ? (v >> (16 * (i % 2)) & 0xffff) : v;
+        }
+    }
+    int accm = d16 ? (c16 ? 1 : TC_C32_D16) : (c16 ? TC_C16_D32 : 0);
+    FOR_LANES(mask, l) {
+        int q = (l % 16) / 4, p = l % 4 + 4 * (l / 16);
+        uint32_t out[8];
+        for (int i = 0; i < 8; i++) {
+            int m = d16 ? p : l % 2 + 2 * ((i / 2) % 2) + 4 * (l / 16), n = d16 ? i : i % 2 + 2 * ((l % 4) / 2) + 4 * (i / 4);
+            out[i] = tc_dot(a[q][m], b[q][n], 4, TC_F16, c[q][m][n], accm);
+        }
+        for (int i = 0; i < (d16 ? 4 : 8); i++) ROW(w, D[i])[l] = d16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];
+    }
+    return STEP_NEXT;
+}
+
 /* mma.sp (2:4 sparse A), recorded by tests/cuda/mma_sp.cu and mma_sp2.cu: m16n8k16 f16/bf16
  * with f32 accumulators and f16 with f16 accumulators, m16n8k32 f16 with f32 accumulators.
  * A holds K/2 values a row: register j holds row g + 8(j%2), compressed columns 8(j/2) + 2t
@@ -447,6 +489,22 @@ const char *bind_mma(Inst *in, const InstDesc *d)
     if (!desc_has(d, MOD_SYNC) || !desc_has(d, MOD_ALIGNED)) return "mma needs .sync.aligned";
     if (d->ntypes != 4) return "mma needs four types (d, a, b, c): mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype";
     if (desc_has(d, MOD_SP) || desc_has(d, MOD_SP_ORDERED_METADATA)) return bind_mma_sp(in, d, rl);
+    if (desc_has(d, MOD_M8N8K4) && d->types[1] == TY_F16 && d->types[2] == TY_F16) {
+        int dt = d->types[0], ct = d->types[3];
+        if ((dt != TY_F16 && dt != TY_F32) || dt != ct)
+            return "mma m8n8k4 on f16 is implemented with f32 or f16 accumulators (mixed: not yet measured)";
+        /* .alayout.blayout: the first layout modifier is A's; with one kind only, both are it */
+        int acol = d->first_layout == MOD_COL;
+        int bcol = desc_has(d, MOD_ROW) && desc_has(d, MOD_COL) ? !acol : acol;
+        if (acol == bcol) return "mma m8n8k4 .row.row and .col.col are not implemented (not yet measured)";
+        if (dt == TY_F16 && acol) return "mma m8n8k4 .col.row with f16 accumulators is not implemented (not yet measured)";
+        if (!rl || rl->count[0] != (dt == TY_F16 ? 4u : 8u) || rl->count[1] != 2 || rl->count[2] != 2 ||
+            rl->count[3] != (dt == TY_F16 ? 4u : 8u))
+            return "mma m8n8k4 takes {d} (8 f32 or 4 f16x2), {a0, a1}, {b0, b1}, {c}";
+        in->imm = acol | !bcol << 1 | (dt == TY_F16) << 2 | (ct == TY_F16) << 3;
+        in->fn = h_mma_m884;
+        return NULL;
+    }
     int dt = d->types[0], at = d->types[1], bt = d->types[2], ct = d->types[3];
     if (dt == TY_F64 && at == TY_F64 && bt == TY_F64 && ct == TY_F64) {
         if (!desc_has(d, MOD_M8N8K4)) return "f64 mma exists as m8n8k4";

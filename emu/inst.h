@@ -100,6 +100,7 @@ typedef struct InstDesc {
     int src_imm_mask;           /* bit i: source i was an immediate (now a constant row) */
     int tensor_dims;            /* .1d ... .5d of a tensor copy, else 0 */
     int wg_m, wg_n, wg_k;       /* wgmma's .mMnNkK shape, else 0 */
+    int first_layout;           /* MOD_ROW or MOD_COL, whichever came first (mma .alayout.blayout) */
     uint32_t list_imm_mask;     /* RowList instructions: bit i: operand i is an immediate ... */
     int64_t list_imm[10];       /* ... with this value (ROWLIST_MAX)                          */
     int spaces[3], nspaces;     /* every state space named, in order (cp: dst, src)    */

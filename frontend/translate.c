@@ -812,6 +812,7 @@ static int parse_mods(Lower *L)
         int id = mod_lookup(m);
         if (id < 0)
             return fail(L->t, pi->line, pi->col, "unsupported modifier .%s on %s", m, pi->opcode);
+        if ((id == MOD_ROW || id == MOD_COL) && !d->first_layout) d->first_layout = id;
         d->mods[id >> 6] |= 1ull << (id & 63);
     }
     return 0;
