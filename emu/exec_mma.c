@@ -463,8 +463,8 @@ static const char *bind_mma_sp(Inst *in, const InstDesc *d, const RowList *rl)
     if (!rl || rl->count[0] != nd || rl->count[1] != K / 8 || rl->count[2] != K / 8 || rl->count[3] != nd ||
         rl->count[4] != 1 || rl->count[5] != 1)
         return "wrong number of registers in an mma.sp operand (d, a, b, c, metadata, selector)";
-    if (!(d->list_imm_mask >> 5 & 1) || d->list_imm[5] < 0 || d->list_imm[5] > 1)
-        return "mma.sp's sparsity selector must be 0 or 1 (2 and 3 were not measured)";
+    if (!(d->list_imm_mask >> 5 & 1) || d->list_imm[5] < 0 || d->list_imm[5] > (K == 16 ? 3 : 1))
+        return K == 16 ? "mma.sp m16n8k16's sparsity selector is 0 to 3" : "mma.sp m16n8k32's sparsity selector is 0 or 1";
     in->imm = (int64_t)d->list_imm[5] | (int64_t)(at == TY_BF16 ? TC_BF16 : TC_F16) << 4 | (int64_t)K << 8 |
               (int64_t)f16acc << 16;
     in->fn = h_mma_sp;
@@ -491,15 +491,15 @@ const char *bind_mma(Inst *in, const InstDesc *d)
     if (desc_has(d, MOD_SP) || desc_has(d, MOD_SP_ORDERED_METADATA)) return bind_mma_sp(in, d, rl);
     if (desc_has(d, MOD_M8N8K4) && d->types[1] == TY_F16 && d->types[2] == TY_F16) {
         int dt = d->types[0], ct = d->types[3];
-        if ((dt != TY_F16 && dt != TY_F32) || dt != ct)
-            return "mma m8n8k4 on f16 is implemented with f32 or f16 accumulators (mixed: not yet measured)";
+        if ((dt != TY_F16 && dt != TY_F32) || (ct != TY_F16 && ct != TY_F32))
+            return "mma m8n8k4 on f16 has f32 or f16 accumulators";
+        if (dt == TY_F16 && ct == TY_F32)
+            return "mma m8n8k4 .f16.f16.f16.f32 is not implemented (not yet measured)";
         /* .alayout.blayout: the first layout modifier is A's; with one kind only, both are it */
         int acol = d->first_layout == MOD_COL;
         int bcol = desc_has(d, MOD_ROW) && desc_has(d, MOD_COL) ? !acol : acol;
-        if (acol == bcol) return "mma m8n8k4 .row.row and .col.col are not implemented (not yet measured)";
-        if (dt == TY_F16 && acol) return "mma m8n8k4 .col.row with f16 accumulators is not implemented (not yet measured)";
         if (!rl || rl->count[0] != (dt == TY_F16 ? 4u : 8u) || rl->count[1] != 2 || rl->count[2] != 2 ||
-            rl->count[3] != (dt == TY_F16 ? 4u : 8u))
+            rl->count[3] != (ct == TY_F16 ? 4u : 8u))
             return "mma m8n8k4 takes {d} (8 f32 or 4 f16x2), {a0, a1}, {b0, b1}, {c}";
         in->imm = acol | !bcol << 1 | (dt == TY_F16) << 2 | (ct == TY_F16) << 3;
         in->fn = h_mma_m884;

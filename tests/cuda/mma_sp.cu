@@ -1,5 +1,5 @@
 // mma_sp.cu - sparse mma (mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, 2:4 structured
-// sparsity in A) as the H100 executes it, with sparsity selectors 0 and 1. A's compressed
+// sparsity in A) as the H100 executes it, with sparsity selectors 0 to 3. A's compressed
 // values are codes (row * 8 + compressed column + 1, as f16 integers) placed in registers the way
 // mma.m16n8k8 holds a 16x8 A (register j: row g + 8j, columns 2t and 2t+1); every lane's metadata
 // register holds random valid 2:4 nibbles (two distinct 2-bit positions per group of four,
@@ -35,8 +35,9 @@ int main()
     uint32_t hA[64], hB[64], hE[32], hD[128];
     uint32_t *dA, *dB, *dE, *dD;
     cudaMalloc(&dA, sizeof hA); cudaMalloc(&dB, sizeof hB); cudaMalloc(&dE, sizeof hE); cudaMalloc(&dD, sizeof hD);
-    for (int round = 0; round < 6; round++) {   // rounds 0-3: codes (selector 0/1, h 0/1); 4-5: random
-        int sel = round % 2, hh = round / 2 % 2, random = round >= 4;
+    for (int round = 0; round < 10; round++) {   // rounds 0-3: codes (selector 0/1, h 0/1); 4-5: random;
+        // 6-9: codes with selectors 2 and 3
+        int sel = round < 6 ? round % 2 : 2 + round % 2, hh = round < 6 ? round / 2 % 2 : (round - 6) / 2, random = round == 4 || round == 5;
         for (int l = 0; l < 32; l++) {
             uint32_t e = 0;
             for (int q = 0; q < 8; q++) e |= nib[rnd() % 6] << (4 * q);
@@ -60,7 +61,9 @@ int main()
         cudaMemcpy(dA, hA, sizeof hA, cudaMemcpyHostToDevice);
         cudaMemcpy(dB, hB, sizeof hB, cudaMemcpyHostToDevice);
         cudaMemcpy(dE, hE, sizeof hE, cudaMemcpyHostToDevice);
-        if (sel) k<1><<<1, 32>>>(dA, dB, dE, dD); else k<0><<<1, 32>>>(dA, dB, dE, dD);
+        if (sel == 3) k<3><<<1, 32>>>(dA, dB, dE, dD);
+        else if (sel == 2) k<2><<<1, 32>>>(dA, dB, dE, dD);
+        else if (sel) k<1><<<1, 32>>>(dA, dB, dE, dD); else k<0><<<1, 32>>>(dA, dB, dE, dD);
         cudaError_t err = cudaDeviceSynchronize();
         cudaMemcpy(hD, dD, sizeof hD, cudaMemcpyDeviceToHost);
         printf("== round %d (selector %d, %s): %s\n", round, sel, random ? "random" : hh ? "columns 8-15" : "columns 0-7",
