@@ -44,6 +44,10 @@ void async_red_half(uint8_t *dst, const uint8_t *src, uint32_t size, int type, i
 
 #define MB_VALID (1ull << 63)
 #define MB_PHASE (1ull << 62)
+/* a phase has completed since init: emulator bookkeeping, never in a state a program reads
+ * (a wait on parity 1 that passes on a barrier without it passed because the barrier is
+ * fresh, the classic wrong-parity bug the deadlock report points at) */
+#define MB_DONE (1ull << 61)
 #define MB_PENDING(v) ((uint32_t)((v) & 0xfffff))
 #define MB_EXPECTED(v) ((uint32_t)((v) >> 20 & 0xfffff))
 #define MB_MAXCOUNT 0xfffff
@@ -65,7 +69,7 @@ static inline int mbar_try_flip(uint64_t *m)
 {
     uint64_t v = *m;
     if (!(v & MB_VALID) || MB_PENDING(v) || mbar_tx(v)) return 0;
-    *m = ((v ^ MB_PHASE) & ~0xfffffull & ~(0x1fffffull << 40)) | MB_EXPECTED(v);
+    *m = ((v ^ MB_PHASE) & ~0xfffffull & ~(0x1fffffull << 40)) | MB_DONE | MB_EXPECTED(v);
     return 1;
 }
 

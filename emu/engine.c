@@ -1,6 +1,7 @@
 /* engine.c - the interpreter loop of one warp, divergence handling, and the fault path. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "engine.h"
 #include "scheduler.h"
@@ -195,10 +196,62 @@ void warp_warn(Warp *w, int lane, const char *fmt, ...)
     pthread_mutex_unlock(&L->lock);
 }
 
+/* ---- PTXEMU_REPORT: faults, deadlocks and time limits as JSON lines, beside the race
+ * reports (one object a line, appended) ---- */
+
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+FILE *report_open(void)
+{
+    const char *path = getenv("PTXEMU_REPORT");
+    if (!path || !*path) return NULL;
+    pthread_mutex_lock(&report_lock);
+    FILE *f = fopen(path, "a");
+    if (!f) pthread_mutex_unlock(&report_lock);
+    return f;
+}
+
+void report_close(FILE *f)
+{
+    if (!f) return;
+    fclose(f);
+    pthread_mutex_unlock(&report_lock);
+}
+
+void report_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const char *c = s; *c; c++) {
+        if (*c == '"' || *c == '\\') fputc('\\', f);
+        if ((unsigned char)*c >= 0x20) fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* "block":[..],"thread":[..],"warp":N,"ptx_line":N,"src_file":"..","src_line":N of lane l. */
+void report_place(FILE *f, Warp *w, int lane)
+{
+    const Program *p = w->prog;
+    Launch *L = w->launch;
+    const Inst *in = &p->code[w->pc < p->ncode ? w->pc : 0];
+    const char *file = "";
+    uint32_t line = 0, t = w->id * WARP_SIZE + (uint32_t)lane, bx = L->block[0], by = L->block[1];
+    if (in->loc && in->loc < p->nlocs) {
+        const SrcLoc *sl = &p->locs[in->loc];
+        file = sl->file < p->nfiles && p->files[sl->file] ? p->files[sl->file] : "";
+        line = sl->line;
+    }
+    Cta *c = w->cta;
+    fprintf(f, "\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,\"ptx_line\":%u,\"src_file\":",
+            c->ctaid[0], c->ctaid[1], c->ctaid[2], t % bx, t / bx % by, t / (bx * by), w->id, in->line);
+    report_str(f, file);
+    fprintf(f, ",\"src_line\":%u", line);
+}
+
 int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
 {
     Launch *L = w->launch;
-    char what[512];
+    char what[1400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
@@ -210,6 +263,17 @@ int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
         snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: %s: %s", at, what);
         L->fault.code = cuda_err;
         __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
+        FILE *js = strncmp(what, "deadlock", 8) ? report_open() : NULL;   /* deadlocks: sched.c */
+        if (js) {
+            fprintf(js, "{\"kind\":\"fault\",\"code\":%d,\"kernel\":", cuda_err);
+            report_str(js, w->prog->name);
+            fputc(',', js);
+            report_place(js, w, lane);
+            fprintf(js, ",\"message\":");
+            report_str(js, what);
+            fprintf(js, ",\"seed\":%llu}\n", (unsigned long long)(L->det ? L->seed : 0));
+            report_close(js);
+        }
     }
     pthread_mutex_unlock(&L->lock);
     return STEP_FAULT;

@@ -107,7 +107,7 @@ static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
                        "arrivals)", MB_EXPECTED(*m), MB_EXPECTED(*m));
         mbar_try_flip(m);
         if (w->launch->racecheck) race_mbar_sync(w->launch, m);
-        if (in->nd && in->d[0] != ROW_SINK) ROW(w, in->d[0])[l] = v;
+        if (in->nd && in->d[0] != ROW_SINK) ROW(w, in->d[0])[l] = v & ~MB_DONE;
     }
     return STEP_NEXT;
 }
@@ -151,6 +151,10 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
             uint64_t s = rowv(w, in->s[0], l);
             uint64_t want = parity ? (s & 1) : (s >> 62 & 1);
             if ((*m >> 62 & 1) != want) done |= 1u << l;
+            if (parity && want && !(*m & (MB_DONE | MB_PHASE)) && !w->fresh_mbar) {
+                w->fresh_mbar = m;
+                w->fresh_pc = w->pc;
+            }
         }
         /* a wait that would fail (test_wait in a polling loop too) is the latest legal
          * moment for what signals mbarriers */
@@ -163,6 +167,10 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
     if (w->launch->racecheck)
         FOR_LANES(done, l) race_mbar_waited(w, in, l, mb[l], parity ? 1 : 0);
     if (done == mask) return STEP_NEXT;
+    int l = __builtin_ctz(mask & ~done);
+    w->spin_mbar = mb[l];
+    w->spin_parity = parity ? (uint32_t)(rowv(w, in->s[0], l) & 1) : 2;
+    w->spin_pc = w->pc;
     w->spin = 1;
     w->pc++;
     return STEP_YIELD;

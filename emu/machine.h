@@ -103,6 +103,11 @@ struct Warp {
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
     int spin_resume;            /* deterministic mode: this turn resumes such a polling loop */
+    const uint64_t *spin_mbar;  /* the mbarrier the last failing try_wait/test_wait polled,  */
+    uint32_t spin_parity;       /* the parity it waited for (2: a state's phase)            */
+    uint32_t spin_pc;           /* and that wait's pc                                        */
+    const uint64_t *fresh_mbar; /* first mbarrier a parity-1 wait passed at once while fresh */
+    uint32_t fresh_pc;          /* and that wait's pc                                        */
     uint64_t prio;              /* deterministic mode: PCT priority (higher runs first)      */
     uint32_t sp;                /* open divergence regions (stk entries)                     */
     uint32_t cpa_group[WARP_SIZE];  /* cp.async groups each lane has committed               */
@@ -169,7 +174,7 @@ struct Cluster {
 
 typedef struct Fault {
     int code;                   /* cudaError_t value to report                               */
-    char msg[1100];             /* the one-line diagnostic                                   */
+    char msg[2048];             /* the one-line diagnostic                                   */
 } Fault;
 
 struct Launch {

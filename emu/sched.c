@@ -15,6 +15,7 @@
 #include "memory.h"
 #include "async.h"
 #include "racecheck.h"
+#include "asyncop.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -324,6 +325,132 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
     return 0;
 }
 
+/* What a warp is doing, for the deadlock and time-limit reports. */
+static const char *warp_state(const Warp *w, int l)
+{
+    if (!(w->alive >> l & 1)) return "exited";
+    if (w->bar_wait >> l & 1)
+        return w->bar_id[l] == CLUSTER_BARRIER_ID ? "waits at barrier.cluster"
+             : w->bar_id[l] == WGMMA_GATE_ID ? "waits for its warpgroup at a wgmma"
+             : "waits at a barrier (bar.sync / __syncthreads)";
+    if (w->sync_wait >> l & 1) return "waits at a warp-synchronous instruction for the other lanes";
+    if (w->waiting >> l & 1) return "waits";
+    if (w->spin) return "polls (a wait that keeps failing: mbarrier try_wait or a spin loop)";
+    return "runs";
+}
+
+/* Points w's pc at where its first live lane stands (a parked lane's pc is past a barrier);
+ * returns the lane and the pc to restore. */
+static int warp_place(Warp *w, uint32_t *saved_pc)
+{
+    int l = __builtin_ctz(w->alive & w->waiting ? w->alive & w->waiting : w->alive);
+    *saved_pc = w->pc;
+    if (w->spin && w->spin_mbar && (w->active >> l & 1)) w->pc = w->spin_pc;   /* the failing wait */
+    else if (!(w->active >> l & 1) && w->lane_pc[l])
+        w->pc = w->lane_pc[l] - ((w->bar_wait >> l & 1) && w->bar_id[l] != WGMMA_GATE_ID ? 1 : 0);
+    return l;
+}
+
+/* The mbarrier a polling warp waits on: its shared offset and state, in words and as JSON
+ * fields; 0 when w polls none (a spin loop on memory). */
+static int spin_mbar(const Warp *w, uint32_t *off, uint64_t *v)
+{
+    const Cta *c = w->cta;
+    const uint8_t *m = (const uint8_t *)w->spin_mbar;
+    if (!w->spin || !m || m < c->shared || m >= c->shared + c->shared_size) return 0;
+    *off = (uint32_t)(m - c->shared);
+    *v = *w->spin_mbar;
+    return 1;
+}
+
+static void mbar_words(const Warp *w, char *buf, size_t n)
+{
+    uint32_t off;
+    uint64_t v;
+    *buf = 0;
+    if (!spin_mbar(w, &off, &v)) return;
+    char want[40] = "the phase of its state";
+    if (w->spin_parity < 2) snprintf(want, sizeof want, "parity %u", w->spin_parity);
+    snprintf(buf, n, " (mbarrier at shared offset 0x%x: phase of parity %u in progress, %u of %u "
+             "arrivals and %d transaction bytes pending; the wait is for %s)", off,
+             (unsigned)(v >> 62 & 1), MB_PENDING(v), MB_EXPECTED(v), mbar_tx(v), want);
+}
+
+static void mbar_json(FILE *js, const Warp *w)
+{
+    uint32_t off;
+    uint64_t v;
+    if (!spin_mbar(w, &off, &v)) return;
+    fprintf(js, ",\"mbarrier\":{\"shared_offset\":%u,\"phase_parity\":%u,\"pending_arrivals\":%u,"
+            "\"expected_arrivals\":%u,\"pending_tx\":%d,\"wait_parity\":", off,
+            (unsigned)(v >> 62 & 1), MB_PENDING(v), MB_EXPECTED(v), mbar_tx(v));
+    if (w->spin_parity < 2) fprintf(js, "%u}", w->spin_parity);
+    else fprintf(js, "null}");
+}
+
+/* A deadlock on an mbarrier that some warp earlier waited on with parity 1 while it was
+ * fresh (no phase completed): that wait passed at once, so the parities are likely off by
+ * one. Writes the hint (empty when there is none). */
+static void wrong_parity_hint(Cluster *cl, const Warp *w, char *buf, size_t n)
+{
+    *buf = 0;
+    if (!w->spin || !w->spin_mbar) return;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        Cta *c = cl->ctas[r];
+        for (uint32_t i = 0; i < c->nwarps; i++) {
+            const Warp *o = &c->warps[i];
+            if (o->fresh_mbar != w->spin_mbar) continue;
+            const Program *p = o->prog;
+            const Inst *in = &p->code[o->fresh_pc < p->ncode ? o->fresh_pc : 0];
+            char src[300] = "";
+            if (in->loc && in->loc < p->nlocs) {
+                const SrcLoc *sl = &p->locs[in->loc];
+                snprintf(src, sizeof src, "%s:%u, ", sl->file < p->nfiles && p->files[sl->file] ?
+                         p->files[sl->file] : "?", sl->line);
+            }
+            snprintf(buf, n, "; likely a wrong parity: the wait at %sPTX line %u (warp %u) passed at "
+                     "once on this mbarrier while it was fresh - a wait on parity 1 returns at once "
+                     "until the barrier completes its first phase, so the first wait for a phase "
+                     "is on parity 0", src, in->line, o->id);
+            return;
+        }
+    }
+}
+
+/* PTXEMU_REPORT: one JSON line for a deadlock or a time limit, with every live warp of the
+ * cluster: its place, what it does, and the barrier it waits at. */
+static void report_cluster(Cluster *cl, Launch *L, const char *kind, const char *msg)
+{
+    FILE *js = report_open();
+    if (!js) return;
+    fprintf(js, "{\"kind\":\"%s\",\"code\":%d,\"kernel\":", kind, L->fault.code);
+    report_str(js, L->prog->name);
+    fprintf(js, ",\"message\":");
+    report_str(js, msg);
+    fprintf(js, ",\"warps\":[");
+    int first = 1;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        Cta *c = cl->ctas[r];
+        for (uint32_t i = 0; i < c->nwarps; i++) {
+            Warp *w = &c->warps[i];
+            if (!w->alive) continue;
+            uint32_t pc;
+            int l = warp_place(w, &pc);
+            fprintf(js, "%s{", first ? "" : ",");
+            first = 0;
+            report_place(js, w, l);
+            fprintf(js, ",\"state\":");
+            report_str(js, warp_state(w, l));
+            if ((w->bar_wait >> l & 1) && w->bar_id[l] < CLUSTER_BARRIER_ID) fprintf(js, ",\"barrier\":%u", w->bar_id[l]);
+            mbar_json(js, w);
+            fputc('}', js);
+            w->pc = pc;
+        }
+    }
+    fprintf(js, "],\"seed\":%llu}\n", (unsigned long long)(L->det ? L->seed : 0));
+    report_close(js);
+}
+
 static void deadlock(Cluster *cl)
 {
     for (uint32_t r = 0; r < cl->n; r++) {
@@ -331,33 +458,35 @@ static void deadlock(Cluster *cl)
         for (uint32_t i = 0; i < c->nwarps; i++) {
             Warp *w = &c->warps[i];
             if (!w->alive) continue;
-            int l = __builtin_ctz(w->alive & w->waiting ? w->alive & w->waiting : w->alive);
-            w->pc = w->lane_pc[l] ? w->lane_pc[l] - ((w->bar_wait >> l & 1) ? 1 : 0) : w->pc;
+            uint32_t saved_pc;
+            int l = warp_place(w, &saved_pc);   /* the launch ends here: the pc stays */
+            char msg[1400];
             if ((w->bar_wait >> l & 1) && w->bar_id[l] == CLUSTER_BARRIER_ID) {
-                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
-                           "deadlock: barrier.cluster.wait waits for %u threads of the cluster "
-                           "but only %u arrived and no other thread can run",
-                           cl->nthreads - cl->exited_threads, cl->bar_arrived);
+                snprintf(msg, sizeof msg, "deadlock: barrier.cluster.wait waits for %u threads of the cluster "
+                         "but only %u arrived and no other thread can run",
+                         cl->nthreads - cl->exited_threads, cl->bar_arrived);
             } else if ((w->bar_wait >> l & 1) && w->bar_id[l] == WGMMA_GATE_ID) {
-                w->pc = w->lane_pc[l];   /* the gate parks without advancing the pc */
-                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
-                           "deadlock: wgmma.mma_async waits for the other warps of its warpgroup "
-                           "(warps %u..%u), which never issue it", w->id / 4 * 4, w->id / 4 * 4 + 3);
+                snprintf(msg, sizeof msg, "deadlock: wgmma.mma_async waits for the other warps of its warpgroup "
+                         "(warps %u..%u), which never issue it", w->id / 4 * 4, w->id / 4 * 4 + 3);
             } else if (w->bar_wait >> l & 1) {
                 int id = w->bar_id[l];
                 uint32_t expected = c->bar_expected[id] ? c->bar_expected[id] : c->nthreads - c->exited_threads;
-                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
-                           "deadlock: barrier %d waits for %u threads but only %u arrived and no "
-                           "other thread of the block can run", id, expected, c->bar_arrived[id]);
+                snprintf(msg, sizeof msg, "deadlock: barrier %d waits for %u threads but only %u arrived and no "
+                         "other thread of the block can run", id, expected, c->bar_arrived[id]);
             } else if (w->waiting >> l & 1) {
-                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
-                           "deadlock: warp-synchronous instruction waits for lanes that never arrive");
+                snprintf(msg, sizeof msg, "deadlock: warp-synchronous instruction waits for lanes that never arrive");
             } else {
-                warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE,
-                           "deadlock: mbarrier wait never completes: every thread of the %s "
-                           "waits and no asynchronous operation is in flight",
-                           cl->n > 1 ? "cluster" : "block");
+                char mb[300], hint[700];
+                mbar_words(w, mb, sizeof mb);
+                wrong_parity_hint(cl, w, hint, sizeof hint);
+                snprintf(msg, sizeof msg, "deadlock: mbarrier wait never completes: every thread of the %s "
+                         "waits and no asynchronous operation is in flight%s%s",
+                         cl->n > 1 ? "cluster" : "block", mb, hint);
             }
+            Launch *L = w->launch;
+            int first = !L->aborted;
+            warp_fault(w, l, EMU_ERR_LAUNCH_FAILURE, "%s", msg);
+            if (first) report_cluster(cl, L, "deadlock", msg);
             return;
         }
     }
@@ -437,20 +566,6 @@ static void set_deadline(Launch *L)
     L->deadline_ns = secs > 0 ? mono_ns() + (uint64_t)(secs * 1e9) : 0;
 }
 
-/* What a warp is doing, for the time-limit report. */
-static const char *warp_state(const Warp *w, int l)
-{
-    if (!(w->alive >> l & 1)) return "exited";
-    if (w->bar_wait >> l & 1)
-        return w->bar_id[l] == CLUSTER_BARRIER_ID ? "waits at barrier.cluster"
-             : w->bar_id[l] == WGMMA_GATE_ID ? "waits for its warpgroup at a wgmma"
-             : "waits at a barrier (bar.sync / __syncthreads)";
-    if (w->sync_wait >> l & 1) return "waits at a warp-synchronous instruction for the other lanes";
-    if (w->waiting >> l & 1) return "waits";
-    if (w->spin) return "polls (a wait that keeps failing: mbarrier try_wait or a spin loop)";
-    return "runs";
-}
-
 /* The launch ran past its time limit: says where every warp of the cluster is, then fails
  * the launch with cudaErrorLaunchTimeout. Every worker reports its own resident blocks. */
 static void time_limit(Cluster *cl, Launch *L)
@@ -471,9 +586,8 @@ static void time_limit(Cluster *cl, Launch *L)
             for (uint32_t i = 0; i < c->nwarps; i++) {
                 Warp *w = &c->warps[i];
                 if (!w->alive) continue;
-                int l = __builtin_ctz(w->alive);
-                uint32_t pc = w->pc;
-                if (!(w->active >> l & 1) && w->lane_pc[l]) w->pc = w->lane_pc[l] - ((w->bar_wait >> l & 1) && w->bar_id[l] != WGMMA_GATE_ID ? 1 : 0);
+                uint32_t pc;
+                int l = warp_place(w, &pc);
                 char at[512];
                 warp_where(w, l, at, sizeof at);
                 w->pc = pc;
@@ -481,7 +595,9 @@ static void time_limit(Cluster *cl, Launch *L)
             }
         }
     }
+    int mine = L->fault.code == EMU_ERR_LAUNCH_TIMEOUT;
     pthread_mutex_unlock(&L->lock);
+    if (mine) report_cluster(cl, L, "timeout", "the launch ran past its time limit (PTXEMU_TIMEOUT)");
 }
 
 /* One round of a resident cluster (or lone CTA): each runnable warp runs one time slice;

@@ -169,19 +169,21 @@ if [ $rc = 0 ] && grep -q "one past the end: cudaSuccess (copy cudaSuccess) valu
 else
     bad "an access past an allocation inside the H100's 2 MiB page completes with one warning (exit $rc)"
 fi
-PTXEMU_STRICT_BOUNDS=1 "$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err"
+PTXEMU_STRICT_BOUNDS=1 PTXEMU_REPORT="$tmp/fault.json" "$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if grep -q "^fill: cudaErrorIllegalAddress" "$tmp/out" &&
+   grep -q '^{"kind":"fault","code":700,"kernel":"_Z4fillPji","block":\[0,0,0\],"thread":\[256,0,0\],"warp":8,"ptx_line":[0-9]*,"src_file":"[^"]*oob_tolerance.cu","src_line":15,"message":"out-of-bounds global write of 4 bytes at 0x[0-9a-f]*: 0 bytes past the end of a 1024-byte allocation[^"]*","seed":0}$' "$tmp/fault.json" &&
    grep -q "out-of-bounds global write of 4 bytes at 0x[0-9a-f]*: 0 bytes past the end of a 1024-byte allocation" "$tmp/err" &&
    ! grep -q warning "$tmp/err"; then
-    ok "PTXEMU_STRICT_BOUNDS=1 makes it a fault"
+    ok "PTXEMU_STRICT_BOUNDS=1 makes it a fault, reported to PTXEMU_REPORT too"
 else
     bad "PTXEMU_STRICT_BOUNDS=1 makes it a fault (exit $rc)"
 fi
 
 # --timeout: a kernel that spins forever (one thread polls a flag nobody sets, the rest of
 # its block waits at __syncthreads) is stopped, every warp's place is printed, and the launch
-# fails with cudaErrorLaunchTimeout - in the parallel and the deterministic scheduler
+# fails with cudaErrorLaunchTimeout - in the parallel and the deterministic scheduler; the
+# same goes to PTXEMU_REPORT as JSON
 cat >"$tmp/spin.cu" <<'EOF'
 #include <cstdio>
 __global__ void spin(volatile int *flag, int *out)
@@ -203,12 +205,14 @@ int main()
 EOF
 "$NVCC" -arch=sm_90 --cudart shared -lineinfo -o "$tmp/spin" "$tmp/spin.cu" || exit 99
 for mode in parallel deterministic; do
-    if [ $mode = parallel ]; then "$ptxemu" --timeout 1 "$tmp/spin" >"$tmp/out" 2>"$tmp/err"; rc=$?
-    else "$ptxemu" --timeout 1 --seed 3 "$tmp/spin" >"$tmp/out" 2>"$tmp/err"; rc=$?; fi
+    rm -f "$tmp/t.json"
+    if [ $mode = parallel ]; then PTXEMU_REPORT="$tmp/t.json" "$ptxemu" --timeout 1 "$tmp/spin" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    else PTXEMU_REPORT="$tmp/t.json" "$ptxemu" --timeout 1 --seed 3 "$tmp/spin" >"$tmp/out" 2>"$tmp/err"; rc=$?; fi
     if [ $rc = 1 ] && grep -q "^sync: cudaErrorLaunchTimeout" "$tmp/out" &&
        grep -q "warp 0 (kernel .*spin.cu:4, .*block (1,0,0), thread (0,0,0)): runs" "$tmp/err" &&
        grep -q "warp 1 (kernel .*spin.cu:5, .*block (1,0,0), thread (32,0,0)): waits at a barrier" "$tmp/err" &&
-       grep -q "ran past the time limit of PTXEMU_TIMEOUT=1 seconds" "$tmp/err"; then
+       grep -q "ran past the time limit of PTXEMU_TIMEOUT=1 seconds" "$tmp/err" &&
+       grep -q '^{"kind":"timeout","code":702,"kernel":"_Z4spinPViPi",.*"warps":\[{"block":\[1,0,0\],"thread":\[0,0,0\],"warp":0,"ptx_line":[0-9]*,"src_file":"[^"]*spin.cu","src_line":4,"state":"runs"},{"block":\[1,0,0\],"thread":\[32,0,0\],"warp":1,.*"src_line":5,"state":"waits at a barrier (bar.sync / __syncthreads)","barrier":0}\],"seed":[0-9]*}$' "$tmp/t.json"; then
         ok "--timeout stops a spinning kernel and says where every warp is ($mode)"
     else
         bad "--timeout stops a spinning kernel and says where every warp is ($mode, exit $rc)"

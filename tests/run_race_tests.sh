@@ -17,9 +17,9 @@ trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
 check() { if [ "$2" = 0 ]; then echo "PASS: $1"; pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
 
-kinds=(read-after-write x write-after-read x write-after-write x read-before-async-copy-complete x read-after-write x '[a-z-]*-after-[a-z]* in global' x write-before-async-copy-read-complete x async-proxy-read-without-proxy-fence x '[a-z-]*-after-[a-z]*' x mbarrier-used-before-fence-mbarrier-init x '[a-z-]*-after-[a-z]* in global' x '[a-z-]*-after-[a-z]* in global' x mbarrier-wait-on-observed-phase x mbarrier-tx-beyond-phase x '[a-z-]*-after-[a-z]*' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x '[a-z-]*-after-[a-z]*' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x)
-names=(raw raw_fixed war war_fixed waw waw_fixed async async_fixed warp warp_fixed global global_fixed bulk_src bulk_src_fixed proxy proxy_fixed plain volatile_marked mbinit mbinit_fixed ticket ticket_fixed ticket_cta ticket_acq_rel parity parity_fixed tx_beyond tx_fixed mbar_skip mbar_skip_fixed streams streams_event streams_blocking streams_legacy dsmem dsmem_fixed graph graph_edge)
-for i in $(seq 0 37); do
+kinds=(read-after-write x write-after-read x write-after-write x read-before-async-copy-complete x read-after-write x '[a-z-]*-after-[a-z]* in global' x write-before-async-copy-read-complete x async-proxy-read-without-proxy-fence x '[a-z-]*-after-[a-z]*' x mbarrier-used-before-fence-mbarrier-init x '[a-z-]*-after-[a-z]* in global' x '[a-z-]*-after-[a-z]* in global' x mbarrier-wait-on-observed-phase x mbarrier-tx-beyond-phase x '[a-z-]*-after-[a-z]*' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x '[a-z-]*-after-[a-z]*' x '[a-z-]*-after-[a-z]* in global.*earlier launch' x read-before-async-copy-complete x)
+names=(raw raw_fixed war war_fixed waw waw_fixed async async_fixed warp warp_fixed global global_fixed bulk_src bulk_src_fixed proxy proxy_fixed plain volatile_marked mbinit mbinit_fixed ticket ticket_fixed ticket_cta ticket_acq_rel parity parity_fixed tx_beyond tx_fixed mbar_skip mbar_skip_fixed streams streams_event streams_blocking streams_legacy dsmem dsmem_fixed graph graph_edge parity_fresh parity_fresh_fixed)
+for i in $(seq 0 39); do
     PTXEMU_RACECHECK=1 PTXEMU_REPORT="$work/report.$i" "$launcher" "$work/hazards" $i >"$work/out.$i" 2>"$work/err.$i"
     n=$(grep -c "^ptxemu: race:" "$work/err.$i")
     if [ $((i % 2)) = 0 ]; then
@@ -36,7 +36,7 @@ done
 # the access logs drop what the shadow no longer names; compacting at every fill must not
 # change a single report
 same=0
-for i in $(seq 0 37); do
+for i in $(seq 0 39); do
     PTXEMU_RACECHECK=1 PTXEMU_RACECHECK_COMPACT=1 "$launcher" "$work/hazards" $i >/dev/null 2>"$work/cerr.$i"
     cmp -s "$work/err.$i" "$work/cerr.$i" || { same=1; echo "case $i differs with PTXEMU_RACECHECK_COMPACT=1"; }
 done
@@ -56,10 +56,23 @@ done
 check "a seed replays the same reports and output, with 1 and with 2 workers" $same
 # seed 4 runs hazard 24's second round wait after its copies completed the next phase: the
 # polling loop can never succeed, and deterministic mode says so instead of spinning on
-PTXEMU_SEED=4 timeout 120 "$launcher" "$work/hazards" 24 >"$work/dl.out" 2>"$work/dl.err"
-grep -q "deadlock: mbarrier wait never completes" "$work/dl.err" &&
+PTXEMU_SEED=4 PTXEMU_REPORT="$work/dl.json" timeout 120 "$launcher" "$work/hazards" 24 >"$work/dl.out" 2>"$work/dl.err"
+grep -q "deadlock: mbarrier wait never completes.*(mbarrier at shared offset 0x[0-9a-f]*: phase of parity 0 in progress, 1 of 1 arrivals and 0 transaction bytes pending; the wait is for parity 0)" "$work/dl.err" &&
+    ! grep -q "likely a wrong parity" "$work/dl.err" &&
     grep -q "^kernel 24: unspecified launch failure" "$work/dl.out"
-check "a polling loop that can never succeed is reported as a deadlock" $?
+check "a polling loop that can never succeed is reported as a deadlock, with the mbarrier's state" $?
+# ... and goes to PTXEMU_REPORT with every live warp: its place, state and mbarrier
+[ "$(wc -l <"$work/dl.json")" = 1 ] &&
+    grep -q '^{"kind":"deadlock","code":719,"kernel":"_Z6phasesiPKiPi","message":"deadlock: mbarrier wait never completes.*"warps":\[{"block":\[0,0,0\],"thread":\[0,0,0\],"warp":0,.*"state":"polls[^"]*","mbarrier":{"shared_offset":[0-9]*,"phase_parity":0,"pending_arrivals":1,"expected_arrivals":1,"pending_tx":0,"wait_parity":0}},{"block":\[0,0,0\],"thread":\[32,0,0\],"warp":1,"ptx_line":[0-9]*,"src_file":"[^"]*hazards.cu","src_line":[1-9][0-9]*,"state":"polls[^"]*","mbarrier":{[^}]*}}\],"seed":4}$' "$work/dl.json"
+check "the deadlock goes to PTXEMU_REPORT with every waiting warp" $?
+# hazard 38 waits on parity 1 first: that wait passes at once on the fresh barrier; under
+# seed 7 both copies land before the second wait (parity 0), which then waits for a phase
+# nobody completes: the deadlock names the earlier wait as a likely wrong parity
+PTXEMU_SEED=7 PTXEMU_REPORT="$work/dl38.json" timeout 120 "$launcher" "$work/hazards" 38 >"$work/dl38.out" 2>"$work/dl38.err"
+grep -q "deadlock: mbarrier wait never completes.*likely a wrong parity: the wait at .*hazards.cu:[0-9]*, PTX line [0-9]* (warp 0) passed at once on this mbarrier while it was fresh" "$work/dl38.err" &&
+    grep -q "^kernel 38: unspecified launch failure" "$work/dl38.out" &&
+    grep -q '"kind":"deadlock".*likely a wrong parity.*"wait_parity":0}},{.*"warp":1,.*"state":"waits at a barrier (bar.sync / __syncthreads)","barrier":0}\],"seed":7}$' "$work/dl38.json"
+check "a deadlock after a wait that passed on a fresh mbarrier is diagnosed as a likely wrong parity" $?
 # wgmma reads its shared-memory operands through the async proxy (sm_90a)
 "$NVCC" -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]' --cudart shared -O2 -lineinfo \
     -o "$work/wgmma_hazards" "$here/race/wgmma_hazards.cu" || exit 1

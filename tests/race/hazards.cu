@@ -40,6 +40,9 @@
 //  36 graph     a captured graph whose writer and reader kernel nodes have no path between
 //               them (the reader was captured in a forked stream): they may overlap
 //  37 graph_edge (the reader node depends on the writer node)
+//  38 parity_fresh  the rounds of 24 waited on parity 1, 0: the first wait passes at once on
+//               the fresh barrier (a wait on parity 1 means "the phase before the current one")
+//  39 parity_fresh_fixed (parity 0, 1)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
@@ -170,7 +173,7 @@ __device__ void mbar_wait(unsigned bar, unsigned parity)
                  :: "r"(bar), "r"(parity) : "memory");
 }
 
-/* 24..27: bulk copies into shared memory signalled through one mbarrier */
+/* 24..27, 38, 39: bulk copies into shared memory signalled through one mbarrier */
 __global__ void phases(int which, const int *in, int *out)
 {
     __shared__ alignas(128) int buf[64];
@@ -179,7 +182,7 @@ __global__ void phases(int which, const int *in, int *out)
     int t = threadIdx.x;
     if (t == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(b) : "memory");
     __syncthreads();
-    int rounds = which >= 26 ? 1 : 2;
+    int rounds = which >= 26 && which < 38 ? 1 : 2;
     for (int round = 0; round < rounds; round++) {
         if (t == 0) {
             unsigned tx = which == 26 ? 128 : 256;
@@ -188,7 +191,7 @@ __global__ void phases(int which, const int *in, int *out)
                 asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 128, [%2];"
                              :: "r"(sb + 128 * h), "l"(in + round * 64 + 32 * h), "r"(b) : "memory");
         }
-        mbar_wait(b, which == 24 ? 0 : round & 1);
+        mbar_wait(b, which == 24 ? 0 : which == 38 ? (round & 1) ^ 1 : round & 1);
         out[round * 64 + t] = buf[t];
         __syncthreads();
     }
@@ -281,7 +284,8 @@ int main(int argc, char **argv)
     int *in, *out;
     cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
     cudaMemset(in, which >= 20 && which < 24 ? 0 : 1, 1024);
-    if (which >= 36) graph(which, in, out);
+    if (which >= 38) phases<<<1, 64>>>(which, in, out);
+    else if (which >= 36) graph(which, in, out);
     else if (which >= 34) dsmem<<<2, 64>>>(which, out);
     else if (which >= 30) streams(which, in, out);
     else if (which >= 28) handoff<<<1, 96>>>(which, out);
