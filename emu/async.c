@@ -122,13 +122,16 @@ static int complete(AsyncOp *op)
     uint8_t *dst[MAX_CLUSTER];
     uint64_t *mbar[MAX_CLUSTER];
     int n = for_targets(op, dst, mbar, MAX_CLUSTER);
+    int rc = op->w->launch->racecheck;   /* the race detector sees each landing */
     char err[300];
     switch (op->kind) {
     case AOP_CPASYNC:
         if (op->src_size) memcpy(op->dst, op->src, op->src_size);
         memset(op->dst + op->src_size, 0, op->size - op->src_size);
+        if (rc) race_async_land(op->w, op->lane, op->pc, op->dst, op->size, NULL);
         break;
     case AOP_CPASYNC_ARRIVE:
+        if (rc) race_async_signal(op->w, op->mbar);
         if (op->w->launch->racecheck) race_mbar_arrive(op->w, NULL, op->mbar);
         mbar_arrive_async(op->mbar);
         if (op->w->launch->racecheck) race_mbar_sync(op->w->launch, op->mbar);
@@ -140,11 +143,13 @@ static int complete(AsyncOp *op)
                     if (op->byte_mask >> (k % 16) & 1) dst[i][k] = op->src[k];
             } else
                 memmove(dst[i], op->src, op->size);
+            if (rc) race_async_land(op->w, op->lane, op->pc, dst[i], op->size, mbar[i]);
             if (mbar[i]) signal_tx(op, mbar[i], op->size);
         }
         break;
     case AOP_BULK_REDUCE:
         reduce_elems(op->dst, op->src, op->size, op->redop, op->rtype);
+        if (rc) race_async_land(op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
         if (op->mbar) signal_tx(op, op->mbar, op->size);
         break;
     case AOP_TENSOR: {
@@ -155,34 +160,30 @@ static int complete(AsyncOp *op)
             if (tma_transfer(op->tmap, op->tdir, op->tmode, op->coords, op->ndims, op->offsets,
                              smem, soff, op->smem_avail, op->redop, err, sizeof err) < 0)
                 return op_fault(op, err);
+            if (rc && op->tdir == TMA_LOAD) race_async_land(op->w, op->lane, op->pc, dst[i], bytes, mbar[i]);
             if (mbar[i]) signal_tx(op, mbar[i], bytes);
         }
         break;
     }
     case AOP_ST_ASYNC:
         memcpy(op->dst, op->value, op->size);
+        if (rc) race_async_land(op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
         signal_tx(op, op->mbar, op->size);
         break;
     case AOP_RED_ASYNC:
         reduce_elems(op->dst, op->value, op->size, op->redop, op->rtype);
+        if (rc) race_async_land(op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
         signal_tx(op, op->mbar, op->size);
         break;
     default:
         break;
     }
     op->done = 1;
-    if (op->w->launch->racecheck && op->cta_mask)   /* multicast: every written CTA */
-        for (int i = 0; i < n; i++)
-            race_async_done(op->w, dst[i], op->kind == AOP_TENSOR ? tma_box_bytes(op->tmap) : op->size);
-    if (op->w->launch->racecheck && !op->cta_mask) {
-        if (op->kind == AOP_CPASYNC || ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && op->mbar))
-            race_async_done(op->w, op->dst, op->size);
-        else if ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && !op->mbar)
+    if (rc && !op->cta_mask) {   /* stores: the shared source may be written again */
+        if ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && !op->mbar)
             race_async_read_done(op->w, op->src, op->size);
         else if (op->kind == AOP_TENSOR && op->tdir != TMA_LOAD)
             race_async_read_done(op->w, op->dst, tma_box_bytes(op->tmap));
-        else if (op->kind == AOP_TENSOR)
-            race_async_done(op->w, op->dst, tma_box_bytes(op->tmap));
     }
     return 0;
 }

@@ -259,6 +259,7 @@ static int cp_wait(Warp *w, const Inst *in, uint32_t mask)
         if (g[l] > n && async_force_groups(w, l, bulk ? GROUP_BULK : GROUP_CPASYNC, g[l] - n))
             return STEP_FAULT;
     }
+    if (!bulk && w->launch->racecheck) race_async_acquire(w);
     return STEP_NEXT;
 }
 

@@ -11,6 +11,7 @@
 #include "memory.h"
 
 enum { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_AND, A_OR, A_XOR, A_EXCH, A_CAS, A_COUNT };
+_Static_assert(A_CAS == ATOM_BOP_CAS, "inst.h names atom.cas by its operation number");
 
 /* ---- combine functions: the value stored, from the old value r and the operand s ---- */
 
@@ -280,6 +281,7 @@ static const char *bind_atomic(Inst *in, const InstDesc *d, int is_atom)
     if (!e) return "unsupported type for this atom/red operation";
     int vec = d->vec;
     int nvals = is_atom ? d->nd : d->ns;
+    in->bop = (uint8_t)op;
     if (vec == 1) {
         if (nvals < 1 || (is_atom && d->ns < (op == A_CAS ? 2 : 1)))
             return "atom/red: missing operands";

@@ -144,6 +144,7 @@ struct Inst {
     uint8_t t, t2;          /* primary and secondary type (cvt: t = destination, t2 = source)*/
     uint8_t rnd, cmp;       /* rounding mode, comparison                                    */
     uint8_t bop;            /* boolean combine (setp .and/.or/.xor) or atomic/reduce op     */
+#define ATOM_BOP_CAS 9      /* Inst.bop of atom.cas (the race detector exempts cas loops)   */
     uint8_t flags;          /* IF_*                                                          */
     uint8_t space;          /* SP_* for memory instructions                                  */
     uint8_t vec;            /* vector width of a memory access, 1 otherwise                  */

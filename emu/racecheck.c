@@ -10,8 +10,12 @@
  * lanes across a fence, never invent one.
  *
  * Shadow. Each 4-byte word of a checked allocation (a CTA's shared memory; each 1 KiB page
- * of global memory a launch touched) has 8 bytes: its last write and last read, as a lane
- * and an index into an access log. A log record (launch, CTA, warp, instruction, clock,
+ * of global memory a launch touched) has 16 bytes: its last write and two reads, each a lane
+ * and an index into an access log and the bytes of the word it touched. Accesses to
+ * different bytes never conflict; a write forgets an earlier write to other bytes of the
+ * word (a race with those is missed, none is invented). A read replaces a read it covers
+ * that happens before it (a write racing with the old one races with the new one); reads
+ * that do not order keep two slots, so a read by another CTA is not lost to the own. A log record (launch, CTA, warp, instruction, clock,
  * proxy-fence count) stands for every lane and word one warp instruction touched at one
  * clock, so the log grows with the instructions run between synchronisations, not with the
  * data, and compaction drops the records no word names any more. Shared accesses log per
@@ -169,7 +173,15 @@ typedef struct RaceCta {
     RaceWarp *w;
     Clock bar[16];              /* the join of each named barrier's arrivals so far           */
     Range *rd; uint32_t nrd, caprd;   /* sources bulk/tensor stores are reading              */
+    uint32_t agent_clk;         /* the CTA's async agent: copies that landed in its memory   */
 } RaceCta;
+
+/* Asynchronous copies write through the CTA's async agent: a clock of its own (dense index
+ * after the cluster's warps), advanced at each landing and released into the mbarrier the
+ * copy signals (a wait that observes the phase acquires it) or acquired by cp.async
+ * wait_group. A read of landed bytes by a thread that acquired nothing is then a hazard
+ * whether or not the copy had landed yet: detection does not depend on the schedule. */
+#define AGENT_WARP 0xffffu
 
 typedef struct RaceCluster {
     uint32_t index;             /* linear cluster index in the grid                          */
@@ -300,7 +312,7 @@ void race_forget(uint64_t addr, size_t size)
     if (!g || !size) return;
     for (uint64_t k = addr / 4; k < (addr + size + 3) / 4; k++) {
         void **s = map_slot(&g->pages, k / PAGE_WORDS, 0);
-        if (s) ((Cell *)*s)[k % PAGE_WORDS] = (Cell){0, 0};
+        if (s) ((Cell *)*s)[k % PAGE_WORDS] = (Cell){0};
     }
     void **a = map_slot(&g->allocs, addr, 0);   /* the counted size, 0 once freed */
     if (a && *(size_t *)*a) {
@@ -337,7 +349,7 @@ int race_setup_cta(Cta *c)
     RaceLog *g = c->launch->race;
     Cluster *cl = c->cluster;
     g->nw = c->nwarps;
-    g->D = cl->n * c->nwarps;
+    g->D = cl->n * (c->nwarps + 1);   /* the warps, then each CTA's async agent */
     RaceCta *rc = calloc(1, sizeof *rc);
     if (!rc) return -1;
     c->race = rc;
@@ -405,6 +417,7 @@ static RaceWarp *rw_of(const Warp *w) { return &((RaceCta *)w->cta->race)->w[w->
 static uint32_t self_index(const Warp *w) { return w->cta->rank * w->cta->nwarps + w->id; }
 static uint64_t gwarp(uint32_t cta, uint32_t warp, uint32_t nw) { return (uint64_t)cta * nw + warp; }
 static uint32_t clus_index(const Warp *w) { return ((RaceCluster *)w->cta->cluster->race)->index; }
+static uint32_t agent_index(const Warp *w, uint32_t rank) { return w->cta->cluster->n * w->cta->nwarps + rank; }
 
 /* ---- releases and acquires ------------------------------------------------------------- */
 
@@ -681,6 +694,7 @@ static void log_compact(Log *log, Cell *const *arr, const uint32_t *len, uint32_
         for (uint32_t k = 0; k < len[i]; k++) {
             map[(arr[i][k].w & ~CELL_PENDING) >> 5] = 1;
             map[arr[i][k].r >> 5] = 1;
+            map[arr[i][k].r2 >> 5] = 1;
         }
     uint32_t n = 1;
     for (uint32_t i = 1; i < log->n; i++)
@@ -691,6 +705,7 @@ static void log_compact(Log *log, Cell *const *arr, const uint32_t *len, uint32_
             if (x->w & ~CELL_PENDING)
                 x->w = (x->w & (CELL_PENDING | 31)) | map[(x->w & ~CELL_PENDING) >> 5] << 5;
             if (x->r) x->r = (x->r & 31) | map[x->r >> 5] << 5;
+            if (x->r2) x->r2 = (x->r2 & 31) | map[x->r2 >> 5] << 5;
         }
     free(map);
     log->n = n;
@@ -767,6 +782,7 @@ static int before(const Warp *w, const RaceWarp *me, const Acc *a, uint32_t al, 
 {
     const RaceLog *g = w->launch->race;
     if (a->launch != g->cur) return launch_before(g, a->launch);
+    if (a->warp == AGENT_WARP) return a->clus == clus_index(w) && a->clk <= me->vc.d[agent_index(w, a->rank)];
     if (a->cta == w->cta->linear && a->warp == w->id) return al == (uint32_t)l || a->clk < me->clk;
     if (a->clus == clus_index(w)) return a->clk <= me->vc.d[a->rank * w->cta->nwarps + a->warp];
     return a->clk <= far_get(&me->vc.far, gwarp(a->cta, a->warp, w->launch->race->nw));
@@ -787,7 +803,6 @@ static int pending_read(const RaceCta *rc, uint32_t k)
     return 0;
 }
 
-/* Check one word against its shadow and update it. */
 /* Whether shadow value v (a record and a lane) happens before lane l's present. A record
  * found ordered for a reason that holds for all its lanes (another warp, or an older clock of
  * this one) is remembered until the warp's clocks change: the lanes of a warp instruction
@@ -804,35 +819,69 @@ static int ordered(const Warp *w, RaceWarp *me, const Log *log, int space, uint3
     return 1;
 }
 
+/* A compare-and-swap loop reads plainly, then cas-es: a plain read and a cas conflict under
+ * the memory model, but the loop retries until its read was current, so such pairs are not
+ * reported. Any other atomic against a plain access is a data race (one access not strong). */
+static int is_cas(const Inst *in) { return in->op == OP_atom && in->bop == ATOM_BOP_CAS; }
+
+static const Inst *inst_of(const Launch *L, const Acc *a)
+{
+    return &L->race->launches[a->launch].prog->code[a->pc];
+}
+
+/* The read slots of x: a read replaces one it covers that happens before it; else it takes a
+ * free slot, or the second one (the first keeps the oldest unordered read). */
+static void note_read(Warp *w, RaceWarp *me, const Log *log, int global, Cell *x, uint32_t v,
+                      unsigned mask, int l)
+{
+    if (x->r && !(x->rm & ~mask) && ordered(w, me, log, global, x->r, l)) x->r = 0;
+    if (x->r2 && !(x->r2m & ~mask) && ordered(w, me, log, global, x->r2, l)) x->r2 = 0;
+    if (!x->r) { x->r = v; x->rm = (uint8_t)mask; }
+    else { x->r2 = v; x->r2m = (uint8_t)mask; }
+}
+
+/* Check one word against its shadow and update it. mask: the bytes of the word accessed;
+ * atomic: the access is strong (an atomic, or a volatile/relaxed/acquire/release ld/st). */
 static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint32_t cur,
-                       int write, int atomic, int global, uint64_t addr)
+                       int write, int atomic, int global, uint64_t addr, unsigned mask)
 {
     RaceWarp *me = rw_of(w);
     Launch *L = w->launch;
     const Acc *now = &log->a[cur];
+    const Inst *nin = &L->race->launches[now->launch].prog->code[now->pc];
     uint32_t t = w->id * WARP_SIZE + (uint32_t)l;
     RaceFinding *f = NULL;
-    uint32_t wi = (x->w & ~CELL_PENDING) >> 5, ri = x->r >> 5;
-    /* an atomic write racing only with reads is the CAS-loop idiom (read, then
-     * compare-and-swap): benign, not reported; plain writes always count */
-    if (wi && !ordered(w, me, log, global, x->w & ~CELL_PENDING, l)) {
+    uint32_t wi = (x->w & ~CELL_PENDING) >> 5;
+    if (wi && (x->wm & mask) && !ordered(w, me, log, global, x->w & ~CELL_PENDING, l)) {
         const Acc *a = &log->a[wi];
-        int aatomic = strong_inst(&L->race->launches[a->launch].prog->code[a->pc]);
-        if (!aatomic || (write && !atomic))
+        const Inst *ai = inst_of(L, a);
+        if (a->warp == AGENT_WARP)   /* bytes a copy wrote, before the wait that shows them */
+            record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, a->cta, 0, now->pc, w->cta->linear, t, now->pc);
+        else if (!(strong_inst(ai) && atomic) && !(!write && is_cas(ai)))
             f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
                           a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
-    if (write && !atomic && ri) {
-        const Acc *a = &log->a[ri];
-        if (!ordered(w, me, log, global, x->r, l)) {
-            RaceFinding *g2 = record_in(L, K_WAR, k * 4, a->launch, a->cta,
-                                        a->warp * WARP_SIZE + (x->r & 31), a->pc, w->cta->linear, t, now->pc);
-            if (g2 && global) { g2->global = 1; g2->addr = addr; }
-        }
+    for (int s = 0; write && s < 2; s++) {
+        uint32_t rv = s ? x->r2 : x->r;
+        if (!rv || !((s ? x->r2m : x->rm) & mask) || ordered(w, me, log, global, rv, l)) continue;
+        const Acc *a = &log->a[rv >> 5];
+        int rstrong = strong_inst(inst_of(L, a));
+        if ((rstrong && atomic) || (!rstrong && is_cas(nin))) continue;
+        RaceFinding *g2 = record_in(L, K_WAR, k * 4, a->launch, a->cta,
+                                    a->warp * WARP_SIZE + (rv & 31), a->pc, w->cta->linear, t, now->pc);
+        if (g2 && global) { g2->global = 1; g2->addr = addr; }
     }
     if (f && global) { f->global = 1; f->addr = addr; }
     uint32_t v = cur << 5 | (uint32_t)l;
-    if (write) x->w = (x->w & CELL_PENDING) | v; else x->r = v;
+    if (write) { x->w = (x->w & CELL_PENDING) | v; x->wm = (uint8_t)mask; }
+    else note_read(w, me, log, global, x, v, mask, l);
+}
+
+/* The bytes of word k that [a, a+size) covers, as a mask (bit i: byte i). */
+static unsigned word_mask(uint64_t a, unsigned size, uint64_t k)
+{
+    uint64_t lo = a > k * 4 ? a : k * 4, hi = a + size < k * 4 + 4 ? a + size : k * 4 + 4;
+    return ((1u << (hi - lo)) - 1) << (lo - k * 4);
 }
 
 static Cell *global_cells(RaceLog *g, uint64_t word)
@@ -862,7 +911,7 @@ static void global_access(Warp *w, int l, uint32_t cur, uint64_t a, unsigned siz
     for (uint64_t k = a / 4; k <= (a + size - 1) / 4; k++) {
         Cell *x = global_cells(g, k);
         if (!x) { g->full = 1; return; }
-        check_word(w, x, &g->glog, 0, l, cur, write, atomic, 1, k * 4);
+        check_word(w, x, &g->glog, 0, l, cur, write, atomic, 1, k * 4, word_mask(a, size, k));
     }
 }
 
@@ -882,7 +931,7 @@ static void shared_access(Warp *w, Cta *c, int l, uint32_t pc, uint32_t cur, con
         else if (write && rc->nrd && pending_read(rc, k))   /* missing wait_group.read */
             record(L, K_ASYNC_SRC, k * 4, c->linear, 0, pc, w->cta->linear, t, pc);
         else
-            check_word(w, x, &rcl->log, k, l, cur, write, atomic, 0, 0);
+            check_word(w, x, &rcl->log, k, l, cur, write, atomic, 0, 0, word_mask(off, size, k));
     }
 }
 
@@ -964,24 +1013,57 @@ void race_mbar_use(Warp *w, int lane, const uint8_t *mbar)
                w->id * WARP_SIZE + (uint32_t)lane, w->pc);
 }
 
-static void mark_async(Warp *w, const uint8_t *dst, uint32_t size, int issue)
+static void mark_async(Warp *w, const uint8_t *dst, uint32_t size)
 {
     Cta *c = owner(w, dst);
     if (!c || !c->race || !size) return;
     RaceCta *rc = c->race;
     uint32_t off = (uint32_t)(dst - c->shared);
     for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++)
-        if (issue) rc->cell[k].w |= CELL_PENDING;
-        else rc->cell[k] = (Cell){0, 0};   /* the copy's write is the new state */
+        rc->cell[k].w |= CELL_PENDING;
 }
 
 void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size)
 {
     (void)lane;
-    mark_async(w, dst, size, 1);
+    mark_async(w, dst, size);
 }
 
-void race_async_done(Warp *w, const uint8_t *dst, uint32_t size)
+/* The agent's clock joins what an mbarrier's current phase releases. */
+static void agent_release(Warp *w, const Cta *c, const uint64_t *mbar)
 {
-    mark_async(w, dst, size, 0);
+    RaceMbar *b = mbar ? mbar_of(w->launch, mbar, 1) : NULL;
+    if (!b || clock_init(&b->acc, w->launch->race->D)) return;
+    uint32_t *d = &b->acc.d[agent_index(w, c->rank)];
+    if (((RaceCta *)c->race)->agent_clk > *d) *d = ((RaceCta *)c->race)->agent_clk;
+}
+
+void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_t size,
+                     const uint64_t *mbar)
+{
+    Cta *c = owner(w, dst);
+    if (!c || !c->race || !size) return;
+    RaceCta *rc = c->race;
+    Log *log = &((RaceCluster *)w->cta->cluster->race)->log;
+    if (!log->n) log->n = 1;
+    if (log->n + 1 >= log->cap && log_grow(log, 1024) < 0) { w->launch->race->full = 1; return; }
+    rc->agent_clk++;
+    uint32_t idx = log->n++;
+    log->a[idx] = (Acc){ .launch = w->launch->race->cur, .cta = c->linear, .clus = clus_index(w),
+                         .pc = pc, .clk = rc->agent_clk, .pgen = UINT32_MAX, .warp = AGENT_WARP,
+                         .rank = (uint8_t)c->rank };
+    uint32_t off = (uint32_t)(dst - c->shared);
+    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++)
+        rc->cell[k] = (Cell){ .w = idx << 5 | (uint32_t)lane, .wm = (uint8_t)word_mask(off, size, k) };
+    agent_release(w, c, mbar);
+}
+
+void race_async_signal(Warp *w, const uint64_t *mbar) { agent_release(w, w->cta, mbar); }
+
+void race_async_acquire(Warp *w)
+{
+    RaceWarp *me = rw_of(w);
+    uint32_t *d = &me->vc.d[agent_index(w, w->cta->rank)];
+    uint32_t clk = ((RaceCta *)w->cta->race)->agent_clk;
+    if (clk > *d) { *d = clk; me->ver++; }
 }

@@ -2,15 +2,17 @@
  *
  * Contract: every access a warp makes to shared or global memory (ld/st/atom/red, also
  * through generic and shared::cluster addresses) goes through race_access, and every
- * synchronising event reaches one of the hooks below. Two accesses to the same 4-byte word
+ * synchronising event reaches one of the hooks below. Two accesses to the same byte
  * conflict when at least one writes, they are not both atomic (or strong), and neither
- * happens before the other. Happens-before is the PTX memory model's, at warp granularity:
+ * happens before the other (a plain read and an atom.cas excepted: the compare-and-swap
+ * loop). Happens-before is the PTX memory model's, at warp granularity:
  * barriers (bar.sync, barrier.cluster, bar.warp.sync), mbarrier phases (arrivals release,
  * a wait that observes the phase acquires), and release/acquire through strong accesses to
  * one location — a release operation or a fence before a strong write, a strong read or an
  * atomic on the other side — when each side's scope includes the other thread. Bytes an
  * asynchronous copy will write are pending from its issue to its completion; touching them
- * then is a hazard too. The mbarrier protocol is checked as well: a wait that observes a
+ * then is a hazard too, and so is touching them after it landed without the wait that shows
+ * the landing (the copy writes as its CTA's async agent). The mbarrier protocol is checked as well: a wait that observes a
  * phase the thread has already observed (a parity not flipped), and bytes of a copy that
  * land after the phase they were issued for completed. Findings are folded by the pair of
  * source places and printed (and written as JSON lines to PTXEMU_REPORT) when the launch
@@ -61,7 +63,14 @@ void race_mbar_tx(Warp *w, uint32_t pc, int lane, const uint64_t *m, uint32_t is
 
 /* An asynchronous copy will write [dst, dst+size) of some CTA's shared memory. */
 void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size);
-void race_async_done(Warp *w, const uint8_t *dst, uint32_t size);
+/* It landed (issued by lane of w at pc): its bytes are written by the CTA's async agent,
+ * which releases into mbar (before the phase can end; NULL: cp.async, see below). */
+void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_t size,
+                     const uint64_t *mbar);
+/* cp.async.mbarrier.arrive: the arrival carries the copies landed in w's CTA so far. */
+void race_async_signal(Warp *w, const uint64_t *mbar);
+/* cp.async.wait_group/wait_all passed: w sees the copies landed in its CTA so far. */
+void race_async_acquire(Warp *w);
 /* A bulk/tensor store reads [src, src+size) through the async proxy until it completes. */
 void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size);
 void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size);

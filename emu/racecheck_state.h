@@ -18,8 +18,10 @@ typedef struct Acc {
 
 typedef struct Log { Acc *a; uint32_t n, cap, gen; } Log;   /* gen: compactions so far */
 
-/* A shadow word: last write and last read, (log index << 5 | lane), 0 = none. */
-typedef struct Cell { uint32_t w, r; } Cell;
+/* A shadow word: its last write and up to two reads, each (log index << 5 | lane), 0 =
+ * none, with the bytes of the word each touched (bit i: byte i), so that accesses to
+ * different bytes of one word never conflict. */
+typedef struct Cell { uint32_t w, r, r2; uint8_t wm, rm, r2m, pad; } Cell;
 #define CELL_PENDING 0x80000000u    /* in w: an async copy in flight will write the word */
 #define LOG_MAX (1u << 26)
 
@@ -37,7 +39,7 @@ enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE, K_ASYNC_SRC, K_PROXY, K
        K_PARITY, K_TX };
 
 #define MAX_FINDINGS 256
-#define PAGE_WORDS 256u         /* global shadow pages: 1 KiB of memory, 2 KiB of shadow  */
+#define PAGE_WORDS 256u         /* global shadow pages: 1 KiB of memory, 4 KiB of shadow  */
 
 /* A launch as the detector knows it: its stream, its number there, its program. */
 typedef struct RaceLaunch {

@@ -43,6 +43,13 @@
 //  38 parity_fresh  the rounds of 24 waited on parity 1, 0: the first wait passes at once on
 //               the fresh barrier (a wait on parity 1 means "the phase before the current one")
 //  39 parity_fresh_fixed (parity 0, 1)
+//  40 atomic_max  a plain read of a maximum that other threads raise with atomicMax (global):
+//               the read is not strong, so it races with the atomic
+//  41 cas_loop    a float add built from a plain read and an atomicCAS loop: not reported
+//  42 rows      block b adds row b+1 into row b in place, while block b+1 rewrites row b+1
+//  43 rows_fixed (the sums go to a second array)
+//  44 same_byte two threads of a warp write one char (global and shared)
+//  45 own_bytes each thread writes its own char of a char array (bytes of one word)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_pipeline.h>
@@ -229,6 +236,34 @@ __global__ void __cluster_dims__(2, 1, 1) dsmem(int which, int *out)
     asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
+/* 40..45: atomics against plain accesses, rows of neighbouring blocks, bytes of one word */
+__global__ void mixed(int which, int *d, int n)
+{
+    int t = threadIdx.x, b = blockIdx.x;
+    if (which == 40) {
+        int x = b * blockDim.x + t + 1;
+        if (d[0] < x) atomicMax(d, x);
+    } else if (which == 41) {
+        int *a = d, old = *a, assumed;
+        do {
+            assumed = old;
+            old = atomicCAS(a, assumed, __float_as_int(__int_as_float(assumed) + 1.0f));
+        } while (assumed != old);
+    } else if (which == 42) {
+        if (b + 1 < gridDim.x) d[b * n + t] += d[(b + 1) * n + t];
+    } else if (which == 43) {
+        if (b + 1 < gridDim.x) d[4096 + b * n + t] = d[b * n + t] + d[(b + 1) * n + t];
+    } else {
+        __shared__ char s[256];
+        char *c = (char *)d;
+        int i = which == 44 ? t / 2 : t;
+        c[i] = (char)t;
+        s[i] = (char)t;
+        __syncthreads();
+        c[512 + t] = s[255 - t];
+    }
+}
+
 __global__ void produce(int *buf) { buf[threadIdx.x] = threadIdx.x * 5; }
 __global__ void consume(const int *buf, int *out) { out[threadIdx.x] = buf[threadIdx.x] + 1; }
 
@@ -282,9 +317,11 @@ int main(int argc, char **argv)
 {
     int which = argc > 1 ? atoi(argv[1]) : 0;
     int *in, *out;
-    cudaMalloc(&in, 1024); cudaMalloc(&out, 1024);
+    cudaMalloc(&in, 1024); cudaMalloc(&out, 1 << 16);
     cudaMemset(in, which >= 20 && which < 24 ? 0 : 1, 1024);
-    if (which >= 38) phases<<<1, 64>>>(which, in, out);
+    if (which >= 40) mixed<<<which == 42 || which == 43 ? 8 : which >= 44 ? 1 : 4,
+                             which >= 44 ? 256 : 64>>>(which, out, 64);
+    else if (which >= 38) phases<<<1, 64>>>(which, in, out);
     else if (which >= 36) graph(which, in, out);
     else if (which >= 34) dsmem<<<2, 64>>>(which, out);
     else if (which >= 30) streams(which, in, out);
