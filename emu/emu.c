@@ -631,9 +631,18 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
         for (int l = 0; l < WARP_SIZE; l++) L.const_rows[(size_t)kp->row * WARP_SIZE + l] = v;
     }
 
+    if (emu_log_level >= 3)
+        fprintf(stderr, "ptxemu: trace: launch %s: grid (%u,%u,%u) block (%u,%u,%u) cluster "
+                "(%u,%u,%u), %u bytes of dynamic shared memory%s%s\n", k->f->name, grid[0], grid[1],
+                grid[2], block[0], block[1], block[2], L.cluster[0], L.cluster[1], L.cluster[2],
+                L.dyn_shared, L.cooperative ? ", cooperative" : "", depth ? ", from the device" : "");
     double t0 = now_s();
     sched_run(&L);
     double t1 = now_s();
+    if (emu_log_level >= 3)
+        fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "
+                "instructions\n", k->f->name, L.aborted ? " with a fault" : "",
+                (unsigned long long)L.warp_insts, (unsigned long long)L.thread_insts);
 
     /* device printf output appears when the kernel completes, after earlier host output */
     if (L.out_len) {

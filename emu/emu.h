@@ -119,7 +119,8 @@ size_t emu_stack_size(void);
  * one more fails with cudaErrorLaunchPendingCountExceeded (emu/cdp.c). */
 void emu_set_pending_launch_limit(size_t n);
 
-/* Diagnostics level from PTXEMU_LOG (0 quiet .. 3 trace). */
+/* Diagnostics level from PTXEMU_LOG: 0 errors only, 1 and warnings (default), 2 and
+ * information, 3 and a trace of every launch. */
 extern int emu_log_level;
 
 #endif

@@ -7,6 +7,7 @@
 #include "scheduler.h"
 #include "exec.h"
 #include "memory.h"
+#include "emu.h"
 
 /* Lowest pc among runnable lanes outside the running group: the running group merges
  * with them when it gets there (the rule outside divergence regions). */
@@ -179,6 +180,7 @@ void warp_where(Warp *w, int lane, char *buf, size_t n)
 
 void warp_warn(Warp *w, int lane, const char *fmt, ...)
 {
+    if (emu_log_level < 1) return;   /* PTXEMU_LOG=0: errors only */
     Launch *L = w->launch;
     pthread_mutex_lock(&L->lock);
     int seen = 0;

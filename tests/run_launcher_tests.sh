@@ -169,6 +169,17 @@ if [ $rc = 0 ] && grep -q "one past the end: cudaSuccess (copy cudaSuccess) valu
 else
     bad "an access past an allocation inside the H100's 2 MiB page completes with one warning (exit $rc)"
 fi
+# PTXEMU_LOG: 0 keeps only errors (the warning goes), 3 adds a line for every launch
+PTXEMU_LOG=0 "$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err0"
+"$ptxemu" --log 3 "$tmp/oob" offbyone >"$tmp/out3" 2>"$tmp/err3"
+if ! grep -q warning "$tmp/err0" && grep -q "one past the end: cudaSuccess" "$tmp/out" &&
+   grep -q "^ptxemu: trace: launch _Z4fillPji: grid ([0-9]*,1,1) block ([0-9]*,1,1) cluster (1,1,1), 0 bytes of dynamic shared memory$" "$tmp/err3" &&
+   grep -q "^ptxemu: trace: _Z4fillPji finished: [1-9][0-9]* warp instructions, [1-9][0-9]* thread instructions$" "$tmp/err3" &&
+   grep -q "ptxemu: warning: kernel _Z4fillPji" "$tmp/err3"; then
+    ok "PTXEMU_LOG=0 drops warnings, 3 traces every launch"
+else
+    bad "PTXEMU_LOG=0 drops warnings, 3 traces every launch"
+fi
 PTXEMU_STRICT_BOUNDS=1 PTXEMU_REPORT="$tmp/fault.json" "$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if grep -q "^fill: cudaErrorIllegalAddress" "$tmp/out" &&

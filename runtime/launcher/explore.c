@@ -4,7 +4,9 @@
  *
  * Seeds start..start+N-1 are split over shards (--shard I/N takes every N-th, from I) so
  * that batch systems can run them in parallel; every shard compares with the same
- * reference run (seed `start`). Up to --jobs programs run at once.
+ * reference run (seed `start`). Up to --jobs programs run at once. Every run has the race
+ * detector on (PTXEMU_RACECHECK=1; --no-racecheck turns it off): a racy program whose every
+ * seed fails the same way still gets its report.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,6 +20,8 @@
 
 typedef struct Run { pid_t pid; unsigned long long seed; char out[64], err[64]; int status; } Run;
 
+static int racecheck = 1;
+
 static int start_run(Run *r, unsigned long long seed, char **prog, const char *dir)
 {
     r->seed = seed;
@@ -29,6 +33,8 @@ static int start_run(Run *r, unsigned long long seed, char **prog, const char *d
         char s[32];
         snprintf(s, sizeof s, "%llu", seed);
         setenv("PTXEMU_SEED", s, 1);
+        if (racecheck) setenv("PTXEMU_RACECHECK", "1", 1);
+        else unsetenv("PTXEMU_RACECHECK");
         if (!freopen(r->out, "w", stdout) || !freopen(r->err, "w", stderr)) _exit(126);
         execvp(prog[0], prog);
         _exit(127);
@@ -68,7 +74,7 @@ static int reports_hazard(const char *err)
 
 static void print_replay(unsigned long long seed, char **prog)
 {
-    printf("replay: ptxemu --seed %llu", seed);
+    printf("replay: ptxemu --seed %llu%s", seed, racecheck ? " --racecheck" : "");
     for (int i = 0; prog[i]; i++) printf(" %s", prog[i]);
     printf("\n");
 }
@@ -88,6 +94,7 @@ int explore_main(int argc, char **argv)
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) { i++; break; }
+        if (!strcmp(a, "--racecheck") || !strcmp(a, "--no-racecheck")) { racecheck = a[2] == 'r'; continue; }
         if (i + 1 >= argc) { fprintf(stderr, "ptxemu race: %s needs a value\n", a); return 2; }
         int bad = 0;
         if (!strcmp(a, "--seeds")) bad = parse_uint(argv[++i], &seeds) || !seeds;
@@ -106,7 +113,7 @@ int explore_main(int argc, char **argv)
     }
     if (i >= argc) {
         fprintf(stderr, "usage: ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] "
-                        "PROGRAM [ARGS...]\n");
+                        "[--no-racecheck] PROGRAM [ARGS...]\n");
         return 2;
     }
     char **prog = &argv[i];
@@ -166,7 +173,8 @@ int explore_main(int argc, char **argv)
     if (found > 0)   /* let the runs still going finish quietly */
         for (unsigned k = 0; runs && k < jobs; k++)
             if (runs[k].pid) { kill(runs[k].pid, SIGTERM); waitpid(runs[k].pid, NULL, 0); unlink(runs[k].out); unlink(runs[k].err); }
-    if (!found) printf("ptxemu race: %llu seeds, all outputs identical to seed %llu, no hazard reported\n", tried, start);
+    if (!found) printf("ptxemu race: %llu seeds, all outputs identical to seed %llu, no hazard "
+                       "reported%s\n", tried, start, racecheck ? " (race detector on)" : "");
     free(runs);
     free(ref_out);
     free(ref_err);
