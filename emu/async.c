@@ -8,6 +8,7 @@
 #include "memory.h"
 #include "tma.h"
 #include "racecheck.h"
+#include "events.h"
 
 struct AsyncQueue {
     AsyncOp *ops;
@@ -56,6 +57,7 @@ AsyncOp *async_push(Warp *w, int lane, int kind)
     op->w = w;
     op->lane = (uint8_t)lane;
     op->pc = w->pc;
+    if (ev_on) op->ev_t0 = ev_now();
     return op;
 }
 
@@ -115,6 +117,21 @@ static void signal_tx(AsyncOp *op, uint64_t *m, uint32_t bytes)
     if (L->racecheck && !op->cta_mask) race_mbar_tx(op->w, op->pc, op->lane, m, op->race_phase);
     mbar_complete_tx(m, bytes);
     if (L->racecheck) race_mbar_sync(L, m);
+}
+
+/* The timeline: the operation from its issue to now, on its block's async row. */
+static void timeline_op(const AsyncOp *op)
+{
+    static const char *const names[] = { [AOP_CPASYNC] = "cp.async",
+        [AOP_CPASYNC_ARRIVE] = "cp.async.mbarrier.arrive", [AOP_BULK] = "cp.async.bulk",
+        [AOP_BULK_REDUCE] = "cp.reduce.async.bulk", [AOP_TENSOR] = "cp.async.bulk.tensor",
+        [AOP_ST_ASYNC] = "st.async", [AOP_RED_ASYNC] = "red.async" };
+    const Cta *c = op->w->cta;
+    Event e = { .kind = EV_ASYNC, .t0 = op->ev_t0, .t1 = ev_now(), .launch = op->w->launch->seq,
+                .name = op->kind < sizeof names / sizeof names[0] && names[op->kind] ? names[op->kind] : "async",
+                .cta_linear = c->linear, .warp = op->w->id, .worker = ev_worker(),
+                .bytes = op->kind == AOP_TENSOR ? tma_box_bytes(op->tmap) : op->size };
+    ev_emit(&e);
 }
 
 static int complete(AsyncOp *op)
@@ -179,6 +196,7 @@ static int complete(AsyncOp *op)
         break;
     }
     op->done = 1;
+    if (ev_on) timeline_op(op);
     if (rc && !op->cta_mask) {   /* stores: the shared source may be written again */
         if ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && !op->mbar)
             race_async_read_done(op->w, op->src, op->size);

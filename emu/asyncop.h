@@ -27,6 +27,7 @@ typedef struct AsyncOp {
     uint32_t src_off;                   /* tensor stores: the shared source's offset      */
     uint64_t *mbar;                     /* complete-tx / arrive target, or NULL           */
     uint32_t race_phase;                /* racecheck: the mbarrier's phase at issue, + 1  */
+    uint64_t ev_t0;                     /* timeline: the issuing worker's clock at issue  */
     int32_t coords[5];
     uint16_t offsets[4];
     /* not cleared by async_push: */

@@ -9,6 +9,7 @@
 #include "memory.h"
 #include "scheduler.h"
 #include "racecheck.h"
+#include "events.h"
 #include "tma.h"
 #include "call.h"
 #include "cdp.h"
@@ -71,6 +72,7 @@ static int init_threads, init_status;
 
 static void do_init(void)
 {
+    ev_init();
     const char *lv = getenv("PTXEMU_LOG");
     if (lv && *lv >= '0' && *lv <= '3' && !lv[1]) emu_log_level = *lv - '0';
     init_status = mem_init();
@@ -636,9 +638,16 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
                 "(%u,%u,%u), %u bytes of dynamic shared memory%s%s\n", k->f->name, grid[0], grid[1],
                 grid[2], block[0], block[1], block[2], L.cluster[0], L.cluster[1], L.cluster[2],
                 L.dyn_shared, L.cooperative ? ", cooperative" : "", depth ? ", from the device" : "");
+    uint64_t ev_t0 = ev_on ? ev_device_clock() : 0;
     double t0 = now_s();
     sched_run(&L);
     double t1 = now_s();
+    if (ev_on) {
+        ev_launch_end();
+        Event e = { .kind = EV_LAUNCH, .t0 = ev_t0, .t1 = ev_device_clock(), .launch = L.seq,
+                    .name = k->f->name };
+        ev_emit(&e);
+    }
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "
                 "instructions\n", k->f->name, L.aborted ? " with a fault" : "",

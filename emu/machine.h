@@ -122,6 +122,8 @@ struct Warp {
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
+    uint64_t ev_since;          /* timeline: start of the running or waiting interval        */
+    uint8_t ev_wait, ev_reason; /*   waiting (EVW_* reason) rather than running             */
     Cta *cta;
     Launch *launch;
     const Program *prog;
@@ -157,6 +159,7 @@ struct Cta {
     struct WgQueue *wgq;        /* wgmma.mma_async operations in flight (exec_wgmma.c)       */
     uint32_t race_init_unfenced;/* racecheck: mbarrier.init since the last fence.mbarrier_init */
     uint32_t cdp_issued;        /* device-side launches and copies this CTA has issued (cdp.c) */
+    uint64_t ev_t0;             /* timeline: when the CTA became resident                     */
 };
 
 /* The CTAs that run together (a CTA alone when the launch has no clusters). */

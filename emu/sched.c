@@ -16,6 +16,7 @@
 #include "async.h"
 #include "racecheck.h"
 #include "asyncop.h"
+#include "events.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -530,12 +531,80 @@ static int setup_cluster(WorkerBuf *b, Launch *L, uint64_t index)
             return -1;
         }
         cl->nthreads += b->cta[r].nthreads;
+        if (ev_on) {
+            Cta *c = &b->cta[r];
+            c->ev_t0 = ev_now();
+            for (uint32_t i = 0; i < c->nwarps; i++) c->warps[i].ev_since = c->ev_t0;
+        }
     }
     return 0;
 }
 
+/* ---- the timeline (events.h): blocks on workers, each warp's running and waiting ---- */
+
+static int wait_reason(const Warp *w)
+{
+    uint32_t bw = w->bar_wait & w->alive;
+    if (w->spin) return EVW_MBARRIER;
+    if (bw) {
+        int id = w->bar_id[__builtin_ctz(bw)];
+        return id == CLUSTER_BARRIER_ID ? EVW_CLUSTER_BARRIER : id == WGMMA_GATE_ID ? EVW_WGMMA : EVW_BARRIER;
+    }
+    return w->sync_wait & w->alive ? EVW_WARP_SYNC : EVW_BARRIER;
+}
+
+static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
+{
+    Event e = { .kind = k, .what = what, .t0 = t0, .t1 = t1, .launch = w->launch->seq,
+                .cta_linear = w->cta->linear, .warp = w->id, .worker = ev_worker() };
+    ev_emit(&e);
+}
+
+/* One turn of w. A warp runs until it blocks (a barrier), starts polling an mbarrier
+ * (try_wait failed) or exits; then it waits until its next turn (barrier), or until a poll
+ * succeeds (mbarrier). Time slices in between merge into one running interval. */
+static int run_warp(Warp *w, int det)
+{
+    if (!ev_on) return det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
+    uint64_t t = ev_now();
+    if (w->ev_wait && w->ev_reason != EVW_MBARRIER) {   /* released from its barrier */
+        ev_warp(w, EV_WAIT, w->ev_reason, w->ev_since, t);
+        w->ev_wait = 0;
+        w->ev_since = t;
+    }
+    ev_run_begin(&w->steps);
+    int rc = det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
+    ev_run_end();
+    uint64_t now = ev_now();
+    if (w->ev_wait) {   /* it polled an mbarrier */
+        if (w->spin) return rc;
+        ev_warp(w, EV_WAIT, EVW_MBARRIER, w->ev_since, t);
+        w->ev_wait = 0;
+        w->ev_since = t;
+    }
+    if (rc == RUN_DONE || rc == RUN_BLOCKED || (rc != RUN_FAULT && w->spin)) {
+        ev_warp(w, EV_RUN, 0, w->ev_since, now);
+        w->ev_since = now;
+        w->ev_wait = rc != RUN_DONE;
+        w->ev_reason = (uint8_t)wait_reason(w);
+    }
+    return rc;
+}
+
+static void ev_ctas(Cluster *cl, Launch *L)
+{
+    for (uint32_t r = 0; r < cl->n; r++) {
+        Cta *c = cl->ctas[r];
+        Event e = { .kind = EV_CTA, .t0 = c->ev_t0, .t1 = ev_now(), .launch = L->seq,
+                    .name = L->prog->name, .cta = { c->ctaid[0], c->ctaid[1], c->ctaid[2] },
+                    .cta_linear = c->linear, .nwarps = c->nwarps, .worker = ev_worker() };
+        ev_emit(&e);
+    }
+}
+
 static void finish_cluster(Cluster *cl, Launch *L)
 {
+    if (ev_on) ev_ctas(cl, L);
     for (uint32_t r = 0; r < cl->n; r++) {
         race_free_cta(cl->ctas[r]);
         wgmma_free_queue(cl->ctas[r]);
@@ -615,7 +684,7 @@ static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
             if (w->active) {
                 progress = 1;
                 w->spin = 0;
-                if (warp_run(w, SLICE_JUMPS) == RUN_FAULT) return -2;
+                if (run_warp(w, 0) == RUN_FAULT) return -2;
                 spun &= w->spin;
                 if (async_round(cl) < 0) return -2;
             }
@@ -809,6 +878,7 @@ static void run_det(Launch *L)
     Det d;
     memset(&d, 0, sizeof d);
     d.L = L;
+    if (ev_on) ev_launch_begin();
     d.rng = det_cfg.seed ^ (L->seq * 0x632be59bd9b4e019ull);
     d.low = 1ull << 61;
     uint64_t ncl = L->ncta / L->cluster_size, next = 0;
@@ -893,7 +963,7 @@ static void run_det(Launch *L)
             fprintf(det_cfg.rec, "s %u %u %u\n", bs, best->cta->rank, best->id);
         best->spin_resume = best->spin;
         best->spin = 0;
-        if (warp_run_det(best) == RUN_FAULT) break;
+        if (run_warp(best, 1) == RUN_FAULT) break;
         if (!det_cfg.rep) {
             /* PCT: now and then the running warp drops low; a failed wait steps aside. In a
              * cooperative launch grid.sync polls a counter with plain loads, and a poller
@@ -950,6 +1020,7 @@ static __thread WorkerBuf *tls_buf;
 
 static void work(Launch *L)
 {
+    if (ev_on) ev_launch_begin();
     if (L->cooperative) {
         uint32_t idx = (uint32_t)__atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
         run_cooperative(L, idx, L->coop_workers);
@@ -969,7 +1040,7 @@ static void work(Launch *L)
 
 static void *worker_main(void *arg)
 {
-    (void)arg;
+    ev_set_worker((uint32_t)(uintptr_t)arg);
     uint64_t seen = 0;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
@@ -999,7 +1070,7 @@ static void start_pool(void)
         pthread_attr_t a;
         pthread_attr_init(&a);
         pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&th, &a, worker_main, NULL) == 0) pool.nthreads++;
+        if (pthread_create(&th, &a, worker_main, (void *)(uintptr_t)pool.nthreads) == 0) pool.nthreads++;
         pthread_attr_destroy(&a);
     }
 }

@@ -230,5 +230,75 @@ for mode in parallel deterministic; do
     fi
 done
 
+# --timeline: a Chrome-trace JSON of the launch, its blocks on workers, each warp's running
+# and waiting (barrier, mbarrier), the async copies and the memory copies; the same seed gives
+# the same file
+cat >"$tmp/tl.cu" <<'EOF'
+#include <cstdio>
+#include <cuda_pipeline.h>
+__global__ void stage(const int4 *in, int *out)
+{
+    __shared__ int4 s[64];
+    __pipeline_memcpy_async(&s[threadIdx.x], &in[blockIdx.x * 64 + threadIdx.x], 16);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    out[blockIdx.x * 64 + threadIdx.x] = s[63 - threadIdx.x].x;
+}
+int main()
+{
+    int4 h[128];
+    int r[128];
+    for (int i = 0; i < 128; i++) h[i] = make_int4(i, 0, 0, 0);
+    int4 *in; int *out;
+    cudaMalloc(&in, sizeof h); cudaMalloc(&out, sizeof r);
+    cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);
+    stage<<<2, 64>>>(in, out);
+    cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
+    printf("%d %d\n", r[0], r[127]);
+    return 0;
+}
+EOF
+"$NVCC" -arch=sm_90 --cudart shared -o "$tmp/tl" "$tmp/tl.cu" || exit 99
+"$ptxemu" --timeline "$tmp/tl.json" "$tmp/tl" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+"$ptxemu" --seed 5 --timeline "$tmp/tl5a.json" "$tmp/tl" >/dev/null 2>&1
+PTXEMU_SEED=5 PTXEMU_TIMELINE="$tmp/tl5b.json" "$ptxemu" "$tmp/tl" >/dev/null 2>&1
+if [ $rc = 0 ] && grep -q "^63 64$" "$tmp/out" && cmp -s "$tmp/tl5a.json" "$tmp/tl5b.json" &&
+   python3 - "$tmp/tl.json" "$tmp/tl5a.json" <<'EOF'
+import json, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    ev = d["traceEvents"]
+    assert d["displayTimeUnit"] == "ns"
+    xs = [e for e in ev if e["ph"] == "X"]
+    assert all(e["ts"] >= 0 and e["dur"] >= 0 for e in xs)
+    launch = [e for e in xs if e["cat"] == "launch"]
+    assert len(launch) == 1 and launch[0]["name"] == "_Z5stagePK4int4Pi" and launch[0]["pid"] == 0
+    copies = sorted((e["name"], e["args"]["bytes"]) for e in xs if e["cat"] == "memcpy")
+    assert copies == [("DtoH", 512), ("HtoD", 2048)], copies
+    blocks = [e for e in xs if e["cat"] == "block"]
+    assert sorted(e["name"] for e in blocks) == ["block (0,0,0)", "block (1,0,0)"]
+    pid = 100 + launch[0]["args"]["launch"]
+    names = {(e["tid"], e["args"]["name"]) for e in ev if e["ph"] == "M" and e["pid"] == pid and e["name"] == "thread_name"}
+    assert (1, "block (0,0,0) warp 0") in names and (65, "block (1,0,0) warp 0") in names, names
+    for tid in (1, 2, 65, 66):
+        row = sorted((e for e in xs if e["pid"] == pid and e["tid"] == tid), key=lambda e: e["ts"])
+        assert [e for e in row if e["name"] == "runs"], tid
+        for a, b in zip(row, row[1:]):   # one warp does one thing at a time
+            assert a["ts"] + a["dur"] <= b["ts"] + 1e-9, (a, b)
+        assert launch[0]["ts"] <= row[0]["ts"] and row[-1]["ts"] + row[-1]["dur"] <= launch[0]["ts"] + launch[0]["dur"] + 1e-9
+    for w0 in (1, 65):   # the first warp at __syncthreads waits for the other
+        assert [e for e in xs if e["pid"] == pid and e["tid"] in (w0, w0 + 1) and e["name"] == "waits at a barrier"]
+    asy = [e for e in xs if e["cat"] == "async"]
+    assert len(asy) == 128 and all(e["name"] == "cp.async" and e["args"]["bytes"] == 16 for e in asy)
+    assert {e["tid"] for e in asy} == {63, 127}
+EOF
+then
+    ok "--timeline writes launches, blocks, warps running and waiting, async and memory copies; a seed repeats it"
+else
+    bad "--timeline writes launches, blocks, warps running and waiting, async and memory copies; a seed repeats it (exit $rc)"
+fi
+
 echo "run_launcher_tests: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -12,6 +12,7 @@
 #include "runtime/driver/drv.h"
 #include "runtime/driver/graph.h"
 #include "emu/memory.h"
+#include "emu/events.h"
 
 /* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
 
@@ -389,11 +390,20 @@ static int side_ok(uint64_t p, size_t n, int device)
     return 1;
 }
 
+/* The timeline's copies row (emu/events.h): which way the bytes went. */
+static void timeline_copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
+{
+    if (!ev_on) return;
+    int dd = dst_dev || mem_in_arena(dst), sd = src_dev || mem_in_arena(src);
+    ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
+}
+
 static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
     if (n == 0) return CUDA_SUCCESS;
     if (!side_ok(dst, n, dst_dev) || !side_ok(src, n, src_dev)) return CUDA_ERROR_INVALID_VALUE;
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    timeline_copy(dst, dst_dev, src, src_dev, n);
     return CUDA_SUCCESS;
 }
 
@@ -549,6 +559,7 @@ static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t dep
         for (size_t y = 0; y < height; y++)
             memmove((void *)(uintptr_t)(d.base + (z * d.height + y) * d.pitch),
                     (const void *)(uintptr_t)(s.base + (z * s.height + y) * s.pitch), width);
+    timeline_copy(d.base, d.dev, s.base, s.dev, width * height * depth);
     return CUDA_SUCCESS;
 }
 

@@ -59,6 +59,9 @@ static void usage(FILE *f)
         "                   over ptxemu's libcuda.so.1 (same as PTXEMU_CUDART=WHICH)\n"
         "  --racecheck      report races in shared and global memory and misuse of async\n"
         "                   copies and mbarriers (same as PTXEMU_RACECHECK=1)\n"
+        "  --timeline FILE  write a Chrome-trace / Perfetto JSON timeline of launches, blocks,\n"
+        "                   warps running and waiting, async copies and memory copies, on\n"
+        "                   an emulated clock (same as PTXEMU_TIMELINE=FILE)\n"
         "  --timeout SECONDS  stop a kernel that runs longer, say where every warp is and\n"
         "                   fail the launch with cudaErrorLaunchTimeout (PTXEMU_TIMEOUT)\n"
         "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
@@ -84,6 +87,7 @@ static void usage(FILE *f)
         "                   error: also exit with status 1 when any is found\n"
         "  PTXEMU_REPORT    a file: race reports, faults, deadlocks and time limits as JSON,\n"
         "                   one object a line\n"
+        "  PTXEMU_TIMELINE  a file: the timeline as Chrome-trace JSON (docs/timeline.md)\n"
         "  PTXEMU_TIMEOUT   seconds a kernel may run (default: no limit); past it the launch\n"
         "                   fails with cudaErrorLaunchTimeout and every warp's place is printed\n"
         "  PTXEMU_STATS     1: one line per kernel launch on stderr with its instruction\n"
@@ -203,6 +207,7 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) v = set_from_option(argc, argv, i, "PTXEMU_SEED");
         else if (!strcmp(a, "--record")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_OUT");
         else if (!strcmp(a, "--racecheck")) v = setenv("PTXEMU_RACECHECK", "1", 1) == 0 ? i : -1;
+        else if (!strcmp(a, "--timeline")) v = set_from_option(argc, argv, i, "PTXEMU_TIMELINE");
         else if (!strcmp(a, "--timeout")) v = set_from_option(argc, argv, i, "PTXEMU_TIMEOUT");
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else if (!strcmp(a, "--cudart")) v = set_from_option(argc, argv, i, "PTXEMU_CUDART");
