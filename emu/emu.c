@@ -10,6 +10,7 @@
 #include "scheduler.h"
 #include "racecheck.h"
 #include "events.h"
+#include "engine.h"
 #include "tma.h"
 #include "call.h"
 #include "cdp.h"
@@ -69,6 +70,24 @@ static int live_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
     return 1;
 }
 static int init_threads, init_status;
+
+/* PTXEMU_REPORT_LAUNCHES=1 (ptxemu --report-json): a PTXEMU_REPORT line for every launch. */
+static void report_launch(const Launch *L, const char *name, uint64_t emulated_ns)
+{
+    const char *rl = getenv("PTXEMU_REPORT_LAUNCHES");
+    if (!rl || !*rl || !strcmp(rl, "0")) return;
+    FILE *f = report_open();
+    if (!f) return;
+    fprintf(f, "{\"kind\":\"launch\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);
+    report_str(f, name);
+    fprintf(f, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"cluster\":[%u,%u,%u],\"dynamic_shared\":%u,"
+            "\"warp_instructions\":%llu,\"thread_instructions\":%llu,\"emulated_ns\":%llu,\"status\":%d}\n",
+            L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2], L->cluster[0],
+            L->cluster[1], L->cluster[2], L->dyn_shared, (unsigned long long)L->warp_insts,
+            (unsigned long long)L->thread_insts, (unsigned long long)emulated_ns,
+            L->aborted ? L->fault.code : 0);
+    report_close(f);
+}
 
 static void do_init(void)
 {
@@ -647,6 +666,7 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
         Event e = { .kind = EV_LAUNCH, .t0 = ev_t0, .t1 = ev_device_clock(), .launch = L.seq,
                     .name = k->f->name };
         ev_emit(&e);
+        report_launch(&L, k->f->name, ev_device_clock() - ev_t0);
     }
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "

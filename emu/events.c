@@ -83,7 +83,8 @@ void ev_init(void)
     static int done;
     if (done) return;
     done = 1;
-    const char *path = getenv("PTXEMU_TIMELINE");
+    const char *path = getenv("PTXEMU_TIMELINE"), *rl = getenv("PTXEMU_REPORT_LAUNCHES");
+    if (rl && *rl && strcmp(rl, "0")) ev_on = 1;   /* the clock, for the launch lines */
     if (!path || !*path) return;
     if (!(tl = fopen(path, "w"))) {
         fprintf(stderr, "ptxemu: cannot write the timeline to %s\n", path);
@@ -177,6 +178,7 @@ static void write_event(const Event *e)
 
 void ev_emit(const Event *e)
 {
+    if (!tl) return;   /* only the clock is on */
     pthread_mutex_lock(&tl_lock);
     if (tl) {
         if (tl_events < TL_MAX_EVENTS) { tl_events++; write_event(e); }

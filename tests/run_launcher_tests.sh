@@ -300,5 +300,63 @@ else
     bad "--timeline writes launches, blocks, warps running and waiting, async and memory copies; a seed repeats it (exit $rc)"
 fi
 
+# --report-json: one document of the run (launches, faults, CUDA errors the program never
+# asked about, leaks, exit status); --exit-on-error turns an ignored fault into exit status 1,
+# for the default build (static runtime) and --cudart shared alike
+cat >"$tmp/rj.cu" <<'EOF'
+#include <cstdio>
+__global__ void k(int *p) { p[threadIdx.x] = 1; }
+int main()
+{
+    int *a, *b;
+    cudaMalloc(&a, 1024);
+    cudaMalloc(&b, 4096);            // never freed
+    k<<<1, 32>>>(a);
+    cudaFree(a);
+    k<<<1, 32>>>((int *)0x10);       // faults
+    cudaMemcpy(&a, b, 4, cudaMemcpyDeviceToHost);   // returns the fault; ignored
+    printf("done\n");
+    return 0;
+}
+EOF
+"$NVCC" -arch=sm_90 -lineinfo -o "$tmp/rj_static" "$tmp/rj.cu" 2>/dev/null || exit 99
+"$NVCC" -arch=sm_90 -lineinfo --cudart shared -o "$tmp/rj_shared" "$tmp/rj.cu" 2>/dev/null || exit 99
+for b in static shared; do
+    rm -f "$tmp/rj.json" "$tmp/user.jsonl"
+    PTXEMU_REPORT="$tmp/user.jsonl" "$ptxemu" --report-json "$tmp/rj.json" "$tmp/rj_$b" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    "$ptxemu" --exit-on-error "$tmp/rj_$b" >/dev/null 2>"$tmp/err2"
+    rc2=$?
+    if [ $rc = 0 ] && [ $rc2 = 1 ] && grep -q "^done$" "$tmp/out" &&
+       grep -q "ptxemu: leak: 4096 bytes of device memory at 0x[0-9a-f]*, allocated at .*rj_$b+0x[0-9a-f]*.*, were never freed" "$tmp/err" &&
+       grep -q "exit status 1: the run had 1 fault, race, deadlock or time limit (--exit-on-error)" "$tmp/err2" &&
+       grep -q '"kind":"fault"' "$tmp/user.jsonl" &&
+       python3 - "$tmp/rj.json" $b <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit_status"] == 0 and d["signal"] is None and d["errors"] == 1
+assert d["program"][0].endswith("rj_" + sys.argv[2])
+l = d["launches"]
+assert [x["kernel"] for x in l] == ["_Z1kPi", "_Z1kPi"] and [x["status"] for x in l] == [0, 700]
+assert l[0]["grid"] == [1, 1, 1] and l[0]["block"] == [32, 1, 1] and l[0]["warp_instructions"] > 0
+assert l[0]["emulated_ns"] > 0
+f = d["faults"]
+assert len(f) == 1 and f[0]["code"] == 700 and f[0]["src_line"] == 2 and f[0]["src_file"].endswith("rj.cu")
+assert d["races"] == [] and d["deadlocks"] == [] and d["timeouts"] == []
+lk = d["leaks"]
+assert len(lk) == 1 and lk[0]["bytes"] == 4096 and lk[0]["memory"] == "device memory"
+api = d["api_errors"]
+if sys.argv[2] == "shared":   # ptxemu's runtime sees what the program was told
+    assert {(a["api"], a["name"], a["checked"]) for a in api} == {("cudaMemcpy", "cudaErrorIllegalAddress", False)}, api
+else:                         # NVIDIA's static runtime is inside the program
+    assert api == []
+EOF
+    then
+        ok "--report-json and --exit-on-error ($b runtime)"
+    else
+        bad "--report-json and --exit-on-error ($b runtime, exit $rc/$rc2)"
+    fi
+done
+
 echo "run_launcher_tests: $pass passed, $fail failed"
 [ $fail = 0 ]

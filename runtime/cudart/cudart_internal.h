@@ -19,7 +19,14 @@
 /* ---- errors.c: names, strings, last error (no dependency on the driver) ---- */
 const char *rt_error_name(int code);     /* NULL when CUDA does not know the code       */
 const char *rt_error_string(int code);   /* NULL when CUDA does not know the code       */
-cudaError_t rt_ret(cudaError_t e);       /* record e as this thread's last error       */
+/* Record e as this thread's last error (and, with PTXEMU_REPORT, as an error entry point
+ * `api` returned: written at exit with whether the program asked about it afterwards). */
+cudaError_t rt_ret_in(cudaError_t e, const char *api);
+#define rt_ret(e) rt_ret_in((e), __func__)
+/* An entry point that returns through a shared helper (rt_memcpy...): errors the helper
+ * returns are reported under the entry point's name. */
+extern _Thread_local const char *rt_api;
+#define RT_VIA(call) (rt_api = __func__, (call))
 void rt_clear_last_error(void);
 void rt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Body of every stub in unimplemented.c (which declares it itself: it cannot include the

@@ -5,8 +5,10 @@
  * (read from that library, which answers these two calls without a GPU).
  * This file needs nothing from the emulator so that tests can link it alone.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "runtime/cudart/cudart_internal.h"
 
@@ -177,14 +179,18 @@ const char *rt_error_string(int code)
     return e ? e->msg : NULL;
 }
 
+static void api_error_checked(int code);
+
 const char *CUDARTAPI cudaGetErrorName(cudaError_t error)
 {
+    api_error_checked((int)error);
     const char *s = rt_error_name((int)error);
     return s ? s : rt_unrecognized;
 }
 
 const char *CUDARTAPI cudaGetErrorString(cudaError_t error)
 {
+    api_error_checked((int)error);
     const char *s = rt_error_string((int)error);
     return s ? s : rt_unrecognized;
 }
@@ -194,9 +200,66 @@ const char *CUDARTAPI cudaGetErrorString(cudaError_t error)
  * context, so it reaches the last error through those calls. */
 static _Thread_local cudaError_t rt_last_error = cudaSuccess;
 
-cudaError_t rt_ret(cudaError_t e)
+/* ---- PTXEMU_REPORT: the errors entry points returned, and whether the program asked about
+ * them afterwards (cudaGetLastError, cudaPeekAtLastError, cudaGetErrorName/String of that
+ * code): one line each at exit, so an autograder sees a fault a program ignored ---- */
+
+typedef struct ApiErr { const char *api; int code; unsigned count; int checked; } ApiErr;
+#define MAX_API_ERRS 64
+static ApiErr api_errs[MAX_API_ERRS];
+static int n_api_errs, api_report_registered;
+static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void api_errors_write(void)
 {
-    if (e != cudaSuccess) rt_last_error = e;
+    const char *path = getenv("PTXEMU_REPORT");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    pthread_mutex_lock(&api_lock);
+    for (int i = 0; i < n_api_errs; i++) {
+        const ApiErr *a = &api_errs[i];
+        const char *name = rt_error_name(a->code);
+        fprintf(f, "{\"kind\":\"api_error\",\"api\":\"%s\",\"code\":%d,\"name\":\"%s\",\"count\":%u,"
+                "\"checked\":%s}\n", a->api, a->code, name ? name : "unknown", a->count,
+                a->checked ? "true" : "false");
+    }
+    pthread_mutex_unlock(&api_lock);
+    fclose(f);
+}
+
+static void api_error_note(const char *api, int code)
+{
+    const char *path = getenv("PTXEMU_REPORT");
+    if (!path || !*path) return;
+    pthread_mutex_lock(&api_lock);
+    if (!api_report_registered) api_report_registered = atexit(api_errors_write) == 0;
+    int i = 0;
+    while (i < n_api_errs && !(api_errs[i].code == code && !api_errs[i].checked &&
+                               !strcmp(api_errs[i].api, api))) i++;
+    if (i == n_api_errs && n_api_errs < MAX_API_ERRS) api_errs[n_api_errs++] = (ApiErr){ api, code, 0, 0 };
+    if (i < n_api_errs) api_errs[i].count++;
+    pthread_mutex_unlock(&api_lock);
+}
+
+/* The program asked about error `code` (-1: about the last error, whatever it was). */
+static void api_error_checked(int code)
+{
+    if (!n_api_errs) return;
+    pthread_mutex_lock(&api_lock);
+    for (int i = 0; i < n_api_errs; i++)
+        if (code < 0 || api_errs[i].code == code) api_errs[i].checked = 1;
+    pthread_mutex_unlock(&api_lock);
+}
+
+_Thread_local const char *rt_api;
+
+cudaError_t rt_ret_in(cudaError_t e, const char *api)
+{
+    if (e != cudaSuccess) {
+        if (!strncmp(api, "rt_", 3) && rt_api) api = rt_api;   /* a helper's error */
+        rt_last_error = e;
+        api_error_note(api, (int)e);
+    }
     return e;
 }
 
@@ -235,11 +298,13 @@ cudaError_t CUDARTAPI cudaGetLastError(void)
 {
     cudaError_t e = rt_last_error;
     rt_last_error = cudaSuccess;
+    api_error_checked(-1);
     return e;
 }
 
 cudaError_t CUDARTAPI cudaPeekAtLastError(void)
 {
+    api_error_checked(-1);
     return rt_last_error;
 }
 
@@ -248,5 +313,5 @@ int rt_not_implemented(const char *name, int *told)
 {
     if (!__atomic_exchange_n(told, 1, __ATOMIC_RELAXED))
         rt_diag("%s is not implemented yet", name);
-    return rt_ret(cudaErrorNotSupported);
+    return rt_ret_in(cudaErrorNotSupported, name);
 }

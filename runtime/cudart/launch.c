@@ -123,7 +123,7 @@ RT_TWIN(cudaError_t, __cudaLaunchKernel_ptsz, __cudaLaunchKernel,
 cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                        void **args, size_t sharedMem, cudaStream_t stream)
 {
-    return rt_launch_stub(func, gridDim, blockDim, args, sharedMem, stream, NULL, 0);
+    return RT_VIA(rt_launch_stub(func, gridDim, blockDim, args, sharedMem, stream, NULL, 0));
 }
 RT_TWIN(cudaError_t, cudaLaunchKernel_ptsz, cudaLaunchKernel,
         (const void *f, dim3 g, dim3 b, void **a, size_t s, cudaStream_t st),
@@ -133,8 +133,8 @@ cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *config, cons
                                           void **args)
 {
     if (!config || (config->numAttrs && !config->attrs)) return rt_ret(cudaErrorInvalidValue);
-    return rt_launch_stub(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                          config->stream, config->attrs, config->numAttrs);
+    return RT_VIA(rt_launch_stub(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                          config->stream, config->attrs, config->numAttrs));
 }
 RT_TWIN(cudaError_t, cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC,
         (const cudaLaunchConfig_t *c, const void *f, void **a), (c, f, a))
@@ -147,7 +147,7 @@ cudaError_t CUDARTAPI cudaLaunchCooperativeKernel(const void *func, dim3 gridDim
     memset(&a, 0, sizeof a);
     a.id = cudaLaunchAttributeCooperative;
     a.val.cooperative = 1;
-    return rt_launch_stub(func, gridDim, blockDim, args, sharedMem, stream, &a, 1);
+    return RT_VIA(rt_launch_stub(func, gridDim, blockDim, args, sharedMem, stream, &a, 1));
 }
 RT_TWIN(cudaError_t, cudaLaunchCooperativeKernel_ptsz, cudaLaunchCooperativeKernel,
         (const void *f, dim3 g, dim3 b, void **a, size_t s, cudaStream_t st),

@@ -172,7 +172,7 @@ static cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemc
 cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t count,
                                  enum cudaMemcpyKind kind)
 {
-    return rt_memcpy(dst, src, count, kind, NULL, 0);
+    return RT_VIA(rt_memcpy(dst, src, count, kind, NULL, 0));
 }
 RT_TWIN(cudaError_t, cudaMemcpy_ptds, cudaMemcpy,
         (void *d, const void *s, size_t n, enum cudaMemcpyKind k), (d, s, n, k))
@@ -180,7 +180,7 @@ RT_TWIN(cudaError_t, cudaMemcpy_ptds, cudaMemcpy,
 cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return rt_memcpy(dst, src, count, kind, stream, 1);
+    return RT_VIA(rt_memcpy(dst, src, count, kind, stream, 1));
 }
 RT_TWIN(cudaError_t, cudaMemcpyAsync_ptsz, cudaMemcpyAsync,
         (void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t st),
@@ -358,7 +358,7 @@ static cudaError_t rt_symbol_copy(const void *symbol, void *other, size_t count,
 cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                          size_t offset, enum cudaMemcpyKind kind)
 {
-    return rt_symbol_copy(symbol, (void *)src, count, offset, kind, NULL, 0, 1);
+    return RT_VIA(rt_symbol_copy(symbol, (void *)src, count, offset, kind, NULL, 0, 1));
 }
 RT_TWIN(cudaError_t, cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol,
         (const void *y, const void *s, size_t n, size_t o, enum cudaMemcpyKind k),
@@ -367,7 +367,7 @@ RT_TWIN(cudaError_t, cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol,
 cudaError_t CUDARTAPI cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
                                            size_t offset, enum cudaMemcpyKind kind)
 {
-    return rt_symbol_copy(symbol, dst, count, offset, kind, NULL, 0, 0);
+    return RT_VIA(rt_symbol_copy(symbol, dst, count, offset, kind, NULL, 0, 0));
 }
 RT_TWIN(cudaError_t, cudaMemcpyFromSymbol_ptds, cudaMemcpyFromSymbol,
         (void *d, const void *y, size_t n, size_t o, enum cudaMemcpyKind k), (d, y, n, o, k))
@@ -376,7 +376,7 @@ cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync(const void *symbol, const void *sr
                                               size_t offset, enum cudaMemcpyKind kind,
                                               cudaStream_t stream)
 {
-    return rt_symbol_copy(symbol, (void *)src, count, offset, kind, stream, 1, 1);
+    return RT_VIA(rt_symbol_copy(symbol, (void *)src, count, offset, kind, stream, 1, 1));
 }
 RT_TWIN(cudaError_t, cudaMemcpyToSymbolAsync_ptsz, cudaMemcpyToSymbolAsync,
         (const void *y, const void *s, size_t n, size_t o, enum cudaMemcpyKind k,
@@ -386,7 +386,7 @@ cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, s
                                                 size_t offset, enum cudaMemcpyKind kind,
                                                 cudaStream_t stream)
 {
-    return rt_symbol_copy(symbol, dst, count, offset, kind, stream, 1, 0);
+    return RT_VIA(rt_symbol_copy(symbol, dst, count, offset, kind, stream, 1, 0));
 }
 RT_TWIN(cudaError_t, cudaMemcpyFromSymbolAsync_ptsz, cudaMemcpyFromSymbolAsync,
         (void *d, const void *y, size_t n, size_t o, enum cudaMemcpyKind k, cudaStream_t st),

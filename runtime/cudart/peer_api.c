@@ -105,13 +105,13 @@ static cudaError_t rt_memcpy_peer(void *dst, int dstDevice, const void *src, int
 cudaError_t CUDARTAPI cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
                                      size_t count)
 {
-    return rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, 0);
+    return RT_VIA(rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, 0));
 }
 
 cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
                                           int srcDevice, size_t count, cudaStream_t stream)
 {
-    return rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, 1);
+    return RT_VIA(rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, 1));
 }
 
 /* One side of a 3D copy: a CUDA array, or pitched device memory (x in bytes). */

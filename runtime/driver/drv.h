@@ -97,6 +97,11 @@ void drv_peer_forget(CUcontext c);             /* c goes: no access from it or t
 enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED, DRV_MEM_REGISTERED };
 /* [p, p+n) lies inside one live allocation (or registered host memory). */
 int drv_mem_ok(uint64_t p, size_t n);
+/* callsite.c: the first frames of the calling program outside ptxemu's libraries, and a
+ * "file(symbol)+0xoff < ..." rendering of them. */
+#define DRV_SITE_FRAMES 3
+void drv_callsite(uintptr_t site[DRV_SITE_FRAMES]);
+void drv_callsite_format(const uintptr_t site[DRV_SITE_FRAMES], char *buf, size_t n);
 /* Free every allocation a context owns (context destruction, primary reset). */
 void drv_mem_release_ctx(CUcontext c);
 /* A device allocation and its release, for pools and graphs; caller holds the lock. */

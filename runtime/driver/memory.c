@@ -16,7 +16,10 @@
 
 /* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
 
-typedef struct Alloc { uint64_t addr; int kind; unsigned flags; CUcontext ctx; } Alloc;
+typedef struct Alloc {
+    uint64_t addr; int kind; unsigned flags; CUcontext ctx;
+    size_t size; uintptr_t site[DRV_SITE_FRAMES];   /* PTXEMU_LEAKCHECK: where it was made */
+} Alloc;
 #define TOMB 1u          /* a freed slot; real allocations are aligned, never at address 1 */
 static Alloc *allocs;
 static size_t alloc_cap, alloc_used;   /* used counts live entries and tombstones */
@@ -70,6 +73,52 @@ static int mem_kind_of(int kind)
                                                                             : MEM_DEVICE;
 }
 
+/* ---- PTXEMU_LEAKCHECK: allocations still alive when the program exits ---- */
+
+static int leakcheck = -1;   /* unknown until the first allocation */
+
+static const char *const kind_words[] = { "device memory", "pinned host memory", "managed memory",
+                                          "registered host memory" };
+
+static void leak_report(void)
+{
+    const char *path = getenv("PTXEMU_REPORT");
+    FILE *js = path && *path ? fopen(path, "a") : NULL;
+    size_t n = 0, bytes = 0;
+    drv_lock();
+    for (size_t i = 0; i < alloc_cap; i++) {
+        const Alloc *a = &allocs[i];
+        if (a->addr <= TOMB || a->kind == DRV_MEM_REGISTERED) continue;
+        char site[1024];
+        drv_callsite_format(a->site, site, sizeof site);
+        fprintf(stderr, "ptxemu: leak: %zu bytes of %s at 0x%llx, allocated at %s, were never freed\n",
+                a->size, kind_words[a->kind], (unsigned long long)a->addr, site[0] ? site : "an unknown place");
+        if (js) {
+            fprintf(js, "{\"kind\":\"leak\",\"bytes\":%zu,\"memory\":\"%s\",\"address\":%llu,\"site\":\"",
+                    a->size, kind_words[a->kind], (unsigned long long)a->addr);
+            for (const char *c = site; *c; c++)
+                if (*c != '"' && *c != '\\' && (unsigned char)*c >= 0x20) fputc(*c, js);
+            fputs("\"}\n", js);
+        }
+        n++;
+        bytes += a->size;
+    }
+    drv_unlock();
+    if (n) fprintf(stderr, "ptxemu: leak: %zu allocations, %zu bytes, alive at exit\n", n, bytes);
+    if (js) fclose(js);
+}
+
+/* Whether to remember where allocations are made; the first call registers the report. */
+static int leakcheck_on(void)
+{
+    if (leakcheck < 0) {
+        const char *v = getenv("PTXEMU_LEAKCHECK");
+        leakcheck = v && *v && strcmp(v, "0") != 0;
+        if (leakcheck) atexit(leak_report);
+    }
+    return leakcheck;
+}
+
 /* Allocate from the arena and remember it; caller holds the lock. Device memory belongs to
  * the context's device (kernels elsewhere reach it only as peers); pinned and managed
  * memory to every device. */
@@ -78,7 +127,9 @@ static CUresult alloc_new(CUcontext c, uint64_t *out, size_t size, int kind, uns
     int owner = kind == DRV_MEM_DEVICE ? c->device : MEM_ANY_DEVICE;
     uint64_t a = mem_alloc_on(size, mem_kind_of(kind), owner);
     if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
-    if (alloc_remember((Alloc){ a, kind, flags, c })) {
+    Alloc rec = { a, kind, flags, c, size, {0} };
+    if (leakcheck_on()) drv_callsite(rec.site);
+    if (alloc_remember(rec)) {
         mem_free(a, mem_kind_of(kind));
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -313,7 +364,7 @@ CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Fla
     }
     drv_lock();
     int rc = mem_register(a, bytesize, read_only);
-    if (rc == 0 && alloc_remember((Alloc){ a, DRV_MEM_REGISTERED, Flags, c })) {
+    if (rc == 0 && alloc_remember((Alloc){ a, DRV_MEM_REGISTERED, Flags, c, 0, {0} })) {
         mem_unregister(a);
         rc = MEM_REG_NOMEM;
     }

@@ -11,6 +11,7 @@
 #endif
 #include "devices.h"
 #include "explore.h"
+#include "report.h"
 #include "inspect.h"
 #include <errno.h>
 #include <limits.h>
@@ -62,6 +63,11 @@ static void usage(FILE *f)
         "  --timeline FILE  write a Chrome-trace / Perfetto JSON timeline of launches, blocks,\n"
         "                   warps running and waiting, async copies and memory copies, on\n"
         "                   an emulated clock (same as PTXEMU_TIMELINE=FILE)\n"
+        "  --report-json FILE  run PROGRAM as a child and write one JSON document: its\n"
+        "                   launches, faults, races, deadlocks, time limits, CUDA errors it\n"
+        "                   never asked about, device memory leaked at exit, its exit status\n"
+        "  --exit-on-error  exit with status 1 when a run that exited 0 had a fault, race,\n"
+        "                   deadlock or time limit (for autograders)\n"
         "  --timeout SECONDS  stop a kernel that runs longer, say where every warp is and\n"
         "                   fail the launch with cudaErrorLaunchTimeout (PTXEMU_TIMEOUT)\n"
         "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
@@ -85,8 +91,10 @@ static void usage(FILE *f)
         "                   mbarrier misuse (runs in deterministic mode, seed 1 unless\n"
         "                   PTXEMU_SEED says);\n"
         "                   error: also exit with status 1 when any is found\n"
-        "  PTXEMU_REPORT    a file: race reports, faults, deadlocks and time limits as JSON,\n"
-        "                   one object a line\n"
+        "  PTXEMU_REPORT    a file: race reports, faults, deadlocks, time limits, CUDA errors\n"
+        "                   and leaks as JSON, one object a line\n"
+        "  PTXEMU_LEAKCHECK 1: at exit, report device allocations still alive and where they\n"
+        "                   were made\n"
         "  PTXEMU_TIMELINE  a file: the timeline as Chrome-trace JSON (docs/timeline.md)\n"
         "  PTXEMU_TIMEOUT   seconds a kernel may run (default: no limit); past it the launch\n"
         "                   fails with cudaErrorLaunchTimeout and every warp's place is printed\n"
@@ -184,6 +192,9 @@ static int set_from_option(int argc, char **argv, int i, const char *var)
 
 /* What to do besides running a program: 0 nothing, 1 --devices, 2 --devices --json. */
 static int devices_mode;
+/* --report-json FILE, --exit-on-error: the program runs as a child (report.c). */
+static const char *report_json;
+static int exit_on_error;
 
 /* Parse options; returns the index of PROGRAM, or -1 when done (exit code in *status); with
  * --devices, argc (no program). */
@@ -202,6 +213,12 @@ static int parse_options(int argc, char **argv, int *status)
         int v = -2;
         if (!strcmp(a, "--devices")) { devices_mode = 1; continue; }
         if (!strcmp(a, "--json")) { json = 1; continue; }
+        if (!strcmp(a, "--exit-on-error")) { exit_on_error = 1; continue; }
+        if (!strcmp(a, "--report-json")) {
+            if (i + 1 >= argc) { fprintf(stderr, "ptxemu: %s needs a value\n", a); *status = 2; return -1; }
+            report_json = argv[++i];
+            continue;
+        }
         if (!strcmp(a, "-t") || !strcmp(a, "--threads")) v = set_from_option(argc, argv, i, "PTXEMU_THREADS");
         else if (!strcmp(a, "-l") || !strcmp(a, "--log")) v = set_from_option(argc, argv, i, "PTXEMU_LOG");
         else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) v = set_from_option(argc, argv, i, "PTXEMU_SEED");
@@ -300,6 +317,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[prog], "race")) return explore_main(argc - prog - 1, &argv[prog + 1]);
     if (preflight(argv[prog])) return 1;
+    if (report_json || exit_on_error) return report_run(&argv[prog], report_json, exit_on_error);
     execvp(argv[prog], &argv[prog]);
     int err = errno;
     fprintf(stderr, "ptxemu: %s: %s\n", argv[prog],
