@@ -262,7 +262,10 @@ int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
     if (!L->aborted) {
         char at[512];
         where(w, lane, at, sizeof at);
-        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: %s: %s", at, what);
+        /* without -lineinfo the PTX carries no .loc: only PTX lines can be named */
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: %s: %s%s", at, what,
+                 w->prog->nlocs <= 1 ? " (no CUDA source lines: rebuild with -lineinfo to see them; "
+                                       "PTXEMU_DUMP_PTX=DIR writes the PTX)" : "");
         L->fault.code = cuda_err;
         __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
         FILE *js = strncmp(what, "deadlock", 8) ? report_open() : NULL;   /* deadlocks: sched.c */

@@ -212,6 +212,10 @@ int race_report(Launch *L)
     }
     if (g->dropped)
         fprintf(stderr, "ptxemu: race: %u more distinct hazards not shown\n", g->dropped);
+    static int hinted;
+    if (L->prog->nlocs <= 1 && !hinted++)
+        fprintf(stderr, "ptxemu: race: kernel %s has no CUDA source lines: rebuild with -lineinfo to "
+                "see them (PTXEMU_DUMP_PTX=DIR writes the PTX the lines above refer to)\n", L->prog->name);
     if (js) fclose(js);
     return (int)g->n;
 }

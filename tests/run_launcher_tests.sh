@@ -358,5 +358,14 @@ EOF
     fi
 done
 
+# built without -lineinfo, a fault names the PTX line and says how to get CUDA source lines
+"$NVCC" -arch=sm_90 -o "$tmp/rj_noline" "$tmp/rj.cu" 2>/dev/null || exit 99
+"$ptxemu" "$tmp/rj_noline" >/dev/null 2>"$tmp/err"
+if grep -q "ptxemu: kernel _Z1kPi, PTX rj_noline.ptx:[0-9]*, block (0,0,0), thread (0,0,0): out-of-bounds global write .* (no CUDA source lines: rebuild with -lineinfo to see them; PTXEMU_DUMP_PTX=DIR writes the PTX)$" "$tmp/err"; then
+    ok "a fault without -lineinfo says to rebuild with -lineinfo"
+else
+    bad "a fault without -lineinfo says to rebuild with -lineinfo"
+fi
+
 echo "run_launcher_tests: $pass passed, $fail failed"
 [ $fail = 0 ]
