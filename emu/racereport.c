@@ -26,6 +26,42 @@ static void where(const Program *p, uint32_t pc, char *buf, size_t n)
     snprintf(buf, n, "%sPTX %s:%u", src, p->ptx_name ? p->ptx_name : "ptx", in->line);
 }
 
+/* "file:line" of pc, or "PTX line N" without line info: for the hints. */
+static void short_place(const Program *p, uint32_t pc, char *buf, size_t n)
+{
+    const Inst *in = &p->code[pc < p->ncode ? pc : 0];
+    if (in->loc && in->loc < p->nlocs) {
+        const SrcLoc *s = &p->locs[in->loc];
+        const char *f = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
+        const char *base = f;
+        for (const char *c = f; *c; c++) if (*c == '/') base = c + 1;
+        snprintf(buf, n, "%s:%u", base, s->line);
+    } else
+        snprintf(buf, n, "PTX line %u", in->line);
+}
+
+/* What would order two plain accesses of one launch that nothing ordered, for people
+ * learning: the barrier that belongs between them. */
+static void order_hint(const Launch *L, const RaceFinding *f, char *buf, size_t n)
+{
+    char a[320], b[320];
+    short_place(L->race->launches[f->launch1].prog, f->pc1, a, sizeof a);
+    short_place(L->prog, f->pc2, b, sizeof b);
+    if (f->cta1 == f->cta2 && f->t1 / 32 == f->t2 / 32)
+        snprintf(buf, n, "; both threads are in one warp and no __syncwarp() (bar.warp.sync) lies between "
+                 "%s and %s", a, b);
+    else if (f->cta1 == f->cta2)
+        snprintf(buf, n, "; no barrier separates %s and %s: a __syncthreads() (bar.sync) between "
+                 "these lines, on the path from one access to the other, orders them", a, b);
+    else if (!f->global)
+        snprintf(buf, n, "; the threads are in different blocks of a cluster: a cluster barrier "
+                 "(cluster.sync(), barrier.cluster) between %s and %s orders them", a, b);
+    else
+        snprintf(buf, n, "; the threads are in different blocks, which no __syncthreads() orders: "
+                 "split the work into two launches, or publish with __threadfence() and an atomic "
+                 "flag the reader acquires");
+}
+
 static void coords(const uint32_t dim[3], uint32_t i, uint32_t out[3])
 {
     out[0] = i % dim[0]; out[1] = i / dim[0] % dim[1]; out[2] = i / (dim[0] * dim[1]);
@@ -87,6 +123,8 @@ static void print_finding(const Launch *L, const RaceFinding *f)
     coords(r1->grid, f->cta1, b1); coords(L->grid, f->cta2, b2);
     coords(r1->block, f->t1, t1); coords(L->block, f->t2, t2);
     const char *k = kind_name[f->kind], *kn = L->prog->name;
+    char hint[800] = "";
+    if (f->kind <= K_WAW && f->launch1 == L->race->cur) order_hint(L, f, hint, sizeof hint);
     switch (f->kind) {
     case K_MBINIT:
         fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, which arrives "
@@ -144,20 +182,21 @@ static void print_finding(const Launch *L, const RaceFinding *f)
         uint64_t base = mem_find(f->addr, &asz, NULL);
         fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
                 "allocation at 0x%llx), kernel %s: block (%u,%u,%u) thread (%u,%u,%u) at %s and "
-                "block (%u,%u,%u) thread (%u,%u,%u) at %s with nothing ordering them (%u time%s; "
+                "block (%u,%u,%u) thread (%u,%u,%u) at %s with nothing ordering them%s (%u time%s; "
                 "seed %llu)\n", k, (unsigned long long)f->addr, (unsigned long long)(f->addr - base),
                 asz, (unsigned long long)base, kn, b1[0], b1[1], b1[2], t1[0], t1[1], t1[2], a,
-                b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, f->count, times, seed);
+                b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, hint, f->count, times, seed);
         return;
     }
     uint32_t bo[3];
     coords(L->grid, f->owner, bo);
     fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), kernel "
             "%s: thread (%u,%u,%u) of block (%u,%u,%u) at %s and thread (%u,%u,%u) of block "
-            "(%u,%u,%u) at %s %s (%u time%s; seed %llu)\n", k, f->offset, bo[0], bo[1], bo[2], kn,
+            "(%u,%u,%u) at %s %s%s (%u time%s; seed %llu)\n", k, f->offset, bo[0], bo[1], bo[2], kn,
             t1[0], t1[1], t1[2], b1[0], b1[1], b1[2], a, t2[0], t2[1], t2[2], b2[0], b2[1], b2[2], b,
             f->kind == K_PROXY ? "hands it to the async proxy with no fence.proxy.async in between"
-                               : "with nothing ordering them", f->count, times, seed);
+                               : "with nothing ordering them", f->kind == K_PROXY ? "" : hint,
+            f->count, times, seed);
 }
 
 static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
