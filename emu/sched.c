@@ -766,7 +766,7 @@ out:
  * One thread runs the launch. A window of 1-4 clusters (chosen from the seed) is resident;
  * each step runs the runnable warp with the highest priority to its next switch point
  * (PCT: priorities are random at admission; at random steps the running warp drops to a
- * low priority, and a warp whose wait failed steps aside). After a step an operation in
+ * low priority, and a warp whose wait failed goes behind every other). After a step an operation in
  * flight may complete, with a per-launch probability that is 0 for some seeds (the latest
  * legal completion). A schedule file records the steps taken ("s SLOT RANK WARP",
  * "a SLOT INDEX") and can be replayed exactly (docs/determinism.md). */
@@ -814,6 +814,10 @@ typedef struct Det {
     uint32_t async_per256;   /* chance of completing an operation after a step */
     uint32_t window;
     uint64_t low;            /* cooperative launches: the priority the last warp to run got */
+    uint64_t spin_low;       /* the priority the last failed wait got: below every other one,
+                              * so that a poller can never starve the warp it waits for (a
+                              * poller that drew a random priority could, in a warp-specialised
+                              * pipeline with many pollers, for millions of steps) */
     WorkerBuf *slot;
     int *used;
     Launch *L;
@@ -881,6 +885,7 @@ static void run_det(Launch *L)
     if (ev_on) ev_launch_begin();
     d.rng = det_cfg.seed ^ (L->seq * 0x632be59bd9b4e019ull);
     d.low = 1ull << 61;
+    d.spin_low = 1ull << 40;   /* random drops land in [2^40, 2^40 + 2^24) */
     uint64_t ncl = L->ncta / L->cluster_size, next = 0;
     char line[128];
     d.window = (uint32_t)(1 + det_rand(&d) % (ncl < 4 ? ncl : 4));
@@ -972,8 +977,10 @@ static void run_det(Launch *L)
              * few places drawn from the seed. */
             if (L->cooperative)
                 best->prio = (d.low -= 1 + (det_rand(&d) & 15));
-            else if (best->spin || (det_rand(&d) & 63) == 0)
-                best->prio = det_rand(&d) >> 40;
+            else if (best->spin)   /* behind every warp that can make progress: pollers */
+                best->prio = --d.spin_low;   /* take turns, the longest waiting first */
+            else if ((det_rand(&d) & 63) == 0)
+                best->prio = det_rand(&d) >> 40 | 1ull << 40;
             spins = best->spin && !async_count(cl) ? spins + 1 : 0;
             if (spins > SPIN_ROUNDS) { deadlock(cl); break; }
             uint32_t n = async_count(cl);

@@ -471,7 +471,7 @@ int fatbin_pick_ptx_data(const void *data, size_t avail, FatbinPtx *out, char *e
 /* How many bytes from p on are mapped readable (following adjacent readable mappings), from
  * /proc/self/maps; SIZE_MAX when that cannot be read. The wrapper states no length, so this
  * bounds what a corrupt header can make us read: an error instead of a fault. */
-static size_t readable_after(const void *p)
+size_t fatbin_readable_after(const void *p)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) return SIZE_MAX;
@@ -509,7 +509,7 @@ int fatbin_pick_ptx(const void *wrapper, FatbinPtx *out, char *err, size_t errle
     /* The wrapper gives no length: the fatbin header's, once it looks sane and stays inside
      * readable memory. */
     const uint8_t *d = w.data;
-    size_t mapped = readable_after(d);
+    size_t mapped = fatbin_readable_after(d);
     if (mapped < FATBIN_HDR_MIN)
         return fail(err, errlen, FATBIN_ERR_FORMAT, "the fatbinary's memory is not readable");
     if (rd32(d) != FATBIN_MAGIC)

@@ -48,4 +48,9 @@ int fatbin_has_code(const void *data, size_t avail);
 
 void fatbin_free(FatbinPtx *p);
 
+/* How many bytes from p on are mapped readable (following adjacent readable mappings):
+ * what bounds reading an image whose length nobody states (a registration wrapper's data,
+ * cuModuleLoadData's image). SIZE_MAX when /proc/self/maps cannot be read. */
+size_t fatbin_readable_after(const void *p);
+
 #endif

@@ -1133,6 +1133,9 @@ static void legacy_mad_rounding(const Tr *t, InstDesc *d)
     d->mods[MOD_RN >> 6] |= 1ull << (MOD_RN & 63);
 }
 
+/* Instructions whose operands are a RowList in Inst.aux (owned by the Program). */
+static int has_row_list(int op) { return op == OP_mma || op == OP_wmma || op == OP_wgmma; }
+
 /* mma's and wmma's operands (D, A, B, C: up to 24 registers) go to a RowList in Inst.aux;
  * an address operand becomes base + offset as usual (count 0 in the list). */
 static int lower_row_list(Lower *L)
@@ -1212,7 +1215,7 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
     L.exact_size = exact_size_of(d, op);
     int fmt = op_info[op].fmt;
     if ((op == OP_bar || op == OP_barrier) && desc_has(d, MOD_RED)) fmt = FMT_DS;
-    if (op == OP_mma || op == OP_wmma || op == OP_wgmma) {
+    if (has_row_list(op)) {
         if (lower_row_list(&L) < 0) return -1;
     } else if (fmt == FMT_CALL) {
         if (lower_call(&L) < 0) return -1;
@@ -1413,7 +1416,7 @@ void program_free(Program *p)
         if (p->code[i].op == OP_call && p->code[i].aux) {
             CallDesc *cd = p->code[i].aux;
             free(cd->args); free(cd->rets); free(cd);
-        } else if (p->code[i].op == OP_mma || p->code[i].op == OP_wmma) {
+        } else if (has_row_list(p->code[i].op)) {
             free(p->code[i].aux);
         }
     free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
@@ -1445,7 +1448,7 @@ static void free_tr(Tr *t, int keep_calls)
             free(t->calls[i]->args); free(t->calls[i]->rets); free(t->calls[i]);
         }
         for (uint32_t pc = 0; pc < t->ncode; pc++)
-            if (t->code[pc].op == OP_mma || t->code[pc].op == OP_wmma) free(t->code[pc].aux);
+            if (has_row_list(t->code[pc].op)) free(t->code[pc].aux);
         free(t->code);
         free(t->locs);
         free(t->kp_off); free(t->kp_size);

@@ -184,8 +184,12 @@ static size_t elf_size(const unsigned char *p)
     return end > ph ? end : ph;
 }
 
-static CUresult from_elf(const unsigned char *p, Image *im, char *err, size_t errlen)
+static CUresult from_elf(const unsigned char *p, size_t avail, Image *im, char *err, size_t errlen)
 {
+    if (avail < sizeof(Elf64_Ehdr) || elf_size(p) > avail) {
+        snprintf(err, errlen, "the ELF image's headers run past the %zu readable bytes it lies in", avail);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
     if (p[EI_CLASS] != ELFCLASS64) {
         snprintf(err, errlen, "the image is a 32-bit ELF file, not a CUDA module");
         return CUDA_ERROR_INVALID_IMAGE;
@@ -246,18 +250,21 @@ void *image_pack(const Image *im, size_t *size)
     return b;
 }
 
-static CUresult unpack(const unsigned char *p, Image *im)
+static CUresult unpack(const unsigned char *p, size_t avail, Image *im)
 {
+    const unsigned char *end = p + avail;
+    if (avail < sizeof link_magic + 4) return CUDA_ERROR_INVALID_IMAGE;
     p += sizeof link_magic;
     uint32_t cnt = rd32(p);
     p += 4;
     if (cnt == 0 || cnt > 4096) return CUDA_ERROR_INVALID_IMAGE;
     for (uint32_t i = 0; i < cnt; i++) {
+        if ((size_t)(end - p) < 12) return CUDA_ERROR_INVALID_IMAGE;
         uint32_t nl = rd32(p);
         uint64_t tl;
         memcpy(&tl, p + 4, 8);
         p += 12;
-        if (nl > 4096 || tl > (1ull << 31)) return CUDA_ERROR_INVALID_IMAGE;
+        if (nl > 4096 || tl > (1ull << 31) || (uint64_t)(end - p) < nl + tl) return CUDA_ERROR_INVALID_IMAGE;
         char name[4097];
         memcpy(name, p, nl);
         name[nl] = 0;
@@ -277,7 +284,8 @@ static CUresult fatbin_error(int rc)
                                     : CUDA_ERROR_INVALID_IMAGE;
 }
 
-static CUresult from_fatbin(const void *image, int wrapper, Image *im, char *err, size_t errlen)
+static CUresult from_fatbin(const void *image, int wrapper, size_t avail, Image *im, char *err,
+                            size_t errlen)
 {
     FatbinPtx ptx;
     int rc;
@@ -285,11 +293,15 @@ static CUresult from_fatbin(const void *image, int wrapper, Image *im, char *err
         rc = fatbin_pick_ptx(image, &ptx, err, errlen);
     } else {
         const unsigned char *p = image;
-        uint64_t body;
-        memcpy(&body, p + 8, 8);
-        uint64_t total = (uint64_t)(p[6] | p[7] << 8) + body;
-        rc = total > (1ull << 32) ? FATBIN_ERR_FORMAT
-                                  : fatbin_pick_ptx_data(image, (size_t)total, &ptx, err, errlen);
+        uint64_t body = 0;
+        if (avail >= 16) memcpy(&body, p + 8, 8);
+        uint64_t total = avail >= 16 ? (uint64_t)(p[6] | p[7] << 8) + body : 0;
+        if (avail < 16 || total > avail) {
+            snprintf(err, errlen, "the fatbinary's sizes run past the %zu readable bytes it lies in", avail);
+            rc = FATBIN_ERR_FORMAT;
+        } else
+            rc = total > (1ull << 32) ? FATBIN_ERR_FORMAT
+                                      : fatbin_pick_ptx_data(image, (size_t)total, &ptx, err, errlen);
     }
     if (rc == FATBIN_OK)
         return add_fatbin_ptx(im, &ptx) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
@@ -316,16 +328,18 @@ CUresult image_read(const void *image, Image *im, char *err, size_t errlen)
     const unsigned char *p = image;
     /* no magic holds a zero byte: a shorter string is text, and read no further */
     uint32_t magic = strnlen(image, 4) == 4 ? rd32(p) : 0;
+    /* binary images state no length: what they may claim is bounded by readable memory */
+    size_t avail = magic ? fatbin_readable_after(image) : 0;
     CUresult e;
     if (!magic && !looks_like_ptx(image)) {
         snprintf(err, errlen, "the image is empty or too short to be a module");
         e = CUDA_ERROR_INVALID_IMAGE;
     } else if (magic == WRAPPER_MAGIC || magic == FATBIN_MAGIC) {
-        e = from_fatbin(image, magic == WRAPPER_MAGIC, im, err, errlen);
+        e = from_fatbin(image, magic == WRAPPER_MAGIC, avail, im, err, errlen);
     } else if (magic && !memcmp(p, ELFMAG, SELFMAG)) {
-        e = from_elf(p, im, err, errlen);
+        e = from_elf(p, avail, im, err, errlen);
     } else if (image_is_linked(image)) {
-        e = unpack(p, im);
+        e = unpack(p, magic ? avail : 0, im);
         if (e != CUDA_SUCCESS) snprintf(err, errlen, "damaged linked image");
     } else if (looks_like_ptx(image)) {
         char name[320];

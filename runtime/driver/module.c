@@ -271,9 +271,10 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     DrvModule *m = module_live(hmod);
-    if (m && !m->library) module_free(m);
+    int ours = m && !m->library;   /* a library's module goes with the library */
+    if (ours) module_free(m);
     drv_unlock();
-    return m && !m->library ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return ours ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 /* Modules are parsed when loaded; kernels are translated at their first use. */

@@ -1,0 +1,73 @@
+#!/bin/sh
+# fuzz.sh - builds the libFuzzer harnesses of tests/fuzz with clang, ASan and UBSan, and runs
+# them: `make fuzz` (FUZZ_SECONDS each, default 60) and, briefly, the test suite
+# (tests/run_fuzz_tests.sh).
+#   fuzz.sh build SRCDIR BUILDDIR OUTDIR "SOURCES..."   instrumented objects, then the harnesses
+#   fuzz.sh run OUTDIR SRCDIR SECONDS                   replay each corpus, then fuzz SECONDS each
+# Corpora: tests/fuzz/corpus/<harness>/ (seeds, committed) and tests/ptx-corpus,
+# tests/fatbin-data; new inputs go to OUTDIR/corpus/<harness>/, crashes to OUTDIR/.
+set -u
+CLANG=${CLANG:-clang}
+harnesses="fuzz_ptx fuzz_fatbin fuzz_module fuzz_tensormap"
+
+build() {
+    srcdir=$1 builddir=$2 out=$3 sources=$4
+    cuda=${CUDA_DIR:-/usr/local/cuda}
+    command -v "$CLANG" >/dev/null || { echo "fuzz: no clang"; return 77; }
+    mkdir -p "$out/obj" || return 1
+    flags="-g -O1 -std=gnu11 -fsanitize=address,undefined -fno-sanitize-recover=undefined -ffp-contract=off -frounding-math
+           -I$srcdir -I$builddir -I$cuda/include -DHAVE_CONFIG_H"
+    objs=
+    for s in $sources; do
+        o=$out/obj/$(echo "$s" | tr / _).o
+        objs="$objs $o"
+        [ "$o" -nt "$srcdir/$s" ] && continue
+        case $s in
+        *.S) $CLANG -c -Wa,-I"$srcdir" -I"$srcdir" -o "$o" "$srcdir/$s" || return 1 ;;
+        *) $CLANG $flags -fsanitize=fuzzer-no-link -c -o "$o" "$srcdir/$s" 2>"$o.log" || { cat "$o.log"; return 1; } ;;
+        esac
+    done
+    for h in $harnesses; do
+        $CLANG $flags -fsanitize=fuzzer -o "$out/$h" "$srcdir/tests/fuzz/$h.c" $objs \
+            -lffi -lzstd -lpthread -ldl -lm || return 1
+    done
+}
+
+# The corpus directories of harness h: its new inputs first (libFuzzer writes there), then seeds.
+corpora() {
+    h=$1 out=$2 srcdir=$3
+    mkdir -p "$out/corpus/$h"
+    echo "$out/corpus/$h $srcdir/tests/fuzz/corpus/$h"
+    case $h in
+    fuzz_ptx) echo "$srcdir/tests/ptx-corpus" ;;
+    fuzz_fatbin) echo "$srcdir/tests/fatbin-data" ;;
+    fuzz_module) echo "$srcdir/tests/ptx-corpus $srcdir/tests/fatbin-data" ;;
+    esac
+}
+
+run() {
+    out=$1 srcdir=$2 secs=$3
+    status=0
+    for h in $harnesses; do
+        dirs=$(corpora "$h" "$out" "$srcdir" | tr '\n' ' ')
+        # replay every committed input once, then fuzz for the given time
+        if ! ASAN_OPTIONS=detect_leaks=1 "$out/$h" -runs=0 $dirs >"$out/$h.replay.log" 2>&1; then
+            echo "FAIL: $h: a corpus input fails (log: $out/$h.replay.log)"; tail -30 "$out/$h.replay.log"; status=1; continue
+        fi
+        echo "PASS: $h replays its corpus"
+        [ "$secs" = 0 ] && continue
+        if ASAN_OPTIONS=detect_leaks=1 "$out/$h" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 \
+               -print_final_stats=1 -artifact_prefix="$out/$h-" $dirs >"$out/$h.log" 2>&1; then
+            echo "PASS: $h fuzzed for $secs s ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$h.log" | grep -o '[0-9]*$' || echo ?) runs)"
+        else
+            echo "FAIL: $h found a crash (log: $out/$h.log)"; tail -40 "$out/$h.log"; status=1
+        fi
+    done
+    return $status
+}
+
+case ${1:-} in
+build) shift; build "$@" ;;
+run) shift; run "$@" ;;
+*) echo "usage: fuzz.sh build SRCDIR BUILDDIR OUTDIR SOURCES | run OUTDIR SRCDIR SECONDS" >&2; exit 2 ;;
+esac
