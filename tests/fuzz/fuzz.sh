@@ -37,12 +37,14 @@ build() {
 corpora() {
     h=$1 out=$2 srcdir=$3
     mkdir -p "$out/corpus/$h"
-    echo "$out/corpus/$h $srcdir/tests/fuzz/corpus/$h"
-    case $h in
-    fuzz_ptx) echo "$srcdir/tests/ptx-corpus" ;;
-    fuzz_fatbin) echo "$srcdir/tests/fatbin-data" ;;
-    fuzz_module) echo "$srcdir/tests/ptx-corpus $srcdir/tests/fatbin-data" ;;
-    esac
+    echo "$out/corpus/$h"
+    for d in "$srcdir/tests/fuzz/corpus/$h" $(case $h in
+        fuzz_ptx) echo "$srcdir/tests/ptx-corpus" ;;
+        fuzz_fatbin) echo "$srcdir/tests/fatbin-data" ;;
+        fuzz_module) echo "$srcdir/tests/ptx-corpus $srcdir/tests/fatbin-data" ;;
+        esac); do
+        [ -d "$d" ] && echo "$d"
+    done
 }
 
 run() {
