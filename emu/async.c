@@ -9,6 +9,7 @@
 #include "tma.h"
 #include "racecheck.h"
 #include "events.h"
+#include "initcheck.h"
 
 struct AsyncQueue {
     AsyncOp *ops;
@@ -119,6 +120,23 @@ static void signal_tx(AsyncOp *op, uint64_t *m, uint32_t bytes)
     if (L->racecheck) race_mbar_sync(L, m);
 }
 
+/* PTXEMU_INITCHECK: the bytes an operation wrote are written (shared memory of a CTA of
+ * the cluster, or global memory; tensor stores report theirs through tma_store_hook). */
+static void init_landed(const AsyncOp *op, uint8_t *const *dst, int n)
+{
+    Cluster *cl = op->w->cta->cluster;
+    uint32_t size = op->kind == AOP_TENSOR ? tma_box_bytes(op->tmap) : op->size;
+    if (op->kind == AOP_CPASYNC_ARRIVE || (op->kind == AOP_TENSOR && op->tdir != TMA_LOAD)) return;
+    for (int i = 0; i < (op->kind == AOP_BULK || op->kind == AOP_TENSOR ? n : 1); i++) {
+        uint8_t *d = op->kind == AOP_BULK || op->kind == AOP_TENSOR ? dst[i] : op->dst;
+        Cta *c = NULL;
+        for (uint32_t r = 0; r < cl->n && !c; r++)
+            if (d >= cl->ctas[r]->shared && d < cl->ctas[r]->shared + cl->ctas[r]->shared_size) c = cl->ctas[r];
+        if (c) init_shared_write(c, d, size);
+        else init_write((uint64_t)(uintptr_t)d, size);
+    }
+}
+
 /* The timeline: the operation from its issue to now, on its block's async row. */
 static void timeline_op(const AsyncOp *op)
 {
@@ -197,6 +215,7 @@ static int complete(AsyncOp *op)
     }
     op->done = 1;
     if (ev_on) timeline_op(op);
+    if (initcheck_mode) init_landed(op, dst, n);
     if (rc && !op->cta_mask) {   /* stores: the shared source may be written again */
         if ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && !op->mbar)
             race_async_read_done(op->w, op->src, op->size);

@@ -10,6 +10,7 @@
 #include "scheduler.h"
 #include "racecheck.h"
 #include "events.h"
+#include "initcheck.h"
 #include "engine.h"
 #include "tma.h"
 #include "call.h"
@@ -92,6 +93,14 @@ static void report_launch(const Launch *L, const char *name, uint64_t emulated_n
 static void do_init(void)
 {
     ev_init();
+    const char *ic = getenv("PTXEMU_INITCHECK");
+    if (ic && *ic && strcmp(ic, "0")) {
+        initcheck_mode = 1;
+        mem_on_alloc = init_alloc;
+        mem_on_free = init_free;
+        mem_on_access = init_access;
+        tma_store_hook = init_write;   /* tensor stores write global memory element by element */
+    }
     const char *lv = getenv("PTXEMU_LOG");
     if (lv && *lv >= '0' && *lv <= '3' && !lv[1]) emu_log_level = *lv - '0';
     init_status = mem_init();

@@ -160,6 +160,7 @@ struct Cta {
     uint32_t race_init_unfenced;/* racecheck: mbarrier.init since the last fence.mbarrier_init */
     uint32_t cdp_issued;        /* device-side launches and copies this CTA has issued (cdp.c) */
     uint64_t ev_t0;             /* timeline: when the CTA became resident                     */
+    uint8_t *init_bits;         /* PTXEMU_INITCHECK: shared bytes written, a bit each          */
 };
 
 /* The CTAs that run together (a CTA alone when the launch has no clusters). */

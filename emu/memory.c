@@ -187,6 +187,12 @@ static size_t used_on(int dev)
     return A.used - own + (dev == MEM_ANY_DEVICE ? most : A.used_dev[dev]);
 }
 
+/* Observers of device allocations and of kernel accesses (PTXEMU_INITCHECK), or NULL. */
+void (*mem_on_alloc)(uint64_t base, size_t size);
+void (*mem_on_free)(uint64_t base);
+void (*mem_on_access)(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                      uint8_t *const host[WARP_SIZE]);
+
 uint64_t mem_alloc(size_t size, int kind)
 {
     return mem_alloc_on(size, kind, MEM_ANY_DEVICE);
@@ -217,6 +223,7 @@ uint64_t mem_alloc_on(size_t size, int kind, int dev)
     if (counts_as_device(kind) && dev != MEM_ANY_DEVICE) A.used_dev[dev] += size;
 out:
     pthread_rwlock_unlock(&A.lock);
+    if (s && kind == MEM_DEVICE && mem_on_alloc) mem_on_alloc(s, size);
     return s;
 }
 
@@ -235,6 +242,7 @@ int mem_free(uint64_t addr, int kind)
     memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
     A.nlive--;
     race_forget(b.start, b.size);   /* the race detector's shadow of it starts over */
+    if (mem_on_free) mem_on_free(b.start);
     if (counts_as_device(b.kind)) A.used -= b.size;
     if (counts_as_device(b.kind) && b.dev != MEM_ANY_DEVICE) A.used_dev[b.dev] -= b.size;
     A.freed[A.nfreed++ % HISTORY] = b;
@@ -897,6 +905,7 @@ int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acc
 {
     int r = warp_ptrs(w, in, mask, size, access, host);
     if (__builtin_expect(w->launch && w->launch->racecheck, 0) && !r) race_access(w, in, mask, size, access, host);
+    if (__builtin_expect(mem_on_access != NULL, 0) && !r) mem_on_access(w, in, mask, size, access, host);
     return r;
 }
 

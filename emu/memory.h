@@ -78,6 +78,12 @@ int mem_registered_at(uint64_t addr);
 static inline int mem_is_global(uint64_t addr);
 
 enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
+/* Observers the memory system tells of device allocations (MEM_DEVICE), their frees, and
+ * every kernel access that passed its checks (set by emu_init for PTXEMU_INITCHECK). */
+extern void (*mem_on_alloc)(uint64_t base, size_t size);
+extern void (*mem_on_free)(uint64_t base);
+extern void (*mem_on_access)(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                             uint8_t *const host[WARP_SIZE]);
 
 /* mem_lane_ptr(w, space, addr, size, align, lane, access), defined inline below:
  * resolve addr in `space` for one lane of w: checks alignment (addr % align), bounds and

@@ -17,6 +17,7 @@
 #include "racecheck.h"
 #include "asyncop.h"
 #include "events.h"
+#include "initcheck.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -298,6 +299,7 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
     /* shared memory starts zeroed so runs are repeatable (the GPU leaves it undefined) */
     memset(b->shared, 0, c->shared_size);
     if (L->racecheck && race_setup_cta(c) < 0) return -1;
+    if (init_setup_cta(c) < 0) return -1;
     c->shared = b->shared;
     c->warps = b->warps;
     for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -607,6 +609,7 @@ static void finish_cluster(Cluster *cl, Launch *L)
     if (ev_on) ev_ctas(cl, L);
     for (uint32_t r = 0; r < cl->n; r++) {
         race_free_cta(cl->ctas[r]);
+        init_free_cta(cl->ctas[r]);
         wgmma_free_queue(cl->ctas[r]);
     }
     uint64_t wi = 0, ti = 0;

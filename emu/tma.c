@@ -474,6 +474,9 @@ static uint32_t tf32_round(uint32_t v)
 }
 
 /* One element: global address g (NULL when out of bounds), shared byte offset so. */
+/* Told of every global byte range a store or reduction writes (PTXEMU_INITCHECK), or NULL. */
+void (*tma_store_hook)(uint64_t addr, size_t n);
+
 static int move_elem(Xfer *x, uint64_t g, int inb, uint32_t so)
 {
     const Map *m = x->m;
@@ -492,6 +495,7 @@ static int move_elem(Xfer *x, uint64_t g, int inb, uint32_t so)
         return 0;
     }
     if (!inb) return 0;  /* stores and reductions skip out-of-bounds elements */
+    if (tma_store_hook) tma_store_hook(g, (size_t)el);
     if (x->dir == TMA_STORE) { memcpy((void *)(uintptr_t)g, s, el); return 0; }
     reduce_elem(x, (uint8_t *)(uintptr_t)g, s);
     return 0;
@@ -572,9 +576,11 @@ static int il_row(Xfer *x, uint64_t g, int inb, uint32_t r)
                     memcpy(s + e, &v, 4);
                 }
             } else memcpy(s, gp, 16);
-        } else if (!inb) {
-        } else if (x->dir == TMA_STORE) memcpy(gp, s, 16);
-        else for (int e = 0; e < 16; e += m->elsize) reduce_elem(x, gp + e, s + e);
+        } else if (inb) {
+            if (tma_store_hook) tma_store_hook((uint64_t)(uintptr_t)gp, 16);
+            if (x->dir == TMA_STORE) memcpy(gp, s, 16);
+            else for (int e = 0; e < 16; e += m->elsize) reduce_elem(x, gp + e, s + e);
+        }
     }
     return 0;
 }

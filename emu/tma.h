@@ -78,5 +78,7 @@ int tma_transfer(const void *tmap, int dir, int mode, const int32_t *coords, int
 /* Set by the engine: the live allocation holding addr ([*lo, *hi)), 0 when none. Without
  * it (unit tests) global addresses are taken as they are. */
 extern int (*tma_global_range)(uint64_t addr, uint64_t *lo, uint64_t *hi);
+/* Called with every global range a tensor store or reduction writes, when set. */
+extern void (*tma_store_hook)(uint64_t addr, size_t n);
 
 #endif

@@ -367,5 +367,60 @@ else
     bad "a fault without -lineinfo says to rebuild with -lineinfo"
 fi
 
+# PTXEMU_INITCHECK: a read of device memory nothing wrote (global past what the host copied,
+# shared memory half of the block left unwritten) is reported once per instruction, on
+# stderr and to PTXEMU_REPORT; a clean kernel and the async-copy samples report nothing
+cat >"$tmp/ic.cu" <<'EOF'
+#include <cstdio>
+__global__ void partial(const int *in, int *out, int n)
+{
+    __shared__ int s[128];
+    int t = threadIdx.x;
+    if (t < 64) s[t] = in[t];
+    __syncthreads();
+    out[t] = s[t] + in[t + n];
+}
+__global__ void clean(const int *in, int *out)
+{
+    __shared__ int s[128];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[127 - threadIdx.x];
+}
+int main(int argc, char **argv)
+{
+    int h[256];
+    for (int i = 0; i < 256; i++) h[i] = i;
+    int *in, *out;
+    cudaMalloc(&in, 256 * sizeof(int));
+    cudaMalloc(&out, 128 * sizeof(int));
+    cudaMemcpy(in, h, 128 * sizeof(int), cudaMemcpyHostToDevice);
+    if (argc > 1) clean<<<1, 128>>>(in, out); else partial<<<1, 128>>>(in, out, 128);
+    cudaMemcpy(h, out, 128 * sizeof(int), cudaMemcpyDeviceToHost);
+    printf("%d\n", h[0]);
+    return 0;
+}
+EOF
+"$NVCC" -arch=sm_90 -lineinfo -o "$tmp/ic" "$tmp/ic.cu" 2>/dev/null || exit 99
+rm -f "$tmp/ic.json"
+PTXEMU_INITCHECK=1 PTXEMU_REPORT="$tmp/ic.json" "$ptxemu" "$tmp/ic" >/dev/null 2>"$tmp/err"
+PTXEMU_INITCHECK=1 "$ptxemu" "$tmp/ic" clean >/dev/null 2>"$tmp/err2"
+quiet=1
+for s in tmaSwizzle bulkReduce pipelineGemm clusterHistogram multicastBroadcast wgmmaTmaGemm; do
+    [ -x "$builddir/samples/$s" ] || continue
+    PTXEMU_INITCHECK=1 "$ptxemu" "$builddir/samples/$s" >/dev/null 2>"$tmp/err3"
+    grep -q initcheck "$tmp/err3" && { quiet=0; echo "initcheck reports in sample $s:"; head -3 "$tmp/err3"; }
+done
+if [ "$(grep -c "^ptxemu: initcheck:" "$tmp/err")" = 2 ] &&
+   grep -q "^ptxemu: initcheck: kernel _Z7partialPKiPii, .*ic.cu:8, PTX .*: reads 4 bytes of global memory at 0x[0-9a-f]* (offset [0-9]* of a 1024-byte allocation) that nothing wrote$" "$tmp/err" &&
+   grep -q "^ptxemu: initcheck: kernel _Z7partialPKiPii, .*ic.cu:8, PTX .*: reads 4 bytes of shared memory at offset 0x[0-9a-f]* that no thread of the block wrote$" "$tmp/err" &&
+   [ "$(grep -c '"kind":"uninitialized-read"' "$tmp/ic.json")" = 2 ] &&
+   grep -q '"kind":"uninitialized-read","space":"shared",.*"src_line":8' "$tmp/ic.json" &&
+   ! grep -q initcheck "$tmp/err2" && [ $quiet = 1 ]; then
+    ok "PTXEMU_INITCHECK reports reads of memory nothing wrote, and nothing else"
+else
+    bad "PTXEMU_INITCHECK reports reads of memory nothing wrote, and nothing else"
+fi
+
 echo "run_launcher_tests: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -13,6 +13,7 @@
 #include "runtime/driver/graph.h"
 #include "emu/memory.h"
 #include "emu/events.h"
+#include "emu/initcheck.h"
 
 /* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
 
@@ -454,6 +455,7 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
     if (n == 0) return CUDA_SUCCESS;
     if (!side_ok(dst, n, dst_dev) || !side_ok(src, n, src_dev)) return CUDA_ERROR_INVALID_VALUE;
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    init_write(dst, n);
     timeline_copy(dst, dst_dev, src, src_dev, n);
     return CUDA_SUCCESS;
 }
@@ -607,9 +609,11 @@ static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t dep
     if (!side_ok(d.base, dspan, d.dev) || !side_ok(s.base, sspan, s.dev)) return CUDA_ERROR_INVALID_VALUE;
     if (dry) return CUDA_SUCCESS;
     for (size_t z = 0; z < depth; z++)
-        for (size_t y = 0; y < height; y++)
-            memmove((void *)(uintptr_t)(d.base + (z * d.height + y) * d.pitch),
-                    (const void *)(uintptr_t)(s.base + (z * s.height + y) * s.pitch), width);
+        for (size_t y = 0; y < height; y++) {
+            uint64_t row = d.base + (z * d.height + y) * d.pitch;
+            memmove((void *)(uintptr_t)row, (const void *)(uintptr_t)(s.base + (z * s.height + y) * s.pitch), width);
+            init_write(row, width);
+        }
     timeline_copy(d.base, d.dev, s.base, s.dev, width * height * depth);
     return CUDA_SUCCESS;
 }
@@ -730,6 +734,7 @@ static CUresult fill_dry(uint64_t p, size_t pitch, unsigned value, unsigned size
     if (dry) return CUDA_SUCCESS;
     for (size_t r = 0; r < height; r++) {
         unsigned char *row = (unsigned char *)(uintptr_t)(p + r * pitch);
+        init_write(p + r * pitch, width * size);
         if (size == 1) { memset(row, (int)(value & 0xff), width); continue; }
         for (size_t i = 0; i < width; i++) memcpy(row + i * size, &value, size);
     }

@@ -95,6 +95,7 @@ static void usage(FILE *f)
         "                   and leaks as JSON, one object a line\n"
         "  PTXEMU_LEAKCHECK 1: at exit, report device allocations still alive and where they\n"
         "                   were made\n"
+        "  PTXEMU_INITCHECK 1: report kernel reads of global or shared memory nothing wrote\n"
         "  PTXEMU_TIMELINE  a file: the timeline as Chrome-trace JSON (docs/timeline.md)\n"
         "  PTXEMU_TIMEOUT   seconds a kernel may run (default: no limit); past it the launch\n"
         "                   fails with cudaErrorLaunchTimeout and every warp's place is printed\n"
