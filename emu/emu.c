@@ -11,6 +11,7 @@
 #include "racecheck.h"
 #include "events.h"
 #include "initcheck.h"
+#include "profile.h"
 #include "engine.h"
 #include "tma.h"
 #include "call.h"
@@ -72,6 +73,14 @@ static int live_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
 }
 static int init_threads, init_status;
 
+/* Kernel accesses for PTXEMU_INITCHECK and PTXEMU_PROFILE (memory.c's observer). */
+static void observe_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                           uint8_t *const host[WARP_SIZE])
+{
+    if (initcheck_mode) init_access(w, in, mask, size, access, host);
+    if (profile_mode) profile_access(w, in, mask, size, access, host);
+}
+
 /* PTXEMU_REPORT_LAUNCHES=1 (ptxemu --report-json): a PTXEMU_REPORT line for every launch. */
 static void report_launch(const Launch *L, const char *name, uint64_t emulated_ns)
 {
@@ -98,9 +107,11 @@ static void do_init(void)
         initcheck_mode = 1;
         mem_on_alloc = init_alloc;
         mem_on_free = init_free;
-        mem_on_access = init_access;
         tma_store_hook = init_write;   /* tensor stores write global memory element by element */
     }
+    const char *pf = getenv("PTXEMU_PROFILE");
+    profile_mode = pf && *pf && strcmp(pf, "0");
+    if (initcheck_mode || profile_mode) mem_on_access = observe_access;
     const char *lv = getenv("PTXEMU_LOG");
     if (lv && *lv >= '0' && *lv <= '3' && !lv[1]) emu_log_level = *lv - '0';
     init_status = mem_init();
@@ -676,6 +687,7 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
                     .name = k->f->name };
         ev_emit(&e);
         report_launch(&L, k->f->name, ev_device_clock() - ev_t0);
+        if (profile_mode) profile_report(&L, k->f->name);
     }
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "

@@ -84,7 +84,9 @@ void ev_init(void)
     if (done) return;
     done = 1;
     const char *path = getenv("PTXEMU_TIMELINE"), *rl = getenv("PTXEMU_REPORT_LAUNCHES");
-    if (rl && *rl && strcmp(rl, "0")) ev_on = 1;   /* the clock, for the launch lines */
+    const char *pf = getenv("PTXEMU_PROFILE");
+    if ((rl && *rl && strcmp(rl, "0")) || (pf && *pf && strcmp(pf, "0")))
+        ev_on = 1;   /* the clock, for the launch lines and the profile's wait times */
     if (!path || !*path) return;
     if (!(tl = fopen(path, "w"))) {
         fprintf(stderr, "ptxemu: cannot write the timeline to %s\n", path);

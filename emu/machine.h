@@ -216,7 +216,14 @@ struct Launch {
     void *kernel;               /* the EmuKernel running (device-side launches name others) */
     uint32_t cdp_depth;         /* nesting depth: 0 launched by the host                     */
     struct CdpState *cdp;       /* work the grid launched from the device (cdp.c), or NULL   */
+    struct Profile {            /* PTXEMU_PROFILE counters (profile.c)                        */
+        uint64_t gld_req, gld_sec, gst_req, gst_sec;     /* global loads / stores, sectors    */
+        uint64_t sld_req, sld_wave, sst_req, sst_wave;   /* shared loads / stores, wavefronts */
+        uint64_t wait_ns, run_ns;                        /* warps waiting / running (emulated) */
+        uint64_t bar_arrivals;                           /* warps arriving at bar.sync/arrive  */
+    } prof;
 };
+typedef struct Profile Profile;
 
 /* Record a fault for the lane and abort the launch. The message names the kernel, the PTX
  * line and CUDA file:line of the current instruction, the block, the thread and whatever the

@@ -18,6 +18,7 @@
 #include "asyncop.h"
 #include "events.h"
 #include "initcheck.h"
+#include "profile.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -86,6 +87,7 @@ static void bar_check(Cta *c, int id)
 int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits)
 {
     Cta *c = w->cta;
+    if (profile_mode) __atomic_fetch_add(&w->launch->prof.bar_arrivals, 1, __ATOMIC_RELAXED);
     if (!c->bar_arrived[id]) {
         c->bar_expected[id] = count;
         c->bar_red_op[id] = kind;
@@ -560,6 +562,7 @@ static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
     Event e = { .kind = k, .what = what, .t0 = t0, .t1 = t1, .launch = w->launch->seq,
                 .cta_linear = w->cta->linear, .warp = w->id, .worker = ev_worker() };
     ev_emit(&e);
+    if (profile_mode) (k == EV_WAIT ? profile_wait : profile_run)(w->launch, t1 > t0 ? t1 - t0 : 0);
 }
 
 /* One turn of w. A warp runs until it blocks (a barrier), starts polling an mbarrier

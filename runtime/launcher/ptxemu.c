@@ -60,6 +60,9 @@ static void usage(FILE *f)
         "                   over ptxemu's libcuda.so.1 (same as PTXEMU_CUDART=WHICH)\n"
         "  --racecheck      report races in shared and global memory and misuse of async\n"
         "                   copies and mbarriers (same as PTXEMU_RACECHECK=1)\n"
+        "  --profile        per launch: instructions, active lanes, sectors per global request,\n"
+        "                   wavefronts per shared request, occupancy, barrier waits and an\n"
+        "                   estimated H100 time (same as PTXEMU_PROFILE=1; docs/profile.md)\n"
         "  --timeline FILE  write a Chrome-trace / Perfetto JSON timeline of launches, blocks,\n"
         "                   warps running and waiting, async copies and memory copies, on\n"
         "                   an emulated clock (same as PTXEMU_TIMELINE=FILE)\n"
@@ -97,6 +100,7 @@ static void usage(FILE *f)
         "                   were made\n"
         "  PTXEMU_INITCHECK 1: report kernel reads of global or shared memory nothing wrote\n"
         "  PTXEMU_TIMELINE  a file: the timeline as Chrome-trace JSON (docs/timeline.md)\n"
+        "  PTXEMU_PROFILE   1: counters and an estimated H100 time after every launch\n"
         "  PTXEMU_TIMEOUT   seconds a kernel may run (default: no limit); past it the launch\n"
         "                   fails with cudaErrorLaunchTimeout and every warp's place is printed\n"
         "  PTXEMU_STATS     1: one line per kernel launch on stderr with its instruction\n"
@@ -226,6 +230,7 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "--record")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_OUT");
         else if (!strcmp(a, "--racecheck")) v = setenv("PTXEMU_RACECHECK", "1", 1) == 0 ? i : -1;
         else if (!strcmp(a, "--timeline")) v = set_from_option(argc, argv, i, "PTXEMU_TIMELINE");
+        else if (!strcmp(a, "--profile")) v = setenv("PTXEMU_PROFILE", "1", 1) == 0 ? i : -1;
         else if (!strcmp(a, "--timeout")) v = set_from_option(argc, argv, i, "PTXEMU_TIMEOUT");
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else if (!strcmp(a, "--cudart")) v = set_from_option(argc, argv, i, "PTXEMU_CUDART");

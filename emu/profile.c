@@ -1,0 +1,163 @@
+/* profile.c - `ptxemu --profile` (see profile.h).
+ *
+ * Sectors: the distinct 32-byte blocks the active lanes of one warp instruction touch. Shared
+ * wavefronts: the banks are 32 of 4 bytes; lanes that touch different 4-byte words of one bank
+ * need one wavefront each, lanes on the same word share it; 8- and 16-byte accesses go in 2 and
+ * 4 phases of 16 and 8 lanes.
+ *
+ * The time estimate is a bottleneck model with H100 SXM constants (132 SMs, 4 warp schedulers
+ * each at 1.98 GHz, 3.35 TB/s of DRAM bandwidth, one shared-memory wavefront per SM and cycle,
+ * about 3 us to launch): the launch plus the largest of issue time (warp instructions spread
+ * over the SMs the grid can fill, a warp's arrival at a block barrier counting as BAR_SLOTS
+ * instructions for the stall it causes), DRAM time (every sector counted once: L2 hits are not
+ * modelled) and shared-memory time. It is meant to rank variants of a kernel as the GPU does,
+ * not to predict microseconds; docs/profile.md compares it with recorded H100 times. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "profile.h"
+#include "engine.h"
+#include "memory.h"
+
+int profile_mode;
+
+#define H100_SMS 132.0
+#define H100_GHZ 1.98
+#define H100_DRAM_BPS 3.35e12
+#define H100_LAUNCH_NS 3000.0
+#define H100_WARPS_PER_SM 64
+#define H100_BLOCKS_PER_SM 32
+#define H100_SHARED_PER_SM (228u * 1024u)
+/* Fitted on the reduction probes of tests/perf (the others fitted nothing): with 8, three
+ * barriers cost more than the shuffles that replace them, as recorded on the H100. */
+#define BAR_SLOTS 8.0
+
+static uint32_t distinct(uint64_t *v, int n)
+{
+    uint32_t d = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = v[j] == v[i];
+        d += !seen;
+    }
+    return d;
+}
+
+/* Wavefronts of one shared access: per phase, the most distinct words any bank serves. */
+static uint32_t wavefronts(uint32_t mask, unsigned size, uint8_t *const host[WARP_SIZE])
+{
+    int per = size >= 16 ? 8 : size == 8 ? 16 : 32;
+    uint32_t total = 0;
+    for (int p = 0; p < WARP_SIZE; p += per) {
+        uint64_t words[WARP_SIZE];
+        int bank_of[WARP_SIZE], n = 0;
+        for (int l = p; l < p + per; l++) {
+            if (!(mask >> l & 1)) continue;
+            uint64_t a = (uint64_t)(uintptr_t)host[l];
+            for (unsigned b = 0; b < (size < 4 ? 4 : size); b += 4) {   /* every word the lane touches */
+                words[n] = (a + b) / 4;
+                bank_of[n++] = (int)((a + b) / 4 % 32);
+                if (n == WARP_SIZE) break;
+            }
+            if (n == WARP_SIZE) break;
+        }
+        uint32_t worst = 0;
+        for (int bank = 0; bank < 32; bank++) {
+            uint64_t w[WARP_SIZE];
+            int k = 0;
+            for (int i = 0; i < n; i++) if (bank_of[i] == bank) w[k++] = words[i];
+            uint32_t d = distinct(w, k);
+            if (d > worst) worst = d;
+        }
+        total += worst ? worst : 0;
+    }
+    return total ? total : 1;
+}
+
+void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                    uint8_t *const host[WARP_SIZE])
+{
+    (void)in;
+    Profile *p = &w->launch->prof;
+    const Cta *c = w->cta;
+    int l0 = __builtin_ctz(mask);
+    const uint8_t *h = host[l0];
+    int shared = c && h >= c->shared && h < c->shared + c->shared_size;
+    if (!shared && !mem_is_global((uint64_t)(uintptr_t)h)) return;   /* local, param, const */
+    int store = access != ACC_READ;
+    if (shared) {
+        uint32_t wf = wavefronts(mask, size, host);
+        __atomic_fetch_add(store ? &p->sst_req : &p->sld_req, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(store ? &p->sst_wave : &p->sld_wave, wf, __ATOMIC_RELAXED);
+        return;
+    }
+    uint64_t sec[WARP_SIZE * 2];
+    int n = 0;
+    FOR_LANES(mask, l) {
+        uint64_t a = (uint64_t)(uintptr_t)host[l];
+        sec[n++] = a / 32;
+        if ((a + size - 1) / 32 != a / 32 && n < WARP_SIZE * 2) sec[n++] = (a + size - 1) / 32;
+    }
+    uint32_t d = distinct(sec, n);
+    __atomic_fetch_add(store ? &p->gst_req : &p->gld_req, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(store ? &p->gst_sec : &p->gld_sec, d, __ATOMIC_RELAXED);
+}
+
+void profile_wait(Launch *L, uint64_t ns) { __atomic_fetch_add(&L->prof.wait_ns, ns, __ATOMIC_RELAXED); }
+void profile_run(Launch *L, uint64_t ns) { __atomic_fetch_add(&L->prof.run_ns, ns, __ATOMIC_RELAXED); }
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+void profile_report(Launch *L, const char *name)
+{
+    const Profile *p = &L->prof;
+    uint32_t threads = L->block[0] * L->block[1] * L->block[2];
+    uint32_t warps = (threads + 31) / 32, shared = L->shared_total;
+    /* theoretical occupancy: blocks an SM holds, by warps, blocks and shared memory */
+    uint32_t by_warps = H100_WARPS_PER_SM / (warps ? warps : 1), by_shared = shared ? H100_SHARED_PER_SM / (shared + 1024) : 1000;
+    uint32_t blocks = by_warps < H100_BLOCKS_PER_SM ? by_warps : H100_BLOCKS_PER_SM;
+    const char *limit = by_warps <= H100_BLOCKS_PER_SM ? "threads per block" : "blocks per SM";
+    if (by_shared < blocks) { blocks = by_shared; limit = "shared memory per block"; }
+    double occ = 100.0 * blocks * warps / H100_WARPS_PER_SM;
+    if (occ > 100.0) occ = 100.0;
+    /* the bottleneck model */
+    double sms = (double)L->ncta < H100_SMS ? (double)L->ncta : H100_SMS;
+    double issue_ns = ((double)L->warp_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
+    double dram_ns = (double)(p->gld_sec + p->gst_sec) * 32.0 / H100_DRAM_BPS * 1e9;
+    double smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
+    double worst = issue_ns;
+    const char *bound = "instruction issue";
+    if (dram_ns > worst) { worst = dram_ns; bound = "DRAM bandwidth"; }
+    if (smem_ns > worst) { worst = smem_ns; bound = "shared-memory bandwidth (bank conflicts count)"; }
+    double est_ns = H100_LAUNCH_NS + worst;
+    fprintf(stderr,
+            "ptxemu: profile: kernel %s (launch %llu), grid (%u,%u,%u) block (%u,%u,%u)\n"
+            "ptxemu: profile:   instructions: %llu warp, %llu thread; %.1f of 32 lanes active on average\n"
+            "ptxemu: profile:   global loads: %llu requests, %.2f sectors a request; stores: %llu requests, %.2f sectors a request\n"
+            "ptxemu: profile:   shared loads: %llu requests, %.2f wavefronts a request; stores: %llu requests, %.2f wavefronts a request\n"
+            "ptxemu: profile:   occupancy (theoretical): %.0f%% (%u blocks of %u warps an SM, limited by %s; registers not modelled)\n"
+            "ptxemu: profile:   waiting at barriers and mbarriers: %.1f%% of warp time\n"
+            "ptxemu: profile:   estimated H100 time: %.1f us (%s bound: issue %.1f us, DRAM %.1f us, shared %.1f us, launch 3 us)\n",
+            name, (unsigned long long)L->seq, L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2],
+            (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts, ratio(L->thread_insts, L->warp_insts),
+            (unsigned long long)p->gld_req, ratio(p->gld_sec, p->gld_req), (unsigned long long)p->gst_req,
+            ratio(p->gst_sec, p->gst_req), (unsigned long long)p->sld_req, ratio(p->sld_wave, p->sld_req),
+            (unsigned long long)p->sst_req, ratio(p->sst_wave, p->sst_req), occ, blocks, warps, limit,
+            100.0 * ratio(p->wait_ns, p->wait_ns + p->run_ns), est_ns / 1000.0, bound, issue_ns / 1000.0,
+            dram_ns / 1000.0, smem_ns / 1000.0);
+    FILE *js = report_open();
+    if (!js) return;
+    fprintf(js, "{\"kind\":\"profile\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);
+    report_str(js, name);
+    fprintf(js, ",\"warp_instructions\":%llu,\"thread_instructions\":%llu,\"global_load_requests\":%llu,"
+            "\"global_load_sectors\":%llu,\"global_store_requests\":%llu,\"global_store_sectors\":%llu,"
+            "\"shared_load_requests\":%llu,\"shared_load_wavefronts\":%llu,\"shared_store_requests\":%llu,"
+            "\"shared_store_wavefronts\":%llu,\"theoretical_occupancy\":%.4f,\"wait_fraction\":%.4f,"
+            "\"estimated_h100_ns\":%.0f,\"bound\":\"%s\"}\n",
+            (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts,
+            (unsigned long long)p->gld_req, (unsigned long long)p->gld_sec, (unsigned long long)p->gst_req,
+            (unsigned long long)p->gst_sec, (unsigned long long)p->sld_req, (unsigned long long)p->sld_wave,
+            (unsigned long long)p->sst_req, (unsigned long long)p->sst_wave, occ / 100.0,
+            ratio(p->wait_ns, p->wait_ns + p->run_ns), est_ns, bound);
+    report_close(js);
+}

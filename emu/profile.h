@@ -1,0 +1,23 @@
+/* profile.h - `ptxemu --profile` (PTXEMU_PROFILE=1): per-launch counters of what a
+ * performance lesson talks about, and an estimate of the time an H100 would take.
+ *
+ * Counted while the kernel runs: warp and thread instructions (average active lanes: the
+ * divergence), global load and store requests and the 32-byte sectors each touches (the
+ * coalescing), shared-memory requests and the wavefronts they need (the bank conflicts), and,
+ * on the timeline's clock, how long warps waited at barriers and mbarriers. From the launch
+ * configuration: the theoretical occupancy (threads, blocks and shared memory per SM; the
+ * registers ptxas would allocate are unknown to PTX). One line block per launch on stderr,
+ * and a "kind":"profile" line to PTXEMU_REPORT. */
+#ifndef PTXEMU_PROFILE_H
+#define PTXEMU_PROFILE_H
+
+#include "machine.h"
+
+extern int profile_mode;
+void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                    uint8_t *const host[WARP_SIZE]);
+void profile_wait(Launch *L, uint64_t ns);           /* a warp's wait interval ended */
+void profile_run(Launch *L, uint64_t ns);
+void profile_report(Launch *L, const char *name);    /* at the end of the launch */
+
+#endif

@@ -1,0 +1,56 @@
+#!/bin/sh
+# run_profile_tests.sh - `ptxemu --profile`: its counters on kernels whose answer is known
+# (a naive transpose stores 32 sectors a request, a tiled one reads shared memory with 32-way
+# bank conflicts, a padded one without), and its H100 time estimate, which must rank the probe
+# kernels of tests/perf/probes.cu as the H100 did (tests/expected/perf, recorded with
+# tests/perf/record.sh). 77 without nvcc or python3.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=${abs_top_builddir:-$(pwd)}
+ptxemu=${PTXEMU:-$build/runtime/ptxemu}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || { echo "SKIP: no nvcc"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+work=$(mktemp -d) || exit 99
+trap 'rm -rf "$work"' EXIT
+"$NVCC" -arch=sm_90 -O2 -o "$work/probes" "$here/perf/probes.cu" || exit 99
+pass=0 fail=0
+check() { if [ "$2" = 0 ]; then echo "PASS: $1"; pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+
+PTXEMU_REPORT="$work/r.json" "$ptxemu" --profile "$work/probes" 1024 1 >"$work/out" 2>"$work/err"
+grep -q "^done: no error" "$work/out"
+check "the probes run under --profile" $?
+# the counters: naive stores scatter over 32 sectors, the tiled transpose reads shared memory
+# with 32-way conflicts, padding removes them
+grep -A3 "kernel _Z15transpose_naivePKfPfi" "$work/err" | grep -q "global loads: 32768 requests, 4.00 sectors a request; stores: 32768 requests, 32.00 sectors a request" &&
+    grep -A3 "kernel _Z15transpose_tiledPKfPfi" "$work/err" | grep -q "shared loads: 32768 requests, 32.00 wavefronts a request; stores: 32768 requests, 1.00 wavefronts a request" &&
+    grep -A3 "kernel _Z16transpose_paddedPKfPfi" "$work/err" | grep -q "shared loads: 32768 requests, 1.00 wavefronts a request" &&
+    grep -A6 "kernel _Z15transpose_tiledPKfPfi" "$work/err" | grep -q "occupancy (theoretical): 100% (8 blocks of 8 warps an SM"
+check "sectors a request, wavefronts a request and occupancy of the transposes" $?
+python3 - "$work/r.json" "$here/expected/perf/probes.1024.txt" <<'PYEOF'
+import json, re, sys
+est = {}
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if d["kind"] == "profile":
+        name = re.sub(r"^_Z\d+", "", d["kernel"])
+        name = re.match(r"[a-z_]+", name).group(0)
+        est[name] = d["estimated_h100_ns"]   # the last launch of each
+gpu = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[2]) if l[0] != "d"}
+groups = [["transpose_naive", "transpose_tiled", "transpose_padded"], ["row_sums", "col_sums"],
+          ["reduce_interleaved", "reduce_sequential", "reduce_shuffle"]]
+agree = total = 0
+for g in groups:
+    for i in range(len(g)):
+        for j in range(i + 1, len(g)):
+            a, b = g[i], g[j]
+            total += 1
+            same = (est[a] > est[b]) == (gpu[a] > gpu[b]) and est[a] != est[b]
+            agree += same
+            print(f"{a} vs {b}: H100 {gpu[a]:.1f} / {gpu[b]:.1f} us, model {est[a]/1000:.1f} / {est[b]/1000:.1f} us: {'agree' if same else 'DISAGREE'}")
+print(f"rank agreement: {agree} of {total} pairs")
+sys.exit(0 if agree == total else 1)
+PYEOF
+check "the estimated H100 times rank the probes as the H100 did" $?
+echo "profile tests: $pass passed, $fail failed"
+[ $fail = 0 ]
