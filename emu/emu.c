@@ -109,8 +109,12 @@ static void do_init(void)
         mem_on_free = init_free;
         tma_store_hook = init_write;   /* tensor stores write global memory element by element */
     }
-    const char *pf = getenv("PTXEMU_PROFILE");
-    profile_mode = pf && *pf && strcmp(pf, "0");
+    const char *pf = getenv("PTXEMU_PROFILE"), *ck = getenv("PTXEMU_CLOCK");
+    profile_print = pf && *pf && strcmp(pf, "0");
+    clock_model = ck && !strcmp(ck, "model");
+    if (ck && *ck && !clock_model && strcmp(ck, "host"))
+        fprintf(stderr, "ptxemu: PTXEMU_CLOCK=%s: expected model or host; using host time\n", ck);
+    profile_mode = profile_print || clock_model;
     if (initcheck_mode || profile_mode) mem_on_access = observe_access;
     const char *lv = getenv("PTXEMU_LOG");
     if (lv && *lv >= '0' && *lv <= '3' && !lv[1]) emu_log_level = *lv - '0';
@@ -687,7 +691,8 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
                     .name = k->f->name };
         ev_emit(&e);
         report_launch(&L, k->f->name, ev_device_clock() - ev_t0);
-        if (profile_mode) profile_report(&L, k->f->name);
+        if (profile_print) profile_report(&L, k->f->name);
+        if (clock_model) model_clock_advance(profile_estimate_ns(&L));
     }
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "

@@ -84,8 +84,8 @@ void ev_init(void)
     if (done) return;
     done = 1;
     const char *path = getenv("PTXEMU_TIMELINE"), *rl = getenv("PTXEMU_REPORT_LAUNCHES");
-    const char *pf = getenv("PTXEMU_PROFILE");
-    if ((rl && *rl && strcmp(rl, "0")) || (pf && *pf && strcmp(pf, "0")))
+    const char *pf = getenv("PTXEMU_PROFILE"), *ck = getenv("PTXEMU_CLOCK");
+    if ((rl && *rl && strcmp(rl, "0")) || (pf && *pf && strcmp(pf, "0")) || (ck && !strcmp(ck, "model")))
         ev_on = 1;   /* the clock, for the launch lines and the profile's wait times */
     if (!path || !*path) return;
     if (!(tl = fopen(path, "w"))) {

@@ -12,6 +12,7 @@
  * instructions for the stall it causes), DRAM time (every sector counted once: L2 hits are not
  * modelled) and shared-memory time. It is meant to rank variants of a kernel as the GPU does,
  * not to predict microseconds; docs/profile.md compares it with recorded H100 times. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,32 @@
 #include "engine.h"
 #include "memory.h"
 
-int profile_mode;
+int profile_mode, profile_print, clock_model;
+static double model_ns;   /* the model clock; the host thread that launches moves it */
+static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void model_clock_advance(double ns)
+{
+    pthread_mutex_lock(&model_lock);
+    model_ns += ns;
+    pthread_mutex_unlock(&model_lock);
+}
+
+/* PCIe 5.0 x16 moves about 50 GB/s each way; an H100 copies device memory at about half its
+ * DRAM bandwidth (every byte read and written). Plus about 2 us a copy. */
+void model_clock_copy(int to_device, int from_device, uint64_t bytes)
+{
+    double bps = to_device && from_device ? 3.35e12 / 2 : 50e9;
+    model_clock_advance(2000.0 + (double)bytes / bps * 1e9);
+}
+
+double model_clock_ms(void)
+{
+    pthread_mutex_lock(&model_lock);
+    double v = model_ns / 1e6;
+    pthread_mutex_unlock(&model_lock);
+    return v;
+}
 
 #define H100_SMS 132.0
 #define H100_GHZ 1.98
@@ -108,6 +134,26 @@ void profile_run(Launch *L, uint64_t ns) { __atomic_fetch_add(&L->prof.run_ns, n
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
+typedef struct Estimate { double issue_ns, dram_ns, smem_ns, total_ns; const char *bound; } Estimate;
+
+static Estimate estimate(const Launch *L)
+{
+    const Profile *p = &L->prof;
+    Estimate e;
+    double sms = (double)L->ncta < H100_SMS ? (double)L->ncta : H100_SMS;
+    e.issue_ns = ((double)L->warp_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
+    e.dram_ns = (double)(p->gld_sec + p->gst_sec) * 32.0 / H100_DRAM_BPS * 1e9;
+    e.smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
+    double worst = e.issue_ns;
+    e.bound = "instruction issue";
+    if (e.dram_ns > worst) { worst = e.dram_ns; e.bound = "DRAM bandwidth"; }
+    if (e.smem_ns > worst) { worst = e.smem_ns; e.bound = "shared-memory bandwidth (bank conflicts count)"; }
+    e.total_ns = H100_LAUNCH_NS + worst;
+    return e;
+}
+
+double profile_estimate_ns(const Launch *L) { return estimate(L).total_ns; }
+
 void profile_report(Launch *L, const char *name)
 {
     const Profile *p = &L->prof;
@@ -120,16 +166,9 @@ void profile_report(Launch *L, const char *name)
     if (by_shared < blocks) { blocks = by_shared; limit = "shared memory per block"; }
     double occ = 100.0 * blocks * warps / H100_WARPS_PER_SM;
     if (occ > 100.0) occ = 100.0;
-    /* the bottleneck model */
-    double sms = (double)L->ncta < H100_SMS ? (double)L->ncta : H100_SMS;
-    double issue_ns = ((double)L->warp_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
-    double dram_ns = (double)(p->gld_sec + p->gst_sec) * 32.0 / H100_DRAM_BPS * 1e9;
-    double smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
-    double worst = issue_ns;
-    const char *bound = "instruction issue";
-    if (dram_ns > worst) { worst = dram_ns; bound = "DRAM bandwidth"; }
-    if (smem_ns > worst) { worst = smem_ns; bound = "shared-memory bandwidth (bank conflicts count)"; }
-    double est_ns = H100_LAUNCH_NS + worst;
+    Estimate e = estimate(L);
+    double issue_ns = e.issue_ns, dram_ns = e.dram_ns, smem_ns = e.smem_ns, est_ns = e.total_ns;
+    const char *bound = e.bound;
     fprintf(stderr,
             "ptxemu: profile: kernel %s (launch %llu), grid (%u,%u,%u) block (%u,%u,%u)\n"
             "ptxemu: profile:   instructions: %llu warp, %llu thread; %.1f of 32 lanes active on average\n"

@@ -13,11 +13,19 @@
 
 #include "machine.h"
 
-extern int profile_mode;
+extern int profile_mode;      /* counting: PTXEMU_PROFILE=1 or PTXEMU_CLOCK=model */
+extern int profile_print;     /* PTXEMU_PROFILE=1: the report after every launch   */
+extern int clock_model;       /* PTXEMU_CLOCK=model: CUDA events read model time   */
 void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                     uint8_t *const host[WARP_SIZE]);
 void profile_wait(Launch *L, uint64_t ns);           /* a warp's wait interval ended */
 void profile_run(Launch *L, uint64_t ns);
 void profile_report(Launch *L, const char *name);    /* at the end of the launch */
+double profile_estimate_ns(const Launch *L);         /* the model's H100 time of a launch */
+/* The model clock (PTXEMU_CLOCK=model): launches advance it by their estimate, host copies by
+ * their bytes over PCIe (device-to-device: over DRAM bandwidth). */
+void model_clock_advance(double ns);
+void model_clock_copy(int to_device, int from_device, uint64_t bytes);
+double model_clock_ms(void);
 
 #endif

@@ -52,5 +52,21 @@ print(f"rank agreement: {agree} of {total} pairs")
 sys.exit(0 if agree == total else 1)
 PYEOF
 check "the estimated H100 times rank the probes as the H100 did" $?
+# --clock model: the program's own cudaEvent timing reads the model's time, so a course's
+# "kernel took X us" lines rank the variants as the H100 does
+"$ptxemu" --clock model "$work/probes" 1024 1 >"$work/model" 2>"$work/model.err"
+python3 - "$work/model" "$here/expected/perf/probes.1024.txt" <<'EOF'
+import sys
+got = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[1]) if l[0] != "d"}
+gpu = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[2]) if l[0] != "d"}
+order = lambda d, g: sorted(g, key=lambda k: d[k])
+groups = [["transpose_naive", "transpose_tiled", "transpose_padded"], ["row_sums", "col_sums"],
+          ["reduce_interleaved", "reduce_sequential", "reduce_shuffle"]]
+ok = all(order(got, g) == order(gpu, g) for g in groups)
+ok = ok and abs(got["transpose_naive"] - 14.3) < 0.15   # the estimate, not host time
+print("events under --clock model:", got)
+sys.exit(0 if ok else 1)
+EOF
+check "--clock model: cudaEvent times are the model's and rank the probes as the H100" $?
 echo "profile tests: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -14,6 +14,7 @@
 #include "emu/memory.h"
 #include "emu/events.h"
 #include "emu/initcheck.h"
+#include "emu/profile.h"
 
 /* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
 
@@ -447,6 +448,7 @@ static void timeline_copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, 
 {
     if (!ev_on) return;
     int dd = dst_dev || mem_in_arena(dst), sd = src_dev || mem_in_arena(src);
+    if (clock_model) model_clock_copy(dd, sd, n);
     ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
 }
 

@@ -63,6 +63,9 @@ static void usage(FILE *f)
         "  --profile        per launch: instructions, active lanes, sectors per global request,\n"
         "                   wavefronts per shared request, occupancy, barrier waits and an\n"
         "                   estimated H100 time (same as PTXEMU_PROFILE=1; docs/profile.md)\n"
+        "  --clock model    CUDA events measure the --profile model's H100 time (kernels by\n"
+        "                   their estimate, copies over PCIe) instead of host time\n"
+        "                   (same as PTXEMU_CLOCK=model)\n"
         "  --timeline FILE  write a Chrome-trace / Perfetto JSON timeline of launches, blocks,\n"
         "                   warps running and waiting, async copies and memory copies, on\n"
         "                   an emulated clock (same as PTXEMU_TIMELINE=FILE)\n"
@@ -231,6 +234,7 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "--racecheck")) v = setenv("PTXEMU_RACECHECK", "1", 1) == 0 ? i : -1;
         else if (!strcmp(a, "--timeline")) v = set_from_option(argc, argv, i, "PTXEMU_TIMELINE");
         else if (!strcmp(a, "--profile")) v = setenv("PTXEMU_PROFILE", "1", 1) == 0 ? i : -1;
+        else if (!strcmp(a, "--clock")) v = set_from_option(argc, argv, i, "PTXEMU_CLOCK");
         else if (!strcmp(a, "--timeout")) v = set_from_option(argc, argv, i, "PTXEMU_TIMEOUT");
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else if (!strcmp(a, "--cudart")) v = set_from_option(argc, argv, i, "PTXEMU_CUDART");
