@@ -359,8 +359,8 @@ BAR_HANDLER(h_bar_red_or, BAR_RED_OR)
 
 static int h_cluster_arrive(Warp *w, const Inst *in, uint32_t mask)
 {
-    (void)in;
-    return cluster_barrier_arrive(w, mask);
+    /* .relaxed: the arrival orders nothing before it (the race detector's view) */
+    return cluster_barrier_arrive(w, mask, SYNC_SEM(in->sync) != SEM_RELAXED);
 }
 
 static int h_cluster_wait(Warp *w, const Inst *in, uint32_t mask)

@@ -829,6 +829,16 @@ static const Inst *inst_of(const Launch *L, const Acc *a)
     return &L->race->launches[a->launch].prog->code[a->pc];
 }
 
+/* Two strong accesses are morally strong only when each one's scope includes the other's
+ * thread: atomicAdd_block (atom.cta) of two blocks on one word is a data race. */
+static int both_strong(const Inst *ai, const Acc *a, const Inst *ni, const Warp *w)
+{
+    uint32_t cta = w->cta->linear, clus = clus_index(w);
+    return strong_inst(ai) && strong_inst(ni) &&
+           in_scope(SYNC_SCOPE(ai->sync), a->cta, a->clus, cta, clus) &&
+           in_scope(SYNC_SCOPE(ni->sync), cta, clus, a->cta, a->clus);
+}
+
 /* The read slots of x: a read replaces one it covers that happens before it; else it takes a
  * free slot, or the second one (the first keeps the oldest unordered read). */
 static void note_read(Warp *w, RaceWarp *me, const Log *log, int global, Cell *x, uint32_t v,
@@ -852,12 +862,14 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
     uint32_t t = w->id * WARP_SIZE + (uint32_t)l;
     RaceFinding *f = NULL;
     uint32_t wi = (x->w & ~CELL_PENDING) >> 5;
-    if (wi && (x->wm & mask) && !ordered(w, me, log, global, x->w & ~CELL_PENDING, l)) {
+    int own_multi = x->wmulti && log->a[wi].cta == w->cta->linear && log->a[wi].warp == w->id &&
+                    log->a[wi].launch == now->launch;
+    if (wi && (x->wm & mask) && !own_multi && !ordered(w, me, log, global, x->w & ~CELL_PENDING, l)) {
         const Acc *a = &log->a[wi];
         const Inst *ai = inst_of(L, a);
         if (a->warp == AGENT_WARP)   /* bytes a copy wrote, before the wait that shows them */
             record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, a->cta, 0, now->pc, w->cta->linear, t, now->pc);
-        else if (!(strong_inst(ai) && atomic) && !(!write && is_cas(ai)))
+        else if (!(atomic && both_strong(ai, a, nin, w)) && !(!write && is_cas(ai)))
             f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
                           a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
@@ -865,15 +877,17 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
         uint32_t rv = s ? x->r2 : x->r;
         if (!rv || !((s ? x->r2m : x->rm) & mask) || ordered(w, me, log, global, rv, l)) continue;
         const Acc *a = &log->a[rv >> 5];
-        int rstrong = strong_inst(inst_of(L, a));
-        if ((rstrong && atomic) || (!rstrong && is_cas(nin))) continue;
+        const Inst *ri = inst_of(L, a);
+        if ((atomic && both_strong(ri, a, nin, w)) || (!strong_inst(ri) && is_cas(nin))) continue;
         RaceFinding *g2 = record_in(L, K_WAR, k * 4, a->launch, a->cta,
                                     a->warp * WARP_SIZE + (rv & 31), a->pc, w->cta->linear, t, now->pc);
         if (g2 && global) { g2->global = 1; g2->addr = addr; }
     }
     if (f && global) { f->global = 1; f->addr = addr; }
     uint32_t v = cur << 5 | (uint32_t)l;
-    if (write) { x->w = (x->w & CELL_PENDING) | v; x->wm = (uint8_t)mask; }
+    if (write && wi == cur && !(x->wm & mask)) {   /* another lane's bytes of this instruction */
+        x->w = (x->w & CELL_PENDING) | v; x->wm |= (uint8_t)mask; x->wmulti = 1;
+    } else if (write) { x->w = (x->w & CELL_PENDING) | v; x->wm = (uint8_t)mask; x->wmulti = 0; }
     else note_read(w, me, log, global, x, v, mask, l);
 }
 
@@ -1053,8 +1067,21 @@ void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_
                          .pc = pc, .clk = rc->agent_clk, .pgen = UINT32_MAX, .warp = AGENT_WARP,
                          .rank = (uint8_t)c->rank };
     uint32_t off = (uint32_t)(dst - c->shared);
-    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++)
-        rc->cell[k] = (Cell){ .w = idx << 5 | (uint32_t)lane, .wm = (uint8_t)word_mask(off, size, k) };
+    RaceWarp *me = rw_of(w);
+    for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
+        Cell *x = &rc->cell[k];
+        unsigned m = word_mask(off, size, k);
+        /* a read of these bytes that does not happen before the issuing thread raced with
+         * the copy: it may have read the old bytes or the new, whatever the schedule */
+        for (int s = 0; s < 2; s++) {
+            uint32_t rv = s ? x->r2 : x->r;
+            if (!rv || !((s ? x->r2m : x->rm) & m) || ordered(w, me, log, 0, rv, lane)) continue;
+            const Acc *a = &log->a[rv >> 5];
+            record(w->launch, K_ASYNC_READ, k * 4, c->linear, 0, a->pc, a->cta,
+                   a->warp * WARP_SIZE + (rv & 31), a->pc);
+        }
+        *x = (Cell){ .w = idx << 5 | (uint32_t)lane, .wm = (uint8_t)m };
+    }
     agent_release(w, c, mbar);
 }
 

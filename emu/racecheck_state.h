@@ -21,7 +21,10 @@ typedef struct Log { Acc *a; uint32_t n, cap, gen; } Log;   /* gen: compactions 
 /* A shadow word: its last write and up to two reads, each (log index << 5 | lane), 0 =
  * none, with the bytes of the word each touched (bit i: byte i), so that accesses to
  * different bytes of one word never conflict. */
-typedef struct Cell { uint32_t w, r, r2; uint8_t wm, rm, r2m, pad; } Cell;
+typedef struct Cell { uint32_t w, r, r2; uint8_t wm, rm, r2m, wmulti; } Cell;
+/* wmulti: the last write is one warp instruction whose lanes wrote different bytes of the
+ * word (wm is their union, w names the last lane): it conflicts with other warps' accesses
+ * to any of those bytes; within the warp it is taken as ordered (lanes are not told apart). */
 #define CELL_PENDING 0x80000000u    /* in w: an async copy in flight will write the word */
 #define LOG_MAX (1u << 26)
 

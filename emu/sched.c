@@ -133,12 +133,12 @@ static void cluster_bar_check(Cluster *cl)
         }
 }
 
-int cluster_barrier_arrive(Warp *w, uint32_t mask)
+int cluster_barrier_arrive(Warp *w, uint32_t mask, int release)
 {
     Cluster *cl = w->cta->cluster;
     for (uint32_t m = mask; m; m &= m - 1) w->cl_phase[__builtin_ctz(m)] = cl->bar_phase;
     cl->bar_arrived += popcount32(mask & w->valid);
-    if (cl->race) race_cbar_arrive(w, cl->bar_phase);
+    if (cl->race && release) race_cbar_arrive(w, cl->bar_phase);
     w->pc++;
     cluster_bar_check(cl);
     return STEP_JUMP;

@@ -30,7 +30,7 @@ void cta_threads_exited(Cta *c, uint32_t n);
 
 /* barrier.cluster.arrive / .wait for the lanes of mask (bar_id of parked lanes). */
 #define CLUSTER_BARRIER_ID 16
-int cluster_barrier_arrive(Warp *w, uint32_t mask);
+int cluster_barrier_arrive(Warp *w, uint32_t mask, int release);   /* release: not .relaxed */
 int cluster_barrier_wait(Warp *w, uint32_t mask);
 
 /* The four warps of a warpgroup meet at each wgmma.mma_async (exec_wgmma.c): a warp that
