@@ -819,10 +819,22 @@ static int ordered(const Warp *w, RaceWarp *me, const Log *log, int space, uint3
     return 1;
 }
 
-/* A compare-and-swap loop reads plainly, then cas-es: a plain read and a cas conflict under
- * the memory model, but the loop retries until its read was current, so such pairs are not
- * reported. Any other atomic against a plain access is a data race (one access not strong). */
-static int is_cas(const Inst *in) { return in->op == OP_atom && in->bop == ATOM_BOP_CAS; }
+/* A compare-and-swap loop reads plainly, then cas-es with what it read: a plain read and a
+ * cas conflict under the memory model, but the loop retries until its read was current, so
+ * such pairs are not reported. A cas that compares with a constant (a register the program
+ * never writes: an immediate or a parameter) is no such loop - the plain check before it, as
+ * in `if (level[v] == -1) atomicCAS(&level[v], -1, d)`, races. Any other atomic against a
+ * plain access is a data race (one access not strong). */
+static int is_cas(const Program *p, const Inst *in)
+{
+    if (in->op != OP_atom || in->bop != ATOM_BOP_CAS) return 0;
+    uint32_t row = in->s[0];
+    if (row < p->first_var_row) return 0;
+    /* nvcc moves the constant into a register first: look a few instructions back */
+    for (const Inst *q = in - 1; q >= p->code && in - q <= 8; q--)
+        if (q->nd && q->d[0] == row) return !(q->op == OP_mov && q->ns >= 1 && q->s[0] < p->first_var_row);
+    return 1;
+}
 
 static const Inst *inst_of(const Launch *L, const Acc *a)
 {
@@ -869,7 +881,8 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
         const Inst *ai = inst_of(L, a);
         if (a->warp == AGENT_WARP)   /* bytes a copy wrote, before the wait that shows them */
             record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, a->cta, 0, now->pc, w->cta->linear, t, now->pc);
-        else if (!(atomic && both_strong(ai, a, nin, w)) && !(!write && is_cas(ai)))
+        else if (!(atomic && both_strong(ai, a, nin, w)) &&
+                 !(!write && is_cas(L->race->launches[a->launch].prog, ai)))
             f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
                           a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
@@ -878,7 +891,7 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
         if (!rv || !((s ? x->r2m : x->rm) & mask) || ordered(w, me, log, global, rv, l)) continue;
         const Acc *a = &log->a[rv >> 5];
         const Inst *ri = inst_of(L, a);
-        if ((atomic && both_strong(ri, a, nin, w)) || (!strong_inst(ri) && is_cas(nin))) continue;
+        if ((atomic && both_strong(ri, a, nin, w)) || (!strong_inst(ri) && is_cas(w->prog, nin))) continue;
         RaceFinding *g2 = record_in(L, K_WAR, k * 4, a->launch, a->cta,
                                     a->warp * WARP_SIZE + (rv & 31), a->pc, w->cta->linear, t, now->pc);
         if (g2 && global) { g2->global = 1; g2->addr = addr; }
