@@ -1093,6 +1093,11 @@ void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_
             record(w->launch, K_ASYNC_READ, k * 4, c->linear, 0, a->pc, a->cta,
                    a->warp * WARP_SIZE + (rv & 31), a->pc);
         }
+        /* an earlier copy's bytes that the issuer has not seen land: two copies race */
+        uint32_t pw = x->w & ~CELL_PENDING;
+        if ((pw >> 5) && (x->wm & m) && log->a[pw >> 5].warp == AGENT_WARP && !ordered(w, me, log, 0, pw, lane))
+            record(w->launch, K_ASYNC_WRITE, k * 4, c->linear, 0, pc, w->cta->linear,
+                   w->id * WARP_SIZE + (uint32_t)lane, pc);
         *x = (Cell){ .w = idx << 5 | (uint32_t)lane, .wm = (uint8_t)m };
     }
     agent_release(w, c, mbar);
