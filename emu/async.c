@@ -266,6 +266,11 @@ int async_complete_index(Cluster *cl, uint32_t k)
     return force(q, want_this, &q->ops[k % q->n]);
 }
 
+const AsyncOp *async_op_at(const Cluster *cl, uint32_t i)
+{
+    return cl->aq && i < cl->aq->n ? &cl->aq->ops[i] : NULL;
+}
+
 uint32_t async_count(const Cluster *cl)
 {
     return cl->aq ? cl->aq->n : 0;

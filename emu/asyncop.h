@@ -36,6 +36,8 @@ typedef struct AsyncOp {
 } AsyncOp;
 
 AsyncOp *async_push(Warp *w, int lane, int kind);
+/* The i-th operation in the cluster's queue (i < async_count), for the debugger. */
+const AsyncOp *async_op_at(const Cluster *cl, uint32_t i);
 /* Complete the thread's operations of `kind` (GROUP_*) in groups numbered below `before`. */
 int async_force_groups(Warp *w, int lane, int kind, uint32_t before);
 /* Complete every operation that signals an mbarrier (a wait that would fail needs them). */

@@ -16,6 +16,7 @@
 #include "tma.h"
 #include "call.h"
 #include "cdp.h"
+#include "debug.h"
 #include "../frontend/translate.h"
 
 int emu_log_level = 1;
@@ -49,6 +50,7 @@ struct EmuModule {
     ModVar *vars; int nvars;
     EmuKernel *kernels; int nkernels;
     const char **files; uint32_t nfiles;
+    char *ptx_text;             /* the PTX, kept only for the step debugger and the trace */
 };
 
 static size_t heap_size = 8u << 20;     /* CUDA's default device malloc heap: 8 MB */
@@ -122,6 +124,7 @@ static void do_init(void)
     tma_global_range = live_range;
     const char *seed = getenv("PTXEMU_SEED"), *out = getenv("PTXEMU_SCHEDULE_OUT");
     const char *in = getenv("PTXEMU_SCHEDULE_IN"), *rc = getenv("PTXEMU_RACECHECK");
+    if (debug_init() && (!seed || !*seed)) seed = "1";   /* one thread runs every warp */
     if (rc && *rc && strcmp(rc, "0")) {
         racecheck_mode = !strcmp(rc, "error") ? 2 : 1;
         atexit(racecheck_exit);
@@ -309,6 +312,17 @@ static EmuModule *module_from_ast(PtxModule *a, const char *source_name, char *e
     return m;
 }
 
+/* The step debugger lists the PTX and traces its lines: keep the text (of a module made of
+ * one PTX; a linked module's line numbers belong to its several parts). */
+static EmuModule *keep_text(EmuModule *m, const char *ptx, size_t len)
+{
+    if (m && debug_wants_ptx() && (m->ptx_text = malloc(len + 1))) {
+        memcpy(m->ptx_text, ptx, len);
+        m->ptx_text[len] = 0;
+    }
+    return m;
+}
+
 static int arena_ready(char *err, size_t errlen, int *cuda_err)
 {
     if (!emu_init(0)) return 1;
@@ -327,7 +341,7 @@ EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name,
         *cuda_err = verr ? EMU_ERR_UNSUPPORTED_PTX_VERSION : EMU_ERR_INVALID_PTX;
         return NULL;
     }
-    return module_from_ast(a, source_name, err, errlen, cuda_err);
+    return keep_text(module_from_ast(a, source_name, err, errlen, cuda_err), ptx, len);
 }
 
 EmuModule *emu_module_link(const char *const *ptx, const size_t *len, const char *const *names,
@@ -350,7 +364,8 @@ EmuModule *emu_module_link(const char *const *ptx, const size_t *len, const char
         return NULL;
     }
     free(parts);
-    return module_from_ast(a, names[0], err, errlen, cuda_err);
+    EmuModule *m = module_from_ast(a, names[0], err, errlen, cuda_err);
+    return n == 1 ? keep_text(m, ptx[0], len[0]) : m;
 }
 
 void emu_module_free(EmuModule *m)
@@ -367,6 +382,7 @@ void emu_module_free(EmuModule *m)
     free(m->kernels);
     free(m->vars);
     free(m->files);
+    free(m->ptx_text);
     ptx_module_free(m->ast);
     free(m);
 }
@@ -433,6 +449,7 @@ static int kernel_program(EmuKernel *k, char *err, size_t errlen)
         if (k->prog) {
             k->prog->files = k->mod->files;
             k->prog->nfiles = k->mod->nfiles;
+            k->prog->ptx_text = k->mod->ptx_text;
         }
     }
     pthread_mutex_unlock(&k->lock);

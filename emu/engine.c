@@ -8,6 +8,7 @@
 #include "exec.h"
 #include "memory.h"
 #include "emu.h"
+#include "debug.h"
 
 /* Lowest pc among runnable lanes outside the running group: the running group merges
  * with them when it gets there (the rule outside divergence regions). */
@@ -334,7 +335,9 @@ int warp_run_det(Warp *w)
         if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
         w->steps++;
         w->lane_steps += popcount32(m);
+        if (__builtin_expect(debug_on, 0)) debug_before(w, in, m);
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
+        if (__builtin_expect(debug_on, 0)) debug_after(w, in, m);
         int stop = m && (in->flags & IF_PREEMPT);
         if (r == STEP_NEXT) {
             if (++w->pc == w->merge_pc) warp_regroup(w);

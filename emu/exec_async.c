@@ -13,6 +13,7 @@
 #include "scheduler.h"
 #include "tma.h"
 #include "racecheck.h"
+#include "debug.h"
 
 /* Inst fields for this family: space = destination space, cmp = source space,
  * bop = ARED_* reduction, t = element type, vec = tensor dimensions, aux8 = CPF_* flags. */
@@ -65,6 +66,7 @@ static int mb_init(Warp *w, const Inst *in, uint32_t mask)
         *m = MB_VALID | n << 20 | n;
         w->cta->race_init_unfenced = 1;   /* other CTAs may not use it before the fence */
         if (w->launch->racecheck) race_mbar_init(w, m);
+        if (debug_on) debug_mbar_init(w, m);
     }
     return STEP_NEXT;
 }

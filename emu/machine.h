@@ -39,14 +39,25 @@ enum {
     SR_COUNT
 };
 
-/* A source location of CUDA code, from .loc. */
-typedef struct SrcLoc { uint32_t file, line; } SrcLoc;
+/* A source location of CUDA code, from .loc; code inlined from a header also has the line
+ * of the kernel's own source it was inlined into (the end of the inlined_at chain). */
+typedef struct SrcLoc { uint32_t file, line, ofile, oline; } SrcLoc;
 
 /* Extern host functions called through libffi (exec_call.c). */
 typedef struct CallDesc CallDesc;
 
 /* A constant row whose value comes from the kernel parameters of each launch. */
 typedef struct KparamRow { uint32_t row, offset; uint8_t size, is_signed; } KparamRow;
+
+/* A PTX register's name and where it lives, for the step debugger (emu/debug.c): a row of
+ * GPRs or a predicate index, valid in code [pc_lo, pc_hi) (the function declaring it). */
+typedef struct RegName {
+    const char *name;           /* "%r5", "%tid.x"                                          */
+    uint32_t slot;              /* row, or predicate index when is_pred                      */
+    uint32_t pc_lo, pc_hi;
+    uint8_t type;               /* TY_* as declared                                          */
+    uint8_t is_pred;
+} RegName;
 
 typedef struct Program {
     char *name;                 /* kernel name (mangled)                                    */
@@ -72,6 +83,9 @@ typedef struct Program {
     struct FnDesc *fdesc;       /* by module function index: callees of indirect calls       */
     uint32_t nfdesc;
     const char *ptx_name;       /* source name of the PTX, for messages                      */
+    RegName *regnames;          /* every declared register and used special register, by     */
+    uint32_t nregnames;         /*   function; names live in the same allocation             */
+    const char *ptx_text;       /* the PTX, when the debugger keeps it (owned by the module) */
 } Program;
 
 typedef struct Launch Launch;
@@ -123,6 +137,7 @@ struct Warp {
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
     uint64_t ev_since;          /* timeline: start of the running or waiting interval        */
+    uint32_t dbg_last;          /* step debugger: pc + 1 of the last instruction run, 0 none */
     uint8_t ev_wait, ev_reason; /*   waiting (EVW_* reason) rather than running             */
     Cta *cta;
     Launch *launch;

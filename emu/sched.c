@@ -331,7 +331,7 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
 }
 
 /* What a warp is doing, for the deadlock and time-limit reports. */
-static const char *warp_state(const Warp *w, int l)
+const char *sched_warp_state(const Warp *w, int l)
 {
     if (!(w->alive >> l & 1)) return "exited";
     if (w->bar_wait >> l & 1)
@@ -445,7 +445,7 @@ static void report_cluster(Cluster *cl, Launch *L, const char *kind, const char 
             first = 0;
             report_place(js, w, l);
             fprintf(js, ",\"state\":");
-            report_str(js, warp_state(w, l));
+            report_str(js, sched_warp_state(w, l));
             if ((w->bar_wait >> l & 1) && w->bar_id[l] < CLUSTER_BARRIER_ID) fprintf(js, ",\"barrier\":%u", w->bar_id[l]);
             mbar_json(js, w);
             fputc('}', js);
@@ -666,7 +666,7 @@ static void time_limit(Cluster *cl, Launch *L)
                 char at[512];
                 warp_where(w, l, at, sizeof at);
                 w->pc = pc;
-                fprintf(stderr, "ptxemu:   warp %u (%s): %s\n", w->id, at, warp_state(w, l));
+                fprintf(stderr, "ptxemu:   warp %u (%s): %s\n", w->id, at, sched_warp_state(w, l));
             }
         }
     }

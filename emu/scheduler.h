@@ -42,4 +42,7 @@ void wgmma_free_queue(Cta *c);
  * that reads or writes their accumulators before wgmma.wait_group gets a warning. */
 void wgmma_check_access(Warp *w, const Inst *in);
 
+/* What a warp is doing at lane l ("runs", "waits at a barrier ...", "exited"), for reports. */
+const char *sched_warp_state(const Warp *w, int l);
+
 #endif

@@ -241,7 +241,10 @@ static int take_funcs(Linker *L, int p, PtxModule *out, int file_base)
         if ((f->is_visible || f->is_weak || f->is_entry) && d && d->part != p) continue;
         if ((f->is_visible || f->is_weak) && have_func(out, f->name)) continue;
         for (int k = 0; k < f->ninsts; k++)
-            if (f->insts[k].loc_file) f->insts[k].loc_file += file_base;
+            if (f->insts[k].loc_file) {
+                f->insts[k].loc_file += file_base;
+                f->insts[k].outer_file += file_base;
+            }
         out->funcs[out->nfuncs++] = *f;
     }
     return 0;

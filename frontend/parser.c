@@ -127,6 +127,8 @@ typedef struct Block { int decl_start, inst_start, var_start, fix_start; } Block
 typedef struct LabelFix { const char *from, *to; } LabelFix;
 typedef struct Linkage { int ext, vis, weak; } Linkage;
 
+#define INL_SLOTS 4096
+
 typedef struct Parser {
     PtxLexer lx;
     PtxToken la[4];           /* lookahead ring */
@@ -157,6 +159,10 @@ typedef struct Parser {
     const char *fn_name;
     const char *pending_label;
     int loc_file, loc_line;
+    int outer_file, outer_line;     /* the end of the current .loc's inlined_at chain           */
+    /* inlined .locs seen, by (file, line, col) -> the place they were inlined at */
+    struct Inlined { int used, file, line, col, pfile, pline, pcol; } inl[INL_SLOTS];
+    int ninl;
     int have_version, have_target;
 } Parser;
 
@@ -857,6 +863,8 @@ static void parse_instruction(Parser *P)
     if (strcmp(in.opcode, "call") == 0) normalize_call(P, &op, &in.opds, &in.nopds);
     in.loc_file = P->loc_file;
     in.loc_line = P->loc_line;
+    in.outer_file = P->outer_file;
+    in.outer_line = P->outer_line;
     in.label = P->pending_label;
     P->pending_label = NULL;
     *(PtxInst *)vec_push(P, &P->insts, sizeof in) = in;
@@ -1198,25 +1206,54 @@ static void parse_label_decl(Parser *P, const PtxToken *name)
 
 /* ---------------------------------------------------------------- directives */
 
+/* The slot of (file, line, col) in the table of inlined .locs: its own or an empty one. */
+static struct Inlined *inlined_slot(Parser *P, int file, int line, int col)
+{
+    unsigned h = ((unsigned)file * 2654435761u ^ (unsigned)line * 40503u ^ (unsigned)col) % INL_SLOTS;
+    for (;; h = (h + 1) % INL_SLOTS) {
+        struct Inlined *q = &P->inl[h];
+        if (!q->used || (q->file == file && q->line == line && q->col == col)) return q;
+    }
+}
+
 /* .loc file line col [, function_name label[+off]] [, inlined_at file line col] */
 static void parse_loc(Parser *P)
 {
     int file = (int)expect_int(P, "a file number", 0, INT_MAX);
     int line = (int)expect_int(P, "a line number", 0, INT_MAX);
-    expect_int(P, "a column number", 0, INT_MAX);
+    int col = (int)expect_int(P, "a column number", 0, INT_MAX);
+    int at[3] = { 0, 0, 0 }, inlined = 0;
     while (accept_punct(P, ',')) {
         PtxToken k = expect_ident(P, "'function_name' or 'inlined_at'");
         if (tok_is(&k, "function_name")) {
             expect_ident(P, "a label");
             if (accept_punct(P, '+')) expect_int(P, "an offset", 0, INT64_MAX);
         } else if (tok_is(&k, "inlined_at")) {
-            for (int i = 0; i < 3; i++) expect_int(P, "a number", 0, INT_MAX);
+            for (int i = 0; i < 3; i++) at[i] = (int)expect_int(P, "a number", 0, INT_MAX);
+            inlined = 1;
         } else {
             fail_tok(P, &k, "unknown .loc attribute '%.*s'", (int)k.len, k.p);
         }
     }
     P->loc_file = file;
     P->loc_line = line;
+    P->outer_file = file;
+    P->outer_line = line;
+    if (!inlined) return;
+    /* remember this inlined location (the newest one wins), then follow the chain of
+     * callers: each inlined_at names an earlier .loc, itself maybe inlined */
+    if (P->ninl > INL_SLOTS * 3 / 4) { memset(P->inl, 0, sizeof P->inl); P->ninl = 0; }
+    struct Inlined *e = inlined_slot(P, file, line, col);
+    if (!e->used) P->ninl++;
+    *e = (struct Inlined){ 1, file, line, col, at[0], at[1], at[2] };
+    int f = at[0], l = at[1], c = at[2];
+    for (int depth = 0; depth < 64; depth++) {
+        const struct Inlined *q = inlined_slot(P, f, l, c);
+        if (!q->used) break;
+        f = q->pfile; l = q->pline; c = q->pcol;
+    }
+    P->outer_file = f;
+    P->outer_line = l;
 }
 
 static void parse_pragma(Parser *P)
@@ -1371,6 +1408,7 @@ static void parse_function(Parser *P, const PtxToken *kw, Linkage lk)
     P->pending_label = NULL;
     P->fn_name = "?";
     P->loc_file = P->loc_line = 0;        /* a .loc does not carry over into the next function */
+    P->outer_file = P->outer_line = 0;
     if (!f.is_entry && is_punct(peek(P, 0), '(')) parse_param_list(P, &P->rets, 1);
     PtxToken name = expect_ident(P, "a function name");
     f.name = istr(P, name.p, name.len);

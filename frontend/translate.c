@@ -451,7 +451,9 @@ static uint32_t loc_index(Tr *t, const PtxInst *pi)
 {
     if (!pi->loc_file || !pi->loc_line) return 0;
     if (t->nlocs && t->locs[t->nlocs - 1].file == (uint32_t)pi->loc_file &&
-        t->locs[t->nlocs - 1].line == (uint32_t)pi->loc_line)
+        t->locs[t->nlocs - 1].line == (uint32_t)pi->loc_line &&
+        t->locs[t->nlocs - 1].ofile == (uint32_t)pi->outer_file &&
+        t->locs[t->nlocs - 1].oline == (uint32_t)pi->outer_line)
         return t->nlocs - 1;
     SrcLoc *nl = grow(t->locs, &t->caplocs, t->nlocs + 2, sizeof *nl);
     if (!nl) return 0;
@@ -459,6 +461,8 @@ static uint32_t loc_index(Tr *t, const PtxInst *pi)
     if (!t->nlocs) t->nlocs = 1;   /* entry 0 is "no location" (grow zero-fills it) */
     t->locs[t->nlocs].file = (uint32_t)pi->loc_file;
     t->locs[t->nlocs].line = (uint32_t)pi->loc_line;
+    t->locs[t->nlocs].ofile = (uint32_t)(pi->outer_line ? pi->outer_file : pi->loc_file);
+    t->locs[t->nlocs].oline = (uint32_t)(pi->outer_line ? pi->outer_line : pi->loc_line);
     return t->nlocs++;
 }
 
@@ -1409,6 +1413,74 @@ static int contract(Tr *t, const PtxModule *m)
     return rc;
 }
 
+/* ---- names for the step debugger -------------------------------------------------- */
+
+/* %r2 before %r10, %p before %r before %rd: by the letters, then by the number. */
+static int natural_cmp(const void *a, const void *b)
+{
+    const RegName *x = a, *y = b;
+    if (x->pc_lo != y->pc_lo) return x->pc_lo < y->pc_lo ? -1 : 1;
+    size_t lx = strcspn(x->name, "0123456789"), ly = strcspn(y->name, "0123456789");
+    int c = strncmp(x->name, y->name, lx < ly ? lx : ly);
+    if (c || lx != ly) return c ? c : lx < ly ? -1 : 1;
+    long nx = strtol(x->name + lx, NULL, 10), ny = strtol(y->name + ly, NULL, 10);
+    return nx < ny ? -1 : nx > ny ? 1 : strcmp(x->name, y->name);
+}
+
+/* Every register each function declares (and each special register the kernel reads),
+ * with its final row or predicate index and the function's code range. One allocation
+ * holds the table and the names. */
+static int build_regnames(Tr *t, Program *p)
+{
+    size_t n = 0, bytes = 0;
+    for (int i = 0; i < t->nfns; i++)
+        for (uint32_t j = 0; j < t->fns[i].names.cap; j++) {
+            const Name *e = &t->fns[i].names.v[j];
+            int kind = e->key ? (int)((uint32_t)e->val >> NK_SHIFT) : -1;
+            if (kind == NK_ROW || kind == NK_PRED) { n++; bytes += strlen(e->key) + 1; }
+        }
+    for (size_t k = 0; k < sizeof sreg_names / sizeof sreg_names[0]; k++)
+        if (sreg_names[k].id < SR_COUNT_STATIC && p->sreg_row[sreg_names[k].id] >= 0) {
+            n++;
+            bytes += strlen(sreg_names[k].name) + 1;
+        }
+    RegName *r = malloc(n * sizeof *r + bytes + 1);
+    if (!r) return -1;
+    char *names = (char *)(r + n);
+    uint32_t k = 0;
+    for (int i = 0; i < t->nfns; i++) {
+        const Fn *fn = &t->fns[i];
+        uint32_t hi = i + 1 < t->nfns ? t->fns[i + 1].pc_base : t->ncode;
+        for (uint32_t j = 0; j < fn->names.cap; j++) {
+            const Name *e = &fn->names.v[j];
+            int kind = e->key ? (int)((uint32_t)e->val >> NK_SHIFT) : -1;
+            if (kind != NK_ROW && kind != NK_PRED) continue;
+            uint32_t idx = (uint32_t)e->val & ((1u << NK_SHIFT) - 1);
+            RegName *g = &r[k++];
+            g->is_pred = kind == NK_PRED;
+            g->slot = g->is_pred ? PRED_FIRST_FREE + idx : fix_row(t, TAG_VAR | idx, 0);
+            g->type = g->is_pred ? TY_PRED : t->var_ty[idx];
+            g->pc_lo = fn->pc_base;
+            g->pc_hi = hi;
+            g->name = strcpy(names, e->key);
+            names += strlen(e->key) + 1;
+        }
+    }
+    qsort(r, k, sizeof *r, natural_cmp);
+    for (size_t s = 0; s < sizeof sreg_names / sizeof sreg_names[0]; s++) {
+        int id = sreg_names[s].id;
+        if (id >= SR_COUNT_STATIC || p->sreg_row[id] < 0) continue;
+        RegName *g = &r[k++];
+        *g = (RegName){ .slot = (uint32_t)p->sreg_row[id], .pc_lo = 0, .pc_hi = t->ncode,
+                        .type = TY_U32 };
+        g->name = strcpy(names, sreg_names[s].name);
+        names += strlen(sreg_names[s].name) + 1;
+    }
+    p->regnames = r;
+    p->nregnames = k;
+    return 0;
+}
+
 void program_free(Program *p)
 {
     if (!p) return;
@@ -1421,7 +1493,7 @@ void program_free(Program *p)
         }
     free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
     free(p->fdesc);
-    free(p->param_size_of); free(p->name);
+    free(p->param_size_of); free(p->name); free(p->regnames);
     free(p);
 }
 
@@ -1694,12 +1766,13 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     t.fdesc = NULL;
     for (uint32_t i = 0; i < p->nkparams; i++) p->kparams[i].row += ROW_FIRST_FREE;
     p->ptx_name = m->source_name;
+    if (build_regnames(&t, p) < 0) goto oom;
     free_tr(&t, 1);
     return p;
 oom:
     fail(&t, entry->line, entry->col, "out of memory while translating '%s'", entry->name);
 out:
-    if (p) { free(p->name); free(p->row_init); free(p); }
+    if (p) { free(p->name); free(p->row_init); free(p->kparams); free(p->fdesc); free(p->regnames); free(p); }
     free_tr(&t, 0);
     return NULL;
 }

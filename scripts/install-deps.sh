@@ -2,7 +2,7 @@
 # install-deps.sh - installs the Debian packages ptxemu needs to build (as root, or through
 # sudo). nvcc (CUDA 13) is not a Debian package: it is expected in /usr/local/cuda.
 set -e
-packages="build-essential autoconf automake libtool pkg-config libffi-dev libzstd-dev python3 clang libclang-rt-dev"
+packages="build-essential autoconf automake libtool pkg-config libffi-dev libzstd-dev python3 clang libclang-rt-dev tmux"
 missing=
 for p in $packages; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

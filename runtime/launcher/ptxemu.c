@@ -11,6 +11,7 @@
 #endif
 #include "devices.h"
 #include "explore.h"
+#include "debugcmd.h"
 #include "report.h"
 #include "inspect.h"
 #include <errno.h>
@@ -47,6 +48,13 @@ static void usage(FILE *f)
         "         race detector on and stops at the first whose output or exit status differs\n"
         "         from seed S's, or that reports a race or fault; prints the command that\n"
         "         replays it\n"
+        "       ptxemu debug [-s SEED] [-x FILE] [-c CMD]... [-b LOC]... PROGRAM [ARGS...]\n"
+        "       ptxemu debug --trace [--kernel K] [--block X,Y,Z] [--warp N] [--lane N]\n"
+        "                    [--thread X,Y,Z] [--line LOC] [--trace-file FILE] PROGRAM [ARGS...]\n"
+        "         steps through PROGRAM's kernels: breakpoints at CUDA or PTX lines in a\n"
+        "         chosen block/warp/lane, step a warp by line or instruction, show lanes,\n"
+        "         registers, shared memory, mbarriers and copies in flight; --trace prints\n"
+        "         every instruction instead (ptxemu debug --help; docs/debug.md)\n"
         "\n"
         "  --devices        print the emulated devices, every attribute and the peer links\n"
         "                   (as PROGRAM would see them), then exit; --json: as JSON\n"
@@ -326,6 +334,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (!strcmp(argv[prog], "race")) return explore_main(argc - prog - 1, &argv[prog + 1]);
+    if (!strcmp(argv[prog], "debug")) return debug_main(argc - prog - 1, &argv[prog + 1]);
     if (preflight(argv[prog])) return 1;
     if (report_json || exit_on_error) return report_run(&argv[prog], report_json, exit_on_error);
     execvp(argv[prog], &argv[prog]);
