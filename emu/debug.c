@@ -434,12 +434,13 @@ static void cmd_mbarriers(void)
                 "pending, %d transaction bytes pending\n", D.mb[i].off, (unsigned)(v >> 62 & 1),
                 v & MB_DONE ? "earlier phases completed" : "no phase completed yet", MB_PENDING(v),
                 MB_EXPECTED(v), mbar_tx(v));
-        for (uint32_t k = 0; k < c->nwarps; k++)
-            if (c->warps[k].spin && c->warps[k].spin_mbar == m)
-                if (c->warps[k].spin_parity < 2)
-                    fprintf(D.out, "      warp %u polls it for parity %u\n", k, c->warps[k].spin_parity);
-                else
-                    fprintf(D.out, "      warp %u polls it for the phase of the state it holds\n", k);
+        for (uint32_t k = 0; k < c->nwarps; k++) {
+            if (!c->warps[k].spin || c->warps[k].spin_mbar != m) continue;
+            if (c->warps[k].spin_parity < 2)
+                fprintf(D.out, "      warp %u polls it for parity %u\n", k, c->warps[k].spin_parity);
+            else
+                fprintf(D.out, "      warp %u polls it for the phase of the state it holds\n", k);
+        }
     }
     if (!any) fprintf(D.out, "no mbarrier initialised in this block yet\n");
 }

@@ -165,12 +165,8 @@ void warp_where(Warp *w, int lane, char *buf, size_t n)
     const Program *p = w->prog;
     Launch *L = w->launch;
     const Inst *in = &p->code[w->pc < p->ncode ? w->pc : 0];
-    char src[300] = "";
-    if (in->loc && in->loc < p->nlocs) {
-        const SrcLoc *s = &p->locs[in->loc];
-        const char *file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
-        snprintf(src, sizeof src, "%s:%u, ", file, s->line);
-    }
+    char src[640] = "";
+    if (src_place(p, in, src, sizeof src - 2, 0)) strcat(src, ", ");
     Cta *c = w->cta;
     uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
     uint32_t bx = L->block[0], by = L->block[1];
@@ -237,18 +233,19 @@ void report_place(FILE *f, Warp *w, int lane)
     const Program *p = w->prog;
     Launch *L = w->launch;
     const Inst *in = &p->code[w->pc < p->ncode ? w->pc : 0];
-    const char *file = "";
-    uint32_t line = 0, t = w->id * WARP_SIZE + (uint32_t)lane, bx = L->block[0], by = L->block[1];
-    if (in->loc && in->loc < p->nlocs) {
-        const SrcLoc *sl = &p->locs[in->loc];
-        file = sl->file < p->nfiles && p->files[sl->file] ? p->files[sl->file] : "";
-        line = sl->line;
-    }
+    const char *file = "", *ifile = NULL;
+    uint32_t line = 0, iline = 0, t = w->id * WARP_SIZE + (uint32_t)lane, bx = L->block[0], by = L->block[1];
+    src_lines(p, in, &file, &line, &ifile, &iline);
     Cta *c = w->cta;
     fprintf(f, "\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,\"ptx_line\":%u,\"src_file\":",
             c->ctaid[0], c->ctaid[1], c->ctaid[2], t % bx, t / bx % by, t / (bx * by), w->id, in->line);
     report_str(f, file);
     fprintf(f, ",\"src_line\":%u", line);
+    if (ifile) {   /* code inlined from a header: where in the header */
+        fprintf(f, ",\"inlined_file\":");
+        report_str(f, ifile);
+        fprintf(f, ",\"inlined_line\":%u", iline);
+    }
 }
 
 int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)

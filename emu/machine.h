@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <pthread.h>
 #include "inst.h"
 
@@ -150,6 +151,45 @@ struct Warp {
 };
 
 #define ROW(w, r) ((w)->R + (size_t)(r) * WARP_SIZE)
+
+/* The CUDA source place of `in` for messages: "file:line" in the kernel's own source, then
+ * " (inlined from header:line)" for code inlined from a header (an atomic, cooperative
+ * groups, cuda::barrier), so that a student sees the line they wrote. base: file names
+ * without their directories. Writes "" and returns 0 without line info. */
+static inline int src_place(const Program *p, const Inst *in, char *buf, size_t n, int base)
+{
+    *buf = 0;
+    if (!in->loc || in->loc >= p->nlocs) return 0;
+    const SrcLoc *s = &p->locs[in->loc];
+    const char *of = s->ofile < p->nfiles && p->files[s->ofile] ? p->files[s->ofile] : "?";
+    const char *f = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
+    if (base) {
+        for (const char *c = of; *c; c++) if (*c == '/') of = c + 1;
+        for (const char *c = f; *c; c++) if (*c == '/') f = c + 1;
+    }
+    int k = snprintf(buf, n, "%s:%u", of, s->oline);
+    if ((s->file != s->ofile || s->line != s->oline) && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " (inlined from %s:%u)", f, s->line);
+    return 1;
+}
+
+/* The kernel-source file and line of `in` (code inlined from a header counts as the line it
+ * was inlined into), and the header's when it is inlined; 0 without line info. */
+static inline int src_lines(const Program *p, const Inst *in, const char **file, uint32_t *line,
+                            const char **ifile, uint32_t *iline)
+{
+    if (!in->loc || in->loc >= p->nlocs) return 0;
+    const SrcLoc *s = &p->locs[in->loc];
+    *file = s->ofile < p->nfiles && p->files[s->ofile] ? p->files[s->ofile] : "?";
+    *line = s->oline;
+    *ifile = NULL;
+    *iline = 0;
+    if (s->file != s->ofile || s->line != s->oline) {
+        *ifile = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
+        *iline = s->line;
+    }
+    return 1;
+}
 
 struct Cta {
     uint32_t ctaid[3];

@@ -2,6 +2,7 @@
  * PTXEMU_REPORT, one JSON object a line (see racecheck.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "racecheck.h"
 #include "racecheck_state.h"
 #include "memory.h"
@@ -17,12 +18,8 @@ static const char *const kind_name[] = {
 static void where(const Program *p, uint32_t pc, char *buf, size_t n)
 {
     const Inst *in = &p->code[pc < p->ncode ? pc : 0];
-    char src[300] = "";
-    if (in->loc && in->loc < p->nlocs) {
-        const SrcLoc *s = &p->locs[in->loc];
-        snprintf(src, sizeof src, "%s:%u, ", s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?",
-                 s->line);
-    }
+    char src[640] = "";
+    if (src_place(p, in, src, sizeof src - 2, 0)) strcat(src, ", ");
     snprintf(buf, n, "%sPTX %s:%u", src, p->ptx_name ? p->ptx_name : "ptx", in->line);
 }
 
@@ -30,12 +27,12 @@ static void where(const Program *p, uint32_t pc, char *buf, size_t n)
 static void short_place(const Program *p, uint32_t pc, char *buf, size_t n)
 {
     const Inst *in = &p->code[pc < p->ncode ? pc : 0];
-    if (in->loc && in->loc < p->nlocs) {
-        const SrcLoc *s = &p->locs[in->loc];
-        const char *f = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "?";
+    const char *f, *ifile;
+    uint32_t line, iline;
+    if (src_lines(p, in, &f, &line, &ifile, &iline)) {   /* the kernel's own line */
         const char *base = f;
         for (const char *c = f; *c; c++) if (*c == '/') base = c + 1;
-        snprintf(buf, n, "%s:%u", base, s->line);
+        snprintf(buf, n, "%s:%u", base, line);
     } else
         snprintf(buf, n, "PTX line %u", in->line);
 }
@@ -47,9 +44,14 @@ static void order_hint(const Launch *L, const RaceFinding *f, char *buf, size_t 
     char a[320], b[320];
     short_place(L->race->launches[f->launch1].prog, f->pc1, a, sizeof a);
     short_place(L->prog, f->pc2, b, sizeof b);
-    if (f->cta1 == f->cta2 && f->t1 / 32 == f->t2 / 32)
-        snprintf(buf, n, "; both threads are in one warp and no __syncwarp() (bar.warp.sync) lies between "
-                 "%s and %s", a, b);
+    if (f->cta1 == f->cta2 && !strcmp(a, b))
+        snprintf(buf, n, "; both accesses come from %s: threads that update one location there with a "
+                 "plain read-modify-write (x++, x += v) need an atomic (atomicAdd) or a location each; "
+                 "if that line runs more than once (a loop), a barrier between its runs orders them", a);
+    else if (f->cta1 == f->cta2 && f->t1 / 32 == f->t2 / 32)
+        snprintf(buf, n, "; both threads are in one warp and nothing orders them between %s and %s: "
+                 "a __syncwarp() there orders the lanes of a warp, a __syncthreads() the whole block",
+                 a, b);
     else if (f->cta1 == f->cta2)
         snprintf(buf, n, "; no barrier separates %s and %s: a __syncthreads() (bar.sync) between "
                  "these lines, on the path from one access to the other, orders them", a, b);
@@ -92,15 +94,11 @@ static void json_access(FILE *js, const RaceLaunch *rl, uint32_t pc, uint32_t ct
 {
     const Program *p = rl->prog;
     const Inst *in = &p->code[pc];
-    const char *file = "";
-    uint32_t line = 0, b[3], th[3];
+    const char *file = "", *ifile = NULL;
+    uint32_t line = 0, iline = 0, b[3], th[3];
     coords(rl->grid, cta, b);
     coords(rl->block, t, th);
-    if (in->loc && in->loc < p->nlocs) {
-        const SrcLoc *s = &p->locs[in->loc];
-        file = s->file < p->nfiles && p->files[s->file] ? p->files[s->file] : "";
-        line = s->line;
-    }
+    src_lines(p, in, &file, &line, &ifile, &iline);
     fprintf(js, "{\"kernel\":\"%s\",\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
             "\"ptx_line\":%u,\"src_file\":\"", p->name, op_name(in->op),
             b[0], b[1], b[2], th[0], th[1], th[2], t / WARP_SIZE, in->line);
@@ -108,7 +106,16 @@ static void json_access(FILE *js, const RaceLaunch *rl, uint32_t pc, uint32_t ct
         if (*c == '"' || *c == '\\') fputc('\\', js);
         if ((unsigned char)*c >= 0x20) fputc(*c, js);
     }
-    fprintf(js, "\",\"src_line\":%u}", line);
+    fprintf(js, "\",\"src_line\":%u", line);
+    if (ifile) {   /* code inlined from a header: where in the header */
+        fprintf(js, ",\"inlined_file\":\"");
+        for (const char *c = ifile; *c; c++) {
+            if (*c == '"' || *c == '\\') fputc('\\', js);
+            if ((unsigned char)*c >= 0x20) fputc(*c, js);
+        }
+        fprintf(js, "\",\"inlined_line\":%u", iline);
+    }
+    fputc('}', js);
 }
 
 /* The one-line report of a finding. */

@@ -407,12 +407,8 @@ static void wrong_parity_hint(Cluster *cl, const Warp *w, char *buf, size_t n)
             if (o->fresh_mbar != w->spin_mbar) continue;
             const Program *p = o->prog;
             const Inst *in = &p->code[o->fresh_pc < p->ncode ? o->fresh_pc : 0];
-            char src[300] = "";
-            if (in->loc && in->loc < p->nlocs) {
-                const SrcLoc *sl = &p->locs[in->loc];
-                snprintf(src, sizeof src, "%s:%u, ", sl->file < p->nfiles && p->files[sl->file] ?
-                         p->files[sl->file] : "?", sl->line);
-            }
+            char src[640] = "";
+            if (src_place(p, in, src, sizeof src - 2, 0)) strcat(src, ", ");
             snprintf(buf, n, "; likely a wrong parity: the wait at %sPTX line %u (warp %u) passed at "
                      "once on this mbarrier while it was fresh - a wait on parity 1 returns at once "
                      "until the barrier completes its first phase, so the first wait for a phase "

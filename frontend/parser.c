@@ -1246,14 +1246,21 @@ static void parse_loc(Parser *P)
     struct Inlined *e = inlined_slot(P, file, line, col);
     if (!e->used) P->ninl++;
     *e = (struct Inlined){ 1, file, line, col, at[0], at[1], at[2] };
+    int chain_f[66] = { file, at[0] }, chain_l[66] = { line, at[1] }, n = 2;
     int f = at[0], l = at[1], c = at[2];
-    for (int depth = 0; depth < 64; depth++) {
+    for (; n < 66; n++) {
         const struct Inlined *q = inlined_slot(P, f, l, c);
         if (!q->used) break;
         f = q->pfile; l = q->pline; c = q->pcol;
+        chain_f[n] = f;
+        chain_l[n] = l;
     }
-    P->outer_file = f;
-    P->outer_line = l;
+    /* the innermost place in the kernel's own file: a helper in that file keeps its own
+     * line, code from a header gets the line of the file that called it */
+    int k = 0;
+    while (chain_f[k] != chain_f[n - 1]) k++;
+    P->outer_file = chain_f[k];
+    P->outer_line = chain_l[k];
 }
 
 static void parse_pragma(Parser *P)

@@ -70,8 +70,9 @@ typedef struct PtxInst {
     int nopds;
     int line, col;        /* position in the PTX text                                          */
     int loc_file, loc_line; /* last .loc seen before it (0 when none)                         */
-    int outer_file, outer_line; /* where that code was inlined into the kernel's own source:
-                             the end of the .loc's inlined_at chain (= loc_* when not inlined) */
+    int outer_file, outer_line; /* the innermost place of the .loc's inlined_at chain in the
+                             file at the chain's end (the kernel's own source): code inlined
+                             from a header gets the caller's line (= loc_* when not inlined) */
     const char *label;    /* a label defined right before this instruction, or NULL; several
                              labels in a row become several entries in PtxFunc.labels       */
 } PtxInst;

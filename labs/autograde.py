@@ -95,13 +95,13 @@ def find_launcher(given):
 # --------------------------------------------------------------------------- source places
 
 class Places:
-    """Turns (src_file, src_line, ptx_line) of a report into a place in the student's file.
+    """Turns a report's place (src_file, src_line, ptx_line) into a place in the student's file.
 
-    Code inlined from CUDA headers (cuda::memcpy_async, cooperative_groups) is reported at the
-    header's line; the PTX ptxemu dumped (PTXEMU_DUMP_PTX) says where it was inlined from
-    (`.loc ... inlined_at F L C`), and that chain leads back to the student's line."""
+    ptxemu reports code inlined from CUDA headers (cuda::memcpy_async, cooperative groups,
+    atomics) at the student's line that called it, and names the header's line in
+    inlined_file / inlined_line."""
 
-    def __init__(self, student, dump_dir):
+    def __init__(self, student):
         self.student = os.path.realpath(student)
         self.lines = []
         try:
@@ -109,23 +109,6 @@ class Places:
                 self.lines = f.read().split("\n")
         except OSError:
             pass
-        self.ptx = None
-        self.files = {}
-        if dump_dir and os.path.isdir(dump_dir):
-            names = sorted(os.listdir(dump_dir))
-            want = os.path.basename(student) + ".ptx"
-            pick = want if want in names else (names[0] if len(names) == 1 else None)
-            if pick:
-                try:
-                    with open(os.path.join(dump_dir, pick), errors="replace") as f:
-                        self.ptx = f.read().split("\n")
-                except OSError:
-                    self.ptx = None
-        if self.ptx:
-            for line in self.ptx:
-                m = re.match(r'\s*\.file\s+(\d+)\s+"([^"]*)"', line)
-                if m:
-                    self.files[m.group(1)] = m.group(2)
 
     def is_student(self, path):
         return bool(path) and os.path.realpath(path) == self.student
@@ -135,61 +118,19 @@ class Places:
             return self.lines[line - 1].strip()
         return ""
 
-    def _inlined_chain(self, ptx_line):
-        """Student-file line the instruction at ptx_line was inlined from, or None."""
-        if not self.ptx or not ptx_line or ptx_line > len(self.ptx):
-            return None
-        loc_re = re.compile(r"\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)")
-        inl_re = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
-        i = ptx_line - 1
-        cur = None
-        while i >= 0:
-            m = loc_re.match(self.ptx[i])
-            if m:
-                cur = (m.group(1), m.group(2), m.group(3), m.group(4))
-                break
-            i -= 1
-        for _ in range(32):
-            if cur is None:
-                return None
-            fid, line, col, rest = cur
-            if self.is_student(self.files.get(fid, "")):
-                return int(line)
-            inl = inl_re.search(rest)
-            if not inl:
-                return None
-            target = inl.groups()
-            # the call site's own context: the nearest earlier .loc at exactly that place
-            nxt = None
-            j = i
-            while j >= 0:
-                m = loc_re.match(self.ptx[j])
-                if m and (m.group(1), m.group(2), m.group(3)) == target:
-                    nxt = (m.group(1), m.group(2), m.group(3), m.group(4))
-                    break
-                j -= 1
-            if nxt is None:
-                # no .loc repeats it: the call site is a plain line of its file
-                fid2, line2 = target[0], target[1]
-                if self.is_student(self.files.get(fid2, "")):
-                    return int(line2)
-                return None
-            i, cur = j, nxt
-        return None
-
-    def describe(self, src_file, src_line, ptx_line):
-        """'file.cu:LINE: <source text>' for the student's code, else the header place with
-        the student's line it was called from."""
+    def describe(self, place):
+        """'file.cu:LINE: <source text>' for the student's code (with the header line for
+        inlined code), else the place as reported."""
+        src_file, src_line = place.get("src_file"), place.get("src_line")
+        inner = ""
+        if place.get("inlined_file"):
+            inner = " (inside %s:%s)" % (os.path.basename(place["inlined_file"]), place.get("inlined_line"))
         if src_file and self.is_student(src_file) and src_line:
             text = self.source(src_line)
-            return "%s:%d%s" % (os.path.basename(src_file), src_line, (": " + text) if text else "")
-        mine = self._inlined_chain(ptx_line)
-        where = ("%s:%s" % (os.path.basename(src_file), src_line)) if src_file else ("PTX line %s" % ptx_line)
-        if mine:
-            text = self.source(mine)
-            return "%s:%d%s (inside %s)" % (os.path.basename(self.student), mine,
-                                            (": " + text) if text else "", where)
-        return where
+            return "%s:%d%s%s" % (os.path.basename(src_file), src_line, (": " + text) if text else "", inner)
+        if src_file:
+            return "%s:%s%s" % (os.path.basename(src_file), src_line, inner)
+        return "PTX line %s" % place.get("ptx_line")
 
 
 def demangle(names):
@@ -332,14 +273,10 @@ def grade(args):
 
         # 2. run
         report_path = os.path.join(work, "report.json")
-        dump_dir = os.path.join(work, "ptx")
-        shutil.rmtree(dump_dir, ignore_errors=True)
-        os.makedirs(dump_dir)
         if os.path.exists(report_path):
             os.remove(report_path)
         env = dict(os.environ)
         env["PTXEMU_STRICT_BOUNDS"] = "1"
-        env["PTXEMU_DUMP_PTX"] = dump_dir
         for k in ("PTXEMU_SEED", "PTXEMU_SCHEDULE_IN", "PTXEMU_SCHEDULE_OUT", "PTXEMU_RACECHECK"):
             env.pop(k, None)
         run_cmd = [launcher, "--racecheck", "--report-json", report_path, "--timeout", str(timeout),
@@ -370,7 +307,7 @@ def grade(args):
                     report = json.load(f)
             except (OSError, ValueError):
                 report = None
-        places = Places(student, dump_dir)
+        places = Places(student)
         return evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, killed,
                         wall_limit, elapsed, p.returncode, places)
     finally:
@@ -427,7 +364,7 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
         det = []
         for fl in faults[:MAX_LIST]:
             det.append("%s" % fl.get("message", "fault"))
-            det.append("    at %s" % places.describe(fl.get("src_file"), fl.get("src_line"), fl.get("ptx_line")))
+            det.append("    at %s" % places.describe(fl))
             det.append("    kernel %s, block %s, thread %s" % (kname(fl), dim3(fl.get("block")), dim3(fl.get("thread"))))
         if len(faults) > MAX_LIST:
             det.append("... and %d more" % (len(faults) - MAX_LIST))
@@ -458,7 +395,7 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
             for a in rc.get("accesses", []):
                 det.append("    %-3s by block %s thread %s at %s" % (
                     a.get("op", "?"), dim3(a.get("block")), dim3(a.get("thread")),
-                    places.describe(a.get("src_file"), a.get("src_line"), a.get("ptx_line"))))
+                    places.describe(a)))
             if rc["_hint"]:
                 det.append("    hint: " + rc["_hint"])
             acc = rc.get("accesses", [])
@@ -484,12 +421,12 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
         det.append("deadlock in kernel %s: %s" % (kname(d), d.get("message", "")))
         for w in (d.get("warps") or [])[:4]:
             det.append("    warp %s of block %s %s at %s" % (w.get("warp"), dim3(w.get("block")), w.get("state", ""),
-                       places.describe(w.get("src_file"), w.get("src_line"), w.get("ptx_line"))))
+                       places.describe(w)))
     for t in timeouts[:MAX_LIST]:
         det.append("kernel %s ran past the %d s limit: %s" % (kname(t), conf["TIMEOUT"], t.get("message", "")))
         for w in (t.get("warps") or [])[:4]:
             det.append("    warp %s of block %s %s at %s" % (w.get("warp"), dim3(w.get("block")), w.get("state", ""),
-                       places.describe(w.get("src_file"), w.get("src_line"), w.get("ptx_line"))))
+                       places.describe(w)))
     if killed:
         det.append("the whole run took longer than %d s and was stopped" % wall_limit)
     if deadlocks:

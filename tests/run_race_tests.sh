@@ -35,7 +35,7 @@ for i in $(seq 0 45); do
 done
 # the reports say what would order the two accesses
 grep -q "with nothing ordering them; no barrier separates hazards.cu:[0-9]* and hazards.cu:[0-9]*: a __syncthreads() (bar.sync) between these lines" "$work/err.0" &&
-    grep -q "both threads are in one warp and no __syncwarp() (bar.warp.sync) lies between hazards.cu:[0-9]* and hazards.cu:[0-9]*" "$work/err.8" &&
+    grep -q "both threads are in one warp and nothing orders them between hazards.cu:[0-9]* and hazards.cu:[0-9]*: a __syncwarp() there orders the lanes of a warp, a __syncthreads() the whole block" "$work/err.8" &&
     grep -q "the threads are in different blocks, which no __syncthreads() orders: split the work into two launches" "$work/err.10" &&
     grep -q "the threads are in different blocks of a cluster: a cluster barrier" "$work/err.34"
 check "reports say which barrier would order the accesses" $?
