@@ -95,6 +95,16 @@ int explore_main(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--")) { i++; break; }
         if (!strcmp(a, "--racecheck") || !strcmp(a, "--no-racecheck")) { racecheck = a[2] == 'r'; continue; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf("usage: ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] [--no-racecheck] "
+                   "PROGRAM [ARGS...]\n"
+                   "Runs PROGRAM under seeds S..S+N-1 of deterministic mode (default 1..100), J at a time,\n"
+                   "with the race detector on (--no-racecheck: off), and stops at the first seed whose\n"
+                   "output or exit status differs from seed S's, or that reports a race or fault; prints\n"
+                   "the command that replays it. --shard I/N runs every N-th seed from the I-th (CI).\n"
+                   "Exit status: 0 nothing found, 1 found, 2 usage or system error.\n");
+            return 0;
+        }
         if (i + 1 >= argc) { fprintf(stderr, "ptxemu race: %s needs a value\n", a); return 2; }
         int bad = 0;
         if (!strcmp(a, "--seeds")) bad = parse_uint(argv[++i], &seeds) || !seeds;

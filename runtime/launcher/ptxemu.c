@@ -38,8 +38,9 @@ static void usage(FILE *f)
     fprintf(f,
         "Usage: ptxemu [options] PROGRAM [ARGS...]\n"
         "       ptxemu --devices [--json]\n"
-        "Run a CUDA program built with `nvcc -arch=sm_90 --cudart shared` on the CPU:\n"
-        "its kernels execute on ptxemu, an emulated sm_90 (H100) GPU.\n"
+        "Run a CUDA program built by nvcc (the default static runtime, --cudart shared,\n"
+        "the driver API, NVRTC) on the CPU: its kernels execute on ptxemu, an emulated\n"
+        "sm_90 (H100) GPU. See man ptxemu and the README.\n"
         "\n"
         "Options:\n"
         "       ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] [--no-racecheck]\n"
@@ -120,6 +121,13 @@ static void usage(FILE *f)
         "                   numbers in error messages can be looked up\n"
         "  PTXEMU_ASYNC     late: complete asynchronous copies only when a wait needs them\n"
         "                   (exposes missing waits); default: soon after they are issued\n"
+        "  PTXEMU_STRICT_BOUNDS 1: an access past the end of an allocation faults even inside\n"
+        "                   the pages an H100 maps for it (default: it completes, with a warning)\n"
+        "  PTXEMU_FMA_CONTRACT 0: never fuse a mul and an add into an fma as ptxas would\n"
+        "                   (docs/fma-contraction.md)\n"
+        "  PTXEMU_CHECK     0: start PROGRAM even when the launcher finds no PTX it can run\n"
+        "  PTXEMU_DEBUG     1 or trace, and PTXEMU_DEBUG_* / PTXEMU_TRACE_*: what ptxemu debug\n"
+        "                   sets (docs/debug.md)\n"
         "\n"
         "Exit status: PROGRAM's, or 127 if PROGRAM cannot be found, 126 if it cannot be run.\n");
 }
