@@ -32,8 +32,8 @@ start=$(date +%s)
 # space-separated, "ERROR" when the grader could not run) in $reasons
 grade() {
     local lab=$1 file=$2
-    rm -f "$work/grade.json"
-    python3 "$labs/autograde.py" --launcher "$launcher" --json "$work/grade.json" \
+    rm -rf "$work/grade.json" "$work/keep"
+    python3 "$labs/autograde.py" --launcher "$launcher" --json "$work/grade.json" --keep "$work/keep" \
         "$labs/$lab" "$labs/$lab/$file" >"$work/out" 2>&1 </dev/null
     rc=$?
     if [ $rc = 2 ] || [ ! -s "$work/grade.json" ]; then
@@ -56,6 +56,21 @@ result() {    # result OK|BAD LAB FILE WHAT
     fi
 }
 
+# same_as_h100 LAB VARIANT: the program printed the RESULT line the H100 printed
+# (labs/h100/, recorded by labs/h100/record.sh)
+same_as_h100() {
+    local want got
+    want=$(grep '^RESULT:' "$labs/h100/$1.$2.out" 2>/dev/null)
+    got=$(grep '^RESULT:' "$work/keep/stdout.txt" 2>/dev/null)
+    if [ -n "$want" ] && [ "$want" = "$got" ]; then
+        pass=$((pass + 1))
+        echo "PASS: $1 $2.cu: prints what the H100 printed ($want)"
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $1 $2.cu: prints '$got', the H100 printed '$want'"
+    fi
+}
+
 nlabs=0
 for dir in "$labs"/[0-9][0-9]-*/; do
     lab=$(basename "$dir")
@@ -71,6 +86,7 @@ for dir in "$labs"/[0-9][0-9]-*/; do
     grade "$lab" solution.cu
     if [ "$reasons" = none ]; then ok=OK; else ok=BAD; fi
     result $ok "$lab" solution.cu "must pass"
+    same_as_h100 "$lab" solution
 
     grade "$lab" bug_race.cu
     if [ "$reasons" != ERROR ] && has "$reasons" race; then ok=OK; else ok=BAD; fi
@@ -87,6 +103,7 @@ for dir in "$labs"/[0-9][0-9]-*/; do
         for r in crash fault deadlock timeout; do has "$reasons" $r && ok=BAD; done
     fi
     result $ok "$lab" starter.cu "must fail with a wrong result only (no crash, fault or hang)"
+    same_as_h100 "$lab" starter
 done
 
 [ $nlabs = 0 ] && { echo "ERROR: no labs found in $labs"; exit 1; }
