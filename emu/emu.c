@@ -709,7 +709,7 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
         ev_emit(&e);
         report_launch(&L, k->f->name, ev_device_clock() - ev_t0);
         if (profile_print) profile_report(&L, k->f->name);
-        if (clock_model) model_clock_advance(profile_estimate_ns(&L));
+        if (clock_model) profile_set_last_launch(profile_estimate_ns(&L));
     }
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "

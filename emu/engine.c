@@ -320,6 +320,33 @@ int warp_run(Warp *w, uint32_t budget)
     return result;
 }
 
+/* A loop that polls memory nobody writes spins forever: every pass leaves the warp's
+ * registers as they were. Every 64th backward jump compares a hash of the warp's state with
+ * the one at the previous check; the same state at the same branch with no store, atomic or
+ * synchronisation in between marks the warp as spinning without progress (mem_spin). The
+ * deterministic scheduler counts such turns as it counts failed mbarrier polls, and when
+ * nothing else runs for long enough it reports the deadlock (sched.c). A loop that reads a
+ * clock, counts, or walks memory changes its registers and is never marked. */
+static void spin_check(Warp *w, uint32_t branch_pc)
+{
+    if (++w->back_jumps & 63) return;
+    const Program *p = w->prog;
+    uint64_t h = 1469598103934665603ull ^ w->active ^ (uint64_t)w->pc << 32;
+    const uint64_t *r = ROW(w, p->first_var_row), *end = ROW(w, p->nrows);
+    for (; r < end; r++) h = (h ^ *r) * 1099511628211ull;
+    for (uint32_t i = 0; i < p->npreds; i++) h = (h ^ w->P[i]) * 1099511628211ull;
+    w->mem_spin = h == w->loop_hash && branch_pc == w->loop_pc && !w->wrote;
+    w->loop_hash = h;
+    w->loop_pc = branch_pc;
+    w->wrote = 0;
+}
+
+/* Instructions after which a spinning loop may see something new. */
+static inline int may_publish(int op)
+{
+    return op != OP_ld && op != OP_ldu && op != OP_fence && op != OP_membar;
+}
+
 /* Deterministic mode: run w up to and including its next instruction that other warps can
  * observe (memory, barriers, fences, atomics, asynchronous operations), so that the
  * scheduler chooses every interleaving of such instructions. */
@@ -336,6 +363,7 @@ int warp_run_det(Warp *w)
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
         if (__builtin_expect(debug_on, 0)) debug_after(w, in, m);
         int stop = m && (in->flags & IF_PREEMPT);
+        if (stop && may_publish(in->op)) { w->wrote = 1; w->mem_spin = 0; }
         if (r == STEP_NEXT) {
             if (++w->pc == w->merge_pc) warp_regroup(w);
         } else if (r == STEP_FAULT) {
@@ -346,7 +374,12 @@ int warp_run_det(Warp *w)
              * that resumes a failed wait: that turn goes back to the wait, so a polling loop
              * that never succeeds keeps failing turn after turn and is seen as spinning */
             int back = w->pc <= (uint32_t)(in - code) && !w->spin_resume;
-            if (w->pc <= (uint32_t)(in - code)) w->spin_resume = 0;
+            if (w->pc <= (uint32_t)(in - code)) {
+                w->spin_resume = 0;
+                spin_check(w, (uint32_t)(in - code));
+            } else if (w->mem_spin && (uint32_t)(in - code) >= w->loop_pc) {
+                w->mem_spin = 0;   /* a forward jump out of the loop */
+            }
             stop |= r == STEP_YIELD || back;
         }
         if (!w->active) return w->alive ? RUN_BLOCKED : RUN_DONE;

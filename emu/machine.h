@@ -139,6 +139,12 @@ struct Warp {
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
     uint64_t ev_since;          /* timeline: start of the running or waiting interval        */
     uint32_t dbg_last;          /* step debugger: pc + 1 of the last instruction run, 0 none */
+    /* deterministic mode: a loop that spins on memory without progress (engine.c) */
+    uint32_t back_jumps;        /* backward jumps taken                                      */
+    uint32_t loop_pc;           /* the backward branch seen at the last check                */
+    uint64_t loop_hash;         /* the warp's registers, predicates and lanes at that check  */
+    uint8_t wrote;              /* wrote memory (or synchronised) since that check           */
+    uint8_t mem_spin;           /* the last check found the state unchanged and nothing written */
     uint8_t ev_wait, ev_reason; /*   waiting (EVW_* reason) rather than running             */
     Cta *cta;
     Launch *launch;

@@ -21,28 +21,20 @@
 #include "memory.h"
 
 int profile_mode, profile_print, clock_model;
-static double model_ns;   /* the model clock; the host thread that launches moves it */
+static double last_launch_ns;   /* the estimate of the launch that ended last (--clock model) */
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void model_clock_advance(double ns)
+void profile_set_last_launch(double ns)
 {
     pthread_mutex_lock(&model_lock);
-    model_ns += ns;
+    last_launch_ns = ns;
     pthread_mutex_unlock(&model_lock);
 }
 
-/* PCIe 5.0 x16 moves about 50 GB/s each way; an H100 copies device memory at about half its
- * DRAM bandwidth (every byte read and written). Plus about 2 us a copy. */
-void model_clock_copy(int to_device, int from_device, uint64_t bytes)
-{
-    double bps = to_device && from_device ? 3.35e12 / 2 : 50e9;
-    model_clock_advance(2000.0 + (double)bytes / bps * 1e9);
-}
-
-double model_clock_ms(void)
+double profile_last_launch_ns(void)
 {
     pthread_mutex_lock(&model_lock);
-    double v = model_ns / 1e6;
+    double v = last_launch_ns;
     pthread_mutex_unlock(&model_lock);
     return v;
 }

@@ -22,10 +22,9 @@ void profile_wait(Launch *L, uint64_t ns);           /* a warp's wait interval e
 void profile_run(Launch *L, uint64_t ns);
 void profile_report(Launch *L, const char *name);    /* at the end of the launch */
 double profile_estimate_ns(const Launch *L);         /* the model's H100 time of a launch */
-/* The model clock (PTXEMU_CLOCK=model): launches advance it by their estimate, host copies by
- * their bytes over PCIe (device-to-device: over DRAM bandwidth). */
-void model_clock_advance(double ns);
-void model_clock_copy(int to_device, int from_device, uint64_t bytes);
-double model_clock_ms(void);
+/* --clock model: the estimate of the launch that ended last, which the driver places on its
+ * stream's timeline (runtime/driver/stream.c). */
+void profile_set_last_launch(double ns);
+double profile_last_launch_ns(void);
 
 #endif

@@ -341,6 +341,7 @@ const char *sched_warp_state(const Warp *w, int l)
     if (w->sync_wait >> l & 1) return "waits at a warp-synchronous instruction for the other lanes";
     if (w->waiting >> l & 1) return "waits";
     if (w->spin) return "polls (a wait that keeps failing: mbarrier try_wait or a spin loop)";
+    if (w->mem_spin) return "spins in a loop that reads memory without progress";
     return "runs";
 }
 
@@ -452,8 +453,34 @@ static void report_cluster(Cluster *cl, Launch *L, const char *kind, const char 
     report_close(js);
 }
 
+/* A warp of cl that spins on memory without progress (engine.c), else NULL. */
+static Warp *mem_spinner(Cluster *cl)
+{
+    for (uint32_t r = 0; r < cl->n; r++)
+        for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+            Warp *w = &cl->ctas[r]->warps[i];
+            if (w->alive && w->active && w->mem_spin) return w;
+        }
+    return NULL;
+}
+
 static void deadlock(Cluster *cl)
 {
+    Warp *sw = mem_spinner(cl);
+    if (sw) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "deadlock: this loop spins without progress: each pass reads the same "
+                 "values and leaves the warp's registers as they were, and no thread of the launch "
+                 "writes memory any more (a flag nobody sets, or one only a block that cannot run "
+                 "would set: blocks that wait for each other need a cooperative launch)");
+        uint32_t saved_pc;
+        int l = warp_place(sw, &saved_pc);
+        Launch *L = sw->launch;
+        int first = !L->aborted;
+        warp_fault(sw, l, EMU_ERR_LAUNCH_FAILURE, "%s", msg);
+        if (first) report_cluster(cl, L, "deadlock", msg);
+        return;
+    }
     for (uint32_t r = 0; r < cl->n; r++) {
         Cta *c = cl->ctas[r];
         for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -979,11 +1006,11 @@ static void run_det(Launch *L)
              * few places drawn from the seed. */
             if (L->cooperative)
                 best->prio = (d.low -= 1 + (det_rand(&d) & 15));
-            else if (best->spin)   /* behind every warp that can make progress: pollers */
+            else if (best->spin || best->mem_spin)   /* behind every warp that can make progress: pollers */
                 best->prio = --d.spin_low;   /* take turns, the longest waiting first */
             else if ((det_rand(&d) & 63) == 0)
                 best->prio = det_rand(&d) >> 40 | 1ull << 40;
-            spins = best->spin && !async_count(cl) ? spins + 1 : 0;
+            spins = (best->spin || best->mem_spin) && !async_count(cl) ? spins + 1 : 0;
             if (spins > SPIN_ROUNDS) { deadlock(cl); break; }
             uint32_t n = async_count(cl);
             if (n && (det_rand(&d) & 255) < d.async_per256) {

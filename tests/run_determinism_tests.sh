@@ -66,5 +66,21 @@ if [ -x "$build/samples/histogram" ]; then
     [ $st = 0 ] && grep -q "no hazard reported (race detector on)" "$work/clean"
     check "race finds nothing in a clean sample, with the detector on" $?
 fi
+# a loop polling a flag nobody sets is a deadlock in deterministic mode, with its line; a
+# flag another warp sets, and a long read-only loop that makes progress, are not
+"$NVCC" -arch=sm_90 -lineinfo -o "$work/spin" "$here/det/spin.cu" || exit 1
+PTXEMU_REPORT="$work/spin.json" timeout 120 "$launcher" --seed 3 "$work/spin" 0 >"$work/spin0" 2>"$work/spin0.err"
+grep -q "^mode 0: unspecified launch failure" "$work/spin0" &&
+    grep -q "spin.cu:[0-9]*, PTX .*: deadlock: this loop spins without progress" "$work/spin0.err" &&
+    grep -q '"kind":"deadlock".*"state":"spins in a loop that reads memory without progress"' "$work/spin.json"
+check "a loop polling a flag nobody sets is reported as a deadlock at its line" $?
+ok=0
+for m in 1 2; do
+    for s in 1 2; do
+        timeout 120 "$launcher" --seed $s "$work/spin" $m >"$work/spinok" 2>&1
+        grep -q "^mode $m: no error" "$work/spinok" && ! grep -q deadlock "$work/spinok" || ok=1
+    done
+done
+check "a flag another warp sets, and a read-only loop that makes progress, are not deadlocks" $ok
 echo "determinism tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

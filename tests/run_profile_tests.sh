@@ -68,5 +68,23 @@ print("events under --clock model:", got)
 sys.exit(0 if ok else 1)
 EOF
 check "--clock model: cudaEvent times are the model's and rank the probes as the H100" $?
+# streams: under --clock model, copies on one stream overlap kernels on another and pageable
+# copies hold the host, so the lesson's three versions rank as they did on the H100
+"$NVCC" -arch=sm_90 -O2 -o "$work/streams" "$here/perf/streams.cu" || exit 99
+ok=0
+for n in 262144 1048576; do
+    "$ptxemu" --clock model "$work/streams" $n 1 >"$work/streams.$n" 2>&1
+    python3 - "$work/streams.$n" "$here/expected/perf/streams.$n.txt" <<'EOF' || ok=1
+import sys
+rows = lambda f: {l.split()[0]: l.split()[1] for l in open(f) if l.strip()}
+got, gpu = rows(sys.argv[1]), rows(sys.argv[2])
+same_sum = got.pop("checksum", None) == gpu.pop("checksum", None)
+got = {k: float(v) for k, v in got.items()}
+gpu = {k: float(v) for k, v in gpu.items()}
+print("streams under --clock model:", got, "H100:", gpu)
+sys.exit(0 if same_sum and sorted(got, key=got.get) == sorted(gpu, key=gpu.get) else 1)
+EOF
+done
+check "--clock model: streams overlap copies with kernels and pageable copies do not, ranked as on the H100" $ok
 echo "profile tests: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -334,9 +334,11 @@ CUresult exec_run(CUgraphExec x, CUstream s)
     for (size_t i = 0; i < x->nconds; i++)
         *(unsigned *)(uintptr_t)x->conds[i] = x->cond_defaults[i];
     drv_order_stream_get(s, &start);
+    drv_model_copy_stream(s, 1);   /* --clock model: the graph's work goes on s */
     drv_unlock();
     CUresult e = run_graph(x, x->g, &start, &end);
     drv_lock();
+    drv_model_copy_stream(NULL, 0);
     drv_order_stream_after(s, &end);
     drv_unlock();
     free(start.c);

@@ -10,6 +10,7 @@
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
 #include "runtime/driver/graph.h"
+#include "emu/profile.h"
 
 /* Grid and block shape against the H100's limits (every bad shape is INVALID_VALUE). */
 static CUresult check_shape(const unsigned g[3], const unsigned b[3])
@@ -122,6 +123,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     mem_set_launch_device(c->device);   /* and memory pools that gave it access */
     int rc = emu_launch_flags(k, grid, block, cl, smem, params,
                               cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
+    if (rc == EMU_OK && clock_model) drv_model_kernel(s, after != NULL);
     drv_unlock();
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);

@@ -444,12 +444,26 @@ static int side_ok(uint64_t p, size_t n, int device)
 }
 
 /* The timeline's copies row (emu/events.h): which way the bytes went. */
+/* Where a copy's side lives: 1 device memory, 0 host memory, pinned (page-locked: the
+ * arena's host allocations, registered memory) or not. */
+static int side_device(uint64_t p, int dev, int *pinned)
+{
+    size_t size;
+    int kind = -1;
+    if (!mem_find(p, &size, &kind)) return dev;   /* the program's own, pageable memory */
+    int host = kind == MEM_HOST_PINNED || kind == MEM_REGISTERED || kind == MEM_REGISTERED_RO;
+    if (host) *pinned = 1;
+    return dev || !host;
+}
+
+/* The timeline's copies row (emu/events.h) and the model's clock: which way the bytes went. */
 static void timeline_copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
-    if (!ev_on) return;
-    int dd = dst_dev || mem_in_arena(dst), sd = src_dev || mem_in_arena(src);
-    if (clock_model) model_clock_copy(dd, sd, n);
-    ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
+    if (!ev_on && !clock_model) return;
+    int pinned = 0;
+    int dd = side_device(dst, dst_dev, &pinned), sd = side_device(src, src_dev, &pinned);
+    if (clock_model) drv_model_copy(dd, sd, pinned, n);
+    if (ev_on) ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
 }
 
 static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
@@ -494,7 +508,9 @@ static CUresult copy_async(uint64_t dst, int dd, uint64_t src, int sd, size_t n,
                             .WidthInBytes = n, .Height = 1, .Depth = 1 };
         e = drv_capture_memcpy(s, &p);
     } else if (e == CUDA_SUCCESS) {
+        drv_model_copy_stream(s, 1);
         e = copy(dst, dd, src, sd, n);
+        drv_model_copy_stream(NULL, 0);
     }
     drv_unlock();
     return e;
@@ -674,7 +690,9 @@ CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry)
         e_ = drv_stream_check_copy(stream);                               \
         int cap_ = 0;                                                     \
         if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
+        drv_model_copy_stream(stream, 1);                                 \
         if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \
+        drv_model_copy_stream(NULL, 0);                                   \
         drv_unlock();                                                     \
         return e_;                                                        \
     } while (0)

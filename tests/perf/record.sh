@@ -15,3 +15,5 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
     date -u
 } >"$out/RECORDED_ON.txt"
 for n in 512 1024 4096; do "$out/probes" $n 21 >"$out/probes.$n.txt"; done
+"$NVCC" -arch=sm_90 -O2 -o "$out/streams" "$here/streams.cu" || exit 1
+for n in 262144 1048576; do "$out/streams" $n 21 >"$out/streams.$n.txt"; done

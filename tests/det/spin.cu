@@ -1,0 +1,31 @@
+// spin.cu - loops that poll memory (tests/run_determinism_tests.sh). argv[1]: 0 a flag nobody
+// sets (deterministic mode reports the deadlock), 1 a flag another warp sets after a while,
+// 2 a long loop that only reads memory but makes progress (neither may be reported).
+#include <cstdio>
+#include <cstdlib>
+__global__ void waits(volatile int *flag, int *out, int mode)
+{
+    if (mode == 0) {               // nobody ever sets the flag
+        if (threadIdx.x == 0) while (*flag == 0) { }
+    } else if (mode == 1) {        // warp 1 sets it after some work
+        if (threadIdx.x == 0) while (*flag == 0) { }
+        if (threadIdx.x == 32) { int s = 0; for (int i = 0; i < 100000; i++) s += i % 7; out[1] = s; __threadfence(); *flag = 1; }
+    } else {                       // a long loop that only reads: progress each pass
+        int s = 0;
+        for (int i = 0; i < 3000000; i++) s += flag[i % 4];
+        out[threadIdx.x] = s;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = 7;
+}
+int main(int argc, char **argv)
+{
+    int mode = atoi(argv[1]);
+    int *flag, *out;
+    cudaMalloc(&flag, 64); cudaMalloc(&out, 256 * 4);
+    cudaMemset(flag, 0, 64);
+    waits<<<1, 64>>>(flag, out, mode);
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("mode %d: %s\n", mode, cudaGetErrorString(e));
+    return 0;
+}
