@@ -44,10 +44,21 @@ static int bad(Warp *w, int l, const Inst *in, const char *fmt, unsigned long lo
 enum { MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_EXPECT_TX, MB_COMPLETE_TX, MB_TEST,
        MB_TRY, MB_PENDING_COUNT };
 
-static uint64_t *mbar_at(Warp *w, const Inst *in, int l, int need_init)
+/* touch: for the race detector, the instruction reads (MB_TOUCH_READ) or writes
+ * (MB_TOUCH_WRITE) the mbarrier object: init and inval plainly, the others as the atomic
+ * operations they are, so an init that other threads' arrivals or waits do not come after
+ * is a race. */
+enum { MB_TOUCH_NONE, MB_TOUCH_READ, MB_TOUCH_WRITE };
+
+static uint64_t *mbar_at_touch(Warp *w, const Inst *in, int l, int need_init, int touch)
 {
     uint64_t a = addr0(w, in, l);
     uint64_t *m = mem_lane_ptr(w, in->space ? in->space : SP_GENERIC, a, 8, 8, l, ACC_ATOMIC);
+    if (m && touch && w->launch->racecheck) {
+        race_mbar_touch(w, in, l, (uint8_t *)m, touch == MB_TOUCH_WRITE);
+        if (touch == MB_TOUCH_WRITE && need_init && !(*m & MB_VALID))
+            race_mbar_uninit(w, in, l, (const uint8_t *)m);
+    }
     if (m && need_init && !(*m & MB_VALID)) {
         warp_fault(w, l, EMU_ERR_ILLEGAL_INSTRUCTION, "mbarrier at 0x%llx is not initialised "
                    "(or was invalidated)", (unsigned long long)a);
@@ -56,10 +67,15 @@ static uint64_t *mbar_at(Warp *w, const Inst *in, int l, int need_init)
     return m;
 }
 
+static uint64_t *mbar_at(Warp *w, const Inst *in, int l, int need_init)
+{
+    return mbar_at_touch(w, in, l, need_init, MB_TOUCH_NONE);
+}
+
 static int mb_init(Warp *w, const Inst *in, uint32_t mask)
 {
     FOR_LANES(mask, l) {
-        uint64_t *m = mbar_at(w, in, l, 0);
+        uint64_t *m = mbar_at_touch(w, in, l, 0, MB_TOUCH_WRITE);
         uint64_t n = rowv(w, in->s[0], l) & 0xffffffffu;
         if (!m) return STEP_FAULT;
         if (n < 1 || n > MB_MAXCOUNT) return bad(w, l, in, "count %llu is outside 1..%llu", n, MB_MAXCOUNT);
@@ -74,7 +90,7 @@ static int mb_init(Warp *w, const Inst *in, uint32_t mask)
 static int mb_inval(Warp *w, const Inst *in, uint32_t mask)
 {
     FOR_LANES(mask, l) {
-        uint64_t *m = mbar_at(w, in, l, 0);
+        uint64_t *m = mbar_at_touch(w, in, l, 0, MB_TOUCH_WRITE);
         if (!m) return STEP_FAULT;
         *m = 0;
     }
@@ -86,7 +102,7 @@ static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
 {
     int expect = in->aux8 & 1, nocomplete = in->aux8 & 2;
     FOR_LANES(mask, l) {
-        uint64_t *m = mbar_at(w, in, l, 1);
+        uint64_t *m = mbar_at_touch(w, in, l, 1, MB_TOUCH_WRITE);
         if (!m) return STEP_FAULT;
         if (w->launch->racecheck) {
             race_mbar_use(w, l, (const uint8_t *)m);
@@ -121,7 +137,7 @@ static int mb_tx(Warp *w, const Inst *in, uint32_t mask)
 {
     int complete_tx = in->aux8 & 4;
     FOR_LANES(mask, l) {
-        uint64_t *m = mbar_at(w, in, l, 1);
+        uint64_t *m = mbar_at_touch(w, in, l, 1, MB_TOUCH_WRITE);
         if (!m) return STEP_FAULT;
         int64_t d = (int64_t)(rowv(w, in->s[0], l) & 0xffffffffu);
         int64_t tx = mbar_tx(*m) + (complete_tx ? -d : d);
@@ -145,7 +161,7 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
     for (int pass = 0; pass < 2; pass++) {
         done = 0;
         FOR_LANES(mask, l) {
-            uint64_t *m = mb[l] = mbar_at(w, in, l, 0);
+            uint64_t *m = mb[l] = mbar_at_touch(w, in, l, 0, MB_TOUCH_READ);
             if (!m) return STEP_FAULT;
             if (!(*m & MB_VALID))   /* the H100 reads the invalidated word as phase 0 */
                 warp_warn(w, l, "waiting on an mbarrier that is not initialised or was "
@@ -261,7 +277,9 @@ static int cp_wait(Warp *w, const Inst *in, uint32_t mask)
         if (g[l] > n && async_force_groups(w, l, bulk ? GROUP_BULK : GROUP_CPASYNC, g[l] - n))
             return STEP_FAULT;
     }
-    if (!bulk && w->launch->racecheck) race_async_acquire(w);
+    /* the waiting thread now sees what the groups wrote (a bulk store's global bytes too);
+     * .read only says the sources were read */
+    if (!(in->aux8 & 4) && w->launch->racecheck) race_async_acquire(w);
     return STEP_NEXT;
 }
 
@@ -355,7 +373,10 @@ static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
             return STEP_FAULT;
         if (to_global) {
             if (!(op->dst = mem_lane_ptr(w, SP_GLOBAL, da, size, 16, l, ACC_WRITE))) return STEP_FAULT;
-            if (w->launch->racecheck) race_async_read_issue(w, l, op->src, size);
+            if (w->launch->racecheck) {
+                race_async_read_issue(w, l, op->src, size);
+                race_async_issue(w, l, op->dst, size);   /* the global bytes are pending */
+            }
             op->group_kind = GROUP_BULK;
             op->group = w->bulk_group[l];
             if (in->aux8 & CPF_CPMASK) op->byte_mask = (uint16_t)rowv(w, in->s[in->ns - 1], l);
@@ -492,7 +513,7 @@ const char *bind_cp(Inst *in, const InstDesc *d)
     in->aux8 = 0;
     if (desc_has(d, MOD_COMMIT_GROUP)) { in->aux8 = (uint8_t)bulk; in->fn = cp_commit; return NULL; }
     if (desc_has(d, MOD_WAIT_GROUP) || desc_has(d, MOD_WAIT_ALL)) {
-        in->aux8 = (uint8_t)(bulk | desc_has(d, MOD_WAIT_ALL) << 1);
+        in->aux8 = (uint8_t)(bulk | desc_has(d, MOD_WAIT_ALL) << 1 | desc_has(d, MOD_READ) << 2);
         if (!desc_has(d, MOD_WAIT_ALL) && d->ns != 1) return "wait_group takes N";
         in->fn = cp_wait;
         return NULL;

@@ -199,6 +199,8 @@ typedef struct RaceMbar {
     uint32_t tx_pc, tx_cta, tx_t;
     Clock acc, done[2];
     uint32_t *seen; uint32_t nseen;
+    uint32_t init_rec, init_gen;    /* the last init or inval (log record << 5 | lane), and the
+                                       log's compactions then: later operations must follow it */
 } RaceMbar;
 
 /* A location strong accesses synchronise through: what was released to it, and by whom. */
@@ -793,7 +795,8 @@ static int before(const Warp *w, const RaceWarp *me, const Acc *a, uint32_t al, 
 static int strong_inst(const Inst *in)
 {
     return in->op == OP_atom || in->op == OP_red ||
-           ((in->op == OP_ld || in->op == OP_ldu || in->op == OP_st) && SYNC_SEM(in->sync) != SEM_WEAK);
+           ((in->op == OP_ld || in->op == OP_ldu || in->op == OP_st || in->op == OP_mbarrier) &&
+            SYNC_SEM(in->sync) != SEM_WEAK);
 }
 
 static int pending_read(const RaceCta *rc, uint32_t k)
@@ -843,10 +846,25 @@ static const Inst *inst_of(const Launch *L, const Acc *a)
 
 /* Two strong accesses are morally strong only when each one's scope includes the other's
  * thread: atomicAdd_block (atom.cta) of two blocks on one word is a data race. */
+/* The bytes a strong access covers: atomics of different sizes on overlapping bytes are not
+ * morally strong (the memory model wants them to overlap completely). */
+static unsigned strong_size(const Inst *in)
+{
+    static const unsigned char bytes[TY_COUNT] = {
+        [TY_B8] = 1, [TY_U8] = 1, [TY_S8] = 1, [TY_B16] = 2, [TY_U16] = 2, [TY_S16] = 2,
+        [TY_F16] = 2, [TY_BF16] = 2, [TY_B32] = 4, [TY_U32] = 4, [TY_S32] = 4, [TY_F32] = 4,
+        [TY_F16X2] = 4, [TY_BF16X2] = 4, [TY_B64] = 8, [TY_U64] = 8, [TY_S64] = 8,
+        [TY_F64] = 8, [TY_B128] = 16 };
+    if (in->op == OP_mbarrier) return 8;
+    return (in->t < TY_COUNT ? bytes[in->t] : 0) * (in->vec ? in->vec : 1);
+}
+
 static int both_strong(const Inst *ai, const Acc *a, const Inst *ni, const Warp *w)
 {
     uint32_t cta = w->cta->linear, clus = clus_index(w);
-    return strong_inst(ai) && strong_inst(ni) &&
+    /* an mbarrier's operations are atomic on the object whatever scope they name */
+    if (ai->op == OP_mbarrier && ni->op == OP_mbarrier) return strong_inst(ai) && strong_inst(ni);
+    return strong_inst(ai) && strong_inst(ni) && strong_size(ai) == strong_size(ni) &&
            in_scope(SYNC_SCOPE(ai->sync), a->cta, a->clus, cta, clus) &&
            in_scope(SYNC_SCOPE(ni->sync), cta, clus, a->cta, a->clus);
 }
@@ -879,8 +897,11 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
     if (wi && (x->wm & mask) && !own_multi && !ordered(w, me, log, global, x->w & ~CELL_PENDING, l)) {
         const Acc *a = &log->a[wi];
         const Inst *ai = inst_of(L, a);
-        if (a->warp == AGENT_WARP)   /* bytes a copy wrote, before the wait that shows them */
-            record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, a->cta, 0, now->pc, w->cta->linear, t, now->pc);
+        if (a->warp == AGENT_WARP) {   /* bytes a copy wrote, before the wait that shows them */
+            RaceFinding *g = record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, a->cta, 0, now->pc,
+                                    w->cta->linear, t, now->pc);
+            if (g && global) { g->global = 1; g->addr = addr; }
+        }
         else if (!(atomic && both_strong(ai, a, nin, w)) &&
                  !(!write && is_cas(L->race->launches[a->launch].prog, ai)))
             f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
@@ -938,6 +959,13 @@ static void global_access(Warp *w, int l, uint32_t cur, uint64_t a, unsigned siz
     for (uint64_t k = a / 4; k <= (a + size - 1) / 4; k++) {
         Cell *x = global_cells(g, k);
         if (!x) { g->full = 1; return; }
+        if (x->w & CELL_PENDING) {   /* a bulk store in flight will write it */
+            uint32_t pc = g->glog.a[cur].pc, t = w->id * WARP_SIZE + (uint32_t)l;
+            RaceFinding *f = record(w->launch, write ? K_ASYNC_WRITE : K_ASYNC_READ, 0, w->cta->linear,
+                                    0, pc, w->cta->linear, t, pc);
+            if (f) { f->global = 1; f->addr = k * 4; }
+            continue;
+        }
         check_word(w, x, &g->glog, 0, l, cur, write, atomic, 1, k * 4, word_mask(a, size, k));
     }
 }
@@ -988,6 +1016,47 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
         }
         if (atomic && write) publish_loc(w, key, in);
     }
+}
+
+/* An mbarrier operation's access to the barrier object (exec_async.c): only the shadow
+ * check, since its ordering (arrive releases, a wait that passes acquires) is the phase
+ * logic's business above. */
+void race_mbar_touch(Warp *w, const Inst *in, int lane, uint8_t *mbar, int write)
+{
+    uint32_t pc = (uint32_t)(in - w->prog->code);
+    Cta *c = owner(w, mbar);
+    /* another block's barrier: its init reaches this block through fence.mbarrier_init and a
+     * cluster barrier, which race_mbar_use checks */
+    if (!c || c != w->cta || !c->race) return;
+    Log *log = &((RaceCluster *)w->cta->cluster->race)->log;
+    uint32_t cur = log_index(w, log, 0, pc, c->race_pgen);
+    if (!cur) return;
+    shared_access(w, c, lane, pc, cur, mbar, 8, write, strong_inst(in));
+    /* the shadow keeps the last write, which a thread's own arrival after its init replaces:
+     * the barrier remembers its init, which every later operation must come after */
+    RaceMbar *b = mbar_of(w->launch, (const uint64_t *)mbar, 1);
+    if (!b) return;
+    if (!strong_inst(in)) {
+        b->init_rec = cur << 5 | (uint32_t)lane;
+        b->init_gen = log->gen;
+    } else if (b->init_rec && b->init_gen == log->gen &&
+               !ordered(w, rw_of(w), log, 0, b->init_rec, lane)) {
+        const Acc *a = &log->a[b->init_rec >> 5];
+        record_in(w->launch, write ? K_WAW : K_RAW, (uint32_t)(mbar - c->shared), a->launch, a->cta,
+                  a->warp * WARP_SIZE + (b->init_rec & 31), a->pc, w->cta->linear,
+                  w->id * WARP_SIZE + (uint32_t)lane, pc);
+        b->init_rec = 0;   /* once */
+    }
+}
+
+/* An arrival or a transaction count on an mbarrier nobody initialised yet: the init it
+ * needed was not ordered before it (the launch faults right after). */
+void race_mbar_uninit(Warp *w, const Inst *in, int lane, const uint8_t *mbar)
+{
+    Cta *c = owner(w, mbar);
+    uint32_t pc = (uint32_t)(in - w->prog->code), t = w->id * WARP_SIZE + (uint32_t)lane;
+    if (c && c->race) record(w->launch, K_MBINIT, (uint32_t)(mbar - c->shared), c->linear, t, pc,
+                             w->cta->linear, t, pc);
 }
 
 /* ---- asynchronous copies ------------------------------------------------------------- */
@@ -1050,10 +1119,56 @@ static void mark_async(Warp *w, const uint8_t *dst, uint32_t size)
         rc->cell[k].w |= CELL_PENDING;
 }
 
+/* A bulk store's global destination: pending until the store lands. */
+static void mark_async_global(Warp *w, const uint8_t *dst, uint32_t size)
+{
+    RaceLog *g = w->launch->race;
+    uint64_t a = (uint64_t)(uintptr_t)dst;
+    for (uint64_t k = a / 4; size && k <= (a + size - 1) / 4; k++) {
+        Cell *x = global_cells(g, k);
+        if (!x) { g->full = 1; return; }
+        x->w |= CELL_PENDING;
+    }
+}
+
 void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size)
 {
     (void)lane;
-    mark_async(w, dst, size);
+    if (!owner(w, dst) && mem_is_global((uint64_t)(uintptr_t)dst)) mark_async_global(w, dst, size);
+    else mark_async(w, dst, size);
+}
+
+/* A bulk store landed in global memory: the issuing CTA's agent wrote the bytes; reads that
+ * did not happen before the issue raced with it. */
+static void land_global(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_t size)
+{
+    RaceLog *g = w->launch->race;
+    RaceCta *rc = w->cta->race;
+    Log *log = &g->glog;
+    if (!rc || !size) return;
+    if (!log->n) log->n = 1;
+    if (log->n + 1 >= log->cap && log_grow(log, 1024) < 0) { g->full = 1; return; }
+    rc->agent_clk++;
+    uint32_t idx = log->n++;
+    log->a[idx] = (Acc){ .launch = g->cur, .cta = w->cta->linear, .clus = clus_index(w), .pc = pc,
+                         .clk = rc->agent_clk, .pgen = UINT32_MAX, .warp = AGENT_WARP,
+                         .rank = (uint8_t)w->cta->rank };
+    RaceWarp *me = rw_of(w);
+    uint64_t a = (uint64_t)(uintptr_t)dst;
+    for (uint64_t k = a / 4; k <= (a + size - 1) / 4; k++) {
+        Cell *x = global_cells(g, k);
+        if (!x) { g->full = 1; return; }
+        unsigned m = word_mask(a, size, k);
+        for (int s = 0; s < 2; s++) {
+            uint32_t rv = s ? x->r2 : x->r;
+            if (!rv || !((s ? x->r2m : x->rm) & m) || ordered(w, me, log, 1, rv, lane)) continue;
+            const Acc *r = &log->a[rv >> 5];
+            RaceFinding *f = record(w->launch, K_ASYNC_READ, 0, w->cta->linear, 0, r->pc, r->cta,
+                                    r->warp * WARP_SIZE + (rv & 31), r->pc);
+            if (f) { f->global = 1; f->addr = k * 4; }
+        }
+        *x = (Cell){ .w = idx << 5 | (uint32_t)lane, .wm = (uint8_t)m };
+    }
 }
 
 /* The agent's clock joins what an mbarrier's current phase releases. */
@@ -1069,6 +1184,7 @@ void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_
                      const uint64_t *mbar)
 {
     Cta *c = owner(w, dst);
+    if (!c && mem_is_global((uint64_t)(uintptr_t)dst)) { land_global(w, lane, pc, dst, size); return; }
     if (!c || !c->race || !size) return;
     RaceCta *rc = c->race;
     Log *log = &((RaceCluster *)w->cta->cluster->race)->log;

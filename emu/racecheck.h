@@ -40,6 +40,10 @@ void race_forget(uint64_t addr, size_t size);
 void race_forget_all(void);
 int race_setup_cta(Cta *c);          /* allocate the CTA's shadow (racecheck mode only) */
 void race_free_cta(Cta *c);
+/* mbarrier operations on the barrier object (exec_async.c): its shadow check, and an
+ * arrival on a barrier nobody initialised. */
+void race_mbar_touch(Warp *w, const Inst *in, int lane, uint8_t *mbar, int write);
+void race_mbar_uninit(Warp *w, const Inst *in, int lane, const uint8_t *mbar);
 void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                  uint8_t *const host[WARP_SIZE]);
 

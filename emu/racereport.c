@@ -134,6 +134,14 @@ static void print_finding(const Launch *L, const RaceFinding *f)
     if (f->kind <= K_WAW && f->launch1 == L->race->cur) order_hint(L, f, hint, sizeof hint);
     switch (f->kind) {
     case K_MBINIT:
+        if (f->pc1 == f->pc2 && f->cta1 == f->cta2 && f->t1 == f->t2) {   /* race_mbar_uninit */
+            fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, which arrives "
+                    "on the mbarrier at shared offset 0x%x of block (%u,%u,%u), kernel %s, before any "
+                    "thread initialised it: a barrier (__syncthreads()) after mbarrier.init orders the "
+                    "init before every use (%u time%s; seed %llu)\n", k, b2[0], b2[1], b2[2], t2[0],
+                    t2[1], t2[2], b, f->offset, b1[0], b1[1], b1[2], kn, f->count, times, seed);
+            return;
+        }
         fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, which arrives "
                 "on the mbarrier at shared offset 0x%x of block (%u,%u,%u), kernel %s, which that block "
                 "initialised without a fence.mbarrier_init since (%u time%s; seed %llu)\n", k,
@@ -163,6 +171,18 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                 f->count, times, seed);
         return;
     case K_ASYNC_READ: case K_ASYNC_WRITE: case K_ASYNC_SRC:
+        if (f->global) {   /* a bulk store's global destination */
+            size_t asz = 0;
+            uint64_t base = mem_find(f->addr, &asz, NULL);
+            fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
+                    "allocation at 0x%llx), kernel %s: thread (%u,%u,%u) of block (%u,%u,%u) at %s "
+                    "touches bytes a bulk store has not been seen to complete (cp.async.bulk.wait_group "
+                    "missing, or no barrier after it?) (%u time%s; seed %llu)\n", k,
+                    (unsigned long long)f->addr, (unsigned long long)(f->addr - base), asz,
+                    (unsigned long long)base, kn, t2[0], t2[1], t2[2], b2[0], b2[1], b2[2], b,
+                    f->count, times, seed);
+            return;
+        }
         fprintf(stderr, "ptxemu: race: %s in shared memory at offset 0x%x of block (%u,%u,%u), "
                 "kernel %s: thread (%u,%u,%u) of block (%u,%u,%u) at %s touches bytes an asynchronous "
                 "copy has not been seen to complete%s (%u time%s; seed %llu)\n", k, f->offset,

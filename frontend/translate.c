@@ -1552,7 +1552,14 @@ static uint8_t sync_of(int op, const InstDesc *d)
         if (!sem) sem = SEM_ACQ_REL;
         if (!scope) scope = SCOPE_SYS;
         break;
-    default:   /* mbarrier and the rest: only the order matters */
+    case OP_mbarrier:
+        /* the barrier's own operations are atomic on it (release for arrivals, acquire for
+         * waits, .cta unless named); init and inval are plain writes */
+        if (desc_has(d, MOD_INIT) || desc_has(d, MOD_INVAL)) break;
+        if (!sem) sem = SEM_ACQ_REL;
+        if (!scope) scope = SCOPE_CTA;
+        break;
+    default:   /* the rest: only the order matters */
         break;
     }
     return SYNC(sem, scope);
