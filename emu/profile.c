@@ -158,6 +158,12 @@ void profile_report(Launch *L, const char *name)
     if (by_shared < blocks) { blocks = by_shared; limit = "shared memory per block"; }
     double occ = 100.0 * blocks * warps / H100_WARPS_PER_SM;
     if (occ > 100.0) occ = 100.0;
+    /* achieved, as the grid fills the SMs: the blocks run in waves of SMs x blocks an SM
+     * holds, and a last partial wave (or a grid smaller than one wave) leaves SMs idle */
+    double nblk = (double)L->grid[0] * L->grid[1] * L->grid[2], per_wave = H100_SMS * (blocks ? blocks : 1);
+    double waves = nblk > 0 ? (double)(uint64_t)((nblk + per_wave - 1) / per_wave) : 1;
+    double achieved = 100.0 * nblk * warps / (waves * H100_SMS * H100_WARPS_PER_SM);
+    if (achieved > occ) achieved = occ;
     Estimate e = estimate(L);
     double issue_ns = e.issue_ns, dram_ns = e.dram_ns, smem_ns = e.smem_ns, est_ns = e.total_ns;
     const char *bound = e.bound;
@@ -166,14 +172,15 @@ void profile_report(Launch *L, const char *name)
             "ptxemu: profile:   instructions: %llu warp, %llu thread; %.1f of 32 lanes active on average\n"
             "ptxemu: profile:   global loads: %llu requests, %.2f sectors a request; stores: %llu requests, %.2f sectors a request\n"
             "ptxemu: profile:   shared loads: %llu requests, %.2f wavefronts a request; stores: %llu requests, %.2f wavefronts a request\n"
-            "ptxemu: profile:   occupancy (theoretical): %.0f%% (%u blocks of %u warps an SM, limited by %s; registers not modelled)\n"
+            "ptxemu: profile:   occupancy: theoretical %.0f%% (%u blocks of %u warps an SM, limited by %s; registers not modelled), achieved %.1f%% (%.0f wave%s of blocks over 132 SMs)\n"
             "ptxemu: profile:   waiting at barriers and mbarriers: %.1f%% of warp time\n"
             "ptxemu: profile:   estimated H100 time: %.1f us (%s bound: issue %.1f us, DRAM %.1f us, shared %.1f us, launch 3 us)\n",
             name, (unsigned long long)L->seq, L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2],
             (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts, ratio(L->thread_insts, L->warp_insts),
             (unsigned long long)p->gld_req, ratio(p->gld_sec, p->gld_req), (unsigned long long)p->gst_req,
             ratio(p->gst_sec, p->gst_req), (unsigned long long)p->sld_req, ratio(p->sld_wave, p->sld_req),
-            (unsigned long long)p->sst_req, ratio(p->sst_wave, p->sst_req), occ, blocks, warps, limit,
+            (unsigned long long)p->sst_req, ratio(p->sst_wave, p->sst_req), occ, blocks, warps, limit, achieved,
+            waves, waves == 1 ? "" : "s",
             100.0 * ratio(p->wait_ns, p->wait_ns + p->run_ns), est_ns / 1000.0, bound, issue_ns / 1000.0,
             dram_ns / 1000.0, smem_ns / 1000.0);
     FILE *js = report_open();
@@ -183,12 +190,12 @@ void profile_report(Launch *L, const char *name)
     fprintf(js, ",\"warp_instructions\":%llu,\"thread_instructions\":%llu,\"global_load_requests\":%llu,"
             "\"global_load_sectors\":%llu,\"global_store_requests\":%llu,\"global_store_sectors\":%llu,"
             "\"shared_load_requests\":%llu,\"shared_load_wavefronts\":%llu,\"shared_store_requests\":%llu,"
-            "\"shared_store_wavefronts\":%llu,\"theoretical_occupancy\":%.4f,\"wait_fraction\":%.4f,"
+            "\"shared_store_wavefronts\":%llu,\"theoretical_occupancy\":%.4f,\"achieved_occupancy\":%.4f,\"wait_fraction\":%.4f,"
             "\"estimated_h100_ns\":%.0f,\"bound\":\"%s\"}\n",
             (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts,
             (unsigned long long)p->gld_req, (unsigned long long)p->gld_sec, (unsigned long long)p->gst_req,
             (unsigned long long)p->gst_sec, (unsigned long long)p->sld_req, (unsigned long long)p->sld_wave,
-            (unsigned long long)p->sst_req, (unsigned long long)p->sst_wave, occ / 100.0,
+            (unsigned long long)p->sst_req, (unsigned long long)p->sst_wave, occ / 100.0, achieved / 100.0,
             ratio(p->wait_ns, p->wait_ns + p->run_ns), est_ns, bound);
     report_close(js);
 }
