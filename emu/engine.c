@@ -292,6 +292,11 @@ int warp_run(Warp *w, uint32_t budget)
         if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
         steps++;
         lanes += popcount32(m);
+        if (__builtin_expect(in->op == OP_sreg, 0)) {   /* %clock reads the warp's count */
+            w->steps += steps;
+            w->lane_steps += lanes;
+            steps = lanes = 0;
+        }
         /* an instruction no lane executes is skipped without calling its handler */
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
         if (__builtin_expect(r == STEP_NEXT, 1)) {

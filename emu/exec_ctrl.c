@@ -4,6 +4,7 @@
 #include <time.h>
 #include "engine.h"
 #include "exec.h"
+#include "profile.h"
 #include "racecheck.h"
 #include "call.h"
 #include "memory.h"
@@ -414,11 +415,33 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* --clock model: the SM's cycle counter and the global timer where the model's H100 would
+ * have them (profile.c): the launch's start on the model's timeline plus the warp's cycles. */
+static uint64_t model_sreg(const Warp *w, int64_t id)
+{
+    double cyc = profile_warp_cycles(w), start = w->launch->prof.model_start_ns;
+    uint64_t clk = (uint64_t)(start * 1.98 + cyc), ns = (uint64_t)(start + cyc / 1.98);
+    switch (id) {
+    case SR_CLOCK: return (uint32_t)clk;
+    case SR_CLOCK_HI: return (uint32_t)(clk >> 32);
+    case SR_CLOCK64: return clk;
+    case SR_GLOBALTIMER: return ns;
+    case SR_GLOBALTIMER_LO: return (uint32_t)ns;
+    default: return (uint32_t)(ns >> 32);
+    }
+}
+
 /* %clock/%clock64 count the warp's own instructions: a virtual clock, so the same program
  * reads the same values whatever the host is doing. */
 static int h_sreg(Warp *w, const Inst *in, uint32_t mask)
 {
     uint64_t v;
+    if (clock_model) {
+        v = model_sreg(w, in->imm);
+        uint64_t *d = ROW(w, in->d[0]);
+        FOR_LANES(mask, l) d[l] = v;
+        return STEP_NEXT;
+    }
     switch (in->imm) {
     case SR_CLOCK: v = (uint32_t)w->steps; break;
     case SR_CLOCK_HI: v = (uint32_t)(w->steps >> 32); break;

@@ -145,6 +145,7 @@ struct Warp {
     uint64_t loop_hash;         /* the warp's registers, predicates and lanes at that check  */
     uint8_t wrote;              /* wrote memory (or synchronised) since that check           */
     uint8_t mem_spin;           /* the last check found the state unchanged and nothing written */
+    uint32_t m_sect, m_wave;    /* --clock model: global sectors and shared wavefronts it moved */
     uint8_t ev_wait, ev_reason; /*   waiting (EVW_* reason) rather than running             */
     Cta *cta;
     Launch *launch;
@@ -282,6 +283,8 @@ struct Launch {
         uint64_t sld_req, sld_wave, sst_req, sst_wave;   /* shared loads / stores, wavefronts */
         uint64_t wait_ns, run_ns;                        /* warps waiting / running (emulated) */
         uint64_t bar_arrivals;                           /* warps arriving at bar.sync/arrive  */
+        double model_start_ns;   /* --clock model: when the launch starts on the model's timeline */
+        double model_warps;      /*   and how many warps share an SM with each of its warps      */
     } prof;
 };
 typedef struct Profile Profile;

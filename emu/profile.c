@@ -107,6 +107,7 @@ void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int a
         uint32_t wf = wavefronts(mask, size, host);
         __atomic_fetch_add(store ? &p->sst_req : &p->sld_req, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(store ? &p->sst_wave : &p->sld_wave, wf, __ATOMIC_RELAXED);
+        w->m_wave += wf;
         return;
     }
     uint64_t sec[WARP_SIZE * 2];
@@ -119,6 +120,7 @@ void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int a
     uint32_t d = distinct(sec, n);
     __atomic_fetch_add(store ? &p->gst_req : &p->gld_req, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(store ? &p->gst_sec : &p->gld_sec, d, __ATOMIC_RELAXED);
+    w->m_sect += d;
 }
 
 void profile_wait(Launch *L, uint64_t ns) { __atomic_fetch_add(&L->prof.wait_ns, ns, __ATOMIC_RELAXED); }
@@ -146,16 +148,57 @@ static Estimate estimate(const Launch *L)
 
 double profile_estimate_ns(const Launch *L) { return estimate(L).total_ns; }
 
-void profile_report(Launch *L, const char *name)
+/* Blocks of L an SM holds at once (by warps, blocks and shared memory), and why. */
+static uint32_t sm_blocks(const Launch *L, uint32_t *warps_out, const char **limit_out)
 {
-    const Profile *p = &L->prof;
     uint32_t threads = L->block[0] * L->block[1] * L->block[2];
     uint32_t warps = (threads + 31) / 32, shared = L->shared_total;
-    /* theoretical occupancy: blocks an SM holds, by warps, blocks and shared memory */
     uint32_t by_warps = H100_WARPS_PER_SM / (warps ? warps : 1), by_shared = shared ? H100_SHARED_PER_SM / (shared + 1024) : 1000;
     uint32_t blocks = by_warps < H100_BLOCKS_PER_SM ? by_warps : H100_BLOCKS_PER_SM;
     const char *limit = by_warps <= H100_BLOCKS_PER_SM ? "threads per block" : "blocks per SM";
     if (by_shared < blocks) { blocks = by_shared; limit = "shared memory per block"; }
+    if (warps_out) *warps_out = warps;
+    if (limit_out) *limit_out = limit;
+    return blocks;
+}
+
+/* --clock model, at the launch's start: where it begins on the model's timeline, and how
+ * many warps share an SM (what the grid fills of what an SM holds). */
+static double next_start_ns;
+void profile_set_next_start(double ns) { next_start_ns = ns; }
+
+void profile_model_launch(Launch *L)
+{
+    uint32_t warps;
+    uint32_t blocks = sm_blocks(L, &warps, NULL);
+    double per_sm = (double)blocks * warps;
+    double grid = (double)L->grid[0] * L->grid[1] * L->grid[2] * warps / H100_SMS;
+    L->prof.model_warps = grid < per_sm ? (grid < 1 ? 1 : grid) : per_sm;
+    L->prof.model_start_ns = next_start_ns;
+}
+
+/* A warp's clock on the model: the SM's cycles its work took, as the largest of issuing its
+ * instructions (four schedulers, shared with the other warps of the SM, at least one cycle an
+ * instruction), moving its global sectors (the SM's share of DRAM bandwidth, about 2.5 cycles
+ * a 32-byte sector, shared too) and its shared-memory wavefronts (one a cycle). Waits are not
+ * counted: a warp parked at a barrier does not advance. */
+double profile_warp_cycles(const Warp *w)
+{
+    double r = w->launch->prof.model_warps;
+    double issue = (double)w->steps * (r / 4 > 1 ? r / 4 : 1);
+    double dram = r * w->m_sect * (32.0 * H100_SMS * H100_GHZ * 1e9 / H100_DRAM_BPS);
+    double smem = r * w->m_wave;
+    double c = issue > dram ? issue : dram;
+    return c > smem ? c : smem;
+}
+
+void profile_report(Launch *L, const char *name)
+{
+    const Profile *p = &L->prof;
+    uint32_t warps;
+    const char *limit;
+    /* theoretical occupancy: blocks an SM holds, by warps, blocks and shared memory */
+    uint32_t blocks = sm_blocks(L, &warps, &limit);
     double occ = 100.0 * blocks * warps / H100_WARPS_PER_SM;
     if (occ > 100.0) occ = 100.0;
     /* achieved, as the grid fills the SMs: the blocks run in waves of SMs x blocks an SM

@@ -25,6 +25,11 @@ double profile_estimate_ns(const Launch *L);         /* the model's H100 time of
 /* --clock model: the estimate of the launch that ended last, which the driver places on its
  * stream's timeline (runtime/driver/stream.c). */
 void profile_set_last_launch(double ns);
+/* --clock model: the start of the next launch on the model's timeline (set by the driver),
+ * its setup (emu.c), and a warp's clock in SM cycles since then (%clock64, %globaltimer). */
+void profile_set_next_start(double ns);
+void profile_model_launch(Launch *L);
+double profile_warp_cycles(const Warp *w);
 double profile_last_launch_ns(void);
 
 #endif

@@ -189,6 +189,7 @@ void drv_model_work(CUstream s, int engine, double latency, double ns, int host_
 void drv_model_copy_stream(CUstream s, int async);
 void drv_model_copy(int to_device, int from_device, int pinned, size_t bytes);
 void drv_model_kernel(CUstream s, int graph);
+double drv_model_kernel_start(CUstream s, int graph);   /* when the next kernel would start */
 void drv_streams_release_ctx(CUcontext c);
 /* The launch attributes of stream s (checked), which a kernel captured from it takes. */
 void drv_stream_attrs(CUstream s, DrvLaunchAttrs *out);

@@ -119,6 +119,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     char err[2048] = "";
     if (after) drv_order_lane_launch(lane, after);
     else drv_order_launch(s);
+    if (clock_model) profile_set_next_start(drv_model_kernel_start(s, after != NULL));
     mem_set_access(drv_peer_mask(c));   /* the kernel's device and its enabled peers */
     mem_set_launch_device(c->device);   /* and memory pools that gave it access */
     int rc = emu_launch_flags(k, grid, block, cl, smem, params,

@@ -174,6 +174,11 @@ void drv_model_copy(int to_device, int from_device, int pinned, size_t bytes)
                    !mt_async || !pinned || (!to_device && !from_device));
 }
 
+double drv_model_kernel_start(CUstream s, int graph)
+{
+    return dmax(mt_ready(ord_index(graph ? mt_stream : s)), mt_engine[DRV_ENGINE_SM]);
+}
+
 void drv_model_kernel(CUstream s, int graph)
 {
     drv_model_work(graph ? mt_stream : s, DRV_ENGINE_SM, 0, profile_last_launch_ns(), 0);
