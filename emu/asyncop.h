@@ -31,7 +31,8 @@ typedef struct AsyncOp {
     int32_t coords[5];
     uint16_t offsets[4];
     /* not cleared by async_push: */
-    uint8_t value[32];                  /* st.async / red.async data                      */
+    _Alignas(8) uint8_t value[32];      /* st.async / red.async data (red.async reads it
+                                         * as its element type, up to 8 bytes)            */
     uint8_t tmap[128];                  /* tensor map, copied at issue                    */
 } AsyncOp;
 

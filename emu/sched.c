@@ -1027,6 +1027,11 @@ static void run_det(Launch *L)
         }
     }
 out:
+    /* a launch that ended early (fault, deadlock, time limit) leaves clusters resident:
+     * finished as run_cooperative and run_cluster finish theirs, so their state is freed */
+    if (d.slot && d.used)
+        for (uint32_t s = 0; s < d.window; s++)
+            if (d.used[s]) finish_cluster(&d.slot[s].cluster, L);
     if (det_cfg.rec) { fprintf(det_cfg.rec, "end\n"); fflush(det_cfg.rec); }
     if (det_cfg.rep && !L->aborted) {
         if (det_read(line, sizeof line)) det_fault(L, "the replayed schedule has steps left over");
@@ -1054,6 +1059,23 @@ static struct {
  * fast path's cache is initial-exec TLS, which puts the whole block there). */
 static __thread WorkerBuf *tls_buf;
 
+/* The program's own threads run launches too (sched_run): when one exits, its buffers go. */
+static pthread_key_t tls_buf_key;
+static pthread_once_t tls_buf_once = PTHREAD_ONCE_INIT;
+static int tls_buf_keyed;
+
+static void tls_buf_exit(void *b)
+{
+    workerbuf_free(b);
+    free(b);
+    tls_buf = NULL;
+}
+
+static void tls_buf_key_init(void)
+{
+    tls_buf_keyed = pthread_key_create(&tls_buf_key, tls_buf_exit) == 0;
+}
+
 static void work(Launch *L)
 {
     if (ev_on) ev_launch_begin();
@@ -1062,9 +1084,13 @@ static void work(Launch *L)
         run_cooperative(L, idx, L->coop_workers);
         return;
     }
-    if (!tls_buf && !(tls_buf = calloc(1, sizeof *tls_buf))) {
-        out_of_memory(L, 0);
-        return;
+    if (!tls_buf) {
+        if (!(tls_buf = calloc(1, sizeof *tls_buf))) {
+            out_of_memory(L, 0);
+            return;
+        }
+        pthread_once(&tls_buf_once, tls_buf_key_init);
+        if (tls_buf_keyed) pthread_setspecific(tls_buf_key, tls_buf);
     }
     for (;;) {
         if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) return;

@@ -309,7 +309,8 @@ static void parse_test(Test *t, char *text)
                 if (!copy) die(t, line, "out of memory", NULL);
                 memcpy(copy, q, len);
                 copy[len] = 0;
-                parse_directive(t, line, copy);   /* names point into copy: keep it */
+                parse_directive(t, line, copy);   /* copies what it keeps */
+                free(copy);
             }
         }
         if (!eol) break;
@@ -409,11 +410,15 @@ int main(int argc, char **argv)
     }
     memcpy(scratch, ptx, len + 1);
     parse_test(&t, scratch);
+    free(scratch);
     if (be_init()) {
         fprintf(stderr, "ptxrun: backend initialisation failed\n");
+        free(ptx);
         return 2;
     }
-    return run_test(&t, ptx, len);
+    int rc = run_test(&t, ptx, len);
+    free(ptx);
+    return rc;
 }
 
 #ifndef PTXRUN_CUDA

@@ -7,6 +7,7 @@
  * for the primary context, reset). After a kernel fault a context's every call returns the
  * fault, as on a GPU, until it is destroyed or reset.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
@@ -18,9 +19,29 @@
 static _Thread_local CUcontext *stack;
 static _Thread_local int depth;
 
+/* ... and freed when its thread exits. */
+static pthread_key_t stack_key;
+static pthread_once_t stack_once = PTHREAD_ONCE_INIT;
+static int stack_keyed;
+
+static void stack_exit(void *s)
+{
+    free(s);
+    stack = NULL;
+    depth = 0;
+}
+
+static void stack_key_init(void)
+{
+    stack_keyed = pthread_key_create(&stack_key, stack_exit) == 0;
+}
+
 static int stack_room(void)
 {
-    if (!stack) stack = calloc(STACK_DEPTH, sizeof *stack);
+    if (!stack && (stack = calloc(STACK_DEPTH, sizeof *stack))) {
+        pthread_once(&stack_once, stack_key_init);
+        if (stack_keyed) pthread_setspecific(stack_key, stack);
+    }
     return stack && depth < STACK_DEPTH;
 }
 

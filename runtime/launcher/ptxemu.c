@@ -200,7 +200,13 @@ static int prepend_library_path(const char *dir)
     if (prepend_env("LD_LIBRARY_PATH", dir)) return -1;
     char shim[PATH_MAX];
     if (snprintf(shim, sizeof shim, "%s/%s", dir, JITSHIM) >= (int)sizeof shim) return -1;
-    return access(shim, R_OK) == 0 ? prepend_env("LD_PRELOAD", shim) : 0;
+    if (access(shim, R_OK) == 0 && prepend_env("LD_PRELOAD", shim)) return -1;
+#ifdef PTXEMU_ASAN_RUNTIME
+    /* A --enable-sanitizers build: the libraries need the ASan runtime, which must be the
+     * first library of a program that was not itself built with it. */
+    if (prepend_env("LD_PRELOAD", PTXEMU_ASAN_RUNTIME)) return -1;
+#endif
+    return 0;
 }
 
 /* An option's value: "--opt N" or "-o N"; returns the index of the value or -1. */
