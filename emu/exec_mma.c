@@ -22,6 +22,33 @@
 #include "exec.h"
 #include "memory.h"
 #include "tcore.h"
+#include <pthread.h>
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static int scratch_keyed;
+static __thread void **scratch;   /* TC_SCRATCH_COUNT buffers of this thread */
+
+static void scratch_exit(void *v)
+{
+    void **s = v;
+    for (int i = 0; i < TC_SCRATCH_COUNT; i++) free(s[i]);
+    free(s);
+    scratch = NULL;
+}
+
+static void scratch_key_init(void) { scratch_keyed = pthread_key_create(&scratch_key, scratch_exit) == 0; }
+
+void *tc_thread_scratch(int which, size_t size)
+{
+    if (!scratch) {
+        if (!(scratch = calloc(TC_SCRATCH_COUNT, sizeof *scratch))) return NULL;
+        pthread_once(&scratch_once, scratch_key_init);
+        if (scratch_keyed) pthread_setspecific(scratch_key, scratch);
+    }
+    if (!scratch[which]) scratch[which] = malloc(size);   /* each caller asks one size */
+    return scratch[which];
+}
 
 typedef struct MmaShape { int m, k, bits; int a_signed, b_signed, sat, op; } MmaShape;
 
@@ -735,8 +762,9 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
             c[rr][cc] = c16 ? (u >> (16 * (i % 2)) & 0xffff) : u;
         }
     }
-    static __thread TcElem *dec;   /* 32 rows of A and 32 columns of B, 16 each: 20 KiB, on the heap */
-    if (!dec && !(dec = malloc(sizeof(TcElem) * 64 * 16)))
+    /* 32 rows of A and 32 columns of B, 16 each: 20 KiB, on the heap */
+    TcElem *dec = tc_thread_scratch(TC_SCRATCH_WMMA, sizeof(TcElem) * 64 * 16);
+    if (!dec)
         return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wmma: out of host memory");
     int M = wdims[shape][0], N = wdims[shape][1];
     for (int i = 0; i < M; i++) tc_decode(a[i], K, f, dec + i * 16);

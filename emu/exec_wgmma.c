@@ -213,9 +213,9 @@ static int wgmma_compute(Warp *w, const WgOp *op)
         for (int i = 0; i < 16; i++) for (int k = 0; k < K; k++) a[i][k] ^= sign;
     if (WG_NEGB(v))
         for (int n = 0; n < N; n++) for (int k = 0; k < K; k++) bt[n][k] ^= sign;
-    static __thread TcElem *dec;   /* 16 rows of A and up to 256 columns of B: 600 KiB, on the heap */
+    TcElem *dec = NULL;   /* 16 rows of A and up to 256 columns of B: 600 KiB, on the heap */
     if (!isint) {
-        if (!dec && !(dec = malloc(sizeof(TcElem) * (16 + 256) * 32)))
+        if (!(dec = tc_thread_scratch(TC_SCRATCH_WGMMA, sizeof(TcElem) * (16 + 256) * 32)))
             return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wgmma: out of host memory");
         for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, dec + i * 32);
         for (int n = 0; n < N; n++) tc_decode(bt[n], K, f, dec + (16 + n) * 32);

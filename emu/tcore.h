@@ -2,6 +2,7 @@
  * (emu/exec_mma.c has the model and the measurements behind it). */
 #ifndef PTXEMU_TCORE_H
 #define PTXEMU_TCORE_H
+#include <stddef.h>
 #include <stdint.h>
 
 enum { TC_F16, TC_BF16, TC_TF32, TC_F32 };
@@ -20,5 +21,11 @@ typedef struct TcElem { uint32_t m, raw; int16_t q, x; uint8_t s, special; } TcE
 void tc_decode(const uint32_t *raw, int n, int f, TcElem *out);
 /* tc_dot on decoded elements: the same result, without decoding each element per product. */
 uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, int acc16);
+
+/* Per-thread scratch for decoded tensor-core operands (exec_mma.c): buffer `which`
+ * (TC_SCRATCH_*) of at least `size` bytes, kept for the thread's next calls and freed when
+ * it exits (a program thread that launched kernels may exit long before the process). */
+enum { TC_SCRATCH_WMMA, TC_SCRATCH_WGMMA, TC_SCRATCH_COUNT };
+void *tc_thread_scratch(int which, size_t size);
 
 #endif
