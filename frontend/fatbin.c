@@ -497,6 +497,11 @@ int fatbin_pick_ptx(const void *wrapper, FatbinPtx *out, char *err, size_t errle
         memset(out, 0, sizeof *out);
     if (!wrapper)
         return fail(err, errlen, FATBIN_ERR_FORMAT, "no fatbinary wrapper given");
+    /* the wrapper itself must be readable too (found by fuzz_module: 4 magic bytes at the end
+     * of the readable memory) */
+    if (fatbin_readable_after(wrapper) < sizeof w)
+        return fail(err, errlen, FATBIN_ERR_FORMAT, "the fatbinary wrapper at %p is cut short by "
+                    "unreadable memory", wrapper);
     memcpy(&w, wrapper, sizeof w);
     if ((uint32_t)w.magic != WRAPPER_MAGIC)
         return fail(err, errlen, FATBIN_ERR_FORMAT, "bad fatbinary wrapper magic 0x%08x "
