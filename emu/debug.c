@@ -149,31 +149,21 @@ static int is_focus(const Warp *w)
            w->id == D.focus.warp;
 }
 
-static const char *file_name(const Program *p, uint32_t f)
-{
-    return f < p->nfiles && p->files[f] ? p->files[f] : "?";
-}
-
-/* The CUDA file and line of in, in the kernel's own source: code inlined from a header
- * counts as the line it was inlined into (the line a student wrote); 0 without line info. */
+/* The CUDA file and line of in, in the kernel's own source (machine.h src_lines); 0 without
+ * line info. */
 static int src_of(const Program *p, const Inst *in, const char **file, uint32_t *line)
 {
-    if (!in->loc || in->loc >= p->nlocs) return 0;
-    const SrcLoc *s = &p->locs[in->loc];
-    *file = file_name(p, s->ofile);
-    *line = s->oline;
-    return 1;
+    const char *ifile;
+    uint32_t iline;
+    return src_lines(p, in, file, line, &ifile, &iline);
 }
 
 /* The header line of inlined code; 0 when in is not inlined. */
 static int inner_of(const Program *p, const Inst *in, const char **file, uint32_t *line)
 {
-    if (!in->loc || in->loc >= p->nlocs) return 0;
-    const SrcLoc *s = &p->locs[in->loc];
-    if (s->file == s->ofile && s->line == s->oline) return 0;
-    *file = file_name(p, s->file);
-    *line = s->line;
-    return 1;
+    const char *of;
+    uint32_t ol;
+    return src_lines(p, in, &of, &ol, file, line) && *file;
 }
 
 static int same_src(const Program *p, const Inst *a, const Inst *b)
