@@ -191,17 +191,19 @@ else
     bad "PTXEMU_STRICT_BOUNDS=1 makes it a fault (exit $rc)"
 fi
 
-# --timeout: a kernel that spins forever (one thread polls a flag nobody sets, the rest of
-# its block waits at __syncthreads) is stopped, every warp's place is printed, and the launch
-# fails with cudaErrorLaunchTimeout - in the parallel and the deterministic scheduler; the
-# same goes to PTXEMU_REPORT as JSON
+# --timeout: a kernel that spins forever (one thread polls a flag nobody sets and counts its
+# passes, the rest of its block waits at __syncthreads) is stopped, every warp's place is
+# printed, and the launch fails with cudaErrorLaunchTimeout - in the parallel and the
+# deterministic scheduler; the same goes to PTXEMU_REPORT as JSON. The count makes every pass
+# change the warp's registers: a loop that only polls is a deadlock the deterministic
+# scheduler reports by itself, in less time than the limit (tests/det/spin.cu)
 cat >"$tmp/spin.cu" <<'EOF'
 #include <cstdio>
-__global__ void spin(volatile int *flag, int *out)
-{
-    if (threadIdx.x == 0 && blockIdx.x == 1) { while (*flag == 0) {} }
+__global__ void spin(volatile int *flag, int *out) {
+    int n = 0;
+    if (threadIdx.x == 0 && blockIdx.x == 1) { while (*flag == 0) { n++; } }
     __syncthreads();
-    out[blockIdx.x] = 1;
+    out[blockIdx.x] = n;
 }
 int main()
 {
