@@ -375,7 +375,7 @@ static int h_bar_warp_sync(Warp *w, const Inst *in, uint32_t mask)
 {
     uint32_t members = (uint32_t)ROW(w, in->s[0])[__builtin_ctz(mask)];
     int r = warp_converge(w, in, mask, members);
-    if (!r && w->launch->racecheck) race_warp_sync(w);   /* orders the lanes' accesses */
+    if (!r && w->launch->racecheck) race_warp_sync(w, mask, ROW(w, in->s[0]));   /* orders the lanes' accesses */
     return r;
 }
 

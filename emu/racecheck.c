@@ -5,9 +5,11 @@
  * rank * warps-per-CTA + warp) and a sorted sparse part, by global warp id, for warps of
  * other clusters (reached only through global-memory synchronisation). An access by warp v
  * at clock k happens before warp w's present when w's vector clock holds at least k for v.
- * Lanes of one warp are ordered by any advance of the warp's clock in between (warp syncs,
- * barriers, its releases): coarser than per-thread clocks, it can hide a race between two
- * lanes across a fence, never invent one.
+ * Lanes of one warp are ordered by any advance of the warp's clock in between (barriers, full
+ * warp syncs, its releases and fences) - coarser than per-thread clocks: it can hide a race
+ * between two lanes across a fence, never invent one - except a warp sync of some of the
+ * lanes (__syncwarp(mask), a tile's sync), which orders only its members: a 32x32 matrix of
+ * lane-to-lane bounds, made at the first such sync, says what each lane has seen of each.
  *
  * Shadow. Each 4-byte word of a checked allocation (a CTA's shared memory; each 1 KiB page
  * of global memory a launch touched) has 16 bytes: its last write and two reads, each a lane
@@ -157,9 +159,14 @@ static void map_free(Map *m, void (*fr)(void *))
 
 typedef struct RaceWarp {
     uint32_t clk;               /* own clock                                                */
+    uint32_t sync_clk;          /* clock at the last event that ordered every lane          */
+    uint32_t (*seen)[WARP_SIZE];  /* after partial warp syncs: seen[b][a], lane b is ordered
+                                 * after lane a's accesses at clocks below it (NULL: none)  */
     uint32_t fence_clk;         /* own clock at the last fence (0 none): what strong writes */
     uint8_t fence_scope;        /*   publish after it, and the fence's scope                */
     Clock vc;
+    Far pend;                   /* released clocks relaxed reads saw: a fence acquires them  */
+    uint8_t pend_far;           /* ... some from another CTA (1) or cluster (2)             */
     struct { uint32_t pc, clk, pgen, idx, gen; } memo[2][8];   /* recent records: shared, global */
     uint32_t ver;               /* bumped whenever clk or vc changes                        */
     struct { uint32_t rec, ver, gen; } ok[2];   /* shared, global: a log record known to
@@ -361,7 +368,7 @@ int race_setup_cta(Cta *c)
     if (!rc->cell || !rc->w) return -1;
     note_shadow(g, (long)(rc->ncell * sizeof *rc->cell), (long)c->shared_size);
     for (uint32_t i = 0; i < c->nwarps; i++) {
-        rc->w[i].clk = 1;
+        rc->w[i].clk = rc->w[i].sync_clk = 1;
         if (clock_init(&rc->w[i].vc, g->D)) return -1;
     }
     if (c->rank == 0) {
@@ -400,7 +407,9 @@ void race_free_cta(Cta *c)
     RaceLog *g = c->launch->race;
     check_leftover_tx(c);
     note_shadow(g, -(long)(rc->ncell * sizeof *rc->cell), -(long)c->shared_size);
-    for (uint32_t i = 0; rc->w && i < c->nwarps; i++) clock_free(&rc->w[i].vc);
+    for (uint32_t i = 0; rc->w && i < c->nwarps; i++) {
+        clock_free(&rc->w[i].vc); free(rc->w[i].seen); free(rc->w[i].pend.e);
+    }
     for (int i = 0; i < 16; i++) clock_free(&rc->bar[i]);
     free(rc->cell); free(rc->w); free(rc->rd); free(rc);
     c->race = NULL;
@@ -423,6 +432,16 @@ static uint32_t agent_index(const Warp *w, uint32_t rank) { return w->cta->clust
 
 /* ---- releases and acquires ------------------------------------------------------------- */
 
+static void acquire_far(Warp *w, const Far *f);
+
+/* The warp moves on to a new clock; its accesses so far happen before every lane's next. */
+static void advance(RaceWarp *me)
+{
+    me->clk++;
+    me->sync_clk = me->clk;
+    me->ver++;
+}
+
 /* Join the warp's knowledge, its own clock included, into c; the warp moves on. */
 static void release_into(Warp *w, Clock *c)
 {
@@ -431,8 +450,7 @@ static void release_into(Warp *w, Clock *c)
     if (clock_init(c, D)) return;
     clock_join(c, &me->vc, D);
     if (me->clk > c->d[s]) c->d[s] = me->clk;
-    me->clk++;
-    me->ver++;
+    advance(me);
 }
 
 static void acquire_from(Warp *w, const Clock *c)
@@ -447,15 +465,48 @@ void race_fence(Warp *w, const Inst *in)
     RaceWarp *me = rw_of(w);
     me->fence_clk = me->clk;
     me->fence_scope = (uint8_t)SYNC_SCOPE(in->sync);
-    me->clk++;
-    me->ver++;
+    advance(me);
+    /* the acquire pattern: relaxed reads before the fence acquire what they saw, when the
+     * fence's scope includes the releasers */
+    int sc = me->fence_scope;
+    if (me->pend.n && (!sc || sc >= SCOPE_GPU || (sc == SCOPE_CLUSTER ? me->pend_far < 2 : !me->pend_far))) {
+        acquire_far(w, &me->pend);
+        me->pend.n = 0;
+        me->pend_far = 0;
+    }
 }
 
-void race_warp_sync(Warp *w)
+/* Lanes g sync among themselves: each learns what any of them had seen, and every access
+ * they made before (clocks below the new one). */
+static void sync_lanes(RaceWarp *me, uint32_t g)
+{
+    uint32_t row[WARP_SIZE];
+    for (int x = 0; x < WARP_SIZE; x++) {
+        row[x] = me->sync_clk;
+        for (uint32_t m = g; m; m &= m - 1)
+            if (me->seen[__builtin_ctz(m)][x] > row[x]) row[x] = me->seen[__builtin_ctz(m)][x];
+        if (g >> x & 1) row[x] = me->clk;
+    }
+    for (uint32_t m = g; m; m &= m - 1) memcpy(me->seen[__builtin_ctz(m)], row, sizeof row);
+}
+
+void race_warp_sync(Warp *w, uint32_t mask, const uint64_t *members)
 {
     RaceWarp *me = rw_of(w);
+    uint32_t all = 1;
+    for (uint32_t m = mask; m; m &= m - 1)
+        all &= ((uint32_t)members[__builtin_ctz(m)] & w->valid) == w->valid;
+    if (all) { advance(me); return; }
+    if (!me->seen && !(me->seen = calloc(WARP_SIZE, sizeof *me->seen))) { advance(me); return; }
     me->clk++;
     me->ver++;
+    /* lanes of one instruction may name different groups (the tiles of a partition) */
+    for (uint32_t m = mask, done = 0; m; m &= m - 1) {
+        uint32_t g = (uint32_t)members[__builtin_ctz(m)] & w->valid & mask;
+        if (g & done) continue;
+        sync_lanes(me, g);
+        done |= g;
+    }
 }
 
 void race_bar_arrive(Warp *w, int id) { release_into(w, &((RaceCta *)w->cta->race)->bar[id]); }
@@ -488,23 +539,16 @@ static int in_scope(int s, uint32_t cta, uint32_t clus, uint32_t cta2, uint32_t 
     return 1;
 }
 
-/* A strong read or an atomic at `key` acquires what was released there, when each side's
- * scope includes the other. Entries of the own cluster go to the dense part. */
-static void acquire_loc(Warp *w, uint64_t key, int scope)
+/* The warp acquires the clocks of f (by global warp id): entries of the own cluster go to
+ * the dense part. */
+static void acquire_far(Warp *w, const Far *f)
 {
     RaceLog *g = w->launch->race;
-    void **s = map_slot(&g->locs, key, 0);
-    if (!s) return;
-    RaceLoc *loc = *s;
-    uint32_t cta = w->cta->linear, clus = clus_index(w);
-    if (!in_scope(loc->scope, loc->cta, loc->clus, cta, clus) ||
-        !in_scope(scope, cta, clus, loc->cta, loc->clus))
-        return;
     RaceWarp *me = rw_of(w);
     Cluster *cl = w->cta->cluster;
     me->ver++;
-    for (uint32_t i = 0; i < loc->vc.n; i++) {
-        const VCE *e = &loc->vc.e[i];
+    for (uint32_t i = 0; i < f->n; i++) {
+        const VCE *e = &f->e[i];
         uint32_t ecta = (uint32_t)(e->key / g->nw), ew = (uint32_t)(e->key % g->nw), r = 0;
         while (r < cl->n && cl->ctas[r]->linear != ecta) r++;
         if (r < cl->n) {
@@ -513,6 +557,35 @@ static void acquire_loc(Warp *w, uint64_t key, int scope)
         } else if (far_get(&me->vc.far, e->key) < e->clk)
             far_set(&me->vc.far, e->key, e->clk);
     }
+}
+
+/* A strong read or an atomic at `key` sees what was released there, when each side's scope
+ * includes the other. It acquires it when it is an acquire operation; a relaxed one only
+ * through the fence after it (the acquire pattern), which race_fence applies - except an
+ * atomic read-modify-write after a fence of device scope or wider: the last-block idiom of
+ * the CUDA samples and Programming Guide (store, __threadfence, atomicInc; the block that
+ * drew the last ticket reads the others' stores) relies on the two fences ordering the
+ * tickets, the hardware honours it, and reporting it would be a false alarm on their code. */
+static void acquire_loc(Warp *w, uint64_t key, const Inst *in)
+{
+    RaceLog *g = w->launch->race;
+    void **s = map_slot(&g->locs, key, 0);
+    if (!s) return;
+    RaceLoc *loc = *s;
+    int scope = SYNC_SCOPE(in->sync), sem = SYNC_SEM(in->sync);
+    uint32_t cta = w->cta->linear, clus = clus_index(w);
+    if (!in_scope(loc->scope, loc->cta, loc->clus, cta, clus) ||
+        !in_scope(scope, cta, clus, loc->cta, loc->clus))
+        return;
+    RaceWarp *me = rw_of(w);
+    int fenced_rmw = in->op == OP_atom && me->fence_clk && (!me->fence_scope || me->fence_scope >= SCOPE_GPU);
+    if (sem == SEM_ACQUIRE || sem == SEM_ACQ_REL || fenced_rmw) {
+        acquire_far(w, &loc->vc);
+        return;
+    }
+    far_join(&me->pend, &loc->vc);
+    if (loc->clus != clus) me->pend_far = 2;
+    else if (loc->cta != cta && !me->pend_far) me->pend_far = 1;
 }
 
 /* A strong write or an atomic at `key` publishes the warp's knowledge when it is a release
@@ -543,7 +616,7 @@ static void publish_loc(Warp *w, uint64_t key, const Inst *in)
     far_join(&loc->vc, &me->vc.far);
     uint64_t self = gwarp(w->cta->linear, w->id, g->nw);
     if (far_get(&loc->vc, self) < own) far_set(&loc->vc, self, own);
-    if (own == me->clk) { me->clk++; me->ver++; }
+    if (own == me->clk) advance(me);
 }
 
 /* ---- mbarriers --------------------------------------------------------------------------- */
@@ -785,7 +858,8 @@ static int before(const Warp *w, const RaceWarp *me, const Acc *a, uint32_t al, 
     const RaceLog *g = w->launch->race;
     if (a->launch != g->cur) return launch_before(g, a->launch);
     if (a->warp == AGENT_WARP) return a->clus == clus_index(w) && a->clk <= me->vc.d[agent_index(w, a->rank)];
-    if (a->cta == w->cta->linear && a->warp == w->id) return al == (uint32_t)l || a->clk < me->clk;
+    if (a->cta == w->cta->linear && a->warp == w->id)
+        return al == (uint32_t)l || a->clk < me->sync_clk || (me->seen && a->clk < me->seen[l][al]);
     if (a->clus == clus_index(w)) return a->clk <= me->vc.d[a->rank * w->cta->nwarps + a->warp];
     return a->clk <= far_get(&me->vc.far, gwarp(a->cta, a->warp, w->launch->race->nw));
 }
@@ -816,7 +890,7 @@ static int ordered(const Warp *w, RaceWarp *me, const Log *log, int space, uint3
     if (v >> 5 == ok->rec && me->ver == ok->ver && log->gen == ok->gen) return 1;
     const Acc *a = &log->a[v >> 5];
     if (!before(w, me, a, v & 31, l)) return 0;
-    if (a->cta != w->cta->linear || a->warp != w->id || a->clk < me->clk) {
+    if (a->cta != w->cta->linear || a->warp != w->id || a->clk < me->sync_clk) {
         ok->rec = v >> 5; ok->ver = me->ver; ok->gen = log->gen;
     }
     return 1;
@@ -1002,7 +1076,7 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
     const Cta *sown = NULL;
     FOR_LANES(mask, l) {
         uint64_t key = (uint64_t)(uintptr_t)host[l] / 4;
-        if (reads) acquire_loc(w, key, SYNC_SCOPE(in->sync));
+        if (reads) acquire_loc(w, key, in);
         Cta *c = owner(w, host[l]);
         if (!c && mem_is_global((uint64_t)(uintptr_t)host[l])) {
             if (!curg) curg = log_index(w, &g->glog, 1, pc, 0);

@@ -49,7 +49,8 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
 
 /* Synchronisation. */
 void race_fence(Warp *w, const Inst *in);
-void race_warp_sync(Warp *w);
+/* bar.warp.sync passed by the lanes of mask, lane l naming members[l]: orders each group */
+void race_warp_sync(Warp *w, uint32_t mask, const uint64_t *members);
 void race_bar_arrive(Warp *w, int id);          /* bar.sync/bar.arrive: release into barrier id */
 void race_bar_acquire(Warp *w, int id);         /* a waiter leaves barrier id                  */
 void race_bar_reset(Cta *c, int id);            /* barrier id completed                        */

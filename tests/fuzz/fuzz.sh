@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz.sh - builds the libFuzzer harnesses of tests/fuzz with clang, ASan and UBSan, and runs
-# them: `make fuzz` (FUZZ_SECONDS each, default 60) and, briefly, the test suite
+# them: `make fuzz` (FUZZ_SECONDS each, 600 unless `make fuzz FUZZ_SECONDS=N`) and, briefly, the test suite
 # (tests/run_fuzz_tests.sh).
 #   fuzz.sh build SRCDIR BUILDDIR OUTDIR "SOURCES..."   instrumented objects, then the harnesses
 #   fuzz.sh run OUTDIR SRCDIR SECONDS                   replay each corpus, then fuzz SECONDS each

@@ -47,6 +47,8 @@
 //@ 43 free - message passing: atomic_thread_fence release + relaxed store, relaxed load + atomic_thread_fence acquire
 //@ 44 free - transitive chain: block 0 releases to block 1, which releases to block 2, which reads block 0's data
 //@ 45 race any 64-bit atomicAdd and 32-bit atomicAdd on overlapping bytes (atomics of different sizes are not morally strong)
+//@ 46 race read-after-write message passing: consumer fences with __threadfence_block (CTA scope) before polling with atomics
+//@ 47 free - message passing: consumer fences with __threadfence before polling with atomics (the last-block idiom's shape)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda/atomic>
@@ -83,7 +85,7 @@ __global__ void mp(int mode, int *data, int *flag, int *out)
         case 6: __threadfence_block(); *vf = 1; break;
         case 7: dref(*flag).store(1, cuda::memory_order_release); break;
         case 8: dref(*flag).store(1, cuda::memory_order_relaxed); break;
-        case 9: case 10: __threadfence(); atomicExch(flag, 1); break;
+        case 9: case 10: case 46: case 47: __threadfence(); atomicExch(flag, 1); break;
         }
     } else {
         switch (mode) {
@@ -93,6 +95,8 @@ __global__ void mp(int mode, int *data, int *flag, int *out)
         case 8: while (dref(*flag).load(cuda::memory_order_relaxed) == 0) { } break;
         case 9: while (atomicAdd(flag, 0) == 0) { } __threadfence(); break;
         case 10: while (atomicAdd(flag, 0) == 0) { } break;
+        case 46: __threadfence_block(); while (atomicAdd(flag, 0) == 0) { } break;
+        case 47: __threadfence(); while (atomicAdd(flag, 0) == 0) { } break;
         }
         out[0] = data[0] + data[1];
     }
@@ -371,6 +375,7 @@ int main(int argc, char **argv)
     case 41: fences_only<<<2, 32>>>(a, b); break;
     case 42: case 43: mp2<<<2, 32>>>(c, a, f, b); break;
     case 44: chain3<<<3, 32>>>(a, f, b); break;
+    case 46: case 47: mp<<<2, 32>>>(c, a, f, b); break;
     case 45: mixed_size<<<2, 32>>>((unsigned long long *)a); break;
     default: printf("case %d: no such case\n", c); return 2;
     }

@@ -27,6 +27,7 @@
 //@ 23 free - cooperative_groups::reduce on 32-thread tiles, one atomicAdd per tile
 //@ 24 race any warp-level tail starts without the __syncthreads after the last tree step
 //@ 25 free - __syncthreads between the last tree step and the warp-level tail
+//@ 26 free - last-block-done ticket as the CUDA samples draw it: every thread fences, thread 0 takes an atomicInc ticket, __syncthreads, the last block reads
 #include <cstdio>
 #include <cstdlib>
 #include <cuda/atomic>
@@ -121,6 +122,26 @@ __global__ void ticket(const int *in, int *part, unsigned *count, int *out)
         int sum = 0;
         for (unsigned i = 0; i < gridDim.x; i++) sum += part[i];
         out[0] = sum;
+    }
+}
+
+/* 4 blocks of 64: the threadFenceReduction sample's shape (no fence after the ticket) */
+__global__ void sample_ticket(const int *in, int *part, unsigned *count, int *out)
+{
+    __shared__ int s[64];
+    __shared__ bool last;
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * 64 + t];
+    __syncthreads();
+    block_reduce(s, t, 64);
+    if (t == 0) part[blockIdx.x] = s[0];
+    __threadfence();
+    if (t == 0) last = atomicInc(count, gridDim.x) == gridDim.x - 1;
+    __syncthreads();
+    if (last) {
+        int sum = 0;
+        for (unsigned i = t; i < gridDim.x; i += 64) sum += part[i];
+        atomicAdd(out, sum);
     }
 }
 
@@ -314,6 +335,7 @@ int main(int argc, char **argv)
     case 23: cg_reduce<<<2, 128>>>(in, out); break;
     case 24: tail_barrier<false><<<1, 256>>>(in, out); break;
     case 25: tail_barrier<true><<<1, 256>>>(in, out); break;
+    case 26: sample_ticket<<<4, 64>>>(in, part, count, out); break;
     default: printf("case %d: no such case\n", c); return 2;
     }
     printf("case %d: %s\n", c, cudaGetErrorString(cudaDeviceSynchronize()));

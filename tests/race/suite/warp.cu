@@ -32,6 +32,8 @@
 //@ 27 race any loop with __syncwarp after the write but none before the next write
 //@ 28 free - loop with __syncwarp before and after the reads
 //@ 29 free - each half-warp exchanges among itself after __syncwarp with its own half mask
+//@ 30 free - lanes 16-23 read lanes 0-7 through two overlapping partial syncs (0-15, then 8-23)
+//@ 31 race any lanes 16-23 read lanes 0-7 after partial syncs that never chain (0-15, then 16-23)
 #include <cstdio>
 #include <cstdlib>
 #include <cooperative_groups.h>
@@ -236,6 +238,16 @@ __global__ void halfmask(int *out)
     out[l] = s[l ^ 1];
 }
 
+__global__ void chain(int linked, int *out)
+{
+    __shared__ int s[32];
+    int l = threadIdx.x;
+    s[l] = l * 5;
+    if (l < 16) __syncwarp(0x0000ffffu);
+    if (linked ? l >= 8 && l < 24 : l >= 16 && l < 24) __syncwarp(linked ? 0x00ffff00u : 0x00ff0000u);
+    if (l >= 16 && l < 24) out[l] = s[l - 16];
+}
+
 int main(int argc, char **argv)
 {
     int c = argc > 1 ? atoi(argv[1]) : 0, fix = c & 1;
@@ -262,6 +274,7 @@ int main(int argc, char **argv)
     case 25: case 26: swap<<<1, 32>>>(!fix, out); break;
     case 27: case 28: loop_sync<<<1, 32>>>(!fix, out); break;
     case 29: halfmask<<<1, 32>>>(out); break;
+    case 30: case 31: chain<<<1, 32>>>(!fix, out); break;
     default: printf("case %d: no such case\n", c); return 2;
     }
     printf("case %d: %s\n", c, cudaGetErrorString(cudaDeviceSynchronize()));
