@@ -249,6 +249,27 @@ void emu_launch_order(uint32_t stream, uint64_t clock, const uint64_t *after, ui
     if (racecheck_mode) race_order(stream, clock, after, n);
 }
 
+int emu_racecheck_on(void)
+{
+    pthread_once(&init_once, do_init);
+    return racecheck_mode != 0;
+}
+
+void emu_host_copy_begin(const char *api)
+{
+    if (racecheck_mode) race_copy_begin(api);
+}
+
+void emu_host_copy(uint64_t addr, size_t n, int write)
+{
+    if (racecheck_mode) race_copy_bytes(addr, n, write);
+}
+
+void emu_host_copy_end(void)
+{
+    if (racecheck_mode && race_copy_end()) racecheck_found = 1;
+}
+
 /* The first instruction that is no PTX instruction at all, as "name:line:col: ..."; 0 if none. */
 static int unknown_instruction(const PtxModule *a, char *err, size_t errlen)
 {

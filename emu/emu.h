@@ -95,6 +95,13 @@ int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
  * number `clock` of stream `stream` and comes after the first after[i] launches of each
  * stream i < n. Without a call, each launch comes after every earlier one. */
 void emu_launch_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n);
+/* Copies and fills the host issues, for the race detector: whether it is on (then give the
+ * copy its place with emu_launch_order first), the copy named api begins, reads or writes
+ * [addr, addr+n) (any number of times), and ends. */
+int emu_racecheck_on(void);
+void emu_host_copy_begin(const char *api);
+void emu_host_copy(uint64_t addr, size_t n, int write);
+void emu_host_copy_end(void);
 
 int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
                   const unsigned cluster[3], size_t dyn_shared, void **args, char *err,

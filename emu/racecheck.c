@@ -189,6 +189,7 @@ typedef struct RaceCta {
  * wait_group. A read of landed bytes by a thread that acquired nothing is then a hazard
  * whether or not the copy had landed yet: detection does not depend on the schedule. */
 #define AGENT_WARP 0xffffu
+#define HOST_WARP 0xfffeu       /* a copy or fill the host issued (race_copy_begin)          */
 
 typedef struct RaceCluster {
     uint32_t index;             /* linear cluster index in the grid                          */
@@ -258,12 +259,8 @@ int race_child_order(uint32_t *stream, uint64_t *clock, uint64_t **after, uint32
 
 /* A launch begins: it takes the stream order race_order gave, or else comes after every
  * launch before it (one stream). */
-RaceLog *race_log_new(const Launch *L)
+static RaceLaunch *new_launch(RaceLog *g)
 {
-    RaceLog *g = state();
-    if (!g) return NULL;
-    g->n = g->dropped = 0;
-    g->full = 0;
     if (g->nlaunches == g->caplaunches) {
         uint32_t nc = g->caplaunches ? g->caplaunches * 2 : 16;
         RaceLaunch *l = realloc(g->launches, nc * sizeof *l);
@@ -280,7 +277,19 @@ RaceLog *race_log_new(const Launch *L)
     g->next_after = t;
     g->cur = g->nlaunches++;
     RaceLaunch *rl = &g->launches[g->cur];
-    *rl = (RaceLaunch){g->next_stream, g->next_clock, L->prog, {0}, {0}};
+    *rl = (RaceLaunch){.stream = g->next_stream, .clock = g->next_clock};
+    return rl;
+}
+
+RaceLog *race_log_new(const Launch *L)
+{
+    RaceLog *g = state();
+    if (!g) return NULL;
+    g->n = g->dropped = 0;
+    g->full = 0;
+    RaceLaunch *rl = new_launch(g);
+    if (!rl) return NULL;
+    rl->prog = L->prog;
     memcpy(rl->grid, L->grid, sizeof rl->grid);
     memcpy(rl->block, L->block, sizeof rl->block);
     return g;
@@ -970,14 +979,14 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
                     log->a[wi].launch == now->launch;
     if (wi && (x->wm & mask) && !own_multi && !ordered(w, me, log, global, x->w & ~CELL_PENDING, l)) {
         const Acc *a = &log->a[wi];
-        const Inst *ai = inst_of(L, a);
+        const Inst *ai = a->warp == HOST_WARP ? NULL : inst_of(L, a);
         if (a->warp == AGENT_WARP) {   /* bytes a copy wrote, before the wait that shows them */
             RaceFinding *g = record(L, write ? K_ASYNC_WRITE : K_ASYNC_READ, k * 4, a->cta, 0, now->pc,
                                     w->cta->linear, t, now->pc);
             if (g && global) { g->global = 1; g->addr = addr; }
         }
-        else if (!(atomic && both_strong(ai, a, nin, w)) &&
-                 !(!write && is_cas(L->race->launches[a->launch].prog, ai)))
+        else if (!ai || (!(atomic && both_strong(ai, a, nin, w)) &&
+                         !(!write && is_cas(L->race->launches[a->launch].prog, ai))))
             f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
                           a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
@@ -985,8 +994,8 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
         uint32_t rv = s ? x->r2 : x->r;
         if (!rv || !((s ? x->r2m : x->rm) & mask) || ordered(w, me, log, global, rv, l)) continue;
         const Acc *a = &log->a[rv >> 5];
-        const Inst *ri = inst_of(L, a);
-        if ((atomic && both_strong(ri, a, nin, w)) || (!strong_inst(ri) && is_cas(w->prog, nin))) continue;
+        const Inst *ri = a->warp == HOST_WARP ? NULL : inst_of(L, a);
+        if (ri && ((atomic && both_strong(ri, a, nin, w)) || (!strong_inst(ri) && is_cas(w->prog, nin)))) continue;
         RaceFinding *g2 = record_in(L, K_WAR, k * 4, a->launch, a->cta,
                                     a->warp * WARP_SIZE + (rv & 31), a->pc, w->cta->linear, t, now->pc);
         if (g2 && global) { g2->global = 1; g2->addr = addr; }
@@ -1301,4 +1310,100 @@ void race_async_acquire(Warp *w)
     uint32_t *d = &me->vc.d[agent_index(w, w->cta->rank)];
     uint32_t clk = ((RaceCta *)w->cta->race)->agent_clk;
     if (clk > *d) { *d = clk; me->ver++; }
+}
+
+/* ---- copies and fills the host issued ----------------------------------------------------
+ * Each is work on its stream, placed by race_order like a launch, whose bytes are checked
+ * against the global shadow: a copy that reads what a kernel of an unordered stream writes,
+ * or writes what it reads or writes, races, and so does a later kernel against the copy. */
+
+static struct {
+    int on;
+    uint32_t rec;               /* its log record (one for all its bytes), 0 until needed   */
+    HostCopyFinding f[8];
+    uint32_t n, dropped;
+} hc;
+
+void race_copy_begin(const char *api)
+{
+    RaceLog *g = state();
+    if (!g) return;
+    if (!g->have_order) {   /* no place given: after everything before it, as a launch */
+        uint64_t prev = g->default_clock++;
+        race_order(0, prev + 1, &prev, 1);
+    }
+    RaceLaunch *rl = new_launch(g);
+    if (!rl) return;
+    rl->api = api;
+    hc.on = 1;
+    hc.rec = 0;
+    hc.n = hc.dropped = 0;
+}
+
+static uint32_t host_record(RaceLog *g)
+{
+    Log *log = &g->glog;
+    if (log->n + 1 >= log->cap && log_grow(log, 1024) < 0) { g->full = 1; return 0; }
+    if (!log->n) log->n = 1;
+    log->a[log->n] = (Acc){.launch = g->cur, .warp = HOST_WARP};
+    return log->n++;
+}
+
+/* The copy meets the earlier access v (a record and a lane) of word k, unordered. */
+static void host_found(RaceLog *g, int kind, uint32_t v, uint64_t k)
+{
+    const Acc *a = &g->glog.a[v >> 5];
+    for (uint32_t i = 0; i < hc.n; i++) {
+        HostCopyFinding *f = &hc.f[i];
+        if (f->kind == kind && g->launches[f->launch1].prog == g->launches[a->launch].prog &&
+            (a->warp == HOST_WARP ? f->launch1 == a->launch : f->pc1 == a->pc)) {
+            f->count++;
+            return;
+        }
+    }
+    if (hc.n == sizeof hc.f / sizeof hc.f[0]) { hc.dropped++; return; }
+    hc.f[hc.n++] = (HostCopyFinding){kind, a->launch, a->pc, a->cta,
+                                      a->warp == HOST_WARP ? 0 : a->warp * WARP_SIZE + (v & 31), 1, k * 4};
+}
+
+/* Whether shadow value v is the copy's own or comes before it in stream order. */
+static int host_ordered(const RaceLog *g, uint32_t v)
+{
+    uint32_t launch = g->glog.a[v >> 5].launch;
+    return launch == g->cur || launch_before(g, launch);
+}
+
+void race_copy_bytes(uint64_t addr, size_t n, int write)
+{
+    RaceLog *g = G;
+    if (!g || !hc.on || !n || !mem_is_global(addr)) return;
+    if (!hc.rec && !(hc.rec = host_record(g))) return;
+    uint32_t v = hc.rec << 5;
+    for (uint64_t k = addr / 4; k <= (addr + n - 1) / 4; k++) {
+        Cell *x = global_cells(g, k);
+        if (!x) { g->full = 1; return; }
+        uint64_t lo = addr > k * 4 ? addr : k * 4, hi = addr + n < k * 4 + 4 ? addr + n : k * 4 + 4;
+        unsigned mask = ((1u << (hi - lo)) - 1) << (lo - k * 4);
+        uint32_t wv = x->w & ~CELL_PENDING;
+        if (wv >> 5 && (x->wm & mask) && !host_ordered(g, wv)) host_found(g, write ? K_WAW : K_RAW, wv, k);
+        for (int s = 0; write && s < 2; s++) {
+            uint32_t rv = s ? x->r2 : x->r;
+            if (rv && ((s ? x->r2m : x->rm) & mask) && !host_ordered(g, rv)) host_found(g, K_WAR, rv, k);
+        }
+        if (write) {
+            x->w = v; x->wm = (uint8_t)mask; x->wmulti = 0;
+            if (!(x->rm & ~mask)) x->r = 0;
+            if (!(x->r2m & ~mask)) x->r2 = 0;
+        } else if (!x->r || host_ordered(g, x->r)) { x->r = v; x->rm = (uint8_t)mask; }
+        else { x->r2 = v; x->r2m = (uint8_t)mask; }
+    }
+}
+
+int race_copy_end(void)
+{
+    RaceLog *g = G;
+    if (!g || !hc.on) return 0;
+    hc.on = 0;
+    race_report_copy(g, hc.f, hc.n, hc.dropped);
+    return (int)hc.n;
 }

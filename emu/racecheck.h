@@ -82,6 +82,12 @@ void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size);
 /* An arrive on an mbarrier: from another CTA, its initialisation must have been made
  * visible with fence.mbarrier_init first. */
 void race_mbar_use(Warp *w, int lane, const uint8_t *mbar);
+/* A copy or fill the host issued (named api) begins: its place in stream order is the last
+ * race_order's. It reads or writes [addr, addr+n) (only device memory is checked); at its end
+ * the races it met are printed and written, and their number returned. */
+void race_copy_begin(const char *api);
+void race_copy_bytes(uint64_t addr, size_t n, int write);
+int race_copy_end(void);
 /* Print and write the launch's findings; returns how many distinct hazards there were. */
 int race_report(Launch *L);
 

@@ -44,12 +44,24 @@ enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE, K_ASYNC_SRC, K_PROXY, K
 #define MAX_FINDINGS 256
 #define PAGE_WORDS 256u         /* global shadow pages: 1 KiB of memory, 4 KiB of shadow  */
 
-/* A launch as the detector knows it: its stream, its number there, its program. */
+/* A launch as the detector knows it: its stream, its number there, its program. A copy or
+ * fill the host issued is one too, without a program: `api` names it. */
 typedef struct RaceLaunch {
     uint32_t stream; uint64_t clock;
     const Program *prog;
+    const char *api;
     uint32_t grid[3], block[3];
 } RaceLaunch;
+
+/* A race between a host copy and earlier work: the earlier access (a kernel's, or another
+ * copy's), folded by its place. */
+typedef struct HostCopyFinding {
+    int kind;
+    uint32_t launch1, pc1, cta1, t1, count;
+    uint64_t addr;
+} HostCopyFinding;
+
+void race_report_copy(const RaceLog *g, const HostCopyFinding *f, uint32_t n, uint32_t dropped);
 
 /* The detector's state. Findings, mbarriers and synchronising locations live for one launch;
  * the global shadow, its log and the launches for the process, so that launches of streams

@@ -89,10 +89,25 @@ static const char *op_name(int op)
     }
 }
 
-/* One access of a report as JSON: op, block, thread, warp, PTX line and CUDA source line. */
+/* "the legacy default stream" or "stream #i" (the detector's numbering). */
+static void stream_name(uint32_t i, char *buf, size_t n)
+{
+    if (i == 0) snprintf(buf, n, "the default stream");
+    else if (i == 1) snprintf(buf, n, "the per-thread default stream");
+    else snprintf(buf, n, "stream #%u", i - 1);
+}
+
+/* One access of a report as JSON: op, block, thread, warp, PTX line and CUDA source line;
+ * for a host copy, its API and stream. */
 static void json_access(FILE *js, const RaceLaunch *rl, uint32_t pc, uint32_t cta, uint32_t t)
 {
     const Program *p = rl->prog;
+    if (!p) {
+        char sn[64];
+        stream_name(rl->stream, sn, sizeof sn);
+        fprintf(js, "{\"host_copy\":\"%s\",\"stream\":\"%s\"}", rl->api, sn);
+        return;
+    }
     const Inst *in = &p->code[pc];
     const char *file = "", *ifile = NULL;
     uint32_t line = 0, iline = 0, b[3], th[3];
@@ -126,6 +141,22 @@ static void print_finding(const Launch *L, const RaceFinding *f)
     unsigned long long seed = (unsigned long long)L->seed;
     const char *times = f->count == 1 ? "" : "s";
     const RaceLaunch *r1 = &L->race->launches[f->launch1];
+    if (!r1->prog) {   /* an earlier copy the host issued */
+        char sn[64];
+        size_t asz = 0;
+        uint64_t base = mem_find(f->addr, &asz, NULL);
+        where(L->prog, f->pc2, b, sizeof b);
+        coords(L->grid, f->cta2, b2); coords(L->block, f->t2, t2);
+        stream_name(r1->stream, sn, sizeof sn);
+        fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
+                "allocation at 0x%llx): the host's %s on %s, issued earlier, and block (%u,%u,%u) "
+                "thread (%u,%u,%u) of kernel %s at %s, which no stream order, event or "
+                "synchronisation puts one after the other (%u time%s; seed %llu)\n",
+                kind_name[f->kind], (unsigned long long)f->addr, (unsigned long long)(f->addr - base),
+                asz, (unsigned long long)base, r1->api, sn, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2],
+                L->prog->name, b, f->count, times, seed);
+        return;
+    }
     where(r1->prog, f->pc1, a, sizeof a); where(L->prog, f->pc2, b, sizeof b);
     coords(r1->grid, f->cta1, b1); coords(L->grid, f->cta2, b2);
     coords(r1->block, f->t1, t1); coords(L->block, f->t2, t2);
@@ -284,4 +315,52 @@ int race_report(Launch *L)
                 "see them (PTXEMU_DUMP_PTX=DIR writes the PTX the lines above refer to)\n", L->prog->name);
     if (js) fclose(js);
     return (int)g->n;
+}
+
+/* The races a host copy met: printed, and written as JSON lines to PTXEMU_REPORT. */
+void race_report_copy(const RaceLog *g, const HostCopyFinding *fs, uint32_t n, uint32_t dropped)
+{
+    if (!n) return;
+    const RaceLaunch *now = &g->launches[g->cur];
+    const char *path = getenv("PTXEMU_REPORT");
+    FILE *js = path && *path ? fopen(path, "a") : NULL;
+    char sn[64], sn1[64], a[400];
+    stream_name(now->stream, sn, sizeof sn);
+    for (uint32_t i = 0; i < n; i++) {
+        const HostCopyFinding *f = &fs[i];
+        const RaceLaunch *r1 = &g->launches[f->launch1];
+        size_t asz = 0;
+        uint64_t base = mem_find(f->addr, &asz, NULL);
+        const char *k = kind_name[f->kind], *times = f->count == 1 ? "" : "s";   /* words */
+        fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
+                "allocation at 0x%llx): ", k, (unsigned long long)f->addr,
+                (unsigned long long)(f->addr - base), asz, (unsigned long long)base);
+        if (r1->prog) {
+            uint32_t b1[3], t1[3];
+            where(r1->prog, f->pc1, a, sizeof a);
+            coords(r1->grid, f->cta1, b1); coords(r1->block, f->t1, t1);
+            fprintf(stderr, "block (%u,%u,%u) thread (%u,%u,%u) of kernel %s at %s, launched earlier, "
+                    "and the host's %s on %s, which no stream order, event or synchronisation puts "
+                    "after that launch: synchronise the kernel's stream, or make the copy's stream wait "
+                    "for an event recorded after the launch (cudaStreamWaitEvent) (%u word%s)\n",
+                    b1[0], b1[1], b1[2], t1[0], t1[1], t1[2], r1->prog->name, a, now->api, sn,
+                    f->count, times);
+        } else {
+            stream_name(r1->stream, sn1, sizeof sn1);
+            fprintf(stderr, "the host's %s on %s and its %s on %s, issued earlier, which no stream order, "
+                    "event or synchronisation puts one after the other (%u word%s)\n",
+                    now->api, sn, r1->api, sn1, f->count, times);
+        }
+        if (js) {
+            fprintf(js, "{\"kind\":\"%s\",\"space\":\"global\",\"address\":%llu,\"host_copy\":\"%s\","
+                    "\"count\":%u,\"accesses\":[", k, (unsigned long long)f->addr, now->api, f->count);
+            json_access(js, r1, f->pc1, f->cta1, f->t1);
+            fputc(',', js);
+            json_access(js, now, 0, 0, 0);
+            fprintf(js, "],\"allocation\":%llu,\"allocation_size\":%zu,\"offset\":%llu}\n",
+                    (unsigned long long)base, asz, (unsigned long long)(f->addr - base));
+        }
+    }
+    if (dropped) fprintf(stderr, "ptxemu: race: %u more distinct hazards of the host's %s not shown\n", dropped, now->api);
+    if (js) fclose(js);
 }

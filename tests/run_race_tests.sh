@@ -117,6 +117,15 @@ PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 0 >/dev/null 2>&1
 [ $? = 1 ]; check "PTXEMU_RACECHECK=error fails a racy program" $?
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 1 >/dev/null 2>&1
 check "PTXEMU_RACECHECK=error passes its fixed twin" $?
+# a copy the host issues races with a kernel of another stream: printed when the copy is
+# issued, written to PTXEMU_REPORT with the kernel's access and the copy's API and stream,
+# and counted by PTXEMU_RACECHECK=error (the labelled cases are in tests/race/suite/copies.cu)
+"$NVCC" -arch=sm_90 --cudart shared -lineinfo -o "$work/copies" "$here/race/suite/copies.cu" || exit 1
+rm -f "$work/copies.json"
+PTXEMU_REPORT="$work/copies.json" PTXEMU_RACECHECK=error "$launcher" "$work/copies" 0 >"$work/copies.out" 2>"$work/copies.err"
+[ $? = 1 ] && grep -q "^ptxemu: race: read-after-write in global memory at .*of kernel _Z7producePii at .*copies.cu:[0-9]*, .*launched earlier, and the host's cuMemcpyDtoHAsync_v2 on stream #2, which no stream order" "$work/copies.err" &&
+grep -q '^{"kind":"read-after-write","space":"global","address":[0-9]*,"host_copy":"cuMemcpyDtoHAsync_v2","count":256,"accesses":\[{"kernel":"_Z7producePii","op":"st",.*},{"host_copy":"cuMemcpyDtoHAsync_v2","stream":"stream #2"}\],"allocation":' "$work/copies.json"
+check "a host copy racing with a kernel of another stream: message, JSON, PTXEMU_RACECHECK=error" $?
 # (mmaLdmatrixGemm: neighbouring threads store the two halves of one 32-bit word, which the
 # byte-exact shadow must not report)
 for s in vectorAdd matrixMul reduction histogram printf pipelineGemm tmaSwizzle clusterHistogram multicastBroadcast bulkReduce wmmaGemm wgmmaTmaGemm mmaLdmatrixGemm; do

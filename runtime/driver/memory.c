@@ -466,19 +466,32 @@ static void timeline_copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, 
     if (ev_on) ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
 }
 
+/* The race detector (PTXEMU_RACECHECK) checks the copies and fills the host issues against
+ * the kernels stream order leaves unordered with them: each one is work on its stream,
+ * placed like a launch. Copies and fills a graph runs are not checked. */
+static int race_copy_start(CUstream s, const char *api)
+{
+    if (!emu_racecheck_on()) return 0;
+    drv_order_launch(s);
+    emu_host_copy_begin(api);
+    return 1;
+}
+
 static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
     if (n == 0) return CUDA_SUCCESS;
     if (!side_ok(dst, n, dst_dev) || !side_ok(src, n, src_dev)) return CUDA_ERROR_INVALID_VALUE;
+    emu_host_copy(src, n, 0);
+    emu_host_copy(dst, n, 1);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     init_write(dst, n);
     timeline_copy(dst, dst_dev, src, src_dev, n);
     return CUDA_SUCCESS;
 }
 
-/* A synchronous copy waits for the legacy stream; an asynchronous one orders after its
- * stream's earlier work, which has run already. */
-static CUresult copy_sync(uint64_t dst, int dd, uint64_t src, int sd, size_t n)
+/* A synchronous copy waits for the legacy stream, and the host for it; an asynchronous one
+ * orders after its stream's earlier work, which has run already. */
+static CUresult copy_sync_at(uint64_t dst, int dd, uint64_t src, int sd, size_t n, const char *api)
 {
     CUcontext c;
     CUresult e = drv_ctx_enter(&c);
@@ -486,12 +499,16 @@ static CUresult copy_sync(uint64_t dst, int dd, uint64_t src, int sd, size_t n)
     drv_lock();
     e = drv_capture_work(NULL, NULL);   /* the legacy stream must not wait for a capture */
     drv_order_host_waits(NULL);
+    int checked = e == CUDA_SUCCESS && race_copy_start(NULL, api);
     if (e == CUDA_SUCCESS) e = copy(dst, dd, src, sd, n);
+    if (checked) { emu_host_copy_end(); drv_order_host_waits(NULL); }
     drv_unlock();
     return e;
 }
+#define copy_sync(...) copy_sync_at(__VA_ARGS__, __func__)
 
-static CUresult copy_async(uint64_t dst, int dd, uint64_t src, int sd, size_t n, CUstream s)
+static CUresult copy_async_at(uint64_t dst, int dd, uint64_t src, int sd, size_t n, CUstream s,
+                              const char *api)
 {
     CUcontext c;
     CUresult e = drv_ctx_enter(&c);
@@ -508,13 +525,16 @@ static CUresult copy_async(uint64_t dst, int dd, uint64_t src, int sd, size_t n,
                             .WidthInBytes = n, .Height = 1, .Depth = 1 };
         e = drv_capture_memcpy(s, &p);
     } else if (e == CUDA_SUCCESS) {
+        int checked = race_copy_start(s, api);
         drv_model_copy_stream(s, 1);
         e = copy(dst, dd, src, sd, n);
         drv_model_copy_stream(NULL, 0);
+        if (checked) emu_host_copy_end();
     }
     drv_unlock();
     return e;
 }
+#define copy_async(...) copy_async_at(__VA_ARGS__, __func__)
 
 #define U(p) ((uint64_t)(uintptr_t)(p))
 
@@ -628,8 +648,10 @@ static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t dep
     if (dry) return CUDA_SUCCESS;
     for (size_t z = 0; z < depth; z++)
         for (size_t y = 0; y < height; y++) {
-            uint64_t row = d.base + (z * d.height + y) * d.pitch;
-            memmove((void *)(uintptr_t)row, (const void *)(uintptr_t)(s.base + (z * s.height + y) * s.pitch), width);
+            uint64_t row = d.base + (z * d.height + y) * d.pitch, srow = s.base + (z * s.height + y) * s.pitch;
+            emu_host_copy(srow, width, 0);
+            emu_host_copy(row, width, 1);
+            memmove((void *)(uintptr_t)row, (const void *)(uintptr_t)srow, width);
             init_write(row, width);
         }
     timeline_copy(d.base, d.dev, s.base, s.dev, width * height * depth);
@@ -674,14 +696,17 @@ CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry)
         drv_lock();                                                       \
         e_ = drv_capture_work(NULL, NULL);                                \
         drv_order_host_waits(NULL);                                       \
+        int rc_ = e_ == CUDA_SUCCESS && race_copy_start(NULL, __func__);  \
         if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
+        if (rc_) { emu_host_copy_end(); drv_order_host_waits(NULL); }     \
         drv_unlock();                                                     \
         return e_;                                                        \
     } while (0)
 
-/* An asynchronous copy or fill: `expr` does it, `captured` adds it to a capturing stream's
- * graph instead. */
-#define COPY_ASYNC(expr, stream, captured)                                \
+/* An asynchronous copy or fill (named api): `expr` does it, `captured` adds it to a
+ * capturing stream's graph instead. */
+#define COPY_ASYNC(expr, stream, captured) COPY_ASYNC_AT(expr, stream, captured, __func__)
+#define COPY_ASYNC_AT(expr, stream, captured, api)                        \
     do {                                                                  \
         CUcontext c_;                                                     \
         CUresult e_ = drv_ctx_enter(&c_);                                 \
@@ -690,9 +715,11 @@ CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry)
         e_ = drv_stream_check_copy(stream);                               \
         int cap_ = 0;                                                     \
         if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
+        int rc_ = e_ == CUDA_SUCCESS && !cap_ && race_copy_start(stream, api); \
         drv_model_copy_stream(stream, 1);                                 \
         if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \
         drv_model_copy_stream(NULL, 0);                                   \
+        if (rc_) emu_host_copy_end();                                     \
         drv_unlock();                                                     \
         return e_;                                                        \
     } while (0)
@@ -754,6 +781,7 @@ static CUresult fill_dry(uint64_t p, size_t pitch, unsigned value, unsigned size
     if (dry) return CUDA_SUCCESS;
     for (size_t r = 0; r < height; r++) {
         unsigned char *row = (unsigned char *)(uintptr_t)(p + r * pitch);
+        emu_host_copy(p + r * pitch, width * size, 1);
         init_write(p + r * pitch, width * size);
         if (size == 1) { memset(row, (int)(value & 0xff), width); continue; }
         for (size_t i = 0; i < width; i++) memcpy(row + i * size, &value, size);
@@ -775,12 +803,13 @@ CUresult drv_mem_fill(const CUDA_MEMSET_NODE_PARAMS *p, int dry)
 }
 
 /* An asynchronous fill, or its node in a capturing stream's graph. */
-static CUresult fill_async(uint64_t p, size_t pitch, unsigned value, unsigned size,
-                           size_t width, size_t height, CUstream s)
+static CUresult fill_async_at(uint64_t p, size_t pitch, unsigned value, unsigned size,
+                              size_t width, size_t height, CUstream s, const char *api)
 {
     CUDA_MEMSET_NODE_PARAMS m = { p, pitch, value, size, width, height };
-    COPY_ASYNC(fill(p, pitch, value, size, width, height), s, drv_capture_memset(s, &m));
+    COPY_ASYNC_AT(fill(p, pitch, value, size, width, height), s, drv_capture_memset(s, &m), api);
 }
+#define fill_async(...) fill_async_at(__VA_ARGS__, __func__)
 
 CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
