@@ -216,12 +216,6 @@ static int complete(AsyncOp *op)
     op->done = 1;
     if (ev_on) timeline_op(op);
     if (initcheck_mode) init_landed(op, dst, n);
-    if (rc && !op->cta_mask) {   /* stores: the shared source may be written again */
-        if ((op->kind == AOP_BULK || op->kind == AOP_BULK_REDUCE) && !op->mbar)
-            race_async_read_done(op->w, op->src, op->size);
-        else if (op->kind == AOP_TENSOR && op->tdir != TMA_LOAD)
-            race_async_read_done(op->w, op->dst, tma_box_bytes(op->tmap));
-    }
     return 0;
 }
 

@@ -276,6 +276,8 @@ static int cp_wait(Warp *w, const Inst *in, uint32_t mask)
         uint32_t n = all ? 0 : (uint32_t)rowv(w, in->s[0], l);
         if (g[l] > n && async_force_groups(w, l, bulk ? GROUP_BULK : GROUP_CPASYNC, g[l] - n))
             return STEP_FAULT;
+        /* the sources of the retired bulk groups may be written again */
+        if (bulk && g[l] > n && w->launch->racecheck) race_async_read_waited(w, l, g[l] - n);
     }
     /* the waiting thread now sees what the groups wrote (a bulk store's global bytes too);
      * .read only says the sources were read */

@@ -95,8 +95,7 @@ static int read_elem(Warp *w, const Inst *in, uint64_t desc, int r, int k, int t
          * by the generic proxy, it needs fence.proxy.async in between */
         uint8_t *host[WARP_SIZE] = { p };
         race_access(w, in, 1u, (unsigned)es, ACC_READ, host);
-        race_async_read_issue(w, 0, p, (uint32_t)es);
-        race_async_read_done(w, p, (uint32_t)es);
+        race_async_proxy_read(w, 0, p, (uint32_t)es);
     }
     *v = 0;
     memcpy(v, p, (size_t)es);   /* little-endian host */

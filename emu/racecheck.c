@@ -173,7 +173,10 @@ typedef struct RaceWarp {
                                                  * happen before, at version ver, log gen */
 } RaceWarp;
 
-typedef struct Range { uint32_t off, size; } Range;
+/* Shared bytes a bulk or tensor store reads, from its issue until its issuing thread's
+ * wait_group retires its bulk group (not until the engine is done: whether it was done
+ * then depends on the schedule). */
+typedef struct Range { uint32_t off, size, cta, group; uint16_t warp; uint8_t lane; } Range;
 
 typedef struct RaceCta {
     Cell *cell; uint32_t ncell;
@@ -963,6 +966,13 @@ static void note_read(Warp *w, RaceWarp *me, const Log *log, int global, Cell *x
     else { x->r2 = v; x->r2m = (uint8_t)mask; }
 }
 
+static int plain_write(const Launch *L, const Acc *a)
+{
+    if (a->warp == AGENT_WARP || a->warp == HOST_WARP) return 0;
+    const Inst *in = inst_of(L, a);
+    return in->op == OP_st && !strong_inst(in);
+}
+
 /* Check one word against its shadow and update it. mask: the bytes of the word accessed;
  * atomic: the access is strong (an atomic, or a volatile/relaxed/acquire/release ld/st). */
 static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint32_t cur,
@@ -990,13 +1000,24 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
             f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
                           a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
+    for (int s = 0; !write && s < 2; s++) {   /* writes kept in read slots (below) */
+        uint32_t rv = s ? x->r2 : x->r;
+        if (!rv || !((s ? x->r2m : x->rm) & mask)) continue;
+        const Acc *a = &log->a[rv >> 5];
+        if (!plain_write(L, a) || ordered(w, me, log, global, rv, l)) continue;
+        RaceFinding *g2 = record_in(L, K_RAW, k * 4, a->launch, a->cta,
+                                    a->warp * WARP_SIZE + (rv & 31), a->pc, w->cta->linear, t, now->pc);
+        if (g2 && global) { g2->global = 1; g2->addr = addr; }
+    }
     for (int s = 0; write && s < 2; s++) {
         uint32_t rv = s ? x->r2 : x->r;
         if (!rv || !((s ? x->r2m : x->rm) & mask) || ordered(w, me, log, global, rv, l)) continue;
         const Acc *a = &log->a[rv >> 5];
         const Inst *ri = a->warp == HOST_WARP ? NULL : inst_of(L, a);
-        if (ri && ((atomic && both_strong(ri, a, nin, w)) || (!strong_inst(ri) && is_cas(w->prog, nin)))) continue;
-        RaceFinding *g2 = record_in(L, K_WAR, k * 4, a->launch, a->cta,
+        int was_write = ri && ri->op == OP_st;   /* a plain write kept aside (below) */
+        if (ri && ((atomic && both_strong(ri, a, nin, w)) ||
+                   (!was_write && !strong_inst(ri) && is_cas(w->prog, nin)))) continue;
+        RaceFinding *g2 = record_in(L, was_write ? K_WAW : K_WAR, k * 4, a->launch, a->cta,
                                     a->warp * WARP_SIZE + (rv & 31), a->pc, w->cta->linear, t, now->pc);
         if (g2 && global) { g2->global = 1; g2->addr = addr; }
     }
@@ -1004,8 +1025,21 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
     uint32_t v = cur << 5 | (uint32_t)l;
     if (write && wi == cur && !(x->wm & mask)) {   /* another lane's bytes of this instruction */
         x->w = (x->w & CELL_PENDING) | v; x->wm |= (uint8_t)mask; x->wmulti = 1;
-    } else if (write) { x->w = (x->w & CELL_PENDING) | v; x->wm = (uint8_t)mask; x->wmulti = 0; }
-    else note_read(w, me, log, global, x, v, mask, l);
+    } else if (write) {
+        /* A plain write the new one would make the shadow forget is kept in a read slot
+         * when later accesses may race with it and not with the new write: an atomic over it
+         * (atomics of other threads race with the plain write, not with this atomic: a
+         * counter zeroed plainly, then incremented by its own thread first), or a write to
+         * other bytes of the word that it does not happen before (readers of the whole word
+         * race with both). Reads check such kept writes too. */
+        uint32_t old = x->w & ~CELL_PENDING;
+        if (wi && wi != cur && plain_write(L, &log->a[wi]) &&
+            ((x->wm & mask) ? atomic : !ordered(w, me, log, global, old, l))) {
+            if (!x->r) { x->r = old; x->rm = x->wm; }
+            else { x->r2 = old; x->r2m = x->wm; }
+        }
+        x->w = (x->w & CELL_PENDING) | v; x->wm = (uint8_t)mask; x->wmulti = 0;
+    } else note_read(w, me, log, global, x, v, mask, l);
 }
 
 /* The bytes of word k that [a, a+size) covers, as a mask (bit i: byte i). */
@@ -1146,7 +1180,7 @@ void race_mbar_uninit(Warp *w, const Inst *in, int lane, const uint8_t *mbar)
 
 /* A bulk or tensor store will read [src, src+size) of shared memory through the async
  * proxy: data written by threads since the last fence.proxy.async may not be seen. */
-void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
+void race_async_proxy_read(Warp *w, int lane, const uint8_t *src, uint32_t size)
 {
     Cta *c = owner(w, src);
     if (!c || !c->race || !size) return;
@@ -1162,26 +1196,37 @@ void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
                    w->cta->linear, w->id * WARP_SIZE + (uint32_t)lane, pc);
         }
     }
+}
+
+void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
+{
+    Cta *c = owner(w, src);
+    if (!c || !c->race || !size) return;
+    race_async_proxy_read(w, lane, src, size);
+    RaceCta *rc = c->race;
+    uint32_t off = (uint32_t)(src - c->shared);
     if (rc->nrd == rc->caprd) {
         uint32_t nc = rc->caprd ? rc->caprd * 2 : 8;
         Range *r = realloc(rc->rd, nc * sizeof *r);
         if (!r) return;
         rc->rd = r; rc->caprd = nc;
     }
-    rc->rd[rc->nrd++] = (Range){off, size};
+    rc->rd[rc->nrd++] = (Range){off, size, w->cta->linear, w->bulk_group[lane], (uint16_t)w->id, (uint8_t)lane};
 }
 
-void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size)
+void race_async_read_waited(Warp *w, int lane, uint32_t before)
 {
-    Cta *c = owner(w, src);
-    if (!c || !c->race || !size) return;
-    RaceCta *rc = c->race;
-    uint32_t off = (uint32_t)(src - c->shared);
-    for (uint32_t i = 0; i < rc->nrd; i++)
-        if (rc->rd[i].off == off && rc->rd[i].size == size) {
-            rc->rd[i] = rc->rd[--rc->nrd];
-            return;
+    Cluster *cl = w->cta->cluster;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        RaceCta *rc = cl->ctas[r]->race;
+        for (uint32_t i = 0; rc && i < rc->nrd;) {
+            const Range *g = &rc->rd[i];
+            if (g->cta == w->cta->linear && g->warp == w->id && g->lane == lane && g->group < before)
+                rc->rd[i] = rc->rd[--rc->nrd];
+            else
+                i++;
         }
+    }
 }
 
 void race_mbar_use(Warp *w, int lane, const uint8_t *mbar)

@@ -76,9 +76,13 @@ void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_
 void race_async_signal(Warp *w, const uint64_t *mbar);
 /* cp.async.wait_group/wait_all passed: w sees the copies landed in its CTA so far. */
 void race_async_acquire(Warp *w);
-/* A bulk/tensor store reads [src, src+size) through the async proxy until it completes. */
+/* A bulk/tensor store of lane reads [src, src+size) through the async proxy until a
+ * wait_group of that lane retires its bulk group (bulk groups below `before`). */
 void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size);
-void race_async_read_done(Warp *w, const uint8_t *src, uint32_t size);
+void race_async_read_waited(Warp *w, int lane, uint32_t before);
+/* A read of [src, src+size) through the async proxy (wgmma operands): written by the
+ * generic proxy since the last fence.proxy.async, it is a hazard. */
+void race_async_proxy_read(Warp *w, int lane, const uint8_t *src, uint32_t size);
 /* An arrive on an mbarrier: from another CTA, its initialisation must have been made
  * visible with fence.mbarrier_init first. */
 void race_mbar_use(Warp *w, int lane, const uint8_t *mbar);
