@@ -22,6 +22,7 @@
 #include "exec.h"
 #include "memory.h"
 #include "tcore.h"
+#include "fp.h"
 #include <pthread.h>
 
 static pthread_key_t scratch_key;
@@ -372,6 +373,20 @@ static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
  * row-major: row k = lane%4, columns element + 4(lane/16). f32 C/D element i: row lane%2 +
  * 2((i/2)%2) + 4(lane/16), column i%2 + 2((lane%4)/2) + 4(i/4); f16 C/D: row p, column i.
  * Inst.imm: A column-major | B row-major << 1 | f16 D << 2 | f16 C << 3. */
+/* One element of m8n8k4. On sm_90 it is no tensor-core instruction: ptxas computes each
+ * element in f32 (its SASS is HADD2.F32 conversions, an FFMA chain and an FADD): t = a0 b0,
+ * t = fma(ak, bk, t) for k = 1, 2, 3, then D = c + t, rounded to f16 for f16 results (F2FP).
+ * tests/cuda/mma_m8n8k4_wide.cu: all 24576 wide-range elements of every form match. */
+static uint32_t m884_dot(const uint32_t a[4], const uint32_t b[4], uint32_t c, int c16, int d16)
+{
+    float t = fp_f16_to_f32(a[0]) * fp_f16_to_f32(b[0]);
+    for (int k = 1; k < 4; k++) t = fmaf(fp_f16_to_f32(a[k]), fp_f16_to_f32(b[k]), t);
+    float cf = c16 ? fp_f16_to_f32(c) : fp_bits_f32(c);
+    float s = cf + t;
+    if (isnan(s)) return d16 ? 0x7fffu : 0x7fffffffu;
+    return d16 ? f16_result((double)s) : fp_f32_bits(s);
+}
+
 static int h_mma_m884(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
@@ -394,13 +409,12 @@ static int h_mma_m884(Warp *w, const Inst *in, uint32_t mask)
             c[q][m][n] = c16 ? (v >> (16 * (i % 2)) & 0xffff) : v;
         }
     }
-    int accm = d16 ? (c16 ? 1 : TC_C32_D16) : (c16 ? TC_C16_D32 : 0);
     FOR_LANES(mask, l) {
         int q = (l % 16) / 4, p = l % 4 + 4 * (l / 16);
         uint32_t out[8];
         for (int i = 0; i < 8; i++) {
             int m = d16 ? p : l % 2 + 2 * ((i / 2) % 2) + 4 * (l / 16), n = d16 ? i : i % 2 + 2 * ((l % 4) / 2) + 4 * (i / 4);
-            out[i] = tc_dot(a[q][m], b[q][n], 4, TC_F16, c[q][m][n], accm);
+            out[i] = m884_dot(a[q][m], b[q][n], c[q][m][n], c16, d16);
         }
         for (int i = 0; i < (d16 ? 4 : 8); i++) ROW(w, D[i])[l] = d16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];
     }
@@ -596,11 +610,6 @@ const char *bind_mma(Inst *in, const InstDesc *d)
         /* .alayout.blayout: the first layout modifier is A's; with one kind only, both are it */
         int acol = d->first_layout == MOD_COL;
         int bcol = desc_has(d, MOD_ROW) && desc_has(d, MOD_COL) ? !acol : acol;
-        /* f32 results from f16 accumulators: the layouts of the other forms hold, but with
-         * wide-range values no model of the rounding fits the H100's (docs/tensor-cores.md) */
-        if (dt == TY_F32 && ct == TY_F16 && (acol || !bcol))
-            return "mma m8n8k4 .f32.f16.f16.f16 is implemented for .row.col only (issue 10: the H100's rounding "
-                   "of the other layouts is not modelled yet)";
         if (!rl || rl->count[0] != (dt == TY_F16 ? 4u : 8u) || rl->count[1] != 2 || rl->count[2] != 2 ||
             rl->count[3] != (ct == TY_F16 ? 4u : 8u))
             return "mma m8n8k4 takes {d} (8 f32 or 4 f16x2), {a0, a1}, {b0, b1}, {c}";

@@ -1,8 +1,7 @@
-// m8n8k4_probe.cu - mma.sync.aligned.m8n8k4 on f16 with wide-range values (exponents 2^-8 to
-// 2^7, random mantissas), for every accumulator form and layout: the random values of
-// tests/cuda/mma_m8n8k4.cu are multiples of 1/32 and never round, so they fix the layouts but
-// not the arithmetic. Prints, per form and run, D's registers as bits (the layouts are those
-// of docs/tensor-cores.md; the inputs come from the generator below).
+// mma_m8n8k4_wide.cu - mma.sync.aligned.m8n8k4 on f16 with wide-range values (exponents 2^-8
+// to 2^7, random mantissas), for every accumulator form and layout, as the H100 executes it:
+// the random values of tests/cuda/mma_m8n8k4.cu are multiples of 1/32 and never round, so
+// they fix the layouts but not the arithmetic. Prints, per form and run, D's registers as bits.
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
