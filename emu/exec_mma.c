@@ -5,8 +5,8 @@
  * m16n8k128 and m16n8k256; s32 accumulators with or without .satfinite. f64 m8n8k4; f16 and
  * bf16 m16n8k16 and m16n8k8 (f32 or, for f16, f16 accumulators); tf32 m16n8k4 and m16n8k8,
  * with the H100's rounding as measured (docs/tensor-cores.md); wmma on the same types (f16
- * accumulators, tf32 m16n16k8) below. fp8 fails translation with
- * a message: its rounding is recorded but not yet understood.
+ * accumulators, tf32 m16n16k8) below; fp8 m16n8k32 with f32 accumulators and m8n8k4 on f16,
+ * which sm_90 computes without a tensor-core instruction of their own (h_mma_fp8, m884_dot).
  *
  * Fragments (PTX ISA, "Matrix fragments for mma.m16n8k*"): with g = lane/4, t = lane%4 and E
  * elements per 32-bit register (4 of 8 bits, 8 of 4 bits, 32 of 1 bit), K splits into chunks
@@ -558,6 +558,64 @@ static const char *bind_mma_sp_int(Inst *in, const InstDesc *d, const RowList *r
     return NULL;
 }
 
+/* An fp8 value (e4m3, or e5m2 with e5) as f16 bits: exact, as F2FP.F16.E4M3 converts it. */
+static uint32_t fp8_to_f16(uint32_t v, int e5)
+{
+    if (e5) return (v & 0xff) << 8;   /* e5m2 is the upper byte of an f16 */
+    uint32_t s = (v & 0x80) << 8, e = v >> 3 & 15, m = v & 7;
+    if (e == 15 && m == 7) return s | 0x7e00;   /* e4m3's only NaN */
+    if (e) return s | (e + 8) << 10 | m << 7;
+    if (!m) return s;
+    while (!(m & 8)) { m <<= 1; e--; }   /* a subnormal becomes a normal f16 */
+    return s | (e + 9) << 10 | (m & 7) << 7;
+}
+
+/* mma m16n8k32 .f32 on fp8 (e4m3, e5m2, mixed). sm_90 has no fp8 mma.sync: ptxas converts
+ * the values to f16 (F2FP.F16.E4M3.UNPACK_B, exact), runs HMMA.16816.F32 twice - the first
+ * with zero accumulators, the second onto the first's result - and adds C with an FADD (its
+ * SASS, cuobjdump). The first HMMA takes the low two bytes of each A and B register: columns
+ * k with k%4 < 2. So each element is the f16 model of 16 products from 0, then of the other
+ * 16 onto that, then c + that rounded to nearest (tests/cuda/mma_float.cu).
+ * Inst.imm: A is e5m2 | B is e5m2 << 1. */
+static int h_mma_fp8(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int ae5 = (int)(in->imm & 1), be5 = (int)(in->imm >> 1 & 1);
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    uint32_t a[16][2][16], b[8][2][16], c[16][8];   /* [row or column][HMMA step][k] */
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int g = l / 4, t = l % 4;
+        for (int j = 0; j < 4; j++) {   /* A: row g + 8(j%2), columns 16(j/2) + 4t + e */
+            uint32_t v = (uint32_t)ROW(w, A[j])[l];
+            for (int e = 0; e < 4; e++) {
+                int k = 16 * (j / 2) + 4 * t + e;
+                a[g + 8 * (j % 2)][e / 2][k / 4 * 2 + e % 2] = fp8_to_f16(v >> (8 * e), ae5);
+            }
+        }
+        for (int j = 0; j < 2; j++) {   /* B: rows 16j + 4t + e of column g */
+            uint32_t v = (uint32_t)ROW(w, B[j])[l];
+            for (int e = 0; e < 4; e++) {
+                int k = 16 * j + 4 * t + e;
+                b[g][e / 2][k / 4 * 2 + e % 2] = fp8_to_f16(v >> (8 * e), be5);
+            }
+        }
+        for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
+    }
+    FOR_LANES(mask, l) {
+        int g = l / 4, t = l % 4;
+        for (int j = 0; j < 4; j++) {
+            int row = g + 8 * (j / 2), col = 2 * t + j % 2;
+            uint32_t s = tc_dot(a[row][0], b[col][0], 16, TC_F16, 0, 0);
+            s = tc_dot(a[row][1], b[col][1], 16, TC_F16, s, 0);
+            float v = fp_bits_f32(c[row][col]) + fp_bits_f32(s);
+            ROW(w, D[j])[l] = isnan(v) ? 0x7fffffffu : fp_f32_bits(v);
+        }
+    }
+    return STEP_NEXT;
+}
+
 static const char *bind_mma_sp(Inst *in, const InstDesc *d, const RowList *rl)
 {
     if (d->ntypes != 4) return "mma.sp needs .dtype.atype.btype.ctype";
@@ -643,6 +701,17 @@ const char *bind_mma(Inst *in, const InstDesc *d)
             return "wrong number of registers in an mma operand for this shape";
         in->imm = f | K << 4 | acc16 << 12;
         in->fn = h_mma_float;
+        return NULL;
+    }
+    if ((at == TY_E4M3 || at == TY_E5M2) && (bt == TY_E4M3 || bt == TY_E5M2)) {
+        if (!desc_has(d, MOD_M16N8K32)) return "fp8 mma exists as m16n8k32";
+        if (dt != TY_F32 || ct != TY_F32)
+            return "fp8 mma is implemented with f32 accumulators (issue 10: f16 ones are not yet measured)";
+        if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "fp8 mma needs .row.col";
+        if (!rl || rl->count[0] != 4 || rl->count[1] != 4 || rl->count[2] != 2 || rl->count[3] != 4)
+            return "fp8 mma m16n8k32 takes {d} (4 f32), {a} (4), {b} (2), {c} (4)";
+        in->imm = (at == TY_E5M2) | (bt == TY_E5M2) << 1;
+        in->fn = h_mma_fp8;
         return NULL;
     }
     if (dt != TY_S32 || ct != TY_S32)

@@ -29,6 +29,7 @@ enum {
     TY_E4M3X2, TY_E5M2X2, TY_TF32,
     TY_U16X2, TY_S16X2,   /* two 16-bit integers in a .b32 (add/min/max, sm_90) */
     TY_S4, TY_U4, TY_B1,  /* sub-byte elements of mma operands (no registers of these) */
+    TY_E4M3, TY_E5M2,     /* fp8 elements of mma operands (no registers of these either) */
     TY_PRED,
     TY_COUNT
 };

@@ -17,6 +17,7 @@ static const struct { const char *name; int size; } types[TY_COUNT] = {
     [TY_E4M3X2] = {"e4m3x2", 2}, [TY_E5M2X2] = {"e5m2x2", 2}, [TY_TF32] = {"tf32", 4},
     [TY_U16X2] = {"u16x2", 4}, [TY_S16X2] = {"s16x2", 4},
     [TY_S4] = {"s4", 0},       [TY_U4] = {"u4", 0},       [TY_B1] = {"b1", 0},
+    [TY_E4M3] = {"e4m3", 0},   [TY_E5M2] = {"e5m2", 0},
     [TY_PRED] = {"pred", 0},
 };
 

@@ -5,7 +5,8 @@
 import struct, sys
 d, n = sys.argv[1], int(sys.argv[2])
 vars_ = [("f32_f16_k8", 8, 0), ("f32_bf16_k8", 8, 0), ("f16_f16_k16", 16, 1), ("f16_f16_k8", 8, 1),
-         ("f32_tf32_k8", 8, 0), ("f32_tf32_k4", 4, 0)]
+         ("f32_tf32_k8", 8, 0), ("f32_tf32_k4", 4, 0), ("f32_e4m3_k32", 32, 0), ("f32_e5m2_k32", 32, 0),
+         ("f32_e4m3e5m2_k32", 32, 0)]
 for name, K, acc16 in vars_:
     raw = open(f"{d}/{name}.bin", "rb").read()
     N = len(raw) // 4 // (16 * K + K * 8 + 256)
