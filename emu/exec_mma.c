@@ -558,8 +558,7 @@ static const char *bind_mma_sp_int(Inst *in, const InstDesc *d, const RowList *r
     return NULL;
 }
 
-/* An fp8 value (e4m3, or e5m2 with e5) as f16 bits: exact, as F2FP.F16.E4M3 converts it. */
-static uint32_t fp8_to_f16(uint32_t v, int e5)
+uint32_t tc_fp8_to_f16(uint32_t v, int e5)
 {
     if (e5) return (v & 0xff) << 8;   /* e5m2 is the upper byte of an f16 */
     uint32_t s = (v & 0x80) << 8, e = v >> 3 & 15, m = v & 7;
@@ -591,14 +590,14 @@ static int h_mma_fp8(Warp *w, const Inst *in, uint32_t mask)
             uint32_t v = (uint32_t)ROW(w, A[j])[l];
             for (int e = 0; e < 4; e++) {
                 int k = 16 * (j / 2) + 4 * t + e;
-                a[g + 8 * (j % 2)][e / 2][k / 4 * 2 + e % 2] = fp8_to_f16(v >> (8 * e), ae5);
+                a[g + 8 * (j % 2)][e / 2][k / 4 * 2 + e % 2] = tc_fp8_to_f16(v >> (8 * e), ae5);
             }
         }
         for (int j = 0; j < 2; j++) {   /* B: rows 16j + 4t + e of column g */
             uint32_t v = (uint32_t)ROW(w, B[j])[l];
             for (int e = 0; e < 4; e++) {
                 int k = 16 * j + 4 * t + e;
-                b[g][e / 2][k / 4 * 2 + e % 2] = fp8_to_f16(v >> (8 * e), be5);
+                b[g][e / 2][k / 4 * 2 + e % 2] = tc_fp8_to_f16(v >> (8 * e), be5);
             }
         }
         for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];

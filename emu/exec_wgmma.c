@@ -32,11 +32,13 @@
  * shared memory written meanwhile is what the operation reads, as an asynchronous unit's
  * would be; reading the accumulators early is not reported yet (issue 10).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "exec.h"
 #include "memory.h"
 #include "tcore.h"
+#include "fp.h"
 #include "racecheck.h"
 #include "scheduler.h"
 #include "engine.h"
@@ -58,6 +60,9 @@
 #define WG_SAT(v) ((int)((v) >> 22 & 1))     /* .satfinite                       */
 #define WG_SP(v) ((int)((v) >> 23 & 1))      /* .sp: 2:4 sparse A (K = 32)       */
 #define WG_SEL(v) ((int)((v) >> 24 & 1))     /* its sparsity selector            */
+#define WG_FP8(v) ((int)((v) >> 25 & 1))     /* fp8 A and B (K = 32)             */
+#define WG_AE5(v) ((int)((v) >> 26 & 1))     /* A is e5m2 (else e4m3)            */
+#define WG_BE5(v) ((int)((v) >> 27 & 1))
 
 /* The shared-memory address of element (r, k), of es bytes, under descriptor desc (r along M
  * or N); -1 where the layout is not one that was measured. */
@@ -169,6 +174,58 @@ void wgmma_free_queue(Cta *c)
     c->wgq = NULL;
 }
 
+/* A finite f16 or f32 value as m 2^q, with its alignment exponent x (value = 0.1m... 2^x, a
+ * subnormal's exponent field counting as 1); 0 for infinities and NaNs. */
+static int fp8_parts(uint32_t u, int f32, int64_t *m, int *q, int *x)
+{
+    int e = f32 ? (int)(u >> 23 & 255) : (int)(u >> 10 & 31), mb = f32 ? 23 : 10, bias = f32 ? 127 : 15;
+    if (e == (f32 ? 255 : 31)) return 0;
+    int64_t mant = (int64_t)(u & ((1u << mb) - 1)) | (e ? (int64_t)1 << mb : 0);
+    *m = (u >> (f32 ? 31 : 15) & 1) ? -mant : mant;
+    *q = (e ? e : 1) - bias - mb;
+    *x = (e ? e : 1) - bias + 1;
+    return 1;
+}
+
+/* fp8 wgmma with f32 accumulators (tests/cuda/wgmma_fp8.cu, recorded on the H100): the fp8
+ * tensor cores keep 14 bits. The 32 products (exact) and c are terms; E is the largest
+ * alignment exponent of the nonzero terms (xa + xb - 1 for a product, xc for c, as in the f16
+ * model of exec_mma.c); each term is cut towards zero to a multiple of 2^(E-14), and their
+ * exact sum keeps its 14 leading bits, cut towards zero. Infinities and NaNs: IEEE, NaN
+ * canonical. a and b hold the values as f16 bits. */
+static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, uint32_t c)
+{
+    int64_t m[33];
+    int q[33], x[33], n = 0, E = INT32_MIN, special = 0;
+    for (int k = 0; k < 32; k++) {
+        int64_t ma, mb;
+        int qa, qb, xa, xb;
+        if (!fp8_parts(a[k], 0, &ma, &qa, &xa) || !fp8_parts(b[k], 0, &mb, &qb, &xb)) { special = 1; continue; }
+        if (ma && mb) { m[n] = ma * mb; q[n] = qa + qb; x[n] = xa + xb - 1; n++; }
+    }
+    if (!fp8_parts(c, 1, &m[n], &q[n], &x[n])) special = 1;
+    else if (m[n]) n++;
+    if (special) {   /* rare: IEEE arithmetic in double (exact enough to give Inf or NaN) */
+        double s = fp_bits_f32(c);
+        for (int k = 0; k < 32; k++) s += fp_f16_to_f32(a[k]) * (double)fp_f16_to_f32(b[k]);
+        return isnan(s) ? 0x7fffffffu : fp_f32_bits((float)s);
+    }
+    if (!n) return c & 0x80000000u;   /* every term zero: the sign of c */
+    for (int i = 0; i < n; i++) if (x[i] > E) E = x[i];
+    int lsb = E - 14;
+    int64_t S = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t u = m[i] < 0 ? -m[i] : m[i];
+        u = q[i] >= lsb ? u << (q[i] - lsb) : q[i] - lsb <= -63 ? 0 : u >> (lsb - q[i]);
+        S += m[i] < 0 ? -u : u;
+    }
+    uint64_t mag = (uint64_t)(S < 0 ? -S : S);
+    int bits = 64 - (mag ? __builtin_clzll(mag) : 64);
+    if (bits > 14) mag = mag >> (bits - 14) << (bits - 14);
+    float v = ldexpf((float)mag, lsb);
+    return fp_f32_bits(S < 0 ? -v : v);
+}
+
 /* Computes op into its warp's accumulators. */
 static int wgmma_compute(Warp *w, const WgOp *op)
 {
@@ -176,7 +233,8 @@ static int wgmma_compute(Warp *w, const WgOp *op)
     const RowList *rl = in->aux;
     int64_t v = rl->cfg;
     int N = WG_N(v), f = WG_FMT(v), acc16 = WG_ACC16(v), isint = WG_INT(v), rank = (int)(w->id % 4);
-    int sp = WG_SP(v), K = isint || sp ? 32 : f == TC_TF32 ? 8 : 16, es = isint ? 1 : f == TC_TF32 ? 4 : 2, E = 4 / es;
+    int fp8 = WG_FP8(v), bytes = isint || fp8;
+    int sp = WG_SP(v), K = bytes || sp ? 32 : f == TC_TF32 ? 8 : 16, es = bytes ? 1 : f == TC_TF32 ? 4 : 2, E = 4 / es;
     const uint32_t *D = rl->rows;
     uint32_t a[16][32], bt[256][32];   /* this warp's 16 rows of A; B transposed: bt[n][k] */
     uint32_t sign = isint ? 0 : f == TC_TF32 ? 0x80000000u : 0x8000u, emask = es == 4 ? 0xffffffffu : (1u << (8 * es)) - 1;
@@ -208,6 +266,10 @@ static int wgmma_compute(Warp *w, const WgOp *op)
     for (int n = 0; n < N; n++)
         for (int k = 0; k < K; k++)
             if (read_elem(w, in, op->db, n, k, WG_TB(v), es, &bt[n][k])) return STEP_FAULT;
+    if (fp8) {   /* as f16 values (exact) */
+        for (int i = 0; i < 16; i++) for (int k = 0; k < K; k++) a[i][k] = tc_fp8_to_f16(a[i][k], WG_AE5(v));
+        for (int n = 0; n < N; n++) for (int k = 0; k < K; k++) bt[n][k] = tc_fp8_to_f16(bt[n][k], WG_BE5(v));
+    }
     if (WG_NEGA(v))
         for (int i = 0; i < 16; i++) for (int k = 0; k < K; k++) a[i][k] ^= sign;
     if (WG_NEGB(v))
@@ -228,7 +290,8 @@ static int wgmma_compute(Warp *w, const WgOp *op)
             if (acc16) c = c >> (16 * (i % 2)) & 0xffff;
             if (!(op->scale_d >> l & 1)) c = 0;
             out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v))
-                           : tc_dot_dec(dec + row * 32, dec + (16 + col) * 32, K, f, c, acc16);
+                   : fp8 ? fp8_dot(a[row], bt[col], c)
+                         : tc_dot_dec(dec + row * 32, dec + (16 + col) * 32, K, f, c, acc16);
         }
         for (int i = 0; i < nreg; i++)
             ROW(w, D[i])[l] = acc16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];
@@ -387,13 +450,17 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
     if (d->ntypes != 3) return "wgmma.mma_async needs .dtype.atype.btype";
     int dt = d->types[0], at = d->types[1], bt = d->types[2];
     int isint = dt == TY_S32 && (at == TY_S8 || at == TY_U8) && (bt == TY_S8 || bt == TY_U8);
-    int tf32 = dt == TY_F32 && at == TY_TF32 && bt == TY_TF32;
+    int fp8 = dt == TY_F32 && (at == TY_E4M3 || at == TY_E5M2) && (bt == TY_E4M3 || bt == TY_E5M2);
+    int tf32 = (dt == TY_F32 && at == TY_TF32 && bt == TY_TF32) || fp8;   /* the same operands */
     int half = at == bt && (at == TY_F16 || at == TY_BF16) && (dt == TY_F32 || (dt == TY_F16 && at == TY_F16));
+    if (dt == TY_F16 && (at == TY_E4M3 || at == TY_E5M2))
+        return "fp8 wgmma is implemented with f32 accumulators (issue 10: f16 ones are not yet measured)";
     if (!isint && !tf32 && !half)
-        return "wgmma.mma_async is implemented for .f32.f16.f16, .f32.bf16.bf16, .f16.f16.f16, .f32.tf32.tf32 "
-               "and .s32 with .s8/.u8 (fp8 and b1 types: issue 10)";
-    if (d->wg_k != (isint ? 32 : tf32 ? 8 : 16))
-        return isint ? "8-bit integer wgmma is m64nNk32" : tf32 ? "tf32 wgmma is m64nNk8" : "f16/bf16 wgmma is m64nNk16";
+        return "wgmma.mma_async is implemented for .f32.f16.f16, .f32.bf16.bf16, .f16.f16.f16, .f32.tf32.tf32, "
+               ".f32 on fp8 (.e4m3/.e5m2) and .s32 with .s8/.u8 (b1: issue 10)";
+    if (d->wg_k != (isint || fp8 ? 32 : tf32 ? 8 : 16))
+        return isint ? "8-bit integer wgmma is m64nNk32" : fp8 ? "fp8 wgmma is m64nNk32"
+             : tf32 ? "tf32 wgmma is m64nNk8" : "f16/bf16 wgmma is m64nNk16";
     int acc16 = dt == TY_F16, areg = rl->count[1] == 4;
     if (rl->count[0] != (unsigned)(acc16 ? N / 4 : N / 2))
         return "wrong number of accumulator registers for this wgmma shape";
@@ -405,7 +472,7 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
     for (int i = first; i < first + nimm; i++) {
         if (rl->count[i] != 1 || !(d->list_imm_mask >> i & 1))
             return isint ? "integer wgmma takes d, a, b-desc, scale-d"
-                 : tf32 ? "tf32 wgmma takes imm-scale-a, imm-scale-b"
+                 : tf32 ? "tf32 and fp8 wgmma take imm-scale-a, imm-scale-b"
                  : areg ? "wgmma with A in registers takes imm-scale-a, imm-scale-b, imm-trans-b"
                         : "wgmma takes imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b";
     }
@@ -415,12 +482,13 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
     if ((sa != 1 && sa != -1) || (sb != 1 && sb != -1)) return "imm-scale-a/b are 1 or -1";
     if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1)) return "imm-trans-a/b are 0 or 1";
     if (desc_has(d, MOD_SATFINITE) && !isint) return ".satfinite applies to integer wgmma";
-    int fmt = tf32 ? TC_TF32 : at == TY_BF16 ? TC_BF16 : TC_F16;
+    int fmt = fp8 ? TC_F16 : tf32 ? TC_TF32 : at == TY_BF16 ? TC_BF16 : TC_F16;
     int64_t cfg = N | (int64_t)fmt << 9 | (int64_t)acc16 << 11 |
                   (int64_t)areg << 12 | (int64_t)(sa < 0) << 13 | (int64_t)(sb < 0) << 14 |
                   (int64_t)ta << 15 | (int64_t)tb << 16 | (int64_t)isint << 19 |
                   (int64_t)(at == TY_S8) << 20 | (int64_t)(bt == TY_S8) << 21 |
-                  (int64_t)desc_has(d, MOD_SATFINITE) << 22;
+                  (int64_t)desc_has(d, MOD_SATFINITE) << 22 | (int64_t)fp8 << 25 |
+                  (int64_t)(at == TY_E5M2) << 26 | (int64_t)(bt == TY_E5M2) << 27;
     if (d->list_imm_mask >> 3 & 1) cfg |= (int64_t)1 << 17 | (int64_t)(d->list_imm[3] != 0) << 18;
     rl->cfg = cfg;
     in->fn = h_wgmma;
