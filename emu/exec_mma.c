@@ -574,14 +574,15 @@ uint32_t tc_fp8_to_f16(uint32_t v, int e5)
  * with zero accumulators, the second onto the first's result - and adds C with an FADD (its
  * SASS, cuobjdump). The first HMMA takes the low two bytes of each A and B register: columns
  * k with k%4 < 2. So each element is the f16 model of 16 products from 0, then of the other
- * 16 onto that, then c + that rounded to nearest (tests/cuda/mma_float.cu).
- * Inst.imm: A is e5m2 | B is e5m2 << 1. */
+ * 16 onto that, then c + that rounded to nearest (tests/cuda/mma_float.cu). With f16
+ * accumulators the same with HMMA.16816.F16 and an HADD2: each step rounds to f16 to nearest
+ * (tests/cuda/fp8_f16acc.cu). Inst.imm: A is e5m2 | B is e5m2 << 1 | f16 accumulators << 2. */
 static int h_mma_fp8(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
     if (r) return r;
     const RowList *rl = in->aux;
-    int ae5 = (int)(in->imm & 1), be5 = (int)(in->imm >> 1 & 1);
+    int ae5 = (int)(in->imm & 1), be5 = (int)(in->imm >> 1 & 1), acc16 = (int)(in->imm >> 2 & 1);
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
     uint32_t a[16][2][16], b[8][2][16], c[16][8];   /* [row or column][HMMA step][k] */
     for (int l = 0; l < WARP_SIZE; l++) {
@@ -600,11 +601,29 @@ static int h_mma_fp8(Warp *w, const Inst *in, uint32_t mask)
                 b[g][e / 2][k / 4 * 2 + e % 2] = tc_fp8_to_f16(v >> (8 * e), be5);
             }
         }
-        for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
+        if (acc16) {   /* f16 C: register j holds row g + 8j, columns 2t and 2t+1 */
+            for (int j = 0; j < 2; j++) {
+                uint32_t v = (uint32_t)ROW(w, C[j])[l];
+                c[g + 8 * j][2 * t] = v & 0xffff;
+                c[g + 8 * j][2 * t + 1] = v >> 16;
+            }
+        } else {
+            for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
+        }
     }
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4;
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; acc16 && j < 2; j++) {
+            uint32_t out[2];
+            for (int x = 0; x < 2; x++) {
+                int row = g + 8 * j, col = 2 * t + x;
+                uint32_t h = tc_dot(a[row][0], b[col][0], 16, TC_F16, 0, 1);
+                h = tc_dot(a[row][1], b[col][1], 16, TC_F16, h, 1);
+                out[x] = f16_result((double)fp_f16_to_f32(c[row][col]) + fp_f16_to_f32(h));
+            }
+            ROW(w, D[j])[l] = out[0] | out[1] << 16;
+        }
+        for (int j = 0; !acc16 && j < 4; j++) {
             int row = g + 8 * (j / 2), col = 2 * t + j % 2;
             uint32_t s = tc_dot(a[row][0], b[col][0], 16, TC_F16, 0, 0);
             s = tc_dot(a[row][1], b[col][1], 16, TC_F16, s, 0);
@@ -704,12 +723,13 @@ const char *bind_mma(Inst *in, const InstDesc *d)
     }
     if ((at == TY_E4M3 || at == TY_E5M2) && (bt == TY_E4M3 || bt == TY_E5M2)) {
         if (!desc_has(d, MOD_M16N8K32)) return "fp8 mma exists as m16n8k32";
-        if (dt != TY_F32 || ct != TY_F32)
-            return "fp8 mma is implemented with f32 accumulators (issue 10: f16 ones are not yet measured)";
+        int acc16 = dt == TY_F16 && ct == TY_F16;
+        if (!acc16 && (dt != TY_F32 || ct != TY_F32)) return "fp8 mma has .f32.f32 or .f16.f16 accumulators";
         if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "fp8 mma needs .row.col";
-        if (!rl || rl->count[0] != 4 || rl->count[1] != 4 || rl->count[2] != 2 || rl->count[3] != 4)
-            return "fp8 mma m16n8k32 takes {d} (4 f32), {a} (4), {b} (2), {c} (4)";
-        in->imm = (at == TY_E5M2) | (bt == TY_E5M2) << 1;
+        unsigned nd = acc16 ? 2 : 4;
+        if (!rl || rl->count[0] != nd || rl->count[1] != 4 || rl->count[2] != 2 || rl->count[3] != nd)
+            return "fp8 mma m16n8k32 takes {d} (4 f32 or 2 f16x2), {a} (4), {b} (2), {c} (like d)";
+        in->imm = (at == TY_E5M2) | (bt == TY_E5M2) << 1 | acc16 << 2;
         in->fn = h_mma_fp8;
         return NULL;
     }

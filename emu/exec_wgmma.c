@@ -191,9 +191,10 @@ static int fp8_parts(uint32_t u, int f32, int64_t *m, int *q, int *x)
  * tensor cores keep 14 bits. The 32 products (exact) and c are terms; E is the largest
  * alignment exponent of the nonzero terms (xa + xb - 1 for a product, xc for c, as in the f16
  * model of exec_mma.c); each term is cut towards zero to a multiple of 2^(E-14), and their
- * exact sum keeps its 14 leading bits, cut towards zero. Infinities and NaNs: IEEE, NaN
- * canonical. a and b hold the values as f16 bits. */
-static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, uint32_t c)
+ * exact sum keeps its 14 leading bits, cut towards zero. With f16 accumulators (c an f16
+ * term) the exact sum is rounded to f16 to nearest instead (tests/cuda/fp8_f16acc.cu).
+ * Infinities and NaNs: IEEE, NaN canonical. a and b hold the values as f16 bits. */
+static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, uint32_t c, int acc16)
 {
     int64_t m[33];
     int q[33], x[33], n = 0, E = INT32_MIN, special = 0;
@@ -203,14 +204,15 @@ static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, uint32_t c)
         if (!fp8_parts(a[k], 0, &ma, &qa, &xa) || !fp8_parts(b[k], 0, &mb, &qb, &xb)) { special = 1; continue; }
         if (ma && mb) { m[n] = ma * mb; q[n] = qa + qb; x[n] = xa + xb - 1; n++; }
     }
-    if (!fp8_parts(c, 1, &m[n], &q[n], &x[n])) special = 1;
+    if (!fp8_parts(c, !acc16, &m[n], &q[n], &x[n])) special = 1;
     else if (m[n]) n++;
     if (special) {   /* rare: IEEE arithmetic in double (exact enough to give Inf or NaN) */
-        double s = fp_bits_f32(c);
+        double s = acc16 ? fp_f16_to_f32(c) : fp_bits_f32(c);
         for (int k = 0; k < 32; k++) s += fp_f16_to_f32(a[k]) * (double)fp_f16_to_f32(b[k]);
+        if (acc16) return isnan(s) ? 0x7fffu : (uint32_t)fp_from_f64(s, FP_F16, RND_RN, 0);
         return isnan(s) ? 0x7fffffffu : fp_f32_bits((float)s);
     }
-    if (!n) return c & 0x80000000u;   /* every term zero: the sign of c */
+    if (!n) return acc16 ? c & 0x8000u : c & 0x80000000u;   /* every term zero: the sign of c */
     for (int i = 0; i < n; i++) if (x[i] > E) E = x[i];
     int lsb = E - 14;
     int64_t S = 0;
@@ -219,6 +221,7 @@ static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, uint32_t c)
         u = q[i] >= lsb ? u << (q[i] - lsb) : q[i] - lsb <= -63 ? 0 : u >> (lsb - q[i]);
         S += m[i] < 0 ? -u : u;
     }
+    if (acc16) return (uint32_t)fp_from_f64(ldexp((double)S, lsb), FP_F16, RND_RN, 0);
     uint64_t mag = (uint64_t)(S < 0 ? -S : S);
     int bits = 64 - (mag ? __builtin_clzll(mag) : 64);
     if (bits > 14) mag = mag >> (bits - 14) << (bits - 14);
@@ -290,7 +293,7 @@ static int wgmma_compute(Warp *w, const WgOp *op)
             if (acc16) c = c >> (16 * (i % 2)) & 0xffff;
             if (!(op->scale_d >> l & 1)) c = 0;
             out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v))
-                   : fp8 ? fp8_dot(a[row], bt[col], c)
+                   : fp8 ? fp8_dot(a[row], bt[col], c, acc16)
                          : tc_dot_dec(dec + row * 32, dec + (16 + col) * 32, K, f, c, acc16);
         }
         for (int i = 0; i < nreg; i++)
@@ -450,14 +453,12 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
     if (d->ntypes != 3) return "wgmma.mma_async needs .dtype.atype.btype";
     int dt = d->types[0], at = d->types[1], bt = d->types[2];
     int isint = dt == TY_S32 && (at == TY_S8 || at == TY_U8) && (bt == TY_S8 || bt == TY_U8);
-    int fp8 = dt == TY_F32 && (at == TY_E4M3 || at == TY_E5M2) && (bt == TY_E4M3 || bt == TY_E5M2);
+    int fp8 = (dt == TY_F32 || dt == TY_F16) && (at == TY_E4M3 || at == TY_E5M2) && (bt == TY_E4M3 || bt == TY_E5M2);
     int tf32 = (dt == TY_F32 && at == TY_TF32 && bt == TY_TF32) || fp8;   /* the same operands */
     int half = at == bt && (at == TY_F16 || at == TY_BF16) && (dt == TY_F32 || (dt == TY_F16 && at == TY_F16));
-    if (dt == TY_F16 && (at == TY_E4M3 || at == TY_E5M2))
-        return "fp8 wgmma is implemented with f32 accumulators (issue 10: f16 ones are not yet measured)";
     if (!isint && !tf32 && !half)
         return "wgmma.mma_async is implemented for .f32.f16.f16, .f32.bf16.bf16, .f16.f16.f16, .f32.tf32.tf32, "
-               ".f32 on fp8 (.e4m3/.e5m2) and .s32 with .s8/.u8 (b1: issue 10)";
+               "fp8 (.e4m3/.e5m2) and .s32 with .s8/.u8 (b1: issue 10)";
     if (d->wg_k != (isint || fp8 ? 32 : tf32 ? 8 : 16))
         return isint ? "8-bit integer wgmma is m64nNk32" : fp8 ? "fp8 wgmma is m64nNk32"
              : tf32 ? "tf32 wgmma is m64nNk8" : "f16/bf16 wgmma is m64nNk16";
