@@ -63,6 +63,7 @@
 #define WG_FP8(v) ((int)((v) >> 25 & 1))     /* fp8 A and B (K = 32)             */
 #define WG_AE5(v) ((int)((v) >> 26 & 1))     /* A is e5m2 (else e4m3)            */
 #define WG_BE5(v) ((int)((v) >> 27 & 1))
+#define WG_B1(v) ((int)((v) >> 28 & 1))      /* b1 .and.popc: bytes of 8 bits (K = 256) */
 
 /* The shared-memory address of element (r, k), of es bytes, under descriptor desc (r along M
  * or N); -1 where the layout is not one that was measured. */
@@ -107,9 +108,15 @@ static int read_elem(Warp *w, const Inst *in, uint64_t desc, int r, int k, int t
     return 0;
 }
 
-/* An 8-bit integer dot product: exact, wrapped to 32 bits or clamped with .satfinite. */
-static uint32_t int_dot(const uint32_t *a, const uint32_t *b, int K, int sa, int sb, int32_t c, int sat)
+/* An 8-bit integer dot product: exact, wrapped to 32 bits or clamped with .satfinite; with
+ * b1, the bits of a and b's 32 bytes ANDed and counted. */
+static uint32_t int_dot(const uint32_t *a, const uint32_t *b, int K, int sa, int sb, int32_t c, int sat, int b1)
 {
+    if (b1) {
+        uint32_t n = (uint32_t)c;
+        for (int k = 0; k < K; k++) n += (uint32_t)__builtin_popcount(a[k] & b[k]);
+        return n;
+    }
     int64_t sum = c;
     for (int k = 0; k < K; k++)
         sum += (int64_t)(sa ? (int8_t)a[k] : (uint8_t)a[k]) * (sb ? (int8_t)b[k] : (uint8_t)b[k]);
@@ -292,7 +299,7 @@ static int wgmma_compute(Warp *w, const WgOp *op)
             uint32_t c = (uint32_t)ROW(w, D[acc16 ? i / 2 : i])[l];
             if (acc16) c = c >> (16 * (i % 2)) & 0xffff;
             if (!(op->scale_d >> l & 1)) c = 0;
-            out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v))
+            out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v), WG_B1(v))
                    : fp8 ? fp8_dot(a[row], bt[col], c, acc16)
                          : tc_dot_dec(dec + row * 32, dec + (16 + col) * 32, K, f, c, acc16);
         }
@@ -452,14 +459,17 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
     if (desc_has(d, MOD_SP)) return bind_mma_async_sp(in, d);
     if (d->ntypes != 3) return "wgmma.mma_async needs .dtype.atype.btype";
     int dt = d->types[0], at = d->types[1], bt = d->types[2];
-    int isint = dt == TY_S32 && (at == TY_S8 || at == TY_U8) && (bt == TY_S8 || bt == TY_U8);
+    int b1 = dt == TY_S32 && at == TY_B1 && bt == TY_B1;
+    if (b1 && (!desc_has(d, MOD_AND) || !desc_has(d, MOD_POPC))) return "b1 wgmma needs .and.popc";
+    if (b1 && d->wg_k != 256) return "b1 wgmma is m64nNk256";
+    int isint = (dt == TY_S32 && (at == TY_S8 || at == TY_U8) && (bt == TY_S8 || bt == TY_U8)) || b1;
     int fp8 = (dt == TY_F32 || dt == TY_F16) && (at == TY_E4M3 || at == TY_E5M2) && (bt == TY_E4M3 || bt == TY_E5M2);
     int tf32 = (dt == TY_F32 && at == TY_TF32 && bt == TY_TF32) || fp8;   /* the same operands */
     int half = at == bt && (at == TY_F16 || at == TY_BF16) && (dt == TY_F32 || (dt == TY_F16 && at == TY_F16));
     if (!isint && !tf32 && !half)
         return "wgmma.mma_async is implemented for .f32.f16.f16, .f32.bf16.bf16, .f16.f16.f16, .f32.tf32.tf32, "
-               "fp8 (.e4m3/.e5m2) and .s32 with .s8/.u8 (b1: issue 10)";
-    if (d->wg_k != (isint || fp8 ? 32 : tf32 ? 8 : 16))
+               "fp8 (.e4m3/.e5m2) and .s32 with .s8/.u8 or .b1 (.and.popc)";
+    if (!b1 && d->wg_k != (isint || fp8 ? 32 : tf32 ? 8 : 16))
         return isint ? "8-bit integer wgmma is m64nNk32" : fp8 ? "fp8 wgmma is m64nNk32"
              : tf32 ? "tf32 wgmma is m64nNk8" : "f16/bf16 wgmma is m64nNk16";
     int acc16 = dt == TY_F16, areg = rl->count[1] == 4;
@@ -482,14 +492,14 @@ static const char *bind_mma_async(Inst *in, const InstDesc *d)
     int ta = nimm == 4 ? (int)d->list_imm[6] : 0, tb = nimm >= 3 ? (int)d->list_imm[areg ? 6 : 7] : 0;
     if ((sa != 1 && sa != -1) || (sb != 1 && sb != -1)) return "imm-scale-a/b are 1 or -1";
     if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1)) return "imm-trans-a/b are 0 or 1";
-    if (desc_has(d, MOD_SATFINITE) && !isint) return ".satfinite applies to integer wgmma";
+    if (desc_has(d, MOD_SATFINITE) && (!isint || b1)) return ".satfinite applies to 8-bit integer wgmma";
     int fmt = fp8 ? TC_F16 : tf32 ? TC_TF32 : at == TY_BF16 ? TC_BF16 : TC_F16;
     int64_t cfg = N | (int64_t)fmt << 9 | (int64_t)acc16 << 11 |
                   (int64_t)areg << 12 | (int64_t)(sa < 0) << 13 | (int64_t)(sb < 0) << 14 |
                   (int64_t)ta << 15 | (int64_t)tb << 16 | (int64_t)isint << 19 |
                   (int64_t)(at == TY_S8) << 20 | (int64_t)(bt == TY_S8) << 21 |
                   (int64_t)desc_has(d, MOD_SATFINITE) << 22 | (int64_t)fp8 << 25 |
-                  (int64_t)(at == TY_E5M2) << 26 | (int64_t)(bt == TY_E5M2) << 27;
+                  (int64_t)(at == TY_E5M2) << 26 | (int64_t)(bt == TY_E5M2) << 27 | (int64_t)b1 << 28;
     if (d->list_imm_mask >> 3 & 1) cfg |= (int64_t)1 << 17 | (int64_t)(d->list_imm[3] != 0) << 18;
     rl->cfg = cfg;
     in->fn = h_wgmma;
