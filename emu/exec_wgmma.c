@@ -201,11 +201,11 @@ static int fp8_parts(uint32_t u, int f32, int64_t *m, int *q, int *x)
  * exact sum keeps its 14 leading bits, cut towards zero. With f16 accumulators (c an f16
  * term) the exact sum is rounded to f16 to nearest instead (tests/cuda/fp8_f16acc.cu).
  * Infinities and NaNs: IEEE, NaN canonical. a and b hold the values as f16 bits. */
-static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, uint32_t c, int acc16)
+static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, int K, uint32_t c, int acc16)
 {
-    int64_t m[33];
-    int q[33], x[33], n = 0, E = INT32_MIN, special = 0;
-    for (int k = 0; k < 32; k++) {
+    int64_t m[65];
+    int q[65], x[65], n = 0, E = INT32_MIN, special = 0;
+    for (int k = 0; k < K; k++) {
         int64_t ma, mb;
         int qa, qb, xa, xb;
         if (!fp8_parts(a[k], 0, &ma, &qa, &xa) || !fp8_parts(b[k], 0, &mb, &qb, &xb)) { special = 1; continue; }
@@ -215,7 +215,7 @@ static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, uint32_t c, int ac
     else if (m[n]) n++;
     if (special) {   /* rare: IEEE arithmetic in double (exact enough to give Inf or NaN) */
         double s = acc16 ? fp_f16_to_f32(c) : fp_bits_f32(c);
-        for (int k = 0; k < 32; k++) s += fp_f16_to_f32(a[k]) * (double)fp_f16_to_f32(b[k]);
+        for (int k = 0; k < K; k++) s += fp_f16_to_f32(a[k]) * (double)fp_f16_to_f32(b[k]);
         if (acc16) return isnan(s) ? 0x7fffu : (uint32_t)fp_from_f64(s, FP_F16, RND_RN, 0);
         return isnan(s) ? 0x7fffffffu : fp_f32_bits((float)s);
     }
@@ -244,9 +244,10 @@ static int wgmma_compute(Warp *w, const WgOp *op)
     int64_t v = rl->cfg;
     int N = WG_N(v), f = WG_FMT(v), acc16 = WG_ACC16(v), isint = WG_INT(v), rank = (int)(w->id % 4);
     int fp8 = WG_FP8(v), bytes = isint || fp8;
-    int sp = WG_SP(v), K = bytes || sp ? 32 : f == TC_TF32 ? 8 : 16, es = bytes ? 1 : f == TC_TF32 ? 4 : 2, E = 4 / es;
+    int sp = WG_SP(v), K = (bytes || sp ? 32 : f == TC_TF32 ? 8 : 16) * (sp && bytes ? 2 : 1);
+    int es = bytes ? 1 : f == TC_TF32 ? 4 : 2, E = 4 / es;
     const uint32_t *D = rl->rows;
-    uint32_t a[16][32], bt[256][32];   /* this warp's 16 rows of A; B transposed: bt[n][k] */
+    uint32_t a[16][64], bt[256][64];   /* this warp's 16 rows of A; B transposed: bt[n][k] */
     uint32_t sign = isint ? 0 : f == TC_TF32 ? 0x80000000u : 0x8000u, emask = es == 4 ? 0xffffffffu : (1u << (8 * es)) - 1;
     if (WG_AREG(v)) {   /* register j: row g + 8(j%2), columns (j/2) K/2 + t E + e */
         for (int l = 0; l < WARP_SIZE; l++) {
@@ -257,15 +258,16 @@ static int wgmma_compute(Warp *w, const WgOp *op)
                     a[g + 8 * (j & 1)][(j >> 1) * (K / 2) + t * E + e] = x >> (8 * es * e) & emask;
             }
         }
-    } else if (sp) {   /* 16 compressed values a row, placed by the metadata (see top) */
+    } else if (sp) {   /* K/2 compressed values a row, placed by the metadata (see top) */
         memset(a, 0, sizeof a);
         for (int i = 0; i < 16; i++)
-            for (int c = 0; c < 16; c++) {
+            for (int c = 0; c < K / 2; c++) {
                 uint32_t x;
                 if (read_elem(w, in, op->da, 16 * rank + i, c, WG_TA(v), es, &x)) return STEP_FAULT;
                 int q = c / 2;
-                uint32_t meta = op->meta[4 * (i % 8) + 2 * WG_SEL(v) + q / 4];
-                uint32_t nib = meta >> (4 * (q % 4 + 4 * (i / 8))) & 15, pos = (c % 2 ? nib >> 2 : nib) & 3;
+                uint32_t lane = bytes ? 4 * (i % 8) + i / 8 + 2 * (q / 8) : 4 * (i % 8) + 2 * WG_SEL(v) + q / 4;
+                uint32_t sh = bytes ? 4 * (q % 8) : 4 * (q % 4 + 4 * (i / 8));
+                uint32_t nib = op->meta[lane] >> sh & 15, pos = (c % 2 ? nib >> 2 : nib) & 3;
                 a[i][4 * q + pos] = x;
             }
     } else {
@@ -285,7 +287,7 @@ static int wgmma_compute(Warp *w, const WgOp *op)
     if (WG_NEGB(v))
         for (int n = 0; n < N; n++) for (int k = 0; k < K; k++) bt[n][k] ^= sign;
     TcElem *dec = NULL;   /* 16 rows of A and up to 256 columns of B: 600 KiB, on the heap */
-    if (!isint) {
+    if (!isint && !fp8) {
         if (!(dec = tc_thread_scratch(TC_SCRATCH_WGMMA, sizeof(TcElem) * (16 + 256) * 32)))
             return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wgmma: out of host memory");
         for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, dec + i * 32);
@@ -300,7 +302,7 @@ static int wgmma_compute(Warp *w, const WgOp *op)
             if (acc16) c = c >> (16 * (i % 2)) & 0xffff;
             if (!(op->scale_d >> l & 1)) c = 0;
             out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v), WG_B1(v))
-                   : fp8 ? fp8_dot(a[row], bt[col], c, acc16)
+                   : fp8 ? fp8_dot(a[row], bt[col], K, c, acc16)
                          : tc_dot_dec(dec + row * 32, dec + (16 + col) * 32, K, f, c, acc16);
         }
         for (int i = 0; i < nreg; i++)
@@ -428,21 +430,36 @@ static const char *bind_mma_async_sp(Inst *in, const InstDesc *d)
 {
     RowList *rl = in->aux;
     int N = d->wg_n;
-    if (d->wg_m != 64 || d->wg_k != 32 || N < 8 || N > 256 || N % 8) return "wgmma.mma_async.sp is m64nNk32 (N 8 .. 256)";
-    if (d->ntypes != 3 || d->types[0] != TY_F32 || d->types[1] != TY_F16 || d->types[2] != TY_F16)
-        return "wgmma.mma_async.sp is implemented for .f32.f16.f16 (issue 10: other types not yet measured)";
-    if (!rl || rl->count[0] != (unsigned)(N / 2) || rl->count[1] != 1 || rl->count[2] != 1 || rl->count[3] != 1)
-        return "wgmma.mma_async.sp takes d, a-desc, b-desc, sp-meta, sp-sel, scale-d and four immediates "
+    if (d->ntypes != 3) return "wgmma.mma_async.sp needs .dtype.atype.btype";
+    int dt = d->types[0], at = d->types[1], bt = d->types[2];
+    int half = at == bt && (at == TY_F16 || at == TY_BF16) && (dt == TY_F32 || (dt == TY_F16 && at == TY_F16));
+    int isint = dt == TY_S32 && (at == TY_S8 || at == TY_U8) && (bt == TY_S8 || bt == TY_U8);
+    int fp8 = (dt == TY_F32 || dt == TY_F16) && (at == TY_E4M3 || at == TY_E5M2) && (bt == TY_E4M3 || bt == TY_E5M2);
+    if (!half && !isint && !fp8)
+        return "wgmma.mma_async.sp is implemented for f16/bf16, fp8 and 8-bit integers (issue 10: tf32 is not yet measured)";
+    int K = half ? 32 : 64, acc16 = dt == TY_F16;
+    if (d->wg_m != 64 || d->wg_k != K || N < 8 || N > 256 || N % 8)
+        return half ? "wgmma.mma_async.sp on f16/bf16 is m64nNk32 (N 8 .. 256)" : "8-bit wgmma.mma_async.sp is m64nNk64 (N 8 .. 256)";
+    if (!rl || rl->count[0] != (unsigned)(acc16 ? N / 4 : N / 2) || rl->count[1] != 1 || rl->count[2] != 1 || rl->count[3] != 1)
+        return "wgmma.mma_async.sp takes d, a-desc, b-desc, sp-meta, sp-sel, scale-d and its immediates "
                "(A in registers is not implemented)";
-    for (int i = 4; i < 10; i++)
+    int nimm = half ? 4 : fp8 ? 2 : 0;   /* after sp-sel and scale-d */
+    for (int i = 4; i < 6 + nimm; i++)
         if (i != 5 && (rl->count[i] != 1 || !(d->list_imm_mask >> i & 1)))
-            return "wgmma.mma_async.sp's sp-sel, imm-scale-a/b and imm-trans-a/b are immediates";
-    if (d->list_imm[4] < 0 || d->list_imm[4] > 1) return "wgmma.mma_async.sp's sparsity selector is 0 or 1";
-    int64_t sa = d->list_imm[6], sb = d->list_imm[7], ta = d->list_imm[8], tb = d->list_imm[9];
+            return "wgmma.mma_async.sp's sp-sel and imm-scale/imm-trans operands are immediates";
+    if (d->list_imm[4] < 0 || d->list_imm[4] > (half ? 1 : 0))
+        return half ? "wgmma.mma_async.sp's sparsity selector is 0 or 1" : "8-bit wgmma.mma_async.sp's sparsity selector is 0";
+    int64_t sa = nimm ? d->list_imm[6] : 1, sb = nimm ? d->list_imm[7] : 1;
+    int64_t ta = nimm == 4 ? d->list_imm[8] : 0, tb = nimm == 4 ? d->list_imm[9] : 0;
     if ((sa != 1 && sa != -1) || (sb != 1 && sb != -1)) return "imm-scale-a/b are 1 or -1";
     if (ta || tb) return "wgmma.mma_async.sp with transposed operands is not implemented (not yet measured)";
-    int64_t cfg = N | (int64_t)TC_F16 << 9 | (int64_t)(sa < 0) << 13 | (int64_t)(sb < 0) << 14 |
-                  (int64_t)1 << 23 | (int64_t)d->list_imm[4] << 24;
+    if (desc_has(d, MOD_SATFINITE) && !isint) return ".satfinite applies to integer wgmma";
+    int64_t cfg = N | (int64_t)(at == TY_BF16 ? TC_BF16 : TC_F16) << 9 | (int64_t)acc16 << 11 |
+                  (int64_t)(sa < 0) << 13 | (int64_t)(sb < 0) << 14 |
+                  (int64_t)1 << 23 | (int64_t)d->list_imm[4] << 24 | (int64_t)isint << 19 |
+                  (int64_t)(at == TY_S8) << 20 | (int64_t)(bt == TY_S8) << 21 |
+                  (int64_t)desc_has(d, MOD_SATFINITE) << 22 | (int64_t)fp8 << 25 |
+                  (int64_t)(at == TY_E5M2) << 26 | (int64_t)(bt == TY_E5M2) << 27;
     if (d->list_imm_mask >> 5 & 1) cfg |= (int64_t)1 << 17 | (int64_t)(d->list_imm[5] != 0) << 18;
     rl->cfg = cfg;
     in->fn = h_wgmma;
