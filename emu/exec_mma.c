@@ -502,23 +502,25 @@ static int h_mma_sp_int(Warp *w, const Inst *in, uint32_t mask)
     if (r) return r;
     const RowList *rl = in->aux;
     MmaShape sh = unpack(in->imm);
-    int K = sh.k, sel = (int)(in->imm >> 36 & 3);
+    int K = sh.k, sel = (int)(in->imm >> 36 & 3), bits = sh.bits, V = 8 / bits, KB = K / V;   /* V values a byte */
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2],
                    *E = C + rl->count[3];
-    int32_t a[16][64], b[8][64];
+    int32_t a[16][128], b[8][128];
     int64_t acc[16][8];
     memset(a, 0, sizeof a);
     for (int l = 0; l < WARP_SIZE; l++) {
         int g = l / 4, t = l % 4;
-        for (int j = 0; j < K / 16; j++) {
+        for (int j = 0; j < KB / 16; j++) {
             uint32_t va = (uint32_t)ROW(w, A[j])[l], vb = (uint32_t)ROW(w, B[j])[l];
             int row = g + 8 * (j % 2);
-            for (int e = 0; e < 4; e++) {
+            for (int e = 0; e < 4; e++) {   /* byte e: compressed byte 16(j/2) + 4t + e */
                 int cc = 16 * (j / 2) + 4 * t + e, q = cc / 2;
-                uint32_t meta = (uint32_t)ROW(w, E[0])[4 * g + (K / 16) * sel + j % 2 + 2 * (q / 8)];
+                uint32_t meta = (uint32_t)ROW(w, E[0])[4 * g + (KB / 16) * sel + j % 2 + 2 * (q / 8)];
                 uint32_t nib = meta >> (4 * (q % 8)) & 15, pos = (cc % 2 ? nib >> 2 : nib) & 3;
-                a[row][4 * q + pos] = (int32_t)elem(va, e, 8, sh.a_signed);
-                b[g][16 * j + 4 * t + e] = (int32_t)elem(vb, e, 8, sh.b_signed);
+                for (int x = 0; x < V; x++) {
+                    a[row][(4 * q + (int)pos) * V + x] = (int32_t)elem(va, e * V + x, bits, sh.a_signed);
+                    b[g][(16 * j + 4 * t + e) * V + x] = (int32_t)elem(vb, e * V + x, bits, sh.b_signed);
+                }
             }
         }
         for (int j = 0; j < 4; j++) acc[g + 8 * (j / 2)][2 * t + j % 2] = (int32_t)ROW(w, C[j])[l];
@@ -536,23 +538,112 @@ static int h_mma_sp_int(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* mma.sp on tf32 (tests/cuda/mma_sp_more.cu: m16n8k8 with selectors 0 and 3, m16n8k16 with
+ * selector 1; native HMMA.SP.*.TF32). A's register j holds row g + 8(j%2), compressed column
+ * 4(j/2) + t. The metadata counts in 16-bit halves: a tf32 value is two halves, so the
+ * compressed value c is group c of f16's layout, and its nibble (0x4 or 0xe) puts it in the
+ * first or the second column of dense pair c; group c of row g + 8h takes nibble c%4 + 4h of
+ * lane 4g + (K/8) selector + c/4. B and C as dense tf32 mma; the arithmetic is the tf32 model.
+ * Inst.imm: selector | K << 8. */
+static int h_mma_sp_tf32(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int sel = (int)(in->imm & 3), K = (int)(in->imm >> 8 & 63);
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2],
+                   *E = C + rl->count[3];
+    uint32_t a[16][16], b[8][16], c[16][8];
+    memset(a, 0, sizeof a);
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int g = l / 4, t = l % 4;
+        for (int j = 0; j < K / 4; j++) {
+            int row = g + 8 * (j % 2), cc = 4 * (j / 2) + t;
+            uint32_t meta = (uint32_t)ROW(w, E[0])[4 * g + (K / 8) * sel + cc / 4];
+            uint32_t nib = meta >> (4 * (cc % 4 + 4 * (j % 2))) & 15;
+            a[row][2 * cc + ((nib & 3) >= 2)] = (uint32_t)ROW(w, A[j])[l];
+        }
+        for (int j = 0; j < K / 4; j++) b[g][4 * j + t] = (uint32_t)ROW(w, B[j])[l];
+        for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
+    }
+    FOR_LANES(mask, l) {
+        int g = l / 4, t = l % 4;
+        for (int j = 0; j < 4; j++) {
+            int row = g + 8 * (j / 2), col = 2 * t + j % 2;
+            ROW(w, D[j])[l] = tc_dot(a[row], b[col], K, TC_TF32, c[row][col], 0);
+        }
+    }
+    return STEP_NEXT;
+}
+
+/* mma.sp m16n8k64 .f32 on fp8 (tests/cuda/mma_sp_more.cu). Like dense fp8 mma, sm_90 has no
+ * instruction for it: the values become f16 and two HMMA.SP.16832.F32 run, the first from
+ * zero, the second onto it, then an FADD of C (SASS). The layouts are mma.sp s8's (A's
+ * register j holds row g + 8(j%2), compressed columns 16(j/2) + 4t .. +3; group q of row
+ * g + 8h takes nibble q%8 of lane 4g + h + 2(q/8)); the first HMMA takes the dense columns k
+ * with k%8 < 4 (the even groups), the second the others. Inst.imm: A e5m2 | B e5m2 << 1. */
+static int h_mma_sp_fp8(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int ae5 = (int)(in->imm & 1), be5 = (int)(in->imm >> 1 & 1);
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2],
+                   *E = C + rl->count[3];
+    uint32_t a[16][64], b[8][64], c[16][8];
+    memset(a, 0, sizeof a);
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int g = l / 4, t = l % 4;
+        for (int j = 0; j < 4; j++) {
+            uint32_t va = (uint32_t)ROW(w, A[j])[l], vb = (uint32_t)ROW(w, B[j])[l];
+            int row = g + 8 * (j % 2);
+            for (int e = 0; e < 4; e++) {
+                int cc = 16 * (j / 2) + 4 * t + e, q = cc / 2;
+                uint32_t meta = (uint32_t)ROW(w, E[0])[4 * g + j % 2 + 2 * (q / 8)];
+                uint32_t nib = meta >> (4 * (q % 8)) & 15, pos = (cc % 2 ? nib >> 2 : nib) & 3;
+                a[row][4 * q + pos] = tc_fp8_to_f16(va >> (8 * e), ae5);
+                b[g][16 * j + 4 * t + e] = tc_fp8_to_f16(vb >> (8 * e), be5);
+            }
+        }
+        for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
+    }
+    FOR_LANES(mask, l) {
+        int g = l / 4, t = l % 4;
+        for (int j = 0; j < 4; j++) {
+            int row = g + 8 * (j / 2), col = 2 * t + j % 2;
+            uint32_t a0[32], b0[32], a1[32], b1[32];
+            int n0 = 0, n1 = 0;
+            for (int k = 0; k < 64; k++) {
+                if (k % 8 < 4) {   /* the even groups of four go to the first HMMA */ a0[n0] = a[row][k]; b0[n0++] = b[col][k]; } else { a1[n1] = a[row][k]; b1[n1++] = b[col][k]; }
+            }
+            uint32_t h = tc_dot(a0, b0, 32, TC_F16, 0, 0);
+            h = tc_dot(a1, b1, 32, TC_F16, h, 0);
+            float v = fp_bits_f32(c[row][col]) + fp_bits_f32(h);
+            ROW(w, D[j])[l] = isnan(v) ? 0x7fffffffu : fp_f32_bits(v);
+        }
+    }
+    return STEP_NEXT;
+}
+
 static int int_bits(int t, int *sgn);
 
 static const char *bind_mma_sp_int(Inst *in, const InstDesc *d, const RowList *rl)
 {
-    int sa, sb, K = desc_has(d, MOD_M16N8K32) ? 32 : desc_has(d, MOD_M16N8K64) ? 64 : 0;
-    if (int_bits(d->types[1], &sa) != 8 || int_bits(d->types[2], &sb) != 8 || d->types[0] != TY_S32 ||
-        d->types[3] != TY_S32)
-        return "mma.sp on integers is implemented for .s32 += s8/u8 (issue 10: s4/u4 are not yet measured)";
-    if (!K) return "mma.sp on 8-bit integers exists as m16n8k32 and m16n8k64";
+    int sa, sb, K = desc_has(d, MOD_M16N8K32) ? 32 : desc_has(d, MOD_M16N8K64) ? 64 :
+                    desc_has(d, MOD_M16N8K128) ? 128 : 0;
+    int bits = int_bits(d->types[1], &sa);
+    if ((bits != 8 && bits != 4) || int_bits(d->types[2], &sb) != bits || d->types[0] != TY_S32 || d->types[3] != TY_S32)
+        return "mma.sp on integers is .s32 += s8/u8 or s4/u4 (of one width)";
+    int KB = K * bits / 8;
+    if (KB != 32 && KB != 64)
+        return bits == 8 ? "mma.sp on 8-bit integers exists as m16n8k32 and m16n8k64" : "mma.sp on 4-bit integers exists as m16n8k64 and m16n8k128";
     if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "mma.sp needs .row.col";
-    if (!rl || rl->count[0] != 4 || rl->count[1] != (unsigned)K / 16 || rl->count[2] != (unsigned)K / 16 ||
+    if (!rl || rl->count[0] != 4 || rl->count[1] != (unsigned)KB / 16 || rl->count[2] != (unsigned)KB / 16 ||
         rl->count[3] != 4 || rl->count[4] != 1 || rl->count[5] != 1)
         return "wrong number of registers in an mma.sp operand (d, a, b, c, metadata, selector)";
-    if (!(d->list_imm_mask >> 5 & 1) || d->list_imm[5] < 0 || d->list_imm[5] > (K == 32 ? 1 : 0))
-        return K == 32 ? "mma.sp m16n8k32 on 8-bit integers has sparsity selector 0 or 1"
-                       : "mma.sp m16n8k64 on 8-bit integers has sparsity selector 0";
-    MmaShape sh = { 16, K, 8, sa, sb, desc_has(d, MOD_SATFINITE), OPB_MUL };
+    if (!(d->list_imm_mask >> 5 & 1) || d->list_imm[5] < 0 || d->list_imm[5] > (KB == 32 ? 1 : 0))
+        return KB == 32 ? "this integer mma.sp has sparsity selector 0 or 1" : "this integer mma.sp has sparsity selector 0";
+    MmaShape sh = { 16, K, bits, sa, sb, desc_has(d, MOD_SATFINITE), OPB_MUL };
     in->imm = pack(&sh) | (int64_t)d->list_imm[5] << 36;
     in->fn = h_mma_sp_int;
     return NULL;
@@ -639,6 +730,25 @@ static const char *bind_mma_sp(Inst *in, const InstDesc *d, const RowList *rl)
     if (d->ntypes != 4) return "mma.sp needs .dtype.atype.btype.ctype";
     int dt = d->types[0], at = d->types[1], bt = d->types[2], ct = d->types[3], sgn;
     if (int_bits(at, &sgn)) return bind_mma_sp_int(in, d, rl);
+    if (at == TY_TF32 || at == TY_E4M3 || at == TY_E5M2) {
+        int tf = at == TY_TF32;
+        int K = desc_has(d, MOD_M16N8K8) ? 8 : desc_has(d, MOD_M16N8K16) ? 16 : desc_has(d, MOD_M16N8K64) ? 64 : 0;
+        if (tf ? bt != TY_TF32 || (K != 8 && K != 16) : (bt != TY_E4M3 && bt != TY_E5M2) || K != 64)
+            return tf ? "mma.sp on tf32 exists as m16n8k8 and m16n8k16" : "mma.sp on fp8 exists as m16n8k64";
+        if (dt != TY_F32 || ct != TY_F32)
+            return tf ? "mma.sp on tf32 has f32 accumulators" : "mma.sp on fp8 is implemented with f32 accumulators (issue 10: f16 ones are not yet measured)";
+        if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "mma.sp needs .row.col";
+        unsigned nab = tf ? (unsigned)K / 4 : 4;
+        if (!rl || rl->count[0] != 4 || rl->count[1] != nab || rl->count[2] != nab || rl->count[3] != 4 ||
+            rl->count[4] != 1 || rl->count[5] != 1)
+            return "wrong number of registers in an mma.sp operand (d, a, b, c, metadata, selector)";
+        int maxsel = tf ? (K == 8 ? 3 : 1) : 0;
+        if (!(d->list_imm_mask >> 5 & 1) || d->list_imm[5] < 0 || d->list_imm[5] > maxsel)
+            return "mma.sp's sparsity selector is out of range for this shape (tf32 m16n8k8: 0-3, m16n8k16: 0-1; fp8: 0)";
+        in->imm = tf ? (int64_t)d->list_imm[5] | (int64_t)K << 8 : (int64_t)(at == TY_E5M2) | (int64_t)(bt == TY_E5M2) << 1;
+        in->fn = tf ? h_mma_sp_tf32 : h_mma_sp_fp8;
+        return NULL;
+    }
     int K = desc_has(d, MOD_M16N8K16) ? 16 : desc_has(d, MOD_M16N8K32) ? 32 : 0;
     int f32acc = dt == TY_F32 && ct == TY_F32, f16acc = dt == TY_F16 && ct == TY_F16;
     int ok = at == bt && K && ((at == TY_F16 && f32acc) || (at == TY_BF16 && f32acc && K == 16) ||
