@@ -736,7 +736,7 @@ static const char *bind_mma_sp(Inst *in, const InstDesc *d, const RowList *rl)
         if (tf ? bt != TY_TF32 || (K != 8 && K != 16) : (bt != TY_E4M3 && bt != TY_E5M2) || K != 64)
             return tf ? "mma.sp on tf32 exists as m16n8k8 and m16n8k16" : "mma.sp on fp8 exists as m16n8k64";
         if (dt != TY_F32 || ct != TY_F32)
-            return tf ? "mma.sp on tf32 has f32 accumulators" : "mma.sp on fp8 is implemented with f32 accumulators (issue 10: f16 ones are not yet measured)";
+            return tf ? "mma.sp on tf32 has f32 accumulators" : "mma.sp on fp8 has f32 accumulators on sm_90 (ptxas refuses f16 ones)";
         if (!desc_has(d, MOD_ROW) || !desc_has(d, MOD_COL)) return "mma.sp needs .row.col";
         unsigned nab = tf ? (unsigned)K / 4 : 4;
         if (!rl || rl->count[0] != 4 || rl->count[1] != nab || rl->count[2] != nab || rl->count[3] != 4 ||

@@ -244,12 +244,23 @@ static int wgmma_compute(Warp *w, const WgOp *op)
     int64_t v = rl->cfg;
     int N = WG_N(v), f = WG_FMT(v), acc16 = WG_ACC16(v), isint = WG_INT(v), rank = (int)(w->id % 4);
     int fp8 = WG_FP8(v), bytes = isint || fp8;
-    int sp = WG_SP(v), K = (bytes || sp ? 32 : f == TC_TF32 ? 8 : 16) * (sp && bytes ? 2 : 1);
+    int sp = WG_SP(v), K = sp ? (bytes ? 64 : f == TC_TF32 ? 16 : 32) : bytes ? 32 : f == TC_TF32 ? 8 : 16;
     int es = bytes ? 1 : f == TC_TF32 ? 4 : 2, E = 4 / es;
     const uint32_t *D = rl->rows;
     uint32_t a[16][64], bt[256][64];   /* this warp's 16 rows of A; B transposed: bt[n][k] */
     uint32_t sign = isint ? 0 : f == TC_TF32 ? 0x80000000u : 0x8000u, emask = es == 4 ? 0xffffffffu : (1u << (8 * es)) - 1;
-    if (WG_AREG(v)) {   /* register j: row g + 8(j%2), columns (j/2) K/2 + t E + e */
+    if (WG_AREG(v) && sp) {   /* register j: row g + 8(j%2), compressed columns 8(j/2) + 2t + e */
+        memset(a, 0, sizeof a);
+        for (int l = 0; l < WARP_SIZE; l++) {
+            int g = l / 4, t = l % 4;
+            for (int j = 0; j < 4; j++)
+                for (int e = 0; e < 2; e++) {
+                    int i = g + 8 * (j % 2), c = 8 * (j / 2) + 2 * t + e, q = c / 2;
+                    uint32_t nib = op->meta[4 * g + 2 * WG_SEL(v) + q / 4] >> (4 * (q % 4 + 4 * (j % 2))) & 15;
+                    a[i][4 * q + ((c % 2 ? nib >> 2 : nib) & 3)] = op->areg[j][l] >> (16 * e) & 0xffff;
+                }
+        }
+    } else if (WG_AREG(v)) {   /* register j: row g + 8(j%2), columns (j/2) K/2 + t E + e */
         for (int l = 0; l < WARP_SIZE; l++) {
             int g = l / 4, t = l % 4;
             for (int j = 0; j < 4; j++) {
@@ -264,6 +275,11 @@ static int wgmma_compute(Warp *w, const WgOp *op)
             for (int c = 0; c < K / 2; c++) {
                 uint32_t x;
                 if (read_elem(w, in, op->da, 16 * rank + i, c, WG_TA(v), es, &x)) return STEP_FAULT;
+                if (f == TC_TF32 && !bytes) {   /* tf32: the metadata counts halves (mma.sp's) */
+                    uint32_t nib = op->meta[4 * (i % 8) + 2 * WG_SEL(v) + c / 4] >> (4 * (c % 4 + 4 * (i / 8))) & 15;
+                    a[i][2 * c + ((nib & 3) >= 2)] = x;
+                    continue;
+                }
                 int q = c / 2;
                 uint32_t lane = bytes ? 4 * (i % 8) + i / 8 + 2 * (q / 8) : 4 * (i % 8) + 2 * WG_SEL(v) + q / 4;
                 uint32_t sh = bytes ? 4 * (q % 8) : 4 * (q % 4 + 4 * (i / 8));
@@ -435,26 +451,30 @@ static const char *bind_mma_async_sp(Inst *in, const InstDesc *d)
     int half = at == bt && (at == TY_F16 || at == TY_BF16) && (dt == TY_F32 || (dt == TY_F16 && at == TY_F16));
     int isint = dt == TY_S32 && (at == TY_S8 || at == TY_U8) && (bt == TY_S8 || bt == TY_U8);
     int fp8 = (dt == TY_F32 || dt == TY_F16) && (at == TY_E4M3 || at == TY_E5M2) && (bt == TY_E4M3 || bt == TY_E5M2);
-    if (!half && !isint && !fp8)
-        return "wgmma.mma_async.sp is implemented for f16/bf16, fp8 and 8-bit integers (issue 10: tf32 is not yet measured)";
-    int K = half ? 32 : 64, acc16 = dt == TY_F16;
+    int tf32 = dt == TY_F32 && at == TY_TF32 && bt == TY_TF32;
+    if (!half && !isint && !fp8 && !tf32) return "wgmma.mma_async.sp is f16/bf16, tf32, fp8 or 8-bit integers";
+    int K = half ? 32 : tf32 ? 16 : 64, acc16 = dt == TY_F16, areg = rl && rl->count[1] == 4;
+    if (areg && !half)
+        return "wgmma.mma_async.sp with A in registers is implemented for f16/bf16 (issue 10: other types not yet measured)";
     if (d->wg_m != 64 || d->wg_k != K || N < 8 || N > 256 || N % 8)
-        return half ? "wgmma.mma_async.sp on f16/bf16 is m64nNk32 (N 8 .. 256)" : "8-bit wgmma.mma_async.sp is m64nNk64 (N 8 .. 256)";
-    if (!rl || rl->count[0] != (unsigned)(acc16 ? N / 4 : N / 2) || rl->count[1] != 1 || rl->count[2] != 1 || rl->count[3] != 1)
-        return "wgmma.mma_async.sp takes d, a-desc, b-desc, sp-meta, sp-sel, scale-d and its immediates "
-               "(A in registers is not implemented)";
-    int nimm = half ? 4 : fp8 ? 2 : 0;   /* after sp-sel and scale-d */
+        return half ? "wgmma.mma_async.sp on f16/bf16 is m64nNk32 (N 8 .. 256)" : tf32 ? "wgmma.mma_async.sp on tf32 is m64nNk16"
+                    : "8-bit wgmma.mma_async.sp is m64nNk64 (N 8 .. 256)";
+    if (!rl || rl->count[0] != (unsigned)(acc16 ? N / 4 : N / 2) || (rl->count[1] != 1 && !areg) || rl->count[2] != 1 ||
+        rl->count[3] != 1)
+        return "wgmma.mma_async.sp takes d, a (a descriptor or four registers), b-desc, sp-meta, sp-sel, scale-d and its immediates";
+    int nimm = half ? (areg ? 3 : 4) : fp8 || tf32 ? 2 : 0;   /* after sp-sel and scale-d */
     for (int i = 4; i < 6 + nimm; i++)
         if (i != 5 && (rl->count[i] != 1 || !(d->list_imm_mask >> i & 1)))
             return "wgmma.mma_async.sp's sp-sel and imm-scale/imm-trans operands are immediates";
-    if (d->list_imm[4] < 0 || d->list_imm[4] > (half ? 1 : 0))
-        return half ? "wgmma.mma_async.sp's sparsity selector is 0 or 1" : "8-bit wgmma.mma_async.sp's sparsity selector is 0";
+    if (d->list_imm[4] < 0 || d->list_imm[4] > (half || tf32 ? 1 : 0))
+        return half || tf32 ? "wgmma.mma_async.sp's sparsity selector is 0 or 1" : "8-bit wgmma.mma_async.sp's sparsity selector is 0";
     int64_t sa = nimm ? d->list_imm[6] : 1, sb = nimm ? d->list_imm[7] : 1;
-    int64_t ta = nimm == 4 ? d->list_imm[8] : 0, tb = nimm == 4 ? d->list_imm[9] : 0;
+    int64_t ta = nimm == 4 ? d->list_imm[8] : 0, tb = nimm == 4 ? d->list_imm[9] : nimm == 3 ? d->list_imm[8] : 0;
     if ((sa != 1 && sa != -1) || (sb != 1 && sb != -1)) return "imm-scale-a/b are 1 or -1";
     if (ta || tb) return "wgmma.mma_async.sp with transposed operands is not implemented (not yet measured)";
     if (desc_has(d, MOD_SATFINITE) && !isint) return ".satfinite applies to integer wgmma";
-    int64_t cfg = N | (int64_t)(at == TY_BF16 ? TC_BF16 : TC_F16) << 9 | (int64_t)acc16 << 11 |
+    int64_t cfg = N | (int64_t)(tf32 ? TC_TF32 : at == TY_BF16 ? TC_BF16 : TC_F16) << 9 | (int64_t)acc16 << 11 |
+                  (int64_t)areg << 12 |
                   (int64_t)(sa < 0) << 13 | (int64_t)(sb < 0) << 14 |
                   (int64_t)1 << 23 | (int64_t)d->list_imm[4] << 24 | (int64_t)isint << 19 |
                   (int64_t)(at == TY_S8) << 20 | (int64_t)(bt == TY_S8) << 21 |
