@@ -191,6 +191,17 @@ void warp_warn(Warp *w, int lane, const char *fmt, ...)
         va_end(ap);
         where(w, lane, at, sizeof at);
         fprintf(stderr, "ptxemu: warning: %s: %s\n", at, what);
+        FILE *js = report_open();   /* and as JSON, for tools and graders */
+        if (js) {
+            fprintf(js, "{\"kind\":\"warning\",\"kernel\":");
+            report_str(js, w->prog->name);
+            fputc(',', js);
+            report_place(js, w, lane);
+            fprintf(js, ",\"message\":");
+            report_str(js, what);
+            fprintf(js, ",\"seed\":%llu}\n", (unsigned long long)(L->det ? L->seed : 0));
+            report_close(js);
+        }
     }
     pthread_mutex_unlock(&L->lock);
 }

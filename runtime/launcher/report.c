@@ -13,16 +13,17 @@
 #include <unistd.h>
 #include "report.h"
 
-enum { R_LAUNCH, R_FAULT, R_RACE, R_DEADLOCK, R_TIMEOUT, R_API, R_LEAK, R_N };
+enum { R_LAUNCH, R_FAULT, R_RACE, R_DEADLOCK, R_TIMEOUT, R_API, R_LEAK, R_WARN, R_N };
 static const char *const section[R_N] = { "launches", "faults", "races", "deadlocks", "timeouts",
-                                          "api_errors", "leaks" };
+                                          "api_errors", "leaks", "warnings" };
 
 static int kind_of(const char *line)
 {
     static const struct { const char *k; int r; } map[] = {
         { "\"kind\":\"launch\"", R_LAUNCH }, { "\"kind\":\"fault\"", R_FAULT },
         { "\"kind\":\"deadlock\"", R_DEADLOCK }, { "\"kind\":\"timeout\"", R_TIMEOUT },
-        { "\"kind\":\"api_error\"", R_API }, { "\"kind\":\"leak\"", R_LEAK } };
+        { "\"kind\":\"api_error\"", R_API }, { "\"kind\":\"leak\"", R_LEAK },
+        { "\"kind\":\"warning\"", R_WARN } };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strncmp(line + 1, map[i].k, strlen(map[i].k))) return map[i].r;
     return R_RACE;   /* the detector names its kinds: read-after-write, ... */
