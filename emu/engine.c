@@ -175,6 +175,24 @@ void warp_where(Warp *w, int lane, char *buf, size_t n)
              t % bx, t / bx % by, t / (bx * by));
 }
 
+/* One line of PTXEMU_REPORT about a lane of w: its kind (with a CUDA error code, unless -1),
+ * the place and the message. */
+static void report_lane(const char *kind, int code, Warp *w, int lane, const char *what)
+{
+    FILE *js = report_open();
+    if (!js) return;
+    fprintf(js, "{\"kind\":\"%s\",", kind);
+    if (code >= 0) fprintf(js, "\"code\":%d,", code);
+    fprintf(js, "\"kernel\":");
+    report_str(js, w->prog->name);
+    fputc(',', js);
+    report_place(js, w, lane);
+    fprintf(js, ",\"message\":");
+    report_str(js, what);
+    fprintf(js, ",\"seed\":%llu}\n", (unsigned long long)(w->launch->det ? w->launch->seed : 0));
+    report_close(js);
+}
+
 void warp_warn(Warp *w, int lane, const char *fmt, ...)
 {
     if (emu_log_level < 1) return;   /* PTXEMU_LOG=0: errors only */
@@ -191,17 +209,7 @@ void warp_warn(Warp *w, int lane, const char *fmt, ...)
         va_end(ap);
         where(w, lane, at, sizeof at);
         fprintf(stderr, "ptxemu: warning: %s: %s\n", at, what);
-        FILE *js = report_open();   /* and as JSON, for tools and graders */
-        if (js) {
-            fprintf(js, "{\"kind\":\"warning\",\"kernel\":");
-            report_str(js, w->prog->name);
-            fputc(',', js);
-            report_place(js, w, lane);
-            fprintf(js, ",\"message\":");
-            report_str(js, what);
-            fprintf(js, ",\"seed\":%llu}\n", (unsigned long long)(L->det ? L->seed : 0));
-            report_close(js);
-        }
+        report_lane("warning", -1, w, lane, what);   /* and as JSON, for tools and graders */
     }
     pthread_mutex_unlock(&L->lock);
 }
@@ -277,17 +285,7 @@ int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
                                        "PTXEMU_DUMP_PTX=DIR writes the PTX)" : "");
         L->fault.code = cuda_err;
         __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
-        FILE *js = strncmp(what, "deadlock", 8) ? report_open() : NULL;   /* deadlocks: sched.c */
-        if (js) {
-            fprintf(js, "{\"kind\":\"fault\",\"code\":%d,\"kernel\":", cuda_err);
-            report_str(js, w->prog->name);
-            fputc(',', js);
-            report_place(js, w, lane);
-            fprintf(js, ",\"message\":");
-            report_str(js, what);
-            fprintf(js, ",\"seed\":%llu}\n", (unsigned long long)(L->det ? L->seed : 0));
-            report_close(js);
-        }
+        if (strncmp(what, "deadlock", 8)) report_lane("fault", cuda_err, w, lane, what);   /* deadlocks: sched.c */
     }
     pthread_mutex_unlock(&L->lock);
     return STEP_FAULT;
