@@ -236,6 +236,25 @@ static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, int K, uint32_t c,
     return fp_f32_bits(S < 0 ? -v : v);
 }
 
+/* Sparse A: compressed value x of row i (of the warp's 16), compressed column c, goes where
+ * the metadata says - 16-bit types as mma.sp m16n8k32's, tf32 counting halves as mma.sp
+ * tf32's, 8-bit types as mma.sp m16n8k64 s8's. */
+static void sp_place(const WgOp *op, int64_t v, uint32_t a[16][64], int i, int c, uint32_t x)
+{
+    if (WG_INT(v) || WG_FP8(v)) {
+        int q = c / 2;
+        uint32_t nib = op->meta[4 * (i % 8) + i / 8 + 2 * (q / 8)] >> (4 * (q % 8)) & 15;
+        a[i][4 * q + ((c % 2 ? nib >> 2 : nib) & 3)] = x;
+    } else if (WG_FMT(v) == TC_TF32) {
+        uint32_t nib = op->meta[4 * (i % 8) + 2 * WG_SEL(v) + c / 4] >> (4 * (c % 4 + 4 * (i / 8))) & 15;
+        a[i][2 * c + ((nib & 3) >= 2)] = x;
+    } else {
+        int q = c / 2;
+        uint32_t nib = op->meta[4 * (i % 8) + 2 * WG_SEL(v) + q / 4] >> (4 * (q % 4 + 4 * (i / 8))) & 15;
+        a[i][4 * q + ((c % 2 ? nib >> 2 : nib) & 3)] = x;
+    }
+}
+
 /* Computes op into its warp's accumulators. */
 static int wgmma_compute(Warp *w, const WgOp *op)
 {
@@ -249,16 +268,13 @@ static int wgmma_compute(Warp *w, const WgOp *op)
     const uint32_t *D = rl->rows;
     uint32_t a[16][64], bt[256][64];   /* this warp's 16 rows of A; B transposed: bt[n][k] */
     uint32_t sign = isint ? 0 : f == TC_TF32 ? 0x80000000u : 0x8000u, emask = es == 4 ? 0xffffffffu : (1u << (8 * es)) - 1;
-    if (WG_AREG(v) && sp) {   /* register j: row g + 8(j%2), compressed columns 8(j/2) + 2t + e */
+    if (WG_AREG(v) && sp) {   /* register j: row g + 8(j%2), compressed columns (j/2) 4E + t E + e */
         memset(a, 0, sizeof a);
         for (int l = 0; l < WARP_SIZE; l++) {
             int g = l / 4, t = l % 4;
             for (int j = 0; j < 4; j++)
-                for (int e = 0; e < 2; e++) {
-                    int i = g + 8 * (j % 2), c = 8 * (j / 2) + 2 * t + e, q = c / 2;
-                    uint32_t nib = op->meta[4 * g + 2 * WG_SEL(v) + q / 4] >> (4 * (q % 4 + 4 * (j % 2))) & 15;
-                    a[i][4 * q + ((c % 2 ? nib >> 2 : nib) & 3)] = op->areg[j][l] >> (16 * e) & 0xffff;
-                }
+                for (int e = 0; e < E; e++)
+                    sp_place(op, v, a, g + 8 * (j % 2), (j / 2) * 4 * E + t * E + e, op->areg[j][l] >> (8 * es * e) & emask);
         }
     } else if (WG_AREG(v)) {   /* register j: row g + 8(j%2), columns (j/2) K/2 + t E + e */
         for (int l = 0; l < WARP_SIZE; l++) {
@@ -275,16 +291,7 @@ static int wgmma_compute(Warp *w, const WgOp *op)
             for (int c = 0; c < K / 2; c++) {
                 uint32_t x;
                 if (read_elem(w, in, op->da, 16 * rank + i, c, WG_TA(v), es, &x)) return STEP_FAULT;
-                if (f == TC_TF32 && !bytes) {   /* tf32: the metadata counts halves (mma.sp's) */
-                    uint32_t nib = op->meta[4 * (i % 8) + 2 * WG_SEL(v) + c / 4] >> (4 * (c % 4 + 4 * (i / 8))) & 15;
-                    a[i][2 * c + ((nib & 3) >= 2)] = x;
-                    continue;
-                }
-                int q = c / 2;
-                uint32_t lane = bytes ? 4 * (i % 8) + i / 8 + 2 * (q / 8) : 4 * (i % 8) + 2 * WG_SEL(v) + q / 4;
-                uint32_t sh = bytes ? 4 * (q % 8) : 4 * (q % 4 + 4 * (i / 8));
-                uint32_t nib = op->meta[lane] >> sh & 15, pos = (c % 2 ? nib >> 2 : nib) & 3;
-                a[i][4 * q + pos] = x;
+                sp_place(op, v, a, i, c, x);
             }
     } else {
         for (int i = 0; i < 16; i++)
@@ -454,8 +461,6 @@ static const char *bind_mma_async_sp(Inst *in, const InstDesc *d)
     int tf32 = dt == TY_F32 && at == TY_TF32 && bt == TY_TF32;
     if (!half && !isint && !fp8 && !tf32) return "wgmma.mma_async.sp is f16/bf16, tf32, fp8 or 8-bit integers";
     int K = half ? 32 : tf32 ? 16 : 64, acc16 = dt == TY_F16, areg = rl && rl->count[1] == 4;
-    if (areg && !half)
-        return "wgmma.mma_async.sp with A in registers is implemented for f16/bf16 (issue 10: other types not yet measured)";
     if (d->wg_m != 64 || d->wg_k != K || N < 8 || N > 256 || N % 8)
         return half ? "wgmma.mma_async.sp on f16/bf16 is m64nNk32 (N 8 .. 256)" : tf32 ? "wgmma.mma_async.sp on tf32 is m64nNk16"
                     : "8-bit wgmma.mma_async.sp is m64nNk64 (N 8 .. 256)";
@@ -471,10 +476,10 @@ static const char *bind_mma_async_sp(Inst *in, const InstDesc *d)
     int64_t sa = nimm ? d->list_imm[6] : 1, sb = nimm ? d->list_imm[7] : 1;
     int64_t ta = nimm == 4 ? d->list_imm[8] : 0, tb = nimm == 4 ? d->list_imm[9] : nimm == 3 ? d->list_imm[8] : 0;
     if ((sa != 1 && sa != -1) || (sb != 1 && sb != -1)) return "imm-scale-a/b are 1 or -1";
-    if (ta || tb) return "wgmma.mma_async.sp with transposed operands is not implemented (not yet measured)";
+    if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1)) return "imm-trans-a/b are 0 or 1";
     if (desc_has(d, MOD_SATFINITE) && !isint) return ".satfinite applies to integer wgmma";
     int64_t cfg = N | (int64_t)(tf32 ? TC_TF32 : at == TY_BF16 ? TC_BF16 : TC_F16) << 9 | (int64_t)acc16 << 11 |
-                  (int64_t)areg << 12 |
+                  (int64_t)areg << 12 | (int64_t)ta << 15 | (int64_t)tb << 16 |
                   (int64_t)(sa < 0) << 13 | (int64_t)(sb < 0) << 14 |
                   (int64_t)1 << 23 | (int64_t)d->list_imm[4] << 24 | (int64_t)isint << 19 |
                   (int64_t)(at == TY_S8) << 20 | (int64_t)(bt == TY_S8) << 21 |
