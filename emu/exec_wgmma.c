@@ -410,6 +410,10 @@ void wgmma_check_access(Warp *w, const Inst *in)
             int hit = in->base == row;
             for (int j = 0; j < in->ns; j++) hit |= in->s[j] == row;
             for (int j = 0; j < in->nd; j++) hit |= in->d[j] == row;
+            if (hit && w->launch->racecheck) {   /* a hazard the race detector reports */
+                race_wgmma_early(w, in, __builtin_ctz(w->active ? w->active : 1), (uint32_t)(op->in - w->prog->code));
+                return;
+            }
             if (hit) {
                 warp_warn(w, 0, "an accumulator register of a wgmma.mma_async in flight (PTX line %u) is "
                           "accessed before wgmma.wait_group: undefined, the GPU may give the old or the new "

@@ -1176,6 +1176,14 @@ void race_mbar_uninit(Warp *w, const Inst *in, int lane, const uint8_t *mbar)
                              w->cta->linear, t, pc);
 }
 
+/* An accumulator register of a wgmma in flight (issued at wg_pc) is accessed by lane of w
+ * before the wait_group that completes it. */
+void race_wgmma_early(Warp *w, const Inst *in, int lane, uint32_t wg_pc)
+{
+    uint32_t pc = (uint32_t)(in - w->prog->code), t = w->id * WARP_SIZE + (uint32_t)lane;
+    record(w->launch, K_WGACC, 0, w->cta->linear, t, wg_pc, w->cta->linear, t, pc);
+}
+
 /* ---- asynchronous copies ------------------------------------------------------------- */
 
 /* A bulk or tensor store will read [src, src+size) of shared memory through the async

@@ -92,6 +92,9 @@ void race_mbar_use(Warp *w, int lane, const uint8_t *mbar);
 void race_copy_begin(const char *api);
 void race_copy_bytes(uint64_t addr, size_t n, int write);
 int race_copy_end(void);
+/* An accumulator register of a wgmma.mma_async in flight (issued at wg_pc) is accessed by
+ * lane of w before the wgmma.wait_group that completes it. */
+void race_wgmma_early(Warp *w, const Inst *in, int lane, uint32_t wg_pc);
 /* Print and write the launch's findings; returns how many distinct hazards there were. */
 int race_report(Launch *L);
 

@@ -39,7 +39,7 @@ typedef struct RaceFinding {
 } RaceFinding;
 
 enum { K_RAW, K_WAR, K_WAW, K_ASYNC_READ, K_ASYNC_WRITE, K_ASYNC_SRC, K_PROXY, K_MBINIT,
-       K_PARITY, K_TX };
+       K_PARITY, K_TX, K_WGACC };
 
 #define MAX_FINDINGS 256
 #define PAGE_WORDS 256u         /* global shadow pages: 1 KiB of memory, 4 KiB of shadow  */

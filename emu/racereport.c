@@ -12,7 +12,7 @@ static const char *const kind_name[] = {
     "read-before-async-copy-complete", "write-before-async-copy-complete",
     "write-before-async-copy-read-complete", "async-proxy-read-without-proxy-fence",
     "mbarrier-used-before-fence-mbarrier-init", "mbarrier-wait-on-observed-phase",
-    "mbarrier-tx-beyond-phase"
+    "mbarrier-tx-beyond-phase", "wgmma-accumulator-before-wait"
 };
 
 static void where(const Program *p, uint32_t pc, char *buf, size_t n)
@@ -201,6 +201,13 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                 k, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2], b, kn, (unsigned long long)f->addr,
                 f->count, times, seed);
         return;
+    case K_WGACC:
+        fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, kernel %s: it "
+                "accesses an accumulator register of the wgmma.mma_async at %s before the wgmma.wait_group "
+                "that completes it: undefined on the GPU, which may give the old or the new value (ptxemu "
+                "gives the old one) (%u time%s; seed %llu)\n", k, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2],
+                b, kn, a, f->count, times, seed);
+        return;
     case K_ASYNC_READ: case K_ASYNC_WRITE: case K_ASYNC_SRC:
         if (f->global) {   /* a bulk store's global destination */
             size_t asz = 0;
@@ -259,12 +266,12 @@ static void print_finding(const Launch *L, const RaceFinding *f)
 
 static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
 {
-    int one = f->kind >= K_ASYNC_READ && f->kind != K_PROXY;   /* only the later access */
+    int one = f->kind >= K_ASYNC_READ && f->kind != K_PROXY && f->kind != K_WGACC;   /* only the later access */
     uint32_t b[3];
     coords(L->grid, f->global ? f->cta2 : f->owner, b);   /* shared: the owner of the memory */
     fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,\"kernel\":\"%s\","
             "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
-            kind_name[f->kind], f->global ? "global" : "shared",
+            kind_name[f->kind], f->kind == K_WGACC ? "register" : f->global ? "global" : "shared",
             (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
             b[0], b[1], b[2], f->count, (unsigned long long)L->seed);
     if (!one) {

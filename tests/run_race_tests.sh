@@ -116,6 +116,12 @@ grep -q "^kernel 4: no error, out\[0\] = 64" "$work/wout.4" && grep -q "^early r
     grep -q "accumulator register of a wgmma.mma_async in flight .* is accessed before wgmma.wait_group" "$work/wout.4" &&
     grep -q '^{"kind":"warning","kernel":"[^"]*","block":\[0,0,0\],"thread":\[[0-9]*,0,0\],.*"src_line":[0-9]*,"message":"an accumulator register of a wgmma.mma_async in flight' "$work/wg4.json"
 check "wg_early: wgmma completes at wait_group, an early read sees the old accumulators and is warned about (stderr and JSON)" $?
+# with the race detector the early read is a hazard of its own kind, in its JSON too
+rm -f "$work/wg4r.json"
+PTXEMU_REPORT="$work/wg4r.json" PTXEMU_RACECHECK=1 "$launcher" "$work/wgmma_hazards" 4 >"$work/wout.4r" 2>&1
+grep -q "^ptxemu: race: wgmma-accumulator-before-wait by block (0,0,0) thread (.*) at .*wgmma_hazards.cu:[0-9]*, PTX .*: it accesses an accumulator register of the wgmma.mma_async at .*wgmma_hazards.cu:[0-9]*" "$work/wout.4r" &&
+    grep -q '^{"kind":"wgmma-accumulator-before-wait","space":"register",.*"accesses":\[{"kernel":"[^"]*","op":"wgmma",' "$work/wg4r.json"
+check "wg_early under --racecheck: reported as wgmma-accumulator-before-wait (stderr and JSON)" $?
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 0 >/dev/null 2>&1
 [ $? = 1 ]; check "PTXEMU_RACECHECK=error fails a racy program" $?
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 1 >/dev/null 2>&1
