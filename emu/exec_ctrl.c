@@ -360,8 +360,12 @@ BAR_HANDLER(h_bar_red_or, BAR_RED_OR)
 
 static int h_cluster_arrive(Warp *w, const Inst *in, uint32_t mask)
 {
-    /* .relaxed: the arrival orders nothing before it (the race detector's view) */
-    return cluster_barrier_arrive(w, mask, SYNC_SEM(in->sync) != SEM_RELAXED);
+    /* .relaxed: the arrival orders nothing before it (the race detector's view), except the
+     * mbarrier inits a fence.mbarrier_init made ready for it: after such a fence the detector
+     * takes the arrival as a release (of the inits, and with them of what came before) */
+    int release = SYNC_SEM(in->sync) != SEM_RELAXED || w->mbinit_fenced;
+    w->mbinit_fenced = 0;
+    return cluster_barrier_arrive(w, mask, release);
 }
 
 static int h_cluster_wait(Warp *w, const Inst *in, uint32_t mask)

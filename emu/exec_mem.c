@@ -288,6 +288,7 @@ static int h_fence_proxy(Warp *w, const Inst *in, uint32_t mask)
 static int h_fence_mbinit(Warp *w, const Inst *in, uint32_t mask)
 {
     if (w->cta) w->cta->race_init_unfenced = 0;
+    w->mbinit_fenced = 1;   /* the next barrier.cluster.arrive.relaxed publishes the inits */
     return h_fence(w, in, mask);
 }
 

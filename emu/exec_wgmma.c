@@ -130,13 +130,17 @@ static uint32_t int_dot(const uint32_t *a, const uint32_t *b, int K, int sa, int
  * a barrier), so a warp that arrives first parks (like bar.sync, but with its pc left on the
  * wgmma, which it executes again when released) until the last warp of its warpgroup arrives.
  * Returns STEP_BLOCK while it must wait, STEP_NEXT to go on. */
-static int warpgroup_gate(Warp *w, uint32_t mask)
+static int wgmma_issue(Warp *w, const Inst *in);
+enum { WG_ISSUED = 100 };   /* warpgroup_gate: released, and the opener issued the operation */
+
+static int warpgroup_gate(Warp *w, const Inst *in, uint32_t mask)
 {
     Cta *c = w->cta;
     uint32_t q = w->id / 4, first = 4 * q, n = 0;
     if (q >= 8) return STEP_NEXT;
     if (w->wg_target && c->wg_gen[q] >= w->wg_target) {   /* released */
         w->wg_target = 0;
+        if (w->wg_issued) { w->wg_issued = 0; return WG_ISSUED; }
         return STEP_NEXT;
     }
     for (uint32_t i = first; i < first + 4 && i < c->nwarps; i++) n += c->warps[i].alive != 0;
@@ -157,6 +161,14 @@ static int warpgroup_gate(Warp *w, uint32_t mask)
         for (uint32_t m = o->bar_wait; m; m &= m - 1)
             if (o->bar_id[__builtin_ctz(m)] == WGMMA_GATE_ID) lanes |= 1u << __builtin_ctz(m);
         if (!lanes) continue;
+        /* the gate's opener issues the operation of every warp it releases, at once: a
+         * released warp may run only later, and a warp of the group must not see its wait
+         * complete before the whole warpgroup's operation was issued (the hardware's
+         * operation is one, for the warpgroup) */
+        const Inst *oin = o->pc < o->prog->ncode && o->prog->code[o->pc].op == OP_wgmma ? &o->prog->code[o->pc] : in;
+        int r = wgmma_issue(o, oin);
+        if (r != STEP_NEXT) return r;
+        o->wg_issued = 1;
         o->bar_wait &= ~lanes;
         warp_unpark(o, lanes);
     }
@@ -336,11 +348,9 @@ static int wgmma_compute(Warp *w, const WgOp *op)
 
 /* Issue: the warps of the warpgroup meet (warpgroup_gate), then the operation joins the
  * CTA's queue in the warp's open group; it completes when a wait_group needs it. */
-static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
+/* Issue op for w: what the instruction reads then joins the CTA's queue in w's open group. */
+static int wgmma_issue(Warp *w, const Inst *in)
 {
-    int r = warp_converge(w, in, mask, 0xffffffffu);
-    if (r) return r;
-    if ((r = warpgroup_gate(w, mask)) != STEP_NEXT) return r;
     const RowList *rl = in->aux;
     int64_t v = rl->cfg;
     Cta *c = w->cta;
@@ -373,6 +383,15 @@ static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+static int h_wgmma(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    if ((r = warpgroup_gate(w, in, mask)) == WG_ISSUED) return STEP_NEXT;   /* the opener issued it */
+    if (r != STEP_NEXT) return r;
+    return wgmma_issue(w, in);
+}
+
 /* Completes, in issue order, the operations of w's warpgroup in groups older than
  * `before`: all four warps', since a warp's wait_group returning means the warpgroup's
  * operation is done (programs reuse the operands' shared memory right after it). */
@@ -388,12 +407,14 @@ static int wgmma_complete(Warp *w, uint32_t before)
             Warp *ow = &c->warps[op->warp];
             if (ow->wg_inflight) ow->wg_inflight--;
             if (wgmma_compute(ow, op) != STEP_NEXT) return STEP_FAULT;
+            if (w->launch->racecheck) race_wgmma_done(ow);
             continue;
         }
         if (keep != i) qu->ops[keep] = *op;
         keep++;
     }
     qu->n = keep;
+    if (w->launch->racecheck) race_wgmma_acquire(w);
     return STEP_NEXT;
 }
 
@@ -417,7 +438,7 @@ void wgmma_check_access(Warp *w, const Inst *in)
             if (hit) {
                 warp_warn(w, 0, "an accumulator register of a wgmma.mma_async in flight (PTX line %u) is "
                           "accessed before wgmma.wait_group: undefined, the GPU may give the old or the new "
-                          "value (ptxemu gives the old one)", op->in->line);
+                          "value (ptxemu gives the new one once any warp of the warpgroup waited)", op->in->line);
                 return;
             }
         }

@@ -137,6 +137,8 @@ struct Warp {
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
+    uint32_t wg_issued;         /* the warp that opened the gate issued this warp's wgmma    */
+    uint32_t mbinit_fenced;     /* fence.mbarrier_init since its last cluster arrival        */
     uint64_t ev_since;          /* timeline: start of the running or waiting interval        */
     uint32_t dbg_last;          /* step debugger: pc + 1 of the last instruction run, 0 none */
     /* deterministic mode: a loop that spins on memory without progress (engine.c) */

@@ -160,6 +160,7 @@ static void map_free(Map *m, void (*fr)(void *))
 typedef struct RaceWarp {
     uint32_t clk;               /* own clock                                                */
     uint32_t sync_clk;          /* clock at the last event that ordered every lane          */
+    uint32_t wg_clk;            /* clock at which its last wgmma read its operands (+1)     */
     uint32_t (*seen)[WARP_SIZE];  /* after partial warp syncs: seen[b][a], lane b is ordered
                                  * after lane a's accesses at clocks below it (NULL: none)  */
     uint32_t fence_clk;         /* own clock at the last fence (0 none): what strong writes */
@@ -500,6 +501,28 @@ static void sync_lanes(RaceWarp *me, uint32_t g)
         if (g >> x & 1) row[x] = me->clk;
     }
     for (uint32_t m = g; m; m &= m - 1) memcpy(me->seen[__builtin_ctz(m)], row, sizeof row);
+}
+
+/* A wgmma of w read its shared-memory operands (whichever warp's wait completed it): the
+ * reads carry w's clock then, and w moves on. */
+void race_wgmma_done(Warp *w)
+{
+    RaceWarp *me = rw_of(w);
+    me->wg_clk = me->clk;
+    advance(me);
+}
+
+/* A wgmma.wait_group of w returned: the warpgroup's operations are complete, so w is ordered
+ * after the operand reads of every warp of its warpgroup. */
+void race_wgmma_acquire(Warp *w)
+{
+    RaceWarp *me = rw_of(w);
+    Cta *c = w->cta;
+    for (uint32_t i = w->id / 4 * 4; i < w->id / 4 * 4 + 4 && i < c->nwarps; i++) {
+        uint32_t k = ((RaceCta *)c->race)->w[i].wg_clk, *d = &me->vc.d[c->rank * c->nwarps + i];
+        if (k > *d) *d = k;
+    }
+    me->ver++;
 }
 
 void race_warp_sync(Warp *w, uint32_t mask, const uint64_t *members)

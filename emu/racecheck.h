@@ -49,6 +49,10 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
 
 /* Synchronisation. */
 void race_fence(Warp *w, const Inst *in);
+/* wgmma: the operation of w read its operands; a wait_group of w returned (w is ordered
+ * after the operand reads of its whole warpgroup). */
+void race_wgmma_done(Warp *w);
+void race_wgmma_acquire(Warp *w);
 /* bar.warp.sync passed by the lanes of mask, lane l naming members[l]: orders each group */
 void race_warp_sync(Warp *w, uint32_t mask, const uint64_t *members);
 void race_bar_arrive(Warp *w, int id);          /* bar.sync/bar.arrive: release into barrier id */

@@ -205,7 +205,7 @@ static void print_finding(const Launch *L, const RaceFinding *f)
         fprintf(stderr, "ptxemu: race: %s by block (%u,%u,%u) thread (%u,%u,%u) at %s, kernel %s: it "
                 "accesses an accumulator register of the wgmma.mma_async at %s before the wgmma.wait_group "
                 "that completes it: undefined on the GPU, which may give the old or the new value (ptxemu "
-                "gives the old one) (%u time%s; seed %llu)\n", k, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2],
+                "gives the new one once any warp of the warpgroup waited) (%u time%s; seed %llu)\n", k, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2],
                 b, kn, a, f->count, times, seed);
         return;
     case K_ASYNC_READ: case K_ASYNC_WRITE: case K_ASYNC_SRC:

@@ -7,8 +7,9 @@
 //                 proxy what generic stores wrote
 //   3 wg_proxy_fixed (the fence, then the barrier)
 //   4 wg_early    reads the accumulators between commit_group and wait_group (undefined): ptxemu
-//                 completes the operation at the wait, so the early read sees the old values,
-//                 and warns about the access
+//                 completes the operation at the first wait of the warpgroup, so the early read
+//                 sees the old values or, after another warp's wait, the new ones, and warns
+//                 about the access
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
