@@ -312,6 +312,50 @@ uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, 
     return o16 ? f16_result(v) : f32_result(v);
 }
 
+/* fp8 wgmma (tests/cuda/wgmma_fp8.cu, fp8_f16acc.cu, recorded on the H100): the fp8 tensor
+ * cores keep 14 bits. The products (exact) and c are terms; E is the largest alignment
+ * exponent of the nonzero terms, as in the model above; each term is cut towards zero to a
+ * multiple of 2^(E-14), and their exact sum keeps its 14 leading bits, cut towards zero. With
+ * f16 accumulators (c an f16 term) the exact sum is rounded to f16 to nearest instead.
+ * Infinities and NaNs: IEEE, NaN canonical. a and b are the values as decoded f16. */
+uint32_t tc_dot_fp8(const TcElem *a, const TcElem *b, int K, uint32_t c, int acc16)
+{
+    int cf = acc16 ? TC_F16 : TC_F32, E = INT32_MIN, special = tc_special(c, cf);
+    for (int k = 0; k < K; k++) special |= a[k].special | b[k].special;
+    if (special) {   /* rare: IEEE arithmetic in double (exact enough to give Inf or NaN) */
+        double s = tc_val(c, cf);
+        for (int k = 0; k < K; k++) s += tc_val(a[k].raw, TC_F16) * tc_val(b[k].raw, TC_F16);
+        return acc16 ? f16_result(s) : isnan(s) ? 0x7fffffffu : fp_f32_bits((float)s);
+    }
+    for (int k = 0; k < K; k++)
+        if (a[k].m && b[k].m && a[k].x + b[k].x - 1 > E) E = a[k].x + b[k].x - 1;
+    int sc, qc, xc;
+    uint64_t mc;
+    tc_parts(c, cf, &sc, &mc, &qc, &xc);
+    if (mc && xc > E) E = xc;
+    if (E == INT32_MIN) return acc16 ? c & 0x8000u : c & 0x80000000u;   /* every term zero: c's sign */
+    int lsb = E - 14;
+    int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
+    for (int k = 0; k < K; k++) {
+        if (!a[k].m || !b[k].m) continue;
+        int64_t u = cut_units((uint64_t)a[k].m * b[k].m, a[k].q + b[k].q, lsb);
+        S += (a[k].s ^ b[k].s) ? -u : u;
+    }
+    if (acc16) return f16_result(ldexp((double)S, lsb));
+    uint64_t mag = (uint64_t)(S < 0 ? -S : S);
+    int bits = 64 - (mag ? __builtin_clzll(mag) : 64);
+    if (bits > 14) mag = mag >> (bits - 14) << (bits - 14);
+    float v = ldexpf((float)mag, lsb);
+    return fp_f32_bits(S < 0 ? -v : v);
+}
+
+/* c + h in f32, as an FADD rounds it (NaN canonical): the last step of fp8 mma. */
+static uint32_t fadd_f32(uint32_t c, uint32_t h)
+{
+    float v = fp_bits_f32(c) + fp_bits_f32(h);
+    return isnan(v) ? 0x7fffffffu : fp_f32_bits(v);
+}
+
 /* Inst.imm of a floating-point mma: format | K << 4 | acc16 << 12 */
 static int h_mma_float(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -566,11 +610,14 @@ static int h_mma_sp_tf32(Warp *w, const Inst *in, uint32_t mask)
         for (int j = 0; j < K / 4; j++) b[g][4 * j + t] = (uint32_t)ROW(w, B[j])[l];
         for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
     }
+    TcElem ad[16][16], bd[8][16];
+    for (int i = 0; i < 16; i++) tc_decode(a[i], K, TC_TF32, ad[i]);
+    for (int i = 0; i < 8; i++) tc_decode(b[i], K, TC_TF32, bd[i]);
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4;
         for (int j = 0; j < 4; j++) {
             int row = g + 8 * (j / 2), col = 2 * t + j % 2;
-            ROW(w, D[j])[l] = tc_dot(a[row], b[col], K, TC_TF32, c[row][col], 0);
+            ROW(w, D[j])[l] = tc_dot_dec(ad[row], bd[col], K, TC_TF32, c[row][col], 0);
         }
     }
     return STEP_NEXT;
@@ -590,36 +637,33 @@ static int h_mma_sp_fp8(Warp *w, const Inst *in, uint32_t mask)
     int ae5 = (int)(in->imm & 1), be5 = (int)(in->imm >> 1 & 1);
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2],
                    *E = C + rl->count[3];
-    uint32_t a[16][64], b[8][64], c[16][8];
+    uint32_t a[16][2][32], b[8][2][32], c[16][8];   /* [row or column][HMMA][k of the half] */
     memset(a, 0, sizeof a);
     for (int l = 0; l < WARP_SIZE; l++) {
         int g = l / 4, t = l % 4;
         for (int j = 0; j < 4; j++) {
             uint32_t va = (uint32_t)ROW(w, A[j])[l], vb = (uint32_t)ROW(w, B[j])[l];
             int row = g + 8 * (j % 2);
-            for (int e = 0; e < 4; e++) {
-                int cc = 16 * (j / 2) + 4 * t + e, q = cc / 2;
+            for (int e = 0; e < 4; e++) {   /* dense column k goes to HMMA k%8 / 4, at k/8 4 + k%4 */
+                int cc = 16 * (j / 2) + 4 * t + e, q = cc / 2, kb = 16 * j + 4 * t + e;
                 uint32_t meta = (uint32_t)ROW(w, E[0])[4 * g + j % 2 + 2 * (q / 8)];
-                uint32_t nib = meta >> (4 * (q % 8)) & 15, pos = (cc % 2 ? nib >> 2 : nib) & 3;
-                a[row][4 * q + pos] = tc_fp8_to_f16(va >> (8 * e), ae5);
-                b[g][16 * j + 4 * t + e] = tc_fp8_to_f16(vb >> (8 * e), be5);
+                uint32_t nib = meta >> (4 * (q % 8)) & 15, ka = 4 * q + (int)((cc % 2 ? nib >> 2 : nib) & 3);
+                a[row][ka % 8 / 4][ka / 8 * 4 + ka % 4] = tc_fp8_to_f16(va >> (8 * e), ae5);
+                b[g][kb % 8 / 4][kb / 8 * 4 + kb % 4] = tc_fp8_to_f16(vb >> (8 * e), be5);
             }
         }
         for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
     }
+    TcElem ad[16][2][32], bd[8][2][32];
+    for (int i = 0; i < 16; i++) for (int h = 0; h < 2; h++) tc_decode(a[i][h], 32, TC_F16, ad[i][h]);
+    for (int i = 0; i < 8; i++) for (int h = 0; h < 2; h++) tc_decode(b[i][h], 32, TC_F16, bd[i][h]);
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4;
         for (int j = 0; j < 4; j++) {
             int row = g + 8 * (j / 2), col = 2 * t + j % 2;
-            uint32_t a0[32], b0[32], a1[32], b1[32];
-            int n0 = 0, n1 = 0;
-            for (int k = 0; k < 64; k++) {
-                if (k % 8 < 4) {   /* the even groups of four go to the first HMMA */ a0[n0] = a[row][k]; b0[n0++] = b[col][k]; } else { a1[n1] = a[row][k]; b1[n1++] = b[col][k]; }
-            }
-            uint32_t h = tc_dot(a0, b0, 32, TC_F16, 0, 0);
-            h = tc_dot(a1, b1, 32, TC_F16, h, 0);
-            float v = fp_bits_f32(c[row][col]) + fp_bits_f32(h);
-            ROW(w, D[j])[l] = isnan(v) ? 0x7fffffffu : fp_f32_bits(v);
+            uint32_t h = tc_dot_dec(ad[row][0], bd[col][0], 32, TC_F16, 0, 0);
+            h = tc_dot_dec(ad[row][1], bd[col][1], 32, TC_F16, h, 0);
+            ROW(w, D[j])[l] = fadd_f32(c[row][col], h);
         }
     }
     return STEP_NEXT;
@@ -702,24 +746,26 @@ static int h_mma_fp8(Warp *w, const Inst *in, uint32_t mask)
             for (int j = 0; j < 4; j++) c[g + 8 * (j / 2)][2 * t + j % 2] = (uint32_t)ROW(w, C[j])[l];
         }
     }
+    TcElem ad[16][2][16], bd[8][2][16];
+    for (int i = 0; i < 16; i++) for (int h = 0; h < 2; h++) tc_decode(a[i][h], 16, TC_F16, ad[i][h]);
+    for (int i = 0; i < 8; i++) for (int h = 0; h < 2; h++) tc_decode(b[i][h], 16, TC_F16, bd[i][h]);
     FOR_LANES(mask, l) {
         int g = l / 4, t = l % 4;
         for (int j = 0; acc16 && j < 2; j++) {
             uint32_t out[2];
             for (int x = 0; x < 2; x++) {
                 int row = g + 8 * j, col = 2 * t + x;
-                uint32_t h = tc_dot(a[row][0], b[col][0], 16, TC_F16, 0, 1);
-                h = tc_dot(a[row][1], b[col][1], 16, TC_F16, h, 1);
+                uint32_t h = tc_dot_dec(ad[row][0], bd[col][0], 16, TC_F16, 0, 1);
+                h = tc_dot_dec(ad[row][1], bd[col][1], 16, TC_F16, h, 1);
                 out[x] = f16_result((double)fp_f16_to_f32(c[row][col]) + fp_f16_to_f32(h));
             }
             ROW(w, D[j])[l] = out[0] | out[1] << 16;
         }
         for (int j = 0; !acc16 && j < 4; j++) {
             int row = g + 8 * (j / 2), col = 2 * t + j % 2;
-            uint32_t s = tc_dot(a[row][0], b[col][0], 16, TC_F16, 0, 0);
-            s = tc_dot(a[row][1], b[col][1], 16, TC_F16, s, 0);
-            float v = fp_bits_f32(c[row][col]) + fp_bits_f32(s);
-            ROW(w, D[j])[l] = isnan(v) ? 0x7fffffffu : fp_f32_bits(v);
+            uint32_t s = tc_dot_dec(ad[row][0], bd[col][0], 16, TC_F16, 0, 0);
+            s = tc_dot_dec(ad[row][1], bd[col][1], 16, TC_F16, s, 0);
+            ROW(w, D[j])[l] = fadd_f32(c[row][col], s);
         }
     }
     return STEP_NEXT;

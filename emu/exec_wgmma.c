@@ -32,13 +32,11 @@
  * shared memory written meanwhile is what the operation reads, as an asynchronous unit's
  * would be; reading the accumulators early is not reported yet (issue 10).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "exec.h"
 #include "memory.h"
 #include "tcore.h"
-#include "fp.h"
 #include "racecheck.h"
 #include "scheduler.h"
 #include "engine.h"
@@ -193,61 +191,6 @@ void wgmma_free_queue(Cta *c)
     c->wgq = NULL;
 }
 
-/* A finite f16 or f32 value as m 2^q, with its alignment exponent x (value = 0.1m... 2^x, a
- * subnormal's exponent field counting as 1); 0 for infinities and NaNs. */
-static int fp8_parts(uint32_t u, int f32, int64_t *m, int *q, int *x)
-{
-    int e = f32 ? (int)(u >> 23 & 255) : (int)(u >> 10 & 31), mb = f32 ? 23 : 10, bias = f32 ? 127 : 15;
-    if (e == (f32 ? 255 : 31)) return 0;
-    int64_t mant = (int64_t)(u & ((1u << mb) - 1)) | (e ? (int64_t)1 << mb : 0);
-    *m = (u >> (f32 ? 31 : 15) & 1) ? -mant : mant;
-    *q = (e ? e : 1) - bias - mb;
-    *x = (e ? e : 1) - bias + 1;
-    return 1;
-}
-
-/* fp8 wgmma with f32 accumulators (tests/cuda/wgmma_fp8.cu, recorded on the H100): the fp8
- * tensor cores keep 14 bits. The 32 products (exact) and c are terms; E is the largest
- * alignment exponent of the nonzero terms (xa + xb - 1 for a product, xc for c, as in the f16
- * model of exec_mma.c); each term is cut towards zero to a multiple of 2^(E-14), and their
- * exact sum keeps its 14 leading bits, cut towards zero. With f16 accumulators (c an f16
- * term) the exact sum is rounded to f16 to nearest instead (tests/cuda/fp8_f16acc.cu).
- * Infinities and NaNs: IEEE, NaN canonical. a and b hold the values as f16 bits. */
-static uint32_t fp8_dot(const uint32_t *a, const uint32_t *b, int K, uint32_t c, int acc16)
-{
-    int64_t m[65];
-    int q[65], x[65], n = 0, E = INT32_MIN, special = 0;
-    for (int k = 0; k < K; k++) {
-        int64_t ma, mb;
-        int qa, qb, xa, xb;
-        if (!fp8_parts(a[k], 0, &ma, &qa, &xa) || !fp8_parts(b[k], 0, &mb, &qb, &xb)) { special = 1; continue; }
-        if (ma && mb) { m[n] = ma * mb; q[n] = qa + qb; x[n] = xa + xb - 1; n++; }
-    }
-    if (!fp8_parts(c, !acc16, &m[n], &q[n], &x[n])) special = 1;
-    else if (m[n]) n++;
-    if (special) {   /* rare: IEEE arithmetic in double (exact enough to give Inf or NaN) */
-        double s = acc16 ? fp_f16_to_f32(c) : fp_bits_f32(c);
-        for (int k = 0; k < K; k++) s += fp_f16_to_f32(a[k]) * (double)fp_f16_to_f32(b[k]);
-        if (acc16) return isnan(s) ? 0x7fffu : (uint32_t)fp_from_f64(s, FP_F16, RND_RN, 0);
-        return isnan(s) ? 0x7fffffffu : fp_f32_bits((float)s);
-    }
-    if (!n) return acc16 ? c & 0x8000u : c & 0x80000000u;   /* every term zero: the sign of c */
-    for (int i = 0; i < n; i++) if (x[i] > E) E = x[i];
-    int lsb = E - 14;
-    int64_t S = 0;
-    for (int i = 0; i < n; i++) {
-        int64_t u = m[i] < 0 ? -m[i] : m[i];
-        u = q[i] >= lsb ? u << (q[i] - lsb) : q[i] - lsb <= -63 ? 0 : u >> (lsb - q[i]);
-        S += m[i] < 0 ? -u : u;
-    }
-    if (acc16) return (uint32_t)fp_from_f64(ldexp((double)S, lsb), FP_F16, RND_RN, 0);
-    uint64_t mag = (uint64_t)(S < 0 ? -S : S);
-    int bits = 64 - (mag ? __builtin_clzll(mag) : 64);
-    if (bits > 14) mag = mag >> (bits - 14) << (bits - 14);
-    float v = ldexpf((float)mag, lsb);
-    return fp_f32_bits(S < 0 ? -v : v);
-}
-
 /* Sparse A: compressed value x of row i (of the warp's 16), compressed column c, goes where
  * the metadata says - 16-bit types as mma.sp m16n8k32's, tf32 counting halves as mma.sp
  * tf32's, 8-bit types as mma.sp m16n8k64 s8's. */
@@ -321,12 +264,12 @@ static int wgmma_compute(Warp *w, const WgOp *op)
         for (int i = 0; i < 16; i++) for (int k = 0; k < K; k++) a[i][k] ^= sign;
     if (WG_NEGB(v))
         for (int n = 0; n < N; n++) for (int k = 0; k < K; k++) bt[n][k] ^= sign;
-    TcElem *dec = NULL;   /* 16 rows of A and up to 256 columns of B: 600 KiB, on the heap */
-    if (!isint && !fp8) {
-        if (!(dec = tc_thread_scratch(TC_SCRATCH_WGMMA, sizeof(TcElem) * (16 + 256) * 32)))
+    TcElem *dec = NULL;   /* 16 rows of A and up to 256 columns of B, 64 each: on the heap */
+    if (!isint) {
+        if (!(dec = tc_thread_scratch(TC_SCRATCH_WGMMA, sizeof(TcElem) * (16 + 256) * 64)))
             return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wgmma: out of host memory");
-        for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, dec + i * 32);
-        for (int n = 0; n < N; n++) tc_decode(bt[n], K, f, dec + (16 + n) * 32);
+        for (int i = 0; i < 16; i++) tc_decode(a[i], K, f, dec + i * 64);
+        for (int n = 0; n < N; n++) tc_decode(bt[n], K, f, dec + (16 + n) * 64);
     }
     for (int l = 0; l < WARP_SIZE; l++) {
         int g = l / 4, t = l % 4, nreg = acc16 ? N / 4 : N / 2;
@@ -337,8 +280,8 @@ static int wgmma_compute(Warp *w, const WgOp *op)
             if (acc16) c = c >> (16 * (i % 2)) & 0xffff;
             if (!(op->scale_d >> l & 1)) c = 0;
             out[i] = isint ? int_dot(a[row], bt[col], K, WG_SA(v), WG_SB(v), (int32_t)c, WG_SAT(v), WG_B1(v))
-                   : fp8 ? fp8_dot(a[row], bt[col], K, c, acc16)
-                         : tc_dot_dec(dec + row * 32, dec + (16 + col) * 32, K, f, c, acc16);
+                   : fp8 ? tc_dot_fp8(dec + row * 64, dec + (16 + col) * 64, K, c, acc16)
+                         : tc_dot_dec(dec + row * 64, dec + (16 + col) * 64, K, f, c, acc16);
         }
         for (int i = 0; i < nreg; i++)
             ROW(w, D[i])[l] = acc16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];

@@ -22,6 +22,10 @@ void tc_decode(const uint32_t *raw, int n, int f, TcElem *out);
 /* tc_dot on decoded elements: the same result, without decoding each element per product. */
 uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, int acc16);
 
+/* fp8 wgmma's dot product (the fp8 tensor cores' 14 bits) on the values decoded as f16;
+ * c is f32 bits, or f16 bits when acc16. */
+uint32_t tc_dot_fp8(const TcElem *a, const TcElem *b, int K, uint32_t c, int acc16);
+
 /* An fp8 value (e4m3, or e5m2 with e5) as f16 bits: exact, as F2FP.F16.E4M3 converts it. */
 uint32_t tc_fp8_to_f16(uint32_t v, int e5);
 
