@@ -1066,7 +1066,7 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
 }
 
 /* The bytes of word k that [a, a+size) covers, as a mask (bit i: byte i). */
-static unsigned word_mask(uint64_t a, unsigned size, uint64_t k)
+static unsigned word_mask(uint64_t a, uint64_t size, uint64_t k)
 {
     uint64_t lo = a > k * 4 ? a : k * 4, hi = a + size < k * 4 + 4 ? a + size : k * 4 + 4;
     return ((1u << (hi - lo)) - 1) << (lo - k * 4);
@@ -1404,11 +1404,7 @@ void race_copy_begin(const char *api)
 {
     RaceLog *g = state();
     if (!g) return;
-    if (!g->have_order) {   /* no place given: after everything before it, as a launch */
-        uint64_t prev = g->default_clock++;
-        race_order(0, prev + 1, &prev, 1);
-    }
-    RaceLaunch *rl = new_launch(g);
+    RaceLaunch *rl = new_launch(g);   /* placed in stream order as a launch is */
     if (!rl) return;
     rl->api = api;
     hc.on = 1;
@@ -1458,8 +1454,7 @@ void race_copy_bytes(uint64_t addr, size_t n, int write)
     for (uint64_t k = addr / 4; k <= (addr + n - 1) / 4; k++) {
         Cell *x = global_cells(g, k);
         if (!x) { g->full = 1; return; }
-        uint64_t lo = addr > k * 4 ? addr : k * 4, hi = addr + n < k * 4 + 4 ? addr + n : k * 4 + 4;
-        unsigned mask = ((1u << (hi - lo)) - 1) << (lo - k * 4);
+        unsigned mask = word_mask(addr, n, k);
         uint32_t wv = x->w & ~CELL_PENDING;
         if (wv >> 5 && (x->wm & mask) && !host_ordered(g, wv)) host_found(g, write ? K_WAW : K_RAW, wv, k);
         for (int s = 0; write && s < 2; s++) {

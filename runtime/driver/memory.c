@@ -489,50 +489,61 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
     return CUDA_SUCCESS;
 }
 
+/* A copy or fill on the legacy stream (named api): `expr` does it; the host waits for the
+ * legacy stream first and for the copy after. */
+#define COPY_SYNC(expr) COPY_SYNC_AT(expr, __func__)
+#define COPY_SYNC_AT(expr, api)                                           \
+    do {                                                                  \
+        CUcontext c_;                                                     \
+        CUresult e_ = drv_ctx_enter(&c_);                                 \
+        if (e_ != CUDA_SUCCESS) return e_;                                \
+        drv_lock();                                                       \
+        e_ = drv_capture_work(NULL, NULL);                                \
+        drv_order_host_waits(NULL);                                       \
+        int rc_ = e_ == CUDA_SUCCESS && race_copy_start(NULL, api);       \
+        if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
+        if (rc_) { emu_host_copy_end(); drv_order_host_waits(NULL); }     \
+        drv_unlock();                                                     \
+        return e_;                                                        \
+    } while (0)
+
+/* An asynchronous copy or fill (named api): `expr` does it, `captured` adds it to a
+ * capturing stream's graph instead. */
+#define COPY_ASYNC(expr, stream, captured) COPY_ASYNC_AT(expr, stream, captured, __func__)
+#define COPY_ASYNC_AT(expr, stream, captured, api)                        \
+    do {                                                                  \
+        CUcontext c_;                                                     \
+        CUresult e_ = drv_ctx_enter(&c_);                                 \
+        if (e_ != CUDA_SUCCESS) return e_;                                \
+        drv_lock();                                                       \
+        e_ = drv_stream_check_copy(stream);                               \
+        int cap_ = 0;                                                     \
+        if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
+        int rc_ = e_ == CUDA_SUCCESS && !cap_ && race_copy_start(stream, api); \
+        drv_model_copy_stream(stream, 1);                                 \
+        if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \
+        drv_model_copy_stream(NULL, 0);                                   \
+        if (rc_) emu_host_copy_end();                                     \
+        drv_unlock();                                                     \
+        return e_;                                                        \
+    } while (0)
+
 /* A synchronous copy waits for the legacy stream, and the host for it; an asynchronous one
  * orders after its stream's earlier work, which has run already. */
 static CUresult copy_sync_at(uint64_t dst, int dd, uint64_t src, int sd, size_t n, const char *api)
 {
-    CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
-    if (e != CUDA_SUCCESS) return e;
-    drv_lock();
-    e = drv_capture_work(NULL, NULL);   /* the legacy stream must not wait for a capture */
-    drv_order_host_waits(NULL);
-    int checked = e == CUDA_SUCCESS && race_copy_start(NULL, api);
-    if (e == CUDA_SUCCESS) e = copy(dst, dd, src, sd, n);
-    if (checked) { emu_host_copy_end(); drv_order_host_waits(NULL); }
-    drv_unlock();
-    return e;
+    COPY_SYNC_AT(copy(dst, dd, src, sd, n), api);
 }
 #define copy_sync(...) copy_sync_at(__VA_ARGS__, __func__)
 
 static CUresult copy_async_at(uint64_t dst, int dd, uint64_t src, int sd, size_t n, CUstream s,
                               const char *api)
 {
-    CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
-    if (e != CUDA_SUCCESS) return e;
-    drv_lock();
-    e = drv_stream_check_copy(s);
-    int cap = 0;
-    if (e == CUDA_SUCCESS) e = drv_capture_work(s, &cap);
-    if (e == CUDA_SUCCESS && cap) {
-        CUDA_MEMCPY3D p = { .srcMemoryType = sd ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_UNIFIED,
-                            .srcDevice = src, .dstMemoryType = dd ? CU_MEMORYTYPE_DEVICE
-                                                                  : CU_MEMORYTYPE_UNIFIED,
-                            .dstDevice = dst, .srcPitch = n, .dstPitch = n,
-                            .WidthInBytes = n, .Height = 1, .Depth = 1 };
-        e = drv_capture_memcpy(s, &p);
-    } else if (e == CUDA_SUCCESS) {
-        int checked = race_copy_start(s, api);
-        drv_model_copy_stream(s, 1);
-        e = copy(dst, dd, src, sd, n);
-        drv_model_copy_stream(NULL, 0);
-        if (checked) emu_host_copy_end();
-    }
-    drv_unlock();
-    return e;
+    CUDA_MEMCPY3D p = { .srcMemoryType = sd ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_UNIFIED,
+                        .srcDevice = src, .dstMemoryType = dd ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_UNIFIED,
+                        .dstDevice = dst, .srcPitch = n, .dstPitch = n,
+                        .WidthInBytes = n, .Height = 1, .Depth = 1 };   /* for a capturing stream */
+    COPY_ASYNC_AT(copy(dst, dd, src, sd, n), s, drv_capture_memcpy(s, &p), api);
 }
 #define copy_async(...) copy_async_at(__VA_ARGS__, __func__)
 
@@ -687,42 +698,6 @@ CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry)
     return copy3d(p, dry);
 
 }
-
-#define COPY_SYNC(expr)                                                   \
-    do {                                                                  \
-        CUcontext c_;                                                     \
-        CUresult e_ = drv_ctx_enter(&c_);                                 \
-        if (e_ != CUDA_SUCCESS) return e_;                                \
-        drv_lock();                                                       \
-        e_ = drv_capture_work(NULL, NULL);                                \
-        drv_order_host_waits(NULL);                                       \
-        int rc_ = e_ == CUDA_SUCCESS && race_copy_start(NULL, __func__);  \
-        if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
-        if (rc_) { emu_host_copy_end(); drv_order_host_waits(NULL); }     \
-        drv_unlock();                                                     \
-        return e_;                                                        \
-    } while (0)
-
-/* An asynchronous copy or fill (named api): `expr` does it, `captured` adds it to a
- * capturing stream's graph instead. */
-#define COPY_ASYNC(expr, stream, captured) COPY_ASYNC_AT(expr, stream, captured, __func__)
-#define COPY_ASYNC_AT(expr, stream, captured, api)                        \
-    do {                                                                  \
-        CUcontext c_;                                                     \
-        CUresult e_ = drv_ctx_enter(&c_);                                 \
-        if (e_ != CUDA_SUCCESS) return e_;                                \
-        drv_lock();                                                       \
-        e_ = drv_stream_check_copy(stream);                               \
-        int cap_ = 0;                                                     \
-        if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
-        int rc_ = e_ == CUDA_SUCCESS && !cap_ && race_copy_start(stream, api); \
-        drv_model_copy_stream(stream, 1);                                 \
-        if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \
-        drv_model_copy_stream(NULL, 0);                                   \
-        if (rc_) emu_host_copy_end();                                     \
-        drv_unlock();                                                     \
-        return e_;                                                        \
-    } while (0)
 
 CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy) { COPY_SYNC(copy2d(pCopy)); }
 CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy) { COPY_SYNC(copy2d(pCopy)); }
