@@ -983,8 +983,8 @@ static int both_strong(const Inst *ai, const Acc *a, const Inst *ni, const Warp 
 static void note_read(Warp *w, RaceWarp *me, const Log *log, int global, Cell *x, uint32_t v,
                       unsigned mask, int l)
 {
-    if (x->r && !(x->rm & ~mask) && ordered(w, me, log, global, x->r, l)) x->r = 0;
-    if (x->r2 && !(x->r2m & ~mask) && ordered(w, me, log, global, x->r2, l)) x->r2 = 0;
+    if (x->r && !(x->rm & 15 & ~mask) && ordered(w, me, log, global, x->r, l)) x->r = 0;
+    if (x->r2 && !(x->r2m & 15 & ~mask) && ordered(w, me, log, global, x->r2, l)) x->r2 = 0;
     if (!x->r) { x->r = v; x->rm = (uint8_t)mask; }
     else { x->r2 = v; x->r2m = (uint8_t)mask; }
 }
@@ -1024,10 +1024,9 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
                           a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
     for (int s = 0; !write && s < 2; s++) {   /* writes kept in read slots (below) */
-        uint32_t rv = s ? x->r2 : x->r;
-        if (!rv || !((s ? x->r2m : x->rm) & mask)) continue;
+        uint32_t rv = s ? x->r2 : x->r, rm = s ? x->r2m : x->rm;
+        if (!rv || !(rm & CELL_KEPT) || !(rm & mask) || ordered(w, me, log, global, rv, l)) continue;
         const Acc *a = &log->a[rv >> 5];
-        if (!plain_write(L, a) || ordered(w, me, log, global, rv, l)) continue;
         RaceFinding *g2 = record_in(L, K_RAW, k * 4, a->launch, a->cta,
                                     a->warp * WARP_SIZE + (rv & 31), a->pc, w->cta->linear, t, now->pc);
         if (g2 && global) { g2->global = 1; g2->addr = addr; }
@@ -1058,8 +1057,8 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
         uint32_t old = x->w & ~CELL_PENDING;
         if (wi && wi != cur && plain_write(L, &log->a[wi]) &&
             ((x->wm & mask) ? atomic : !ordered(w, me, log, global, old, l))) {
-            if (!x->r) { x->r = old; x->rm = x->wm; }
-            else { x->r2 = old; x->r2m = x->wm; }
+            if (!x->r) { x->r = old; x->rm = x->wm | CELL_KEPT; }
+            else { x->r2 = old; x->r2m = x->wm | CELL_KEPT; }
         }
         x->w = (x->w & CELL_PENDING) | v; x->wm = (uint8_t)mask; x->wmulti = 0;
     } else note_read(w, me, log, global, x, v, mask, l);
@@ -1463,8 +1462,8 @@ void race_copy_bytes(uint64_t addr, size_t n, int write)
         }
         if (write) {
             x->w = v; x->wm = (uint8_t)mask; x->wmulti = 0;
-            if (!(x->rm & ~mask)) x->r = 0;
-            if (!(x->r2m & ~mask)) x->r2 = 0;
+            if (!(x->rm & 15 & ~mask)) x->r = 0;
+            if (!(x->r2m & 15 & ~mask)) x->r2 = 0;
         } else if (!x->r || host_ordered(g, x->r)) { x->r = v; x->rm = (uint8_t)mask; }
         else { x->r2 = v; x->r2m = (uint8_t)mask; }
     }

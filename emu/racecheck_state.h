@@ -22,6 +22,7 @@ typedef struct Log { Acc *a; uint32_t n, cap, gen; } Log;   /* gen: compactions 
  * none, with the bytes of the word each touched (bit i: byte i), so that accesses to
  * different bytes of one word never conflict. */
 typedef struct Cell { uint32_t w, r, r2; uint8_t wm, rm, r2m, wmulti; } Cell;
+#define CELL_KEPT 0x10u             /* in rm/r2m: the slot holds a plain write kept aside     */
 /* wmulti: the last write is one warp instruction whose lanes wrote different bytes of the
  * word (wm is their union, w names the last lane): it conflicts with other warps' accesses
  * to any of those bytes; within the warp it is taken as ordered (lanes are not told apart). */
