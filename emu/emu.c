@@ -721,7 +721,7 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
                 L.dyn_shared, L.cooperative ? ", cooperative" : "", depth ? ", from the device" : "");
     uint64_t ev_t0 = ev_on ? ev_device_clock() : 0;
     double t0 = now_s();
-    if (clock_model) profile_model_launch(&L);
+    profile_model_launch(&L);
     sched_run(&L);
     double t1 = now_s();
     if (ev_on) {

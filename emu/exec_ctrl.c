@@ -435,8 +435,10 @@ static uint64_t model_sreg(const Warp *w, int64_t id)
     }
 }
 
-/* %clock/%clock64 count the warp's own instructions: a virtual clock, so the same program
- * reads the same values whatever the host is doing. */
+/* %clock/%clock64 count the warp's own instructions, each as the cycles an H100 SM shared by
+ * as many resident warps would give it (clock_cpi): a virtual clock, so the same program reads
+ * the same values whatever the host is doing, and a loop that waits a number of cycles runs
+ * about as many passes as on the GPU rather than one a cycle. */
 static int h_sreg(Warp *w, const Inst *in, uint32_t mask)
 {
     uint64_t v;
@@ -447,9 +449,9 @@ static int h_sreg(Warp *w, const Inst *in, uint32_t mask)
         return STEP_NEXT;
     }
     switch (in->imm) {
-    case SR_CLOCK: v = (uint32_t)w->steps; break;
-    case SR_CLOCK_HI: v = (uint32_t)(w->steps >> 32); break;
-    case SR_CLOCK64: v = w->steps; break;
+    case SR_CLOCK: v = (uint32_t)(w->steps * w->launch->prof.clock_cpi); break;
+    case SR_CLOCK_HI: v = (uint32_t)((w->steps * w->launch->prof.clock_cpi) >> 32); break;
+    case SR_CLOCK64: v = w->steps * w->launch->prof.clock_cpi; break;
     /* deterministic mode keeps time virtual too: scheduling steps, 100 ns each */
     case SR_GLOBALTIMER: v = w->launch->det ? w->launch->det_steps * 100 : now_ns(); break;
     case SR_GLOBALTIMER_LO: v = (uint32_t)(w->launch->det ? w->launch->det_steps * 100 : now_ns()); break;

@@ -287,6 +287,7 @@ struct Launch {
         uint64_t bar_arrivals;                           /* warps arriving at bar.sync/arrive  */
         double model_start_ns;   /* --clock model: when the launch starts on the model's timeline */
         double model_warps;      /*   and how many warps share an SM with each of its warps      */
+        uint64_t clock_cpi;      /* %clock's cycles a warp instruction: its share of the SM's issue */
     } prof;
 };
 typedef struct Profile Profile;

@@ -162,8 +162,9 @@ static uint32_t sm_blocks(const Launch *L, uint32_t *warps_out, const char **lim
     return blocks;
 }
 
-/* --clock model, at the launch's start: where it begins on the model's timeline, and how
- * many warps share an SM (what the grid fills of what an SM holds). */
+/* At the launch's start: how many warps share an SM (what the grid fills of what an SM
+ * holds), which sets %clock's pace, and under --clock model where the launch begins on the
+ * model's timeline. */
 static double next_start_ns;
 void profile_set_next_start(double ns) { next_start_ns = ns; }
 
@@ -174,7 +175,12 @@ void profile_model_launch(Launch *L)
     double per_sm = (double)blocks * warps;
     double grid = (double)L->grid[0] * L->grid[1] * L->grid[2] * warps / H100_SMS;
     L->prof.model_warps = grid < per_sm ? (grid < 1 ? 1 : grid) : per_sm;
-    L->prof.model_start_ns = next_start_ns;
+    L->prof.model_start_ns = clock_model ? next_start_ns : 0;
+    /* %clock's pace, fitted to how many passes a clock-waiting loop makes on the H100
+     * (tests/perf/clockpace.cu): a warp alone waits about 7 cycles a PTX instruction for its
+     * results, and r resident warps share the four schedulers at 2r/5 cycles an instruction */
+    uint64_t share = (uint64_t)(L->prof.model_warps * 2 / 5);
+    L->prof.clock_cpi = share > 7 ? share : 7;
 }
 
 /* A warp's clock on the model: the SM's cycles its work took, as the largest of issuing its

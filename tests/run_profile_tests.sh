@@ -107,5 +107,17 @@ sys.exit(0 if total and agree == total else 1)
 EOF
 done
 check "--clock model: clock64 cycles rank bank conflicts and uncoalesced loads as on the H100" $ok
+# %clock's pace without --clock model: a loop that waits 100000 cycles makes within a factor
+# of 1.5 as many passes as on the H100, from one warp alone to a full SM
+"$NVCC" -arch=sm_90 -O2 -o "$work/clockpace" "$here/perf/clockpace.cu" || exit 99
+"$ptxemu" "$work/clockpace" >"$work/clockpace.out" 2>&1
+python3 - "$work/clockpace.out" "$here/expected/perf/clockpace.txt" <<'EOF'
+import sys
+rows = lambda f: {l.split()[0]: float(l.split()[1]) for l in open(f) if l.strip()}
+got, gpu = rows(sys.argv[1]), rows(sys.argv[2])
+print("passes a warp:", got, "H100:", gpu)
+sys.exit(0 if got.keys() == gpu.keys() and all(1 / 1.5 <= got[k] / gpu[k] <= 1.5 for k in gpu) else 1)
+EOF
+check "%clock paces a clock-waiting loop as the H100 does, by warps an SM" $?
 echo "profile tests: $pass passed, $fail failed"
 [ $fail = 0 ]

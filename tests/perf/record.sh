@@ -19,3 +19,5 @@ for n in 512 1024 4096; do "$out/probes" $n 21 >"$out/probes.$n.txt"; done
 for n in 262144 1048576; do "$out/streams" $n 21 >"$out/streams.$n.txt"; done
 "$NVCC" -arch=sm_90 -O2 -o "$out/clocks" "$here/clocks.cu" || exit 1
 for n in 132 528; do "$out/clocks" $n >"$out/clocks.$n.txt"; done
+"$NVCC" -arch=sm_90 -O2 -o "$out/clockpace" "$here/clockpace.cu" || exit 1
+"$out/clockpace" >"$out/clockpace.txt"
