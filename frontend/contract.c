@@ -8,7 +8,9 @@
  *     modifier, with the same .ftz (a store, a mul, a call argument... of the product, and
  *     nothing is fused), or a mov/neg whose own readers are such adds;
  *   - at each such add the mul is the only definition that reaches (through any distance,
- *     branch or loop, but not across a call); an add of two products fuses its first operand;
+ *     branch or loop, but not across a call, nor across an instruction ptxas gives a
+ *     subroutine: IEEE div/rcp/sqrt, integer div/rem but u32); an add of two products fuses
+ *     its first operand;
  *   - at a join whose predecessors each end by falling or jumping into it, a product that
  *     reaches through one predecessor is fused when it comes that way (ptxas moves the add
  *     into the predecessors); a join reached by a conditional branch is not.
@@ -98,10 +100,27 @@ static int build_blocks(Fa *f)
     return 0;
 }
 
+/* Instructions that stop fusion as a call does (tests/ptx/fma_contract_expand.ptx, recorded on
+ * the H100): the IEEE-rounded f32/f64 div, rcp and sqrt, and integer div/rem of every type but
+ * u32. ptxas gives them a subroutine (a slow path, or a call it later inlines: rem.s32 by 3
+ * ends up as plain integer code and still stops it). The approximate forms, div.full, the
+ * other SFU functions and u32 division do not. */
+static int acts_as_call(Fa *f, uint32_t pc)
+{
+    const Inst *in = code(f, pc);
+    const InstDesc *d = desc(f, pc);
+    if (d->ntypes < 1) return 0;
+    int t = d->types[0];
+    if (in->op == OP_div || in->op == OP_rem)
+        return is_fp(t) ? has_rnd(d) || t == TY_F64 : t != TY_U32;
+    if (in->op == OP_rcp || in->op == OP_sqrt)
+        return (t == TY_F32 && has_rnd(d)) || (t == TY_F64 && !desc_has(d, MOD_APPROX));
+    return 0;
+}
+
 static int writes_row(Fa *f, uint32_t pc, uint32_t row)
 {
     const Inst *in = code(f, pc);
-    if (in->op == OP_call) return 1;   /* ptxas does not fuse across a call */
     if (in->op == OP_setp) return 0;   /* its destinations are predicates */
     if ((in->op == OP_mma || in->op == OP_wmma) && in->aux) {   /* D: the first operand */
         const RowList *rl = in->aux;
@@ -133,6 +152,15 @@ static int reads_row(Fa *f, uint32_t pc, uint32_t row)
     return -1;
 }
 
+/* ptxas does not fuse across a call: every call reaches as one more definition of every
+ * register, CALL_BIT, so that a product it separates from its add is never the only one.
+ * Calls share the bit, so a kernel with many of them does not run out of definitions. */
+#define CALL_BIT (1ull << 63)
+static int kills_all(Fa *f, uint32_t pc)
+{
+    return code(f, pc)->op == OP_call || acts_as_call(f, pc);
+}
+
 static int def_index(Fa *f, uint32_t pc)
 {
     for (uint32_t i = 0; i < f->ndefs; i++) if (f->defs[i] == pc) return (int)i;
@@ -141,11 +169,12 @@ static int def_index(Fa *f, uint32_t pc)
 
 static uint64_t step(Fa *f, uint32_t pc, uint64_t set)
 {
+    const Inst *in = code(f, pc);
+    if (kills_all(f, pc)) return (in->pg && in->op != OP_call) ? set | CALL_BIT : CALL_BIT;
     int i = def_index(f, pc);
     if (i < 0) return set;
     uint64_t bit = 2ull << i;
-    const Inst *in = code(f, pc);
-    return (in->pg && in->op != OP_call) ? set | bit : bit;
+    return in->pg ? set | bit : bit;
 }
 
 /* Reaching definitions of f->row and its reads. Returns -1 on too many definitions. */
@@ -210,7 +239,8 @@ static int join_ok(Fa *f, const Use *u)
 {
     uint32_t b = f->block_of[u->pc - f->lo];
     if (code(f, u->pc)->pg || f->in[b] != u->reach) return 0;
-    for (uint32_t i = f->start[b]; i < u->pc - f->lo; i++) if (def_index(f, f->lo + i) >= 0) return 0;
+    for (uint32_t i = f->start[b]; i < u->pc - f->lo; i++)
+        if (def_index(f, f->lo + i) >= 0 || kills_all(f, f->lo + i)) return 0;
     for (uint32_t p = 0; p < f->nb; p++) {
         int into = f->succ[p][0] == b || f->succ[p][1] == b;
         if (!into) continue;

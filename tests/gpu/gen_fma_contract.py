@@ -384,8 +384,139 @@ def gen(t):
            s6=6 * T['size'])
     return head + '\n'.join(body) + '\n    ret;\n}\n'
 
+# Instructions that ptxas may expand into a fast path and a subroutine call (a slow path for
+# special inputs): between a mul and its add, does such an instruction stop the fusion as a
+# `call` does? Each case runs X between `mul.f32 %d, %a, %b` and `add.f32 %e, %d, %c` and stores
+# both %e (fused: the product's rounding error; plain: 0) and X's result, which keeps X alive.
+EXPAND = [
+    ('nothing between (control)', ''),
+    ('div.rn.f32', 'div.rn.f32 %x, %p, %three;'),
+    ('div.full.f32', 'div.full.f32 %x, %p, %three;'),
+    ('div.approx.f32', 'div.approx.f32 %x, %p, %three;'),
+    ('rcp.rn.f32', 'rcp.rn.f32 %x, %three;'),
+    ('rcp.approx.f32', 'rcp.approx.f32 %x, %three;'),
+    ('sqrt.rn.f32', 'sqrt.rn.f32 %x, %three;'),
+    ('sqrt.approx.f32', 'sqrt.approx.f32 %x, %three;'),
+    ('rsqrt.approx.f32', 'rsqrt.approx.f32 %x, %three;'),
+    ('ex2.approx.f32', 'ex2.approx.f32 %x, %three;'),
+    ('lg2.approx.f32', 'lg2.approx.f32 %x, %three;'),
+    ('sin.approx.f32', 'sin.approx.f32 %x, %three; SIGN'),
+    ('div.rn.f64', 'div.rn.f64 %xd, %pd, %threed; cvt.rn.f32.f64 %x, %xd;'),
+    ('rcp.rn.f64', 'rcp.rn.f64 %xd, %threed; cvt.rn.f32.f64 %x, %xd;'),
+    ('sqrt.rn.f64', 'sqrt.rn.f64 %xd, %threed; cvt.rn.f32.f64 %x, %xd;'),
+    ('rcp.approx.ftz.f64', 'rcp.approx.ftz.f64 %xd, %threed; cvt.rn.f32.f64 %x, %xd;'),
+    ('div.u32', 'div.u32 %u, %ui, %uk; mov.b32 %x, %u;'),
+    ('rem.s32', 'rem.s32 %u, %ui, %uk; mov.b32 %x, %u;'),
+    ('div.u64', 'div.u64 %ul, %uli, %ulk; cvt.u32.u64 %u, %ul; mov.b32 %x, %u;'),
+    ('rem.s64', 'rem.s64 %ul, %uli, %ulk; cvt.u32.u64 %u, %ul; mov.b32 %x, %u;'),
+    ('div.rn.f32 before the mul (control)', 'BEFORE div.rn.f32 %x, %p, %three;'),
+    ('div.rn.f32 after the add (control)', 'AFTER div.rn.f32 %x, %p, %three;'),
+    ('div.s32', 'div.s32 %u, %ui, %uk; mov.b32 %x, %u;'),
+    ('rem.u32', 'rem.u32 %u, %ui, %uk; mov.b32 %x, %u;'),
+    ('div.s64', 'div.s64 %ul, %uli, %ulk; cvt.u32.u64 %u, %ul; mov.b32 %x, %u;'),
+    ('rem.u64', 'rem.u64 %ul, %uli, %ulk; cvt.u32.u64 %u, %ul; mov.b32 %x, %u;'),
+    ('div.u16', 'cvt.u16.u32 %h, %ui; cvt.u16.u32 %hk, %uk; div.u16 %h, %h, %hk; cvt.u32.u16 %u, %h; mov.b32 %x, %u;'),
+    ('rem.s16', 'cvt.u16.u32 %h, %ui; cvt.u16.u32 %hk, %uk; rem.s16 %h, %h, %hk; cvt.u32.u16 %u, %h; mov.b32 %x, %u;'),
+    ('div.rn.ftz.f32', 'div.rn.ftz.f32 %x, %p, %three;'),
+    ('div.rz.f32', 'div.rz.f32 %x, %p, %three;'),
+    ('rcp.rn.ftz.f32', 'rcp.rn.ftz.f32 %x, %three;'),
+    ('rcp.rz.f32', 'rcp.rz.f32 %x, %three;'),
+    ('sqrt.rn.ftz.f32', 'sqrt.rn.ftz.f32 %x, %three;'),
+    ('sqrt.rz.f32', 'sqrt.rz.f32 %x, %three;'),
+    ('div.rz.f64', 'div.rz.f64 %xd, %pd, %threed; cvt.rn.f32.f64 %x, %xd;'),
+    ('rcp.rm.f64', 'rcp.rm.f64 %xd, %threed; cvt.rn.f32.f64 %x, %xd;'),
+    ('sqrt.rp.f64', 'sqrt.rp.f64 %xd, %threed; cvt.rn.f32.f64 %x, %xd;'),
+    ('div.rn.f32 by an immediate', 'div.rn.f32 %x, %p, 0f40400000;'),
+    ('rem.s32 by an immediate', 'rem.s32 %u, %ui, 3; mov.b32 %x, %u;'),
+    ('div.u64 by an immediate', 'div.u64 %ul, %uli, 3; cvt.u32.u64 %u, %ul; mov.b32 %x, %u;'),
+    ('div.u32 by an immediate', 'div.u32 %u, %ui, 3; mov.b32 %x, %u;'),
+    ('tanh.approx.f32', 'tanh.approx.f32 %x, %p; SIGN'),
+    ('ex2.approx.ftz.bf16', 'cvt.rn.bf16.f32 %hb, %p; ex2.approx.ftz.bf16 %hb, %hb; cvt.f32.bf16 %x, %hb;'),
+    ('rem.s32, the mul and the add in its shadow: two adds', 'TWO rem.s32 %u, %ui, %uk; mov.b32 %x, %u;'),
+]
+
+
+LOADS = ['    ld.volatile.global.f32 %a, [%pi+0];',
+         '    ld.volatile.global.f32 %b, [%pi+4];',
+         '    ld.volatile.global.f32 %c, [%pi+8];',
+         '    ld.volatile.global.f32 %p, [%pi+12];',
+         '    ld.volatile.global.f32 %three, [%pi+16];',
+         '    cvt.f64.f32 %pd, %p;',
+         '    cvt.f64.f32 %threed, %three;',
+         '    mov.b32 %ui, %p;',
+         '    cvt.rzi.u32.f32 %uk, %three;',
+         '    cvt.u64.u32 %uli, %ui;',
+         '    cvt.u64.u32 %ulk, %uk;']
+
+
+def gen_expand():
+    a = 1.0 + 2.0 ** -12
+    r = TYPES['f32']['rnd'](a * a)
+    p = 1.0 + 2.0 ** -13
+    inputs = [a, a, -r, p, 3.0]
+    body = []
+    nout = 0
+    for k, (comment, x) in enumerate(EXPAND):
+        # volatile loads in every case, so that ptxas shares no product or quotient between
+        # cases (a shared mul would sit before every later case's instruction)
+        lines = ['    // case %d: %s' % (k, comment)] + LOADS
+        where = 'MID'
+        if x.startswith('BEFORE '): where, x = 'BEFORE', x[7:]
+        if x.startswith('AFTER '): where, x = 'AFTER', x[6:]
+        if x.startswith('TWO '): where, x = 'TWO', x[4:]
+        # SIGN: store only whether x > 0, for functions ptxemu computes within their documented
+        # error but not bit for bit (sin, tanh: docs/testing.md)
+        x = x.replace('SIGN', 'setp.gt.f32 %pr, %x, 0f00000000; selp.f32 %x, 0f3F800000, 0f00000000, %pr;')
+        xs = ['    ' + s.strip() + ';' for s in x.split(';') if s.strip()] or ['    mov.f32 %x, %three;']
+        if where == 'BEFORE': lines += xs
+        lines.append('    mul.f32 %d, %a, %b;')
+        if where in ('MID', 'TWO'): lines += xs
+        if where == 'TWO':   # a second mul/add pair after the instruction: fused as usual?
+            lines.append('    mul.f32 %e, %a, %b;')
+            lines.append('    add.f32 %e, %e, %c;')
+            lines.append('    add.f32 %x, %x, %e;')
+        lines.append('    add.f32 %e, %d, %c;')
+        if where == 'AFTER': lines += xs
+        lines.append('    st.global.b32 [%%po+%d], %%e;   // out[%d]' % (nout * 4, nout))
+        lines.append('    st.global.b32 [%%po+%d], %%x;   // out[%d]' % (nout * 4 + 4, nout + 1))
+        nout += 2
+        body.append('\n'.join(lines))
+    hexs = ' '.join('0x%08x' % f32bits(v) for v in inputs)
+    head = '''// fma_contract_expand.ptx - generated by tests/gpu/gen_fma_contract.py; do not edit.
+// Does an instruction that ptxas expands into a fast path and a subroutine call (div.rn,
+// rcp.rn, sqrt.rn, 64-bit integer division...) stop a mul and an add around it from fusing, as
+// a call does? Inputs: a = b = %(a)r, c = -round(a*b), p = %(p)r, three = 3. Case k stores
+// out[2k] = a*b + c (fused: the product's rounding error; plain: 0) and out[2k+1] = what the
+// instruction between computed. docs/fma-contraction.md has the rule these recordings show.
+// @kernel k
+// @block 1
+// @arg buf out u32 %(nout)d
+// @arg buf in u32 5 = %(hexs)s
+// @dump out
+
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry k(.param .u64 p_out, .param .u64 p_in)
+{
+    .reg .f32 %%a, %%b, %%c, %%p, %%three, %%d, %%e, %%x;
+    .reg .f64 %%pd, %%threed, %%xd;
+    .reg .b32 %%u, %%ui, %%uk;
+    .reg .b16 %%h, %%hk, %%hb;
+    .reg .pred %%pr;
+    .reg .b64 %%ul, %%uli, %%ulk, %%pi, %%po;
+    ld.param.u64 %%pi, [p_in];
+    cvta.to.global.u64 %%pi, %%pi;
+    ld.param.u64 %%po, [p_out];
+    cvta.to.global.u64 %%po, %%po;
+''' % dict(a=a, p=p, nout=nout, hexs=hexs)
+    return head + '\n'.join(body) + '\n    ret;\n}\n'
+
 
 if __name__ == '__main__':
     for t in TYPES:
         with open('tests/ptx/fma_contract_%s.ptx' % t, 'w') as f:
             f.write(gen(t))
+    with open('tests/ptx/fma_contract_expand.ptx', 'w') as f:
+        f.write(gen_expand())
