@@ -203,6 +203,8 @@ void drv_order_stream_get(CUstream s, DrvOrder *out);       /* what s's next wor
 void drv_order_stream_after(CUstream s, const DrvOrder *v); /* s's later work follows v    */
 void drv_order_lane_launch(uint32_t lane, DrvOrder *v);
 void drv_order_join(DrvOrder *d, const DrvOrder *s);
+uint32_t drv_order_stream_index(CUstream s);   /* the same for every name of one stream */
+int drv_order_host_waited(const DrvOrder *v);  /* the host has waited for all v follows  */
 
 /* ---- launch.c ---- */
 CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],

@@ -57,6 +57,7 @@ struct CUgraphExec_st {
     CUgraphConditionalHandle *conds;   /* conditions reset to their default at each launch   */
     unsigned *cond_defaults;
     size_t nconds;
+    CUstream stream;               /* the stream of the launch that runs                     */
 };
 
 /* Caller holds the lock for these. */
@@ -130,7 +131,9 @@ CUresult drv_graph_mem_reserve(CUcontext c, const CUDA_MEM_ALLOC_NODE_PARAMS_v2 
 void drv_graph_mem_retain(CUdeviceptr p);
 void drv_graph_mem_release(CUdeviceptr p);
 int drv_graph_mem_known(CUdeviceptr p);        /* 0 no, 1 yes, 2 yes and allocated now */
-CUresult drv_graph_mem_alloc(CUdeviceptr p, int auto_free);
-CUresult drv_graph_mem_free(CUdeviceptr p);
+/* Graph memory taken and given back by work on stream s after *at (NULL: the host waited
+ * for it, as cuMemFree does). */
+CUresult drv_graph_mem_alloc(CUdeviceptr p, int auto_free, CUstream s, const DrvOrder *at);
+CUresult drv_graph_mem_free(CUdeviceptr p, CUstream s, const DrvOrder *at);
 
 #endif

@@ -239,7 +239,7 @@ static CUresult run_conditional(CUgraphExec x, CUgraphNode nd, DrvOrder *v)
 }
 
 /* Copies and fills run under the lock, as their stream forms do. */
-static CUresult run_memory(CUgraphNode nd, int auto_free)
+static CUresult run_memory(CUgraphExec x, CUgraphNode nd, int auto_free, const DrvOrder *v)
 {
     CUDA_MEMSET_NODE_PARAMS m;
     CUresult e;
@@ -251,9 +251,11 @@ static CUresult run_memory(CUgraphNode nd, int auto_free)
         if (m.height <= 1) m.pitch = m.width * m.elementSize;
         e = drv_mem_fill(&m, 0);
         break;
-    case CU_GRAPH_NODE_TYPE_MEM_ALLOC: e = drv_graph_mem_alloc(nd->p.alloc.dptr, auto_free); break;
+    case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+        e = drv_graph_mem_alloc(nd->p.alloc.dptr, auto_free, x->stream, v);
+        break;
     default:
-        e = drv_graph_mem_known(nd->p.free.dptr) ? drv_graph_mem_free(nd->p.free.dptr)
+        e = drv_graph_mem_known(nd->p.free.dptr) ? drv_graph_mem_free(nd->p.free.dptr, x->stream, v)
                                                   : drv_pool_free(nd->p.free.dptr);
         break;
     }
@@ -273,9 +275,9 @@ static CUresult run_node(CUgraphExec x, CUgraphNode nd, DrvOrder *v)
                                nd->cluster[0] ? nd->cluster : NULL, nd->cooperative, nd->lane, v);
     }
     case CU_GRAPH_NODE_TYPE_MEMCPY: case CU_GRAPH_NODE_TYPE_MEMSET:
-        return nd->enabled ? run_memory(nd, 0) : CUDA_SUCCESS;
+        return nd->enabled ? run_memory(x, nd, 0, v) : CUDA_SUCCESS;
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: case CU_GRAPH_NODE_TYPE_MEM_FREE:
-        return run_memory(nd, (x->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) != 0);
+        return run_memory(x, nd, (x->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) != 0, v);
     case CU_GRAPH_NODE_TYPE_HOST:
         nd->p.host.fn(nd->p.host.userData);   /* without the lock: it may call the driver */
         return CUDA_SUCCESS;
@@ -334,6 +336,7 @@ CUresult exec_run(CUgraphExec x, CUstream s)
     for (size_t i = 0; i < x->nconds; i++)
         *(unsigned *)(uintptr_t)x->conds[i] = x->cond_defaults[i];
     drv_order_stream_get(s, &start);
+    x->stream = s;                 /* graph memory: the stream its frees are ordered on */
     drv_model_copy_stream(s, 1);   /* --clock model: the graph's work goes on s */
     drv_unlock();
     CUresult e = run_graph(x, x->g, &start, &end);

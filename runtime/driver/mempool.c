@@ -130,7 +130,7 @@ CUmemoryPool drv_pool_of(uint64_t start)
 
 CUresult drv_pool_free(CUdeviceptr p)
 {
-    if (drv_graph_mem_known(p)) return drv_graph_mem_free(p);
+    if (drv_graph_mem_known(p)) return drv_graph_mem_free(p, NULL, NULL);
     PoolAlloc *a = palloc_find(p);
     CUresult e = drv_mem_free_device(p);
     if (e != CUDA_SUCCESS || !a) return e;
@@ -181,12 +181,23 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUm
     IN_STREAM(hStream, alloc_async(c_, pool, dptr, bytesize, hStream, cap_));
 }
 
+/* Graph memory freed on a stream is given back after the stream's earlier work. */
+static CUresult free_async(CUdeviceptr p, CUstream s)
+{
+    if (!drv_graph_mem_known(p)) return drv_pool_free(p);
+    DrvOrder at = { 0 };
+    drv_order_stream_get(s, &at);
+    CUresult e = drv_graph_mem_free(p, s, &at);
+    free(at.c);
+    return e;
+}
+
 /* Measured: memory from cuMemAlloc may be freed this way too; null is nothing to free;
  * unknown pointers and second frees are INVALID_VALUE. */
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
     IN_STREAM(hStream, !dptr ? CUDA_SUCCESS
-                             : cap_ ? drv_capture_free(hStream, dptr) : drv_pool_free(dptr));
+                             : cap_ ? drv_capture_free(hStream, dptr) : free_async(dptr, hStream));
 }
 
 /* ---- pool objects ---- */
@@ -447,10 +458,19 @@ CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType ty
 
 /* ---- graph memory ---- */
 
+/* Each allocation a graph makes takes whole chunks of physical memory. Freed, the chunks
+ * stay with the device's graph memory (a Lot) until cuDeviceGraphMemTrim, and a later
+ * allocation takes them instead of new ones when it surely runs after the free: on the
+ * stream that freed them, or once the host has waited for the free. An event another stream
+ * waits for is not enough. All measured on the H100 (tests/cuda/graph_mem_footprint.cu);
+ * the four attributes (used and reserved, current and high) all count these chunks. */
 typedef struct GraphMem { uint64_t addr; size_t size; unsigned refs; int allocated; } GraphMem;
+typedef struct Lot { size_t size; uint32_t stream; DrvOrder after; } Lot;
 static GraphMem *gmems;
 static size_t ngmems, capgmems;
-static Usage graph_usage;
+static Lot *lots;
+static size_t nlots, caplots;
+static size_t gphys, gphys_high;   /* chunks held, and the most since the mark was reset */
 
 static GraphMem *gmem_find(uint64_t p)
 {
@@ -502,42 +522,72 @@ int drv_graph_mem_known(CUdeviceptr p)
     return !g ? 0 : g->allocated ? 2 : 1;
 }
 
-CUresult drv_graph_mem_alloc(CUdeviceptr p, int auto_free)
+static void lot_drop(size_t i)
+{
+    free(lots[i].after.c);
+    lots[i] = lots[--nlots];
+}
+
+/* Freed chunks that work on stream s after *at may take (NULL: the host's own call). */
+static int lot_usable(const Lot *l, uint32_t s, const DrvOrder *at)
+{
+    return (at && l->stream == s) || drv_order_host_waited(&l->after);
+}
+
+CUresult drv_graph_mem_alloc(CUdeviceptr p, int auto_free, CUstream s, const DrvOrder *at)
 {
     GraphMem *g = gmem_find(p);
     if (!g || (g->allocated && !auto_free)) return CUDA_ERROR_INVALID_VALUE;
-    if (g->allocated) usage_free(&graph_usage, g->size);
+    if (g->allocated) drv_graph_mem_free(p, s, at);
     g->allocated = 1;
-    usage_alloc(&graph_usage, g->size);
+    size_t need = chunks(g->size);
+    uint32_t si = drv_order_stream_index(s);
+    for (size_t i = 0; i < nlots; i++)
+        if (lots[i].size >= need && lot_usable(&lots[i], si, at)) {
+            if ((lots[i].size -= need) == 0) lot_drop(i);
+            return CUDA_SUCCESS;
+        }
+    gphys += need;
+    if (gphys > gphys_high) gphys_high = gphys;
     return CUDA_SUCCESS;
 }
 
-CUresult drv_graph_mem_free(CUdeviceptr p)
+CUresult drv_graph_mem_free(CUdeviceptr p, CUstream s, const DrvOrder *at)
 {
     GraphMem *g = gmem_find(p);
     if (!g || !g->allocated) return CUDA_ERROR_INVALID_VALUE;
     g->allocated = 0;
-    usage_free(&graph_usage, g->size);
+    if (nlots == caplots) {
+        size_t nc = caplots ? caplots * 2 : 8;
+        Lot *n = realloc(lots, nc * sizeof *n);
+        if (n) { lots = n; caplots = nc; }
+    }
+    if (nlots < caplots) {
+        Lot *l = &lots[nlots++];
+        *l = (Lot){ chunks(g->size), drv_order_stream_index(s), { 0 } };
+        if (at) drv_order_join(&l->after, at);
+    } else {
+        gphys -= chunks(g->size);   /* out of memory to remember it: give it back at once */
+    }
     if (!g->refs) drv_graph_mem_release((g->refs = 1, p));
     return CUDA_SUCCESS;
 }
 
-/* Graph memory is kept for later launches until trimmed (the threshold is unlimited). */
 static CUresult graph_attr(CUdevice dev, CUgraphMem_attribute attr, void *value, int set)
 {
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     CUresult e = drv_device_check(dev);
     if (e != CUDA_SUCCESS) return e;
     if (!value) return CUDA_ERROR_INVALID_VALUE;
+    int high = attr == CU_GRAPH_MEM_ATTR_USED_MEM_HIGH || attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH;
+    if (!high && attr != CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT && attr != CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (set && (!high || *(cuuint64_t *)value != 0)) return CUDA_ERROR_INVALID_VALUE;
     drv_lock();
-    graph_usage.threshold = UINT64_MAX;
-    int which = attr == CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT ? 2 : attr == CU_GRAPH_MEM_ATTR_USED_MEM_HIGH ? 3
-              : attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT ? 0
-              : attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH ? 1 : -1;
-    e = set ? usage_reset(&graph_usage, which, *(cuuint64_t *)value)
-            : usage_get(&graph_usage, which, value);
+    if (set) gphys_high = gphys;
+    else *(cuuint64_t *)value = high ? gphys_high : gphys;
     drv_unlock();
-    return e;
+    return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
@@ -556,7 +606,10 @@ CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
     CUresult e = drv_device_check(device);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
-    usage_trim(&graph_usage, 0);
+    while (nlots) {
+        gphys -= lots[0].size;
+        lot_drop(0);
+    }
     drv_unlock();
     return CUDA_SUCCESS;
 }

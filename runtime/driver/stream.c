@@ -248,6 +248,18 @@ void drv_order_lane_launch(uint32_t lane, DrvOrder *v)
     o->c[lane] = clock;
 }
 
+uint32_t drv_order_stream_index(CUstream s)
+{
+    return ord_index(s);
+}
+
+int drv_order_host_waited(const DrvOrder *v)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->c[i] > (i < host.n ? host.c[i] : 0)) return 0;
+    return 1;
+}
+
 /* The host waited for stream s's work (NULL, the legacy stream: also the blocking ones). */
 void drv_order_host_waits(CUstream s)
 {
