@@ -16,6 +16,7 @@
 #include <time.h>
 #include "runtime/driver/drv.h"
 #include "runtime/driver/image.h"
+#include "runtime/driver/jitlog.h"
 
 struct DrvModule {
     EmuModule *em;
@@ -37,6 +38,7 @@ typedef struct Jit {
     size_t info_size, error_size;
     size_t *info_size_out, *error_size_out;
     float *wall;
+    int verbose;                /* CU_JIT_LOG_VERBOSE: the info log reports each kernel */
 } Jit;
 
 static void jit_read(Jit *j, unsigned n, const CUjit_option *opts, void **vals)
@@ -55,6 +57,7 @@ static void jit_read(Jit *j, unsigned n, const CUjit_option *opts, void **vals)
             j->error_size_out = (size_t *)&vals[i];
             break;
         case CU_JIT_WALL_TIME: j->wall = (float *)&vals[i]; break;
+        case CU_JIT_LOG_VERBOSE: j->verbose = vals[i] != NULL; break;
         default: break;   /* targets, optimisation levels, caches: nothing to tune here */
         }
     }
@@ -68,11 +71,10 @@ static void jit_log(char *buf, size_t size, size_t *size_out, const char *msg)
     if (size_out) *size_out = strlen(buf) + 1;
 }
 
-static void jit_done(Jit *j, const char *error, double ms)
+static void jit_done(Jit *j, const char *error, double ms, const char *info)
 {
-    /* no ptxas runs, so there is nothing to report but errors */
     jit_log(j->error, j->error_size, j->error_size_out, error ? error : "");
-    jit_log(j->info, j->info_size, j->info_size_out, "");
+    jit_log(j->info, j->info_size, j->info_size_out, info ? info : "");
     if (j->wall) *j->wall = (float)ms;
 }
 
@@ -109,7 +111,7 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
         image_free(&im);
         if (!err[0]) snprintf(err, sizeof err, "cannot load the module");
         drv_diag("%s", err);
-        if (jit) jit_done(jit, err, now_ms() - t0);
+        if (jit) jit_done(jit, err, now_ms() - t0, NULL);
         return e;
     }
     DrvModule *m = calloc(1, sizeof *m);
@@ -125,7 +127,7 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
     m->img = im;
     m->next = modules;
     modules = m;
-    if (jit) jit_done(jit, NULL, now_ms() - t0);
+    if (jit) jit_done(jit, NULL, now_ms() - t0, NULL);
     *out = m;
     return CUDA_SUCCESS;
 }
@@ -672,7 +674,7 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
     drv_unlock();
     if (err[0]) {
         drv_diag("cuLinkAddData(%s): %s", name ? name : "input", err);
-        if (s) jit_done(&s->jit, err, 0);
+        if (s) jit_done(&s->jit, err, 0, NULL);
     }
     return e;
 }
@@ -702,6 +704,9 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
     char err[4096] = "";
     EmuModule *em = NULL;
     if (e == CUDA_SUCCESS) e = load_em(&s->img, &em, err, sizeof err);
+    char *info = NULL;
+    if (em && s->jit.verbose && s->jit.info)
+        info = jitlog_verbose((const char *const *)s->img.text, s->img.n, em);
     if (em) emu_module_free(em);
     /* measured: an undefined .extern fails the link with CUDA_ERROR_UNKNOWN */
     if (e == CUDA_ERROR_INVALID_PTX && strstr(err, "link error")) e = CUDA_ERROR_UNKNOWN;
@@ -711,7 +716,8 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
         e = s->out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
         if (s->out) *cubinOut = s->out;
     }
-    if (s) jit_done(&s->jit, err[0] ? err : NULL, now_ms() - t0);
+    if (s) jit_done(&s->jit, err[0] ? err : NULL, now_ms() - t0, info);
+    free(info);
     drv_unlock();
     if (err[0]) drv_diag("%s", err);
     return e;

@@ -125,6 +125,8 @@ static void usage(FILE *f)
         "                   the pages an H100 maps for it (default: it completes, with a warning)\n"
         "  PTXEMU_FMA_CONTRACT 0: never fuse a mul and an add into an fma as ptxas would\n"
         "                   (docs/fma-contraction.md)\n"
+        "  PTXEMU_PTXAS     the ptxas that reports registers in a verbose JIT link's log\n"
+        "                   (default: PATH, CUDA_HOME, /usr/local/cuda; empty: none)\n"
         "  PTXEMU_CHECK     0: start PROGRAM even when the launcher finds no PTX it can run\n"
         "  PTXEMU_DEBUG     1 or trace, and PTXEMU_DEBUG_* / PTXEMU_TRACE_*: what ptxemu debug\n"
         "                   sets (docs/debug.md)\n"
