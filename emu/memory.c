@@ -880,6 +880,13 @@ static int window_fast(uint32_t mask, const uint64_t *off, unsigned size, uint8_
 {
     if (!base || size > limit) return -1;
     uint64_t lim = limit - size, bad = 0;
+    if (mask == FULL_MASK) {   /* the common case, without a test of each lane's bit */
+        for (int l = 0; l < WARP_SIZE; l++) {
+            host[l] = base + (uint64_t)l * stride + off[l];
+            bad |= (off[l] > lim) | (off[l] & (size - 1));
+        }
+        return bad ? -1 : 0;
+    }
     for (int l = 0; l < WARP_SIZE; l++) {
         host[l] = base + (uint64_t)l * stride + off[l];
         bad |= ((off[l] > lim) | (off[l] & (size - 1))) & lane_bit(mask, l);
