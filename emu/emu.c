@@ -649,9 +649,28 @@ int emu_launch_child(EmuKernel *k, const unsigned grid[3], const unsigned block[
     return launch_run(k, grid, block, NULL, dyn, args, 0, depth, err, errlen);
 }
 
-static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
-                      const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
-                      uint32_t depth, char *err, size_t errlen)
+/* A launch set up but not yet run: its parameters copied, its memory allocated. */
+struct EmuPending {
+    Launch L;
+    uint64_t ev_t0;
+    double t0;
+};
+
+static void launch_free(Launch *L)
+{
+    cdp_discard(L);
+    if (L->param_addr) mem_free(L->param_addr, MEM_PARAM);
+    if (L->grid_ws) mem_free(L->grid_ws, MEM_PARAM);
+    free(L->const_rows);
+    free(L->out);
+    race_log_free(L->race);
+    pthread_mutex_destroy(&L->lock);
+}
+
+/* Check the configuration and set up *P's launch (parameters copied). */
+static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                          const unsigned cluster[3], size_t dyn_shared, void **args,
+                          unsigned flags, uint32_t depth, EmuPending *P, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = 0;
     if (emu_init(0)) { snprintf(err, errlen, "ptxemu: no device memory arena"); return EMU_ERR_MEMORY_ALLOCATION; }
@@ -661,7 +680,8 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
     rc = check_config(k, p, grid, block, dyn_shared, err, errlen);
     if (rc) return rc;
 
-    Launch L;
+    Launch *Lp = &P->L;
+#define L (*Lp)
     memset(&L, 0, sizeof L);
     pthread_mutex_init(&L.lock, NULL);
     L.prog = p;
@@ -692,15 +712,16 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
     if (L.cooperative) L.grid_ws = grid_workspace();
     if (!L.param_addr || !L.const_rows || (L.cooperative && !L.grid_ws)) {
         snprintf(err, errlen, "ptxemu: out of memory launching %s", k->f->name);
-        goto done;
+        launch_free(&L);
+        return rc;
     }
     L.params = mem_host(L.param_addr, p->param_size ? p->param_size : 1);
     for (uint32_t i = 0; i < p->nparams; i++)
         if (p->param_size_of[i]) {
             if (!args || !args[i]) {
                 snprintf(err, errlen, "ptxemu: kernel %s: argument %u is missing", k->f->name, i);
-                rc = EMU_ERR_INVALID_VALUE;
-                goto done;
+                launch_free(&L);
+                return EMU_ERR_INVALID_VALUE;
             }
             memcpy(L.params + p->param_offset[i], args[i], p->param_size_of[i]);
         }
@@ -719,11 +740,22 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
                 "(%u,%u,%u), %u bytes of dynamic shared memory%s%s\n", k->f->name, grid[0], grid[1],
                 grid[2], block[0], block[1], block[2], L.cluster[0], L.cluster[1], L.cluster[2],
                 L.dyn_shared, L.cooperative ? ", cooperative" : "", depth ? ", from the device" : "");
-    uint64_t ev_t0 = ev_on ? ev_device_clock() : 0;
-    double t0 = now_s();
+    P->ev_t0 = ev_on ? ev_device_clock() : 0;
+    P->t0 = now_s();
     profile_model_launch(&L);
-    sched_run(&L);
-    double t1 = now_s();
+#undef L
+    return EMU_OK;
+}
+
+/* After the grid ran: its reports, its printf output, its children; then free it. */
+static int launch_finish(EmuPending *P, char *err, size_t errlen)
+{
+    Launch *Lp = &P->L;
+#define L (*Lp)
+    EmuKernel *k = L.kernel;
+    uint64_t ev_t0 = P->ev_t0;
+    double t0 = P->t0, t1 = now_s();
+    int rc;
     if (ev_on) {
         ev_launch_end();
         Event e = { .kind = EV_LAUNCH, .t0 = ev_t0, .t1 = ev_device_clock(), .launch = L.seq,
@@ -755,13 +787,42 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
         rc = L.fault.code;
     } else   /* the grid has finished: the work it launched runs now (cdp.h) */
         rc = cdp_run_children(&L, err, errlen);
-done:
-    cdp_discard(&L);
-    if (L.param_addr) mem_free(L.param_addr, MEM_PARAM);
-    if (L.grid_ws) mem_free(L.grid_ws, MEM_PARAM);
-    free(L.const_rows);
-    free(L.out);
-    race_log_free(L.race);
-    pthread_mutex_destroy(&L.lock);
+#undef L
+    launch_free(Lp);
     return rc;
+}
+
+static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                      const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                      uint32_t depth, char *err, size_t errlen)
+{
+    EmuPending P;
+    int rc = launch_prepare(k, grid, block, cluster, dyn_shared, args, flags, depth, &P, err, errlen);
+    if (rc) return rc;
+    sched_run(&P.L);
+    return launch_finish(&P, err, errlen);
+}
+
+int emu_launch_defer(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                     const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                     EmuPending **out, char *err, size_t errlen)
+{
+    EmuPending *P = malloc(sizeof *P);
+    if (!P) { snprintf(err, errlen, "ptxemu: out of memory"); return EMU_ERR_MEMORY_ALLOCATION; }
+    int rc = launch_prepare(k, grid, block, cluster, dyn_shared, args, flags, 0, P, err, errlen);
+    if (rc) { free(P); return rc; }
+    *out = P;
+    return EMU_OK;
+}
+
+void emu_launch_together(EmuPending **p, int n, int *rc, char (*err)[EMU_ERR_LEN])
+{
+    Launch *Ls[EMU_MAX_TOGETHER];
+    if (n > EMU_MAX_TOGETHER) n = EMU_MAX_TOGETHER;
+    for (int i = 0; i < n; i++) Ls[i] = &p[i]->L;
+    sched_run_together(Ls, n);
+    for (int i = 0; i < n; i++) {
+        rc[i] = launch_finish(p[i], err[i], EMU_ERR_LEN);
+        free(p[i]);
+    }
 }

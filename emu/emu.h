@@ -115,6 +115,19 @@ int emu_launch_flags(EmuKernel *k, const unsigned grid[3], const unsigned block[
                      const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
                      char *err, size_t errlen);
 
+/* Cooperative launches of several devices that wait for each other through memory must run
+ * at the same time: emu_launch_defer sets one up (arguments copied, errors of the
+ * configuration returned) without running it, and emu_launch_together runs up to
+ * EMU_MAX_TOGETHER of them in one pass of the workers, then reports and frees each (rc[i],
+ * err[i] as emu_launch_flags gives them). Not in deterministic mode. */
+typedef struct EmuPending EmuPending;
+#define EMU_MAX_TOGETHER 16
+#define EMU_ERR_LEN 2048
+int emu_launch_defer(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                     const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                     EmuPending **out, char *err, size_t errlen);
+void emu_launch_together(EmuPending **p, int n, int *rc, char (*err)[EMU_ERR_LEN]);
+
 /* Device heap size for device-side malloc (cudaLimitMallocHeapSize). */
 void emu_set_heap_size(size_t bytes);
 size_t emu_heap_size(void);

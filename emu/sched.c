@@ -791,6 +791,71 @@ out:
     free(state);
 }
 
+/* Cooperative launches of several devices run together (emu_launch_together): worker idx
+ * of n holds clusters idx, idx+n, ... of all of them, numbered one launch after another, and
+ * runs them round-robin as run_cooperative does. A launch that ends in a fault or a deadlock
+ * stops the others, which may be waiting for it through memory. */
+static void stop_with(Launch *L, const Launch *by)
+{
+    pthread_mutex_lock(&L->lock);
+    if (!__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) {
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s stopped: a kernel launched "
+                 "with it to run at the same time (launch %llu) failed", L->prog->name,
+                 (unsigned long long)by->seq);
+        L->fault.code = EMU_ERR_LAUNCH_FAILURE;
+        __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&L->lock);
+}
+
+static void run_together(Launch **Ls, int n, uint32_t idx, uint32_t nw)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < n; k++) total += Ls[k]->ncta / Ls[k]->cluster_size;
+    uint64_t mine = total > idx ? (total - idx + nw - 1) / nw : 0;
+    if (!mine) return;
+    WorkerBuf *b = calloc(mine, sizeof *b);
+    Launch **of = calloc(mine, sizeof *of);
+    uint32_t *spins = calloc(mine, sizeof *spins);
+    int *state = calloc(mine, sizeof *state);
+    uint64_t set = 0, live = 0;
+    if (!b || !of || !spins || !state) { out_of_memory(Ls[0], 0); goto out; }
+    for (; set < mine; set++) {
+        uint64_t g = idx + set * nw;
+        int k = 0;
+        while (g >= Ls[k]->ncta / Ls[k]->cluster_size) {
+            g -= Ls[k]->ncta / Ls[k]->cluster_size;
+            k++;
+        }
+        of[set] = Ls[k];
+        if (setup_cluster(&b[set], Ls[k], g) < 0) goto out;
+        state[set] = 1;
+        live++;
+    }
+    while (live) {
+        for (uint64_t j = 0; j < mine; j++) {
+            if (!state[j]) continue;
+            int rc = cluster_round(&b[j].cluster, of[j], &spins[j]);
+            if (rc > 0) continue;
+            if (rc != -2) async_drain(&b[j].cluster);
+            finish_cluster(&b[j].cluster, of[j]);
+            state[j] = 0;
+            live--;
+            if (rc < 0)
+                for (int k = 0; k < n; k++) if (Ls[k] != of[j]) stop_with(Ls[k], of[j]);
+        }
+    }
+out:
+    for (uint64_t j = 0; j < set; j++)
+        if (state && state[j]) finish_cluster(&b[j].cluster, of[j]);
+    if (b)
+        for (uint64_t j = 0; j < mine; j++) workerbuf_free(&b[j]);
+    free(b);
+    free(of);
+    free(spins);
+    free(state);
+}
+
 /* ---- deterministic mode -------------------------------------------------------------
  * One thread runs the launch. A window of 1-4 clusters (chosen from the seed) is resident;
  * each step runs the runnable warp with the highest priority to its next switch point
@@ -1048,11 +1113,14 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t go, done;
     Launch *launch;
+    Launch **together;          /* or launches run together (sched_run_together) */
+    int ntogether;
+    uint32_t next_worker;
     uint64_t generation;
     int nthreads, busy;
     pthread_once_t once;
 } pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-           NULL, 0, 0, 0, PTHREAD_ONCE_INIT };
+           NULL, NULL, 0, 0, 0, 0, 0, PTHREAD_ONCE_INIT };
 
 /* Allocated, not a TLS array: libcuda.so.1 is dlopen'ed by programs, and its thread-local
  * block must fit the few hundred bytes of static TLS that glibc keeps for that (the memory
@@ -1108,9 +1176,12 @@ static void *worker_main(void *arg)
     for (;;) {
         while (pool.generation == seen) pthread_cond_wait(&pool.go, &pool.lock);
         seen = pool.generation;
-        Launch *L = pool.launch;
+        Launch *L = pool.launch, **T = pool.together;
+        int nt = pool.ntogether;
+        uint32_t idx = T ? pool.next_worker++ : 0;
         pthread_mutex_unlock(&pool.lock);
-        work(L);
+        if (T) run_together(T, nt, idx, (uint32_t)pool.nthreads);
+        else work(L);
         pthread_mutex_lock(&pool.lock);
         if (--pool.busy == 0) pthread_cond_signal(&pool.done);
     }
@@ -1165,6 +1236,7 @@ void sched_run(Launch *L)
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
         pool.launch = L;
+        pool.together = NULL;
         pool.busy = helpers;
         pool.generation++;
         pthread_cond_broadcast(&pool.go);
@@ -1174,6 +1246,36 @@ void sched_run(Launch *L)
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
         while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+    }
+}
+
+void sched_run_together(Launch **Ls, int n)
+{
+    for (int k = 0; k < n; k++) set_deadline(Ls[k]);
+    if (det_cfg.on) {   /* one at a time (the driver does not defer in this mode) */
+        for (int k = 0; k < n; k++) sched_run(Ls[k]);
+        return;
+    }
+    sched_init(want_threads);
+    if (ev_on) ev_launch_begin();
+    int helpers = pool.nthreads - 1;
+    if (helpers) {
+        pthread_mutex_lock(&pool.lock);
+        pool.launch = NULL;
+        pool.together = Ls;
+        pool.ntogether = n;
+        pool.next_worker = 1;   /* the launching thread is worker 0 */
+        pool.busy = helpers;
+        pool.generation++;
+        pthread_cond_broadcast(&pool.go);
+        pthread_mutex_unlock(&pool.lock);
+    }
+    run_together(Ls, n, 0, (uint32_t)pool.nthreads);
+    if (helpers) {
+        pthread_mutex_lock(&pool.lock);
+        while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);
+        pool.together = NULL;
         pthread_mutex_unlock(&pool.lock);
     }
 }

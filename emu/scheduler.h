@@ -22,6 +22,8 @@ int sched_deterministic(uint64_t *seed);
 int sched_threads(void);
 /* Run every CTA of L to completion or until a fault aborts it. */
 void sched_run(Launch *L);
+/* Cooperative launches that must run at the same time (emu_launch_together). */
+void sched_run_together(Launch **Ls, int n);
 
 /* A group of lanes of w arrives at barrier id (count 0 = all live threads of the CTA);
  * kind is BAR_*; cbits the lanes whose predicate is true for bar.red. */

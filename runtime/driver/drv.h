@@ -207,6 +207,9 @@ uint32_t drv_order_stream_index(CUstream s);   /* the same for every name of one
 int drv_order_host_waited(const DrvOrder *v);  /* the host has waited for all v follows  */
 
 /* ---- launch.c ---- */
+/* Run the cooperative launches kept to run together (launch.c), if any: before the host
+ * waits for work, queries it, or copies or fills memory. Caller holds the lock. */
+void drv_run_held(void);
 CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                     unsigned smem, CUstream s, void **params, void **extra,
                     const unsigned *cluster, int cooperative);

@@ -1,9 +1,10 @@
 /* launch.c - kernel launches, function attributes and occupancy.
  *
  * Launches run to completion inside emu_launch_ex, holding the driver lock, so work happens
- * in issue order. A fault during the run becomes the context's sticky error; like an
- * asynchronous launch on a GPU, the launch call itself still succeeds and the fault surfaces
- * at the next call that uses the context.
+ * in issue order; only cooperative launches of several devices wait, to run together (below).
+ * A fault during the run becomes the context's sticky error; like an asynchronous launch on
+ * a GPU, the launch call itself still succeeds and the fault surfaces at the next call that
+ * uses the context.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "emu/memory.h"
 #include "runtime/driver/graph.h"
 #include "emu/profile.h"
+#include "emu/scheduler.h"
 
 /* Grid and block shape against the H100's limits (every bad shape is INVALID_VALUE). */
 static CUresult check_shape(const unsigned g[3], const unsigned b[3])
@@ -97,14 +99,93 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
 }
 
 /* A launch on stream s, or (after != NULL) a graph's kernel node on its ordering lane. */
+/* ---- cooperative launches of several devices ----
+ * A launch runs to completion before the call returns, but the cooperative kernels of
+ * several devices may wait for each other through memory (a multi-device conjugate gradient
+ * launches one per device, each waiting for the others' flags in host memory). So while
+ * more than one device exists, a cooperative launch is set up and kept; the next one on
+ * another device joins it, and they run together before the host waits for work, queries
+ * it, copies or fills memory or launches anything else (drv_run_held), at a second launch
+ * on a device already waiting, or at exit. Not
+ * in deterministic mode, under the race detector or under --clock model, which follow one
+ * launch at a time. Caller holds the lock. */
+static struct {
+    EmuPending *p[EMU_MAX_TOGETHER];
+    CUcontext c[EMU_MAX_TOGETHER];
+    CUfunction f[EMU_MAX_TOGETHER];
+    int n;
+} held;
+
+static int may_hold(int cooperative, const DrvOrder *after)
+{
+    return cooperative && !after && drv_device_count() > 1 && !sched_deterministic(NULL) &&
+           !emu_racecheck_on() && !clock_model;
+}
+
+static void launch_failed(CUcontext c, CUfunction f, CUresult e, const char *err);
+
+static void run_held(void)
+{
+    if (!held.n) return;
+    int n = held.n, rc[EMU_MAX_TOGETHER];
+    static char err[EMU_MAX_TOGETHER][EMU_ERR_LEN];
+    uint32_t mask = 0;
+    for (int i = 0; i < n; i++) mask |= drv_peer_mask(held.c[i]);
+    mem_set_access(mask);
+    mem_set_launch_device(-1);
+    held.n = 0;
+    emu_launch_together(held.p, n, rc, err);
+    for (int i = 0; i < n; i++)
+        if (rc[i] != EMU_OK) launch_failed(held.c[i], held.f[i], drv_from_emu(rc[i]), err[i]);
+}
+
+void drv_run_held(void)
+{
+    run_held();
+}
+
+static void run_held_at_exit(void)
+{
+    drv_lock();
+    run_held();
+    drv_unlock();
+}
+
+/* Keep a cooperative launch to run with those of other devices; 1 if kept. */
+static int hold(CUcontext c, CUfunction f, EmuKernel *k, const unsigned grid[3],
+                const unsigned block[3], const unsigned *cl, unsigned smem, void **params,
+                CUresult *e)
+{
+    for (int i = 0; i < held.n; i++)
+        if (held.c[i]->device == c->device) run_held();   /* that device's earlier launch first */
+    if (held.n == EMU_MAX_TOGETHER) run_held();
+    static int registered;
+    if (!registered) registered = atexit(run_held_at_exit) == 0;
+    char err[EMU_ERR_LEN];
+    int rc = emu_launch_defer(k, grid, block, cl, smem, params, EMU_LAUNCH_COOPERATIVE,
+                              &held.p[held.n], err, sizeof err);
+    if (rc != EMU_OK) {
+        *e = drv_from_emu(rc);
+        if (err[0]) drv_diag("%s", err);
+        return 1;
+    }
+    held.c[held.n] = c;
+    held.f[held.n] = f;
+    __atomic_store_n(&held.n, held.n + 1, __ATOMIC_RELEASE);
+    *e = CUDA_SUCCESS;
+    return 1;
+}
+
 static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                        unsigned smem, CUstream s, void **params, void **extra,
                        const unsigned *cluster, int cooperative, uint32_t lane, DrvOrder *after)
 {
     CUcontext c;
+    int keep = may_hold(cooperative, after);
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
+    if (!keep) run_held();
     unsigned clbuf[3];
     const unsigned *cl = drv_handle_kind(f) == H_FUNC ? launch_cluster(f, cluster, clbuf) : NULL;
     EmuKernel *k = NULL;
@@ -120,6 +201,10 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     if (after) drv_order_lane_launch(lane, after);
     else drv_order_launch(s);
     if (clock_model) profile_set_next_start(drv_model_kernel_start(s, after != NULL));
+    if (keep && hold(c, f, k, grid, block, cl, smem, params, &e)) {
+        drv_unlock();
+        return e;
+    }
     mem_set_access(drv_peer_mask(c));   /* the kernel's device and its enabled peers */
     mem_set_launch_device(c->device);   /* and memory pools that gave it access */
     int rc = emu_launch_flags(k, grid, block, cl, smem, params,
@@ -129,14 +214,25 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);
     if (drv_error_is_sticky(e)) {
-        /* a failed assert has printed the GPU's own lines already (emu/exec_call.c); the
-         * PTX location is for PTXEMU_LOG=2 */
-        drv_ctx_set_sticky(c, e, e == CUDA_ERROR_ASSERT && emu_log_level < 2 ? NULL : err);
+        launch_failed(c, f, e, err);
         return CUDA_SUCCESS;
     }
     if (err[0] && !f->reported) drv_diag("%s", err);
     f->reported = 1;
     return e;
+}
+
+/* A launch that failed while it ran: the context's sticky error, as on a GPU. */
+static void launch_failed(CUcontext c, CUfunction f, CUresult e, const char *err)
+{
+    if (!drv_error_is_sticky(e)) {
+        if (err[0] && !f->reported) drv_diag("%s", err);
+        f->reported = 1;
+        return;
+    }
+    /* a failed assert has printed the GPU's own lines already (emu/exec_call.c); the PTX
+     * location is for PTXEMU_LOG=2 */
+    drv_ctx_set_sticky(c, e, e == CUDA_ERROR_ASSERT && emu_log_level < 2 ? NULL : err);
 }
 
 CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,

@@ -263,6 +263,7 @@ int drv_order_host_waited(const DrvOrder *v)
 /* The host waited for stream s's work (NULL, the legacy stream: also the blocking ones). */
 void drv_order_host_waits(CUstream s)
 {
+    drv_run_held();
     if (clock_model) model_host_waits(s);
     uint32_t i = ord_index(s);
     if (!ord_of(i)) return;
@@ -274,6 +275,7 @@ void drv_order_host_waits(CUstream s)
 
 void drv_order_host_waits_all(void)
 {
+    drv_run_held();
     if (clock_model)
         for (uint32_t j = 0; j < nord; j++) mt_host = dmax(mt_host, *mt_at(j));
     for (uint32_t j = 0; j < nord && ord_of(j); j++) ord_join(&host, &ords[j]);
@@ -411,6 +413,7 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
     CUresult e = stream_enter_any_ctx(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
+    drv_run_held();
     e = drv_capture_sync_stream(hStream);
     drv_unlock();
     return e;
@@ -736,6 +739,7 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
+    drv_run_held();
     int ok = event_live(hEvent);
     e = ok ? drv_capture_event_host(hEvent, 0) : CUDA_ERROR_INVALID_HANDLE;
     drv_unlock();
@@ -748,6 +752,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
+    drv_run_held();
     int ok = event_live(hEvent);
     e = ok ? drv_capture_event_host(hEvent, 1) : CUDA_ERROR_INVALID_HANDLE;
     if (e == CUDA_SUCCESS) ord_join(&host, &hEvent->order);
