@@ -78,6 +78,7 @@ CUresult drv_cls_delete(CUcontext c, void *key);
 #define DRV_SMEM_PER_SM (228u * 1024)
 #define DRV_SMEM_RESERVED_PER_BLOCK 1024u
 #define DRV_THREADS_PER_SM 2048
+#define DRV_REGS_PER_SM 65536
 #define DRV_BLOCKS_PER_SM 32
 #define DRV_DRIVER_VERSION 13000
 #define DRV_MAX_DEVICES 16
@@ -137,7 +138,10 @@ struct CUfunc_st {                  /* CUfunction and CUkernel (the same object 
     int cluster[3];                 /* required cluster dimensions set by the program      */
     int sched_policy;
     int reported;                   /* a diagnostic was printed already                   */
+    int regs;                       /* registers ptxas gives it: 0 not asked, -1 unknown   */
 };
+/* The registers ptxas gives f's kernel, or -1 without ptxas (module.c). */
+int drv_func_ptxas_regs(CUfunction f);
 /* The function's kernel with its info; says once why it cannot be used. */
 CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info);
 /* Dynamic shared memory the function may use by default or as set. */

@@ -1,5 +1,6 @@
-/* jitlog.c - the info log of a verbose JIT link (CU_JIT_LOG_VERBOSE), as the GPU's driver
- * writes it: ptxas's report for each kernel, then the linker's summary.
+/* jitlog.c - what only ptxas knows: the info log of a verbose JIT link (CU_JIT_LOG_VERBOSE),
+ * as the GPU's driver writes it (ptxas's report for each kernel, then the linker's summary),
+ * and how many registers each kernel gets, for occupancy and numRegs (launch.c).
  *
  * ptxemu compiles nothing, so it cannot know how many registers ptxas would give a kernel.
  * When NVIDIA's ptxas is installed (PTXEMU_PTXAS, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)
@@ -190,4 +191,36 @@ char *jitlog_verbose(const char *const *texts, int n, EmuModule *em)
     free(ptxas);
     if (log.n && log.s[log.n - 1] == '\n') log.s[--log.n] = 0;   /* the driver's ends without one */
     return log.s;
+}
+
+char *jitlog_ptxas_report(const char *const *texts, int n)
+{
+    char *ptxas = find_ptxas();
+    if (!ptxas) return NULL;
+    Buf all = { 0 };
+    for (int i = 0; i < n; i++) {
+        char *rep = run_ptxas(ptxas, texts[i], n > 1);
+        if (!rep) { free(all.s); all.s = NULL; break; }
+        put(&all, "%s", rep);
+        free(rep);
+    }
+    free(ptxas);
+    return all.s;
+}
+
+int jitlog_regs(const char *report, const char *name)
+{
+    /* "ptxas info    : Function properties for NAME", then a stack line, then
+     * "ptxas info    : Used N registers, ..." */
+    size_t len = strlen(name);
+    for (const char *p = report; p && (p = strstr(p, "Function properties for ")); p++) {
+        const char *nm = p + strlen("Function properties for ");
+        if (strncmp(nm, name, len) || (nm[len] != '\n' && nm[len] != '\r')) continue;
+        const char *used = strstr(nm, "Used ");
+        const char *next = strstr(nm, "Function properties for ");
+        unsigned r;
+        if (used && (!next || used < next) && sscanf(used, "Used %u registers", &r) == 1) return (int)r;
+        return -1;
+    }
+    return -1;
 }

@@ -9,4 +9,9 @@
  * malloc'd string, or NULL when out of memory. */
 char *jitlog_verbose(const char *const *texts, int n, EmuModule *em);
 
+/* ptxas's report on the n texts for sm_90a (malloc'd), or NULL without ptxas or when it
+ * fails; and the registers it gives kernel `name` in such a report, or -1. */
+char *jitlog_ptxas_report(const char *const *texts, int n);
+int jitlog_regs(const char *report, const char *name);
+
 #endif

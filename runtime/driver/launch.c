@@ -14,6 +14,8 @@
 #include "emu/profile.h"
 #include "emu/scheduler.h"
 
+static int regs_limit(int regs, int warps);
+
 /* Grid and block shape against the H100's limits (every bad shape is INVALID_VALUE). */
 static CUresult check_shape(const unsigned g[3], const unsigned b[3])
 {
@@ -80,6 +82,11 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
     if (e == CUDA_SUCCESS) e = drv_func_kernel(f, k, &info);
     if (e == CUDA_SUCCESS) e = check_kernel(f, &info, block, smem);
     if (e != CUDA_SUCCESS) return e;
+    /* a block of more than 256 threads may need more registers than an SM has (up to 256,
+     * 255 registers a thread always fit): ask ptxas once, and refuse as the GPU does */
+    int warps = (int)((block[0] * block[1] * block[2] + 31) / 32);
+    if (warps > 8 && !f->regs) f->regs = drv_func_ptxas_regs(f);
+    if (warps > 8 && f->regs > 0 && !regs_limit(f->regs, warps)) return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     if (*params && extra) return CUDA_ERROR_INVALID_VALUE;
     if (extra) {
         if (info.nparams > MAX_PARAMS) return CUDA_ERROR_INVALID_VALUE;
@@ -90,7 +97,8 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
     /* 8 CTAs is the portable cluster size; up to 16 once the kernel allows non-portable */
     if (cl && (uint64_t)cl[0] * cl[1] * cl[2] > (f->nonportable ? 16u : 8u))
         return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-    if (cooperative) {
+    if (cooperative) {   /* the grid must fit at once, registers counted as ptxas gives them */
+        if (!f->regs) f->regs = drv_func_ptxas_regs(f);
         uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
         int per_sm = drv_occupancy(f, &info, (int)(block[0] * block[1] * block[2]), smem);
         if (blocks > (uint64_t)per_sm * DRV_NUM_SMS) return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
@@ -410,13 +418,28 @@ static CUresult func_info(const void *h, CUfunction *f, EmuKernelInfo *info)
         return e;
     }
     *f = (CUfunction)h;
+    /* what ptxas allocates, where ptxas is installed: the PTX's declared count means nothing */
+    if (!(*f)->regs) (*f)->regs = drv_func_ptxas_regs(*f);
+    if ((*f)->regs > 0) info->num_regs = (uint32_t)(*f)->regs;
     return CUDA_SUCCESS;
+}
+
+/* The largest block the kernel can launch: its own limit, and what its registers allow. */
+static int max_threads(CUfunction f, const EmuKernelInfo *info)
+{
+    int n = (int)info->max_threads;
+    if (f->regs > 0) {
+        int w = 32;
+        while (w > 0 && !regs_limit(f->regs, w)) w -= 4;   /* blocks are allocated 4 warps at a time */
+        if (w * 32 < n) n = w * 32;
+    }
+    return n;
 }
 
 static CUresult get_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_attribute a, int *v)
 {
     switch (a) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = (int)info->max_threads; break;
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = max_threads(f, info); break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = (int)info->shared_static; break;
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *v = 0; break;   /* constants are module-scope */
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *v = (int)info->local_bytes; break;
@@ -537,15 +560,29 @@ CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig confi
 
 /* ---- occupancy ---- */
 
-/* Blocks of `bs` threads that fit on one SM, from thread, block-slot and shared-memory
- * limits. Registers are not counted: PTX declares virtual registers, not what ptxas would
- * allocate, so they would give a meaningless bound. */
+/* Blocks of `bs` threads that fit on one SM, from thread, block-slot, shared-memory and,
+ * where ptxas told how many registers the kernel gets (f->regs), register limits. The PTX's
+ * own count of virtual registers would give a meaningless bound. Registers go to warps in
+ * units of 256, each of the 4 sub-partitions holds a quarter of the 64K, and a block's
+ * allocation, its warps rounded up to a multiple of 4, must fit in 64K (the occupancy rules
+ * of cuda_occupancy.h). */
+static int regs_limit(int regs, int warps)
+{
+    int per_warp = (regs * 32 + 255) / 256 * 256;
+    if (regs > 255 || per_warp * ((warps + 3) / 4 * 4) > DRV_REGS_PER_SM) return 0;
+    return DRV_REGS_PER_SM / 4 / per_warp * 4 / warps;
+}
+
 int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int bs, size_t dyn)
 {
     if (bs <= 0 || (unsigned)bs > info->max_threads || dyn > drv_func_max_dyn(f, info)) return 0;
     int warps = (bs + 31) / 32;
     int n = DRV_THREADS_PER_SM / 32 / warps;
     if (n > DRV_BLOCKS_PER_SM) n = DRV_BLOCKS_PER_SM;
+    if (f->regs > 0) {
+        int by_regs = regs_limit(f->regs, warps);
+        if (by_regs < n) n = by_regs;
+    }
     size_t smem = info->shared_static + dyn;
     if (smem) {
         size_t by_smem = DRV_SMEM_PER_SM / (smem + DRV_SMEM_RESERVED_PER_BLOCK);

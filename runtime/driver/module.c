@@ -19,6 +19,7 @@
 #include "runtime/driver/jitlog.h"
 
 struct DrvModule {
+    char *ptxas;                /* ptxas's report on the texts, once asked for; "" if none */
     EmuModule *em;
     CUcontext ctx;              /* NULL for a library                                     */
     int library;
@@ -132,6 +133,19 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
     return CUDA_SUCCESS;
 }
 
+/* The registers ptxas gives f's kernel, or -1 without ptxas: ptxas runs once a module, the
+ * first time a program asks for occupancy or attributes. Caller holds the lock. */
+int drv_func_ptxas_regs(CUfunction f)
+{
+    DrvModule *m = f->mod;
+    if (!m->ptxas) {
+        char *rep = jitlog_ptxas_report((const char *const *)m->img.text, m->img.n);
+        m->ptxas = rep ? rep : strdup("");
+        if (!m->ptxas) return -1;
+    }
+    return jitlog_regs(m->ptxas, f->name);
+}
+
 /* A library reset with its context is loaded again when next used. */
 static CUresult module_em(DrvModule *m)
 {
@@ -155,6 +169,7 @@ static void module_free(DrvModule *m)
     drv_handle_del(m);
     if (m->em) emu_module_free(m->em);
     image_free(&m->img);
+    free(m->ptxas);
     free(m);
 }
 
