@@ -76,7 +76,9 @@ static char *find_ptxas(void)
 /* Run ptxas on one text; its combined output, or NULL. */
 static char *run_ptxas(const char *ptxas, const char *text, int relocatable)
 {
-    char tmpl[] = "/tmp/ptxemu-jit-XXXXXX.ptx";
+    char tmpl[4096];
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmpl, sizeof tmpl, "%s/ptxemu-jit-XXXXXX.ptx", dir && *dir ? dir : "/tmp");
     int fd = mkstemps(tmpl, 4);
     if (fd < 0) return NULL;
     size_t len = strlen(text);
