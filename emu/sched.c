@@ -751,50 +751,13 @@ static void workerbuf_free(WorkerBuf *b)
     async_queue_free(b->aq);
 }
 
-/* A cooperative launch: grid-wide synchronisation (cooperative groups' grid.sync) spins on
+/* Cooperative launches: grid-wide synchronisation (cooperative groups' grid.sync) spins on
  * global memory until every CTA has arrived, so every CTA of the grid must be resident at
- * once (the driver refused grids larger than the device holds). Worker `idx` of `n` holds
- * clusters idx, idx+n, ... and runs them round-robin until all are done. */
-static void run_cooperative(Launch *L, uint32_t idx, uint32_t n)
-{
-    uint64_t ncl = L->ncta / L->cluster_size;
-    uint64_t mine = ncl > idx ? (ncl - idx + n - 1) / n : 0;
-    if (!mine) return;
-    WorkerBuf *b = calloc(mine, sizeof *b);
-    uint32_t *spins = calloc(mine, sizeof *spins);
-    int *state = calloc(mine, sizeof *state);   /* 1 live, 0 done (finished) */
-    uint64_t set = 0;
-    if (!b || !spins || !state) { out_of_memory(L, 0); goto out; }
-    for (; set < mine; set++) {
-        if (setup_cluster(&b[set], L, idx + set * n) < 0) goto out;
-        state[set] = 1;
-    }
-    for (uint64_t live = mine; live;) {
-        for (uint64_t j = 0; j < mine; j++) {
-            if (!state[j]) continue;
-            int rc = cluster_round(&b[j].cluster, L, &spins[j]);
-            if (rc > 0) continue;
-            if (rc != -2) async_drain(&b[j].cluster);
-            finish_cluster(&b[j].cluster, L);
-            state[j] = 0;
-            live--;
-            if (rc < 0) goto out;
-        }
-    }
-out:
-    for (uint64_t j = 0; j < set; j++)
-        if (state && state[j]) finish_cluster(&b[j].cluster, L);
-    if (b)
-        for (uint64_t j = 0; j < mine; j++) workerbuf_free(&b[j]);
-    free(b);
-    free(spins);
-    free(state);
-}
-
-/* Cooperative launches of several devices run together (emu_launch_together): worker idx
- * of n holds clusters idx, idx+n, ... of all of them, numbered one launch after another, and
- * runs them round-robin as run_cooperative does. A launch that ends in a fault or a deadlock
- * stops the others, which may be waiting for it through memory. */
+ * once (the driver refused grids larger than the device holds). The launches of several
+ * devices may also wait for each other through memory, so they run together
+ * (emu_launch_together). Worker idx of nw holds clusters idx, idx+nw, ... of all of them,
+ * numbered one launch after another, and runs them round-robin until all are done. A launch
+ * that ends in a fault or a deadlock stops the others, which may be waiting for it. */
 static void stop_with(Launch *L, const Launch *by)
 {
     pthread_mutex_lock(&L->lock);
@@ -1149,7 +1112,7 @@ static void work(Launch *L)
     if (ev_on) ev_launch_begin();
     if (L->cooperative) {
         uint32_t idx = (uint32_t)__atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
-        run_cooperative(L, idx, L->coop_workers);
+        run_together(&L, 1, idx, L->coop_workers);
         return;
     }
     if (!tls_buf) {
