@@ -1056,7 +1056,7 @@ static void run_det(Launch *L)
     }
 out:
     /* a launch that ended early (fault, deadlock, time limit) leaves clusters resident:
-     * finished as run_cooperative and run_cluster finish theirs, so their state is freed */
+     * finished as run_together and run_cluster finish theirs, so their state is freed */
     if (d.slot && d.used)
         for (uint32_t s = 0; s < d.window; s++)
             if (d.used[s]) finish_cluster(&d.slot[s].cluster, L);
