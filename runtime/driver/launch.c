@@ -114,9 +114,9 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
  * more than one device exists, a cooperative launch is set up and kept; the next one on
  * another device joins it, and they run together before the host waits for work, queries
  * it, copies or fills memory or launches anything else (drv_run_held), at a second launch
- * on a device already waiting, or at exit. Not
- * in deterministic mode, under the race detector or under --clock model, which follow one
- * launch at a time. Caller holds the lock. */
+ * on a device already waiting, or at exit. Not in deterministic mode, under the race
+ * detector or under --clock model, which follow one launch at a time. Caller holds the
+ * lock. */
 static struct {
     EmuPending *p[EMU_MAX_TOGETHER];
     CUcontext c[EMU_MAX_TOGETHER];
@@ -132,7 +132,7 @@ static int may_hold(int cooperative, const DrvOrder *after)
 
 static void launch_failed(CUcontext c, CUfunction f, CUresult e, const char *err);
 
-static void run_held(void)
+void drv_run_held(void)
 {
     if (!held.n) return;
     int n = held.n, rc[EMU_MAX_TOGETHER];
@@ -147,41 +147,32 @@ static void run_held(void)
         if (rc[i] != EMU_OK) launch_failed(held.c[i], held.f[i], drv_from_emu(rc[i]), err[i]);
 }
 
-void drv_run_held(void)
-{
-    run_held();
-}
-
 static void run_held_at_exit(void)
 {
     drv_lock();
-    run_held();
+    drv_run_held();
     drv_unlock();
 }
 
-/* Keep a cooperative launch to run with those of other devices; 1 if kept. */
-static int hold(CUcontext c, CUfunction f, EmuKernel *k, const unsigned grid[3],
-                const unsigned block[3], const unsigned *cl, unsigned smem, void **params,
-                CUresult *e)
+/* Keep a cooperative launch to run with those of other devices. */
+static CUresult hold(CUcontext c, CUfunction f, EmuKernel *k, const unsigned grid[3],
+                     const unsigned block[3], const unsigned *cl, unsigned smem, void **params)
 {
     for (int i = 0; i < held.n; i++)
-        if (held.c[i]->device == c->device) run_held();   /* that device's earlier launch first */
-    if (held.n == EMU_MAX_TOGETHER) run_held();
+        if (held.c[i]->device == c->device) drv_run_held();   /* that device's earlier one first */
+    if (held.n == EMU_MAX_TOGETHER) drv_run_held();
     static int registered;
     if (!registered) registered = atexit(run_held_at_exit) == 0;
     char err[EMU_ERR_LEN];
     int rc = emu_launch_defer(k, grid, block, cl, smem, params, EMU_LAUNCH_COOPERATIVE,
                               &held.p[held.n], err, sizeof err);
     if (rc != EMU_OK) {
-        *e = drv_from_emu(rc);
         if (err[0]) drv_diag("%s", err);
-        return 1;
+        return drv_from_emu(rc);
     }
     held.c[held.n] = c;
-    held.f[held.n] = f;
-    __atomic_store_n(&held.n, held.n + 1, __ATOMIC_RELEASE);
-    *e = CUDA_SUCCESS;
-    return 1;
+    held.f[held.n++] = f;
+    return CUDA_SUCCESS;
 }
 
 static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
@@ -193,7 +184,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
-    if (!keep) run_held();
+    if (!keep) drv_run_held();
     unsigned clbuf[3];
     const unsigned *cl = drv_handle_kind(f) == H_FUNC ? launch_cluster(f, cluster, clbuf) : NULL;
     EmuKernel *k = NULL;
@@ -209,7 +200,8 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     if (after) drv_order_lane_launch(lane, after);
     else drv_order_launch(s);
     if (clock_model) profile_set_next_start(drv_model_kernel_start(s, after != NULL));
-    if (keep && hold(c, f, k, grid, block, cl, smem, params, &e)) {
+    if (keep) {
+        e = hold(c, f, k, grid, block, cl, smem, params);
         drv_unlock();
         return e;
     }
