@@ -284,6 +284,29 @@ void tc_decode(const uint32_t *raw, int n, int f, TcElem *out)
     }
 }
 
+/* The largest alignment exponent of the nonzero terms, the products of a and b and c
+ * (mantissa mc, exponent xc), or INT32_MIN when every term is zero. */
+static int tc_top_exp(const TcElem *a, const TcElem *b, int K, uint64_t mc, int xc)
+{
+    int E = INT32_MIN;
+    for (int k = 0; k < K; k++)
+        if (a[k].m && b[k].m && a[k].x + b[k].x - 1 > E) E = a[k].x + b[k].x - 1;
+    return mc && xc > E ? xc : E;
+}
+
+/* The terms, each cut towards zero to a multiple of 2^lsb, summed exactly, in units of 2^lsb. */
+static int64_t tc_cut_sum(const TcElem *a, const TcElem *b, int K, int sc, uint64_t mc, int qc,
+                          int lsb)
+{
+    int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
+    for (int k = 0; k < K; k++) {
+        if (!a[k].m || !b[k].m) continue;
+        int64_t u = cut_units((uint64_t)a[k].m * b[k].m, a[k].q + b[k].q, lsb);
+        S += (a[k].s ^ b[k].s) ? -u : u;
+    }
+    return S;
+}
+
 uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, int acc16)
 {
     int cf = TC_ACC_C16(acc16) ? TC_F16 : TC_F32, E = INT32_MIN, special = tc_special(c, cf);
@@ -294,21 +317,13 @@ uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, 
         for (int k = 0; k < K; k++) { ra[k] = a[k].raw; rb[k] = b[k].raw; }
         return tc_dot(ra, rb, K, f, c, acc16);
     }
-    for (int k = 0; k < K; k++)
-        if (a[k].m && b[k].m && a[k].x + b[k].x - 1 > E) E = a[k].x + b[k].x - 1;
     int sc, qc, xc;
     uint64_t mc;
     tc_parts(c, cf, &sc, &mc, &qc, &xc);
-    if (mc && xc > E) E = xc;
+    E = tc_top_exp(a, b, K, mc, xc);
     if (E == INT32_MIN) return o16 ? (cf == TC_F16 ? (c & 0x8000u) : (c >> 16 & 0x8000u)) : (cf == TC_F16 ? (c & 0x8000u) << 16 : (c & 0x80000000u));
     int lsb = E - 26;
-    int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
-    for (int k = 0; k < K; k++) {
-        if (!a[k].m || !b[k].m) continue;
-        int64_t u = cut_units((uint64_t)a[k].m * b[k].m, a[k].q + b[k].q, lsb);
-        S += (a[k].s ^ b[k].s) ? -u : u;
-    }
-    double v = ldexp((double)S, lsb);
+    double v = ldexp((double)tc_cut_sum(a, b, K, sc, mc, qc, lsb), lsb);
     return o16 ? f16_result(v) : f32_result(v);
 }
 
@@ -327,20 +342,13 @@ uint32_t tc_dot_fp8(const TcElem *a, const TcElem *b, int K, uint32_t c, int acc
         for (int k = 0; k < K; k++) s += tc_val(a[k].raw, TC_F16) * tc_val(b[k].raw, TC_F16);
         return acc16 ? f16_result(s) : isnan(s) ? 0x7fffffffu : fp_f32_bits((float)s);
     }
-    for (int k = 0; k < K; k++)
-        if (a[k].m && b[k].m && a[k].x + b[k].x - 1 > E) E = a[k].x + b[k].x - 1;
     int sc, qc, xc;
     uint64_t mc;
     tc_parts(c, cf, &sc, &mc, &qc, &xc);
-    if (mc && xc > E) E = xc;
+    E = tc_top_exp(a, b, K, mc, xc);
     if (E == INT32_MIN) return acc16 ? c & 0x8000u : c & 0x80000000u;   /* every term zero: c's sign */
     int lsb = E - 14;
-    int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
-    for (int k = 0; k < K; k++) {
-        if (!a[k].m || !b[k].m) continue;
-        int64_t u = cut_units((uint64_t)a[k].m * b[k].m, a[k].q + b[k].q, lsb);
-        S += (a[k].s ^ b[k].s) ? -u : u;
-    }
+    int64_t S = tc_cut_sum(a, b, K, sc, mc, qc, lsb);
     if (acc16) return f16_result(ldexp((double)S, lsb));
     uint64_t mag = (uint64_t)(S < 0 ? -S : S);
     int bits = 64 - (mag ? __builtin_clzll(mag) : 64);
