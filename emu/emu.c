@@ -680,115 +680,111 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
     rc = check_config(k, p, grid, block, dyn_shared, err, errlen);
     if (rc) return rc;
 
-    Launch *Lp = &P->L;
-#define L (*Lp)
-    memset(&L, 0, sizeof L);
-    pthread_mutex_init(&L.lock, NULL);
-    L.prog = p;
-    L.kernel = k;
-    L.cdp_depth = depth;
-    rc = cluster_shape(k, grid, cluster, &L, err, errlen);
-    if (rc) { pthread_mutex_destroy(&L.lock); return rc; }
+    Launch *L = &P->L;
+    memset(L, 0, sizeof *L);
+    pthread_mutex_init(&L->lock, NULL);
+    L->prog = p;
+    L->kernel = k;
+    L->cdp_depth = depth;
+    rc = cluster_shape(k, grid, cluster, L, err, errlen);
+    if (rc) { pthread_mutex_destroy(&L->lock); return rc; }
     static uint64_t launches;
-    L.seq = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
-    for (int i = 0; i < 3; i++) { L.grid[i] = grid[i]; L.block[i] = block[i]; }
+    L->seq = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < 3; i++) { L->grid[i] = grid[i]; L->block[i] = block[i]; }
     if (racecheck_mode) {
-        L.racecheck = 1;
-        if (!(L.race = race_log_new(&L))) { pthread_mutex_destroy(&L.lock); return EMU_ERR_MEMORY_ALLOCATION; }
+        L->racecheck = 1;
+        if (!(L->race = race_log_new(L))) { pthread_mutex_destroy(&L->lock); return EMU_ERR_MEMORY_ALLOCATION; }
     }
-    L.dyn_shared = (uint32_t)dyn_shared;
-    L.shared_total = p->shared_static + (uint32_t)dyn_shared;
-    L.ncta = (uint64_t)grid[0] * grid[1] * grid[2];
+    L->dyn_shared = (uint32_t)dyn_shared;
+    L->shared_total = p->shared_static + (uint32_t)dyn_shared;
+    L->ncta = (uint64_t)grid[0] * grid[1] * grid[2];
     if (p->uses_local) {
         size_t need = (p->frame_size + 15) & ~(size_t)15;
         /* frames here keep whole register rows of recursive functions where the GPU saves
          * only live registers: give the stack 8 times the configured size */
-        L.local_stride = need + stack_size * 8;
+        L->local_stride = need + stack_size * 8;
     }
     rc = EMU_ERR_MEMORY_ALLOCATION;
-    L.param_addr = mem_alloc(p->param_size ? p->param_size : 1, MEM_PARAM);
-    L.const_rows = malloc((size_t)p->first_var_row * WARP_SIZE * sizeof(uint64_t));
-    L.cooperative = (flags & EMU_LAUNCH_COOPERATIVE) != 0;
-    if (L.cooperative) L.grid_ws = grid_workspace();
-    if (!L.param_addr || !L.const_rows || (L.cooperative && !L.grid_ws)) {
+    L->param_addr = mem_alloc(p->param_size ? p->param_size : 1, MEM_PARAM);
+    L->const_rows = malloc((size_t)p->first_var_row * WARP_SIZE * sizeof(uint64_t));
+    L->cooperative = (flags & EMU_LAUNCH_COOPERATIVE) != 0;
+    if (L->cooperative) L->grid_ws = grid_workspace();
+    if (!L->param_addr || !L->const_rows || (L->cooperative && !L->grid_ws)) {
         snprintf(err, errlen, "ptxemu: out of memory launching %s", k->f->name);
-        launch_free(&L);
+        launch_free(L);
         return rc;
     }
-    L.params = mem_host(L.param_addr, p->param_size ? p->param_size : 1);
+    L->params = mem_host(L->param_addr, p->param_size ? p->param_size : 1);
     for (uint32_t i = 0; i < p->nparams; i++)
         if (p->param_size_of[i]) {
             if (!args || !args[i]) {
                 snprintf(err, errlen, "ptxemu: kernel %s: argument %u is missing", k->f->name, i);
-                launch_free(&L);
+                launch_free(L);
                 return EMU_ERR_INVALID_VALUE;
             }
-            memcpy(L.params + p->param_offset[i], args[i], p->param_size_of[i]);
+            memcpy(L->params + p->param_offset[i], args[i], p->param_size_of[i]);
         }
     for (uint32_t r = 0; r < p->first_var_row; r++)
-        for (int l = 0; l < WARP_SIZE; l++) L.const_rows[r * WARP_SIZE + l] = p->row_init[r];
+        for (int l = 0; l < WARP_SIZE; l++) L->const_rows[r * WARP_SIZE + l] = p->row_init[r];
     for (uint32_t i = 0; i < p->nkparams; i++) {
         const KparamRow *kp = &p->kparams[i];
         uint64_t v = 0;
-        memcpy(&v, L.params + kp->offset, kp->size);
+        memcpy(&v, L->params + kp->offset, kp->size);
         if (kp->is_signed && kp->size < 8 && (v >> (kp->size * 8 - 1) & 1)) v |= ~0ull << (kp->size * 8);
-        for (int l = 0; l < WARP_SIZE; l++) L.const_rows[(size_t)kp->row * WARP_SIZE + l] = v;
+        for (int l = 0; l < WARP_SIZE; l++) L->const_rows[(size_t)kp->row * WARP_SIZE + l] = v;
     }
 
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: launch %s: grid (%u,%u,%u) block (%u,%u,%u) cluster "
                 "(%u,%u,%u), %u bytes of dynamic shared memory%s%s\n", k->f->name, grid[0], grid[1],
-                grid[2], block[0], block[1], block[2], L.cluster[0], L.cluster[1], L.cluster[2],
-                L.dyn_shared, L.cooperative ? ", cooperative" : "", depth ? ", from the device" : "");
+                grid[2], block[0], block[1], block[2], L->cluster[0], L->cluster[1], L->cluster[2],
+                L->dyn_shared, L->cooperative ? ", cooperative" : "", depth ? ", from the device" : "");
     P->ev_t0 = ev_on ? ev_device_clock() : 0;
     P->t0 = now_s();
-    profile_model_launch(&L);
-#undef L
+    profile_model_launch(L);
     return EMU_OK;
 }
 
 /* After the grid ran: its reports, its printf output, its children; then free it. */
 static int launch_finish(EmuPending *P, char *err, size_t errlen)
 {
-    Launch *Lp = &P->L;
-#define L (*Lp)
-    EmuKernel *k = L.kernel;
+    Launch *L = &P->L;
+    EmuKernel *k = L->kernel;
     uint64_t ev_t0 = P->ev_t0;
     double t0 = P->t0, t1 = now_s();
     int rc;
     if (ev_on) {
         ev_launch_end();
-        Event e = { .kind = EV_LAUNCH, .t0 = ev_t0, .t1 = ev_device_clock(), .launch = L.seq,
+        Event e = { .kind = EV_LAUNCH, .t0 = ev_t0, .t1 = ev_device_clock(), .launch = L->seq,
                     .name = k->f->name };
         ev_emit(&e);
-        report_launch(&L, k->f->name, ev_device_clock() - ev_t0);
-        if (profile_print) profile_report(&L, k->f->name);
-        if (clock_model) profile_set_last_launch(profile_estimate_ns(&L));
+        report_launch(L, k->f->name, ev_device_clock() - ev_t0);
+        if (profile_print) profile_report(L, k->f->name);
+        if (clock_model) profile_set_last_launch(profile_estimate_ns(L));
     }
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "
-                "instructions\n", k->f->name, L.aborted ? " with a fault" : "",
-                (unsigned long long)L.warp_insts, (unsigned long long)L.thread_insts);
+                "instructions\n", k->f->name, L->aborted ? " with a fault" : "",
+                (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts);
 
     /* device printf output appears when the kernel completes, after earlier host output */
-    if (L.out_len) {
+    if (L->out_len) {
         fflush(stdout);
-        fwrite(L.out, 1, L.out_len, stdout);
+        fwrite(L->out, 1, L->out_len, stdout);
         fflush(stdout);
     }
-    if (L.race && race_report(&L)) racecheck_found = 1;
+    if (L->race && race_report(L)) racecheck_found = 1;
     const char *stats = getenv("PTXEMU_STATS");
     if (stats && *stats && *stats != '0')
         fprintf(stderr, "ptxemu-stats: kernel=%s thread_insts=%llu warp_insts=%llu seconds=%.6f\n",
-                k->f->name, (unsigned long long)L.thread_insts, (unsigned long long)L.warp_insts,
+                k->f->name, (unsigned long long)L->thread_insts, (unsigned long long)L->warp_insts,
                 t1 - t0);
-    if (L.aborted) {
-        snprintf(err, errlen, "%s", L.fault.msg);
-        rc = L.fault.code;
+    if (L->aborted) {
+        snprintf(err, errlen, "%s", L->fault.msg);
+        rc = L->fault.code;
     } else   /* the grid has finished: the work it launched runs now (cdp.h) */
-        rc = cdp_run_children(&L, err, errlen);
-#undef L
-    launch_free(Lp);
+        rc = cdp_run_children(L, err, errlen);
+    launch_free(L);
     return rc;
 }
 

@@ -91,8 +91,8 @@ static char *run_ptxas(const char *ptxas, const char *text, int relocatable)
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
     posix_spawn_file_actions_addclose(&fa, pipefd[0]);
-    char *argv[] = { (char *)ptxas, "-arch=sm_90a", "-v", relocatable ? "-c" : "-v", "-o",
-                     "/dev/null", tmpl, NULL };
+    char *argv[8] = { (char *)ptxas, "-arch=sm_90a", "-v", "-o", "/dev/null", tmpl };
+    if (relocatable) argv[6] = "-c";   /* several texts linked: each compiled on its own */
     pid_t pid;
     int err = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -148,49 +148,36 @@ static void take_report(Buf *log, char *rep, unsigned long *gmem, Props *p, int 
 char *jitlog_verbose(const char *const *texts, int n, EmuModule *em)
 {
     Buf log = { 0 };
-    char *ptxas = find_ptxas();
-    if (!ptxas) {
-        put(&log, "ptxemu: no ptxas found (PTXEMU_PTXAS, PATH, CUDA_HOME): registers and stack "
-                  "frames, which ptxas decides, are not reported");
+    char *rep = jitlog_ptxas_report(texts, n);
+    if (!rep) {
+        put(&log, "ptxemu: no ptxas found (PTXEMU_PTXAS, PATH, CUDA_HOME), or it could not "
+                  "compile this PTX: registers and stack frames, which ptxas decides, are not "
+                  "reported");
         return log.s;
     }
     int nk = em ? emu_module_kernel_count(em) : 0;
     Props *p = calloc(nk ? (size_t)nk : 1, sizeof *p);
     EmuKernelInfo *info = calloc(nk ? (size_t)nk : 1, sizeof *info);
-    const char **names = calloc(nk ? (size_t)nk : 1, sizeof *names);
-    if (!p || !info || !names) { free(p); free(info); free(names); free(ptxas); return NULL; }
+    if (!p || !info) { free(p); free(info); free(rep); return NULL; }
     for (int i = 0; i < nk; i++) {
         EmuKernel *k = emu_module_kernel_at(em, i);
-        names[i] = emu_kernel_name(k);
-        snprintf(p[i].name, sizeof p[i].name, "%s", names[i] ? names[i] : "");
+        const char *name = emu_kernel_name(k);
+        snprintf(p[i].name, sizeof p[i].name, "%s", name ? name : "");
         emu_kernel_info(k, &info[i]);
     }
     unsigned long gmem = 0;
-    int ok = 1;
-    for (int i = 0; i < n && ok; i++) {
-        char *rep = run_ptxas(ptxas, texts[i], n > 1);
-        if (!rep) {
-            put(&log, "ptxemu: %s could not compile this PTX, so nothing is reported\n", ptxas);
-            ok = 0;
-            break;
-        }
-        take_report(&log, rep, &gmem, p, nk);
-        free(rep);
-    }
-    if (ok) {
-        put(&log, "info    : %lu bytes gmem\n", gmem);
-        for (int i = 0; i < nk; i++) {
-            unsigned smem = info[i].shared_static ? info[i].shared_static + 1024 : 0;
-            put(&log, "info    : Function properties for '%s':\n", p[i].name);
-            put(&log, "info    : used %u registers, used %u barriers, %u stack, %u bytes smem, "
-                      "%u bytes cmem[0], 0 bytes lmem\n", p[i].regs, p[i].bars, p[i].stack, smem,
-                0x210 + info[i].param_bytes);
-        }
+    take_report(&log, rep, &gmem, p, nk);
+    put(&log, "info    : %lu bytes gmem\n", gmem);
+    for (int i = 0; i < nk; i++) {
+        unsigned smem = info[i].shared_static ? info[i].shared_static + 1024 : 0;
+        put(&log, "info    : Function properties for '%s':\n", p[i].name);
+        put(&log, "info    : used %u registers, used %u barriers, %u stack, %u bytes smem, "
+                  "%u bytes cmem[0], 0 bytes lmem\n", p[i].regs, p[i].bars, p[i].stack, smem,
+            0x210 + info[i].param_bytes);
     }
     free(p);
     free(info);
-    free(names);
-    free(ptxas);
+    free(rep);
     if (log.n && log.s[log.n - 1] == '\n') log.s[--log.n] = 0;   /* the driver's ends without one */
     return log.s;
 }
