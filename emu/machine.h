@@ -288,6 +288,8 @@ struct Launch {
         double model_start_ns;   /* --clock model: when the launch starts on the model's timeline */
         double model_warps;      /*   and how many warps share an SM with each of its warps      */
         uint64_t clock_cpi;      /* %clock's cycles a warp instruction: its share of the SM's issue */
+        uint64_t span_max;       /* the most cycles a warp's own clock counted (profile_warp_done) */
+        int clock_read;          /* a warp read %clock or %clock64 (paced by clock_cpi)          */
     } prof;
 };
 typedef struct Profile Profile;

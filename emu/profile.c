@@ -128,7 +128,9 @@ void profile_run(Launch *L, uint64_t ns) { __atomic_fetch_add(&L->prof.run_ns, n
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
-typedef struct Estimate { double issue_ns, dram_ns, smem_ns, total_ns; const char *bound; } Estimate;
+typedef struct Estimate { double issue_ns, clock_ns, dram_ns, smem_ns, total_ns; const char *bound; } Estimate;
+
+static uint32_t sm_blocks(const Launch *L, uint32_t *warps_out, const char **limit_out);
 
 static Estimate estimate(const Launch *L)
 {
@@ -138,8 +140,14 @@ static Estimate estimate(const Launch *L)
     e.issue_ns = ((double)L->warp_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
     e.dram_ns = (double)(p->gld_sec + p->gst_sec) * 32.0 / H100_DRAM_BPS * 1e9;
     e.smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
+    /* no shorter than its warps' own clocks say: a wave of blocks lasts as long as its
+     * slowest warp counted (a kernel waiting on clock(), a few warps with long loops) */
+    uint32_t blocks = sm_blocks(L, NULL, NULL);
+    double per_wave = H100_SMS * (blocks ? blocks : 1), nblk = (double)L->ncta;
+    e.clock_ns = (double)(uint64_t)((nblk + per_wave - 1) / per_wave) * (double)p->span_max / H100_GHZ;
     double worst = e.issue_ns;
     e.bound = "instruction issue";
+    if (e.clock_ns > worst) { worst = e.clock_ns; e.bound = "warp latency"; }
     if (e.dram_ns > worst) { worst = e.dram_ns; e.bound = "DRAM bandwidth"; }
     if (e.smem_ns > worst) { worst = e.smem_ns; e.bound = "shared-memory bandwidth (bank conflicts count)"; }
     e.total_ns = H100_LAUNCH_NS + worst;
@@ -198,6 +206,20 @@ double profile_warp_cycles(const Warp *w)
     return c > smem ? c : smem;
 }
 
+/* The cycles a finished warp took on the model: its issue share, sectors and wavefronts
+ * (what %clock64 reads under --clock model), and, in a kernel that read %clock at its own
+ * pace, no fewer than that clock counted - a kernel that waits 5 us by clock() takes 5 us.
+ * The estimate's wave of blocks lasts at least the longest of these. */
+void profile_warp_done(const Warp *w)
+{
+    Launch *L = w->launch;
+    double c = profile_warp_cycles(w), pace = (double)w->steps * (double)L->prof.clock_cpi;
+    if (!clock_model && L->prof.clock_read && pace > c) c = pace;
+    uint64_t v = (uint64_t)c, old = __atomic_load_n(&L->prof.span_max, __ATOMIC_RELAXED);
+    while (v > old && !__atomic_compare_exchange_n(&L->prof.span_max, &old, v, 1, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {}
+}
+
 void profile_report(Launch *L, const char *name)
 {
     const Profile *p = &L->prof;
@@ -223,7 +245,7 @@ void profile_report(Launch *L, const char *name)
             "ptxemu: profile:   shared loads: %llu requests, %.2f wavefronts a request; stores: %llu requests, %.2f wavefronts a request\n"
             "ptxemu: profile:   occupancy: theoretical %.0f%% (%u blocks of %u warps an SM, limited by %s; registers not modelled), achieved %.1f%% (%.0f wave%s of blocks over 132 SMs)\n"
             "ptxemu: profile:   waiting at barriers and mbarriers: %.1f%% of warp time\n"
-            "ptxemu: profile:   estimated H100 time: %.1f us (%s bound: issue %.1f us, DRAM %.1f us, shared %.1f us, launch 3 us)\n",
+            "ptxemu: profile:   estimated H100 time: %.1f us (%s bound: issue %.1f us, warp latency %.1f us, DRAM %.1f us, shared %.1f us, launch 3 us)\n",
             name, (unsigned long long)L->seq, L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2],
             (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts, ratio(L->thread_insts, L->warp_insts),
             (unsigned long long)p->gld_req, ratio(p->gld_sec, p->gld_req), (unsigned long long)p->gst_req,
@@ -231,7 +253,7 @@ void profile_report(Launch *L, const char *name)
             (unsigned long long)p->sst_req, ratio(p->sst_wave, p->sst_req), occ, blocks, warps, limit, achieved,
             waves, waves == 1 ? "" : "s",
             100.0 * ratio(p->wait_ns, p->wait_ns + p->run_ns), est_ns / 1000.0, bound, issue_ns / 1000.0,
-            dram_ns / 1000.0, smem_ns / 1000.0);
+            e.clock_ns / 1000.0, dram_ns / 1000.0, smem_ns / 1000.0);
     FILE *js = report_open();
     if (!js) return;
     fprintf(js, "{\"kind\":\"profile\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);

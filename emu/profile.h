@@ -30,6 +30,7 @@ void profile_set_last_launch(double ns);
 void profile_set_next_start(double ns);
 void profile_model_launch(Launch *L);
 double profile_warp_cycles(const Warp *w);
+void profile_warp_done(const Warp *w);       /* a warp's clock at its end, for the estimate */
 double profile_last_launch_ns(void);
 
 #endif

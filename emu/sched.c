@@ -643,6 +643,7 @@ static void finish_cluster(Cluster *cl, Launch *L)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             wi += cl->ctas[r]->warps[i].steps;
             ti += cl->ctas[r]->warps[i].lane_steps;
+            profile_warp_done(&cl->ctas[r]->warps[i]);
         }
     __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
