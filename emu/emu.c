@@ -760,8 +760,8 @@ static int launch_finish(EmuPending *P, char *err, size_t errlen)
         ev_emit(&e);
         report_launch(L, k->f->name, ev_device_clock() - ev_t0);
         if (profile_print) profile_report(L, k->f->name);
-        if (clock_model) profile_set_last_launch(profile_estimate_ns(L));
     }
+    profile_set_last_launch(profile_estimate_ns(L));   /* the driver's timeline model */
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "
                 "instructions\n", k->f->name, L->aborted ? " with a fault" : "",

@@ -178,22 +178,27 @@ CUstream drv_ptsz(CUstream s);                  /* NULL -> CU_STREAM_PER_THREAD 
 void drv_order_launch(CUstream s);
 void drv_order_host_waits(CUstream s);
 void drv_order_host_waits_all(void);
-/* --clock model: the modeled H100 timeline of streams and engines (stream.c). Work of ns
+/* The modeled H100 timeline of streams and engines (stream.c), kept always: CUDA events read
+ * it under --clock model, and graph memory reuses what it shows finished. Work of ns
  * nanoseconds on stream s and an engine, after `latency` ns in which the engine may serve
  * others; host_waits: the host blocks until it is done. A
  * kernel's time is the model's estimate of the launch that just ended; graph kernels and
  * copies go on the stream drv_model_copy_stream named (sync copies: the legacy one), a
  * copy's time from its direction, size and whether its host memory is pinned. */
-enum { DRV_ENGINE_SM, DRV_ENGINE_H2D, DRV_ENGINE_D2H, DRV_ENGINE_D2D, DRV_ENGINES };
+enum { DRV_ENGINE_H2D, DRV_ENGINE_D2H, DRV_ENGINE_D2D, DRV_ENGINES };   /* the copy engines */
 #define DRV_MODEL_COPY_NS 8000.0
 #define DRV_MODEL_PINNED_BPS 55e9
 #define DRV_MODEL_PAGEABLE_BPS 13.7e9
 #define DRV_MODEL_D2D_BPS (3.35e12 / 2)
+#define DRV_MODEL_GRAPH_LAUNCH_NS 1400.0   /* the host's cudaGraphLaunch, measured on the H100 */
 void drv_model_work(CUstream s, int engine, double latency, double ns, int host_waits);
 void drv_model_copy_stream(CUstream s, int async);
 void drv_model_copy(int to_device, int from_device, int pinned, size_t bytes);
-void drv_model_kernel(CUstream s, int graph);
-double drv_model_kernel_start(CUstream s, int graph);   /* when the next kernel would start */
+void drv_model_kernel(CUstream s, int graph, uint64_t blocks);
+double drv_model_kernel_start(CUstream s, int graph, uint64_t blocks);   /* when it would start */
+double drv_model_stream_end(CUstream s);
+double drv_model_host(void);
+void drv_model_host_spends(double ns);
 void drv_streams_release_ctx(CUcontext c);
 /* The launch attributes of stream s (checked), which a kernel captured from it takes. */
 void drv_stream_attrs(CUstream s, DrvLaunchAttrs *out);

@@ -337,7 +337,8 @@ CUresult exec_run(CUgraphExec x, CUstream s)
         *(unsigned *)(uintptr_t)x->conds[i] = x->cond_defaults[i];
     drv_order_stream_get(s, &start);
     x->stream = s;                 /* graph memory: the stream its frees are ordered on */
-    drv_model_copy_stream(s, 1);   /* --clock model: the graph's work goes on s */
+    drv_model_copy_stream(s, 1);   /* the timeline model: the graph's work goes on s */
+    drv_model_host_spends(DRV_MODEL_GRAPH_LAUNCH_NS);
     drv_unlock();
     CUresult e = run_graph(x, x->g, &start, &end);
     drv_lock();

@@ -199,7 +199,8 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     char err[2048] = "";
     if (after) drv_order_lane_launch(lane, after);
     else drv_order_launch(s);
-    if (clock_model) profile_set_next_start(drv_model_kernel_start(s, after != NULL));
+    uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+    if (clock_model) profile_set_next_start(drv_model_kernel_start(s, after != NULL, blocks));
     if (keep) {
         e = hold(c, f, k, grid, block, cl, smem, params);
         drv_unlock();
@@ -209,7 +210,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     mem_set_launch_device(c->device);   /* and memory pools that gave it access */
     int rc = emu_launch_flags(k, grid, block, cl, smem, params,
                               cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
-    if (rc == EMU_OK && clock_model) drv_model_kernel(s, after != NULL);
+    if (rc == EMU_OK) drv_model_kernel(s, after != NULL, blocks);
     drv_unlock();
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);

@@ -459,10 +459,9 @@ static int side_device(uint64_t p, int dev, int *pinned)
 /* The timeline's copies row (emu/events.h) and the model's clock: which way the bytes went. */
 static void timeline_copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
-    if (!ev_on && !clock_model) return;
     int pinned = 0;
     int dd = side_device(dst, dst_dev, &pinned), sd = side_device(src, src_dev, &pinned);
-    if (clock_model) drv_model_copy(dd, sd, pinned, n);
+    drv_model_copy(dd, sd, pinned, n);
     if (ev_on) ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
 }
 

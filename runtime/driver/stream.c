@@ -174,17 +174,57 @@ void drv_model_copy(int to_device, int from_device, int pinned, size_t bytes)
                    !mt_async || !pinned || (!to_device && !from_device));
 }
 
-double drv_model_kernel_start(CUstream s, int graph)
+/* The SMs, each free from a time on: a kernel takes as many as it has blocks (all of them
+ * from a grid of 132 blocks on), from when that many are free, so small kernels of different
+ * streams run side by side and a kernel that fills the GPU runs alone. */
+#define MODEL_SMS 132
+static double mt_sm[MODEL_SMS];
+
+static unsigned model_sms(uint64_t blocks)
 {
-    return dmax(mt_ready(ord_index(graph ? mt_stream : s)), mt_engine[DRV_ENGINE_SM]);
+    return blocks >= MODEL_SMS ? MODEL_SMS : blocks ? (unsigned)blocks : 1;
 }
 
-void drv_model_kernel(CUstream s, int graph)
+/* The SMs by the time they are free, earliest first. */
+static void sms_by_free(unsigned order[MODEL_SMS])
 {
-    drv_model_work(graph ? mt_stream : s, DRV_ENGINE_SM, 0, profile_last_launch_ns(), 0);
+    for (unsigned j = 0; j < MODEL_SMS; j++) {
+        unsigned n = j;
+        for (; n > 0 && mt_sm[order[n - 1]] > mt_sm[j]; n--) order[n] = order[n - 1];
+        order[n] = j;
+    }
+}
+
+double drv_model_kernel_start(CUstream s, int graph, uint64_t blocks)
+{
+    unsigned order[MODEL_SMS];
+    sms_by_free(order);
+    return dmax(mt_ready(ord_index(graph ? mt_stream : s)), mt_sm[order[model_sms(blocks) - 1]]);
+}
+
+void drv_model_kernel(CUstream s, int graph, uint64_t blocks)
+{
+    unsigned order[MODEL_SMS], k = model_sms(blocks);
+    sms_by_free(order);
+    uint32_t i = ord_index(graph ? mt_stream : s);
+    double start = dmax(mt_ready(i), mt_sm[order[k - 1]]), end = start + profile_last_launch_ns();
+    for (unsigned n = 0; n < k; n++) mt_sm[order[n]] = end;
+    *mt_at(i) = end;
+    if (i == 0)   /* the blocking streams' later work comes after the legacy stream's */
+        for (uint32_t j = 1; j < nord; j++)
+            if (ord_of(j) && ord_blocking[j]) *mt_at(j) = dmax(*mt_at(j), end);
 }
 
 static double model_stream_ms(CUstream s) { return mt_ready(ord_index(s)) / 1e6; }
+
+/* Where the model has the end of the work issued to s so far (NULL: the legacy stream's,
+ * which also waits for the blocking streams), and the host. */
+double drv_model_stream_end(CUstream s) { return mt_ready(ord_index(s)); }
+double drv_model_host(void) { return mt_host; }
+
+/* The host spends ns in a call (mapping memory, launching a graph): later work it issues
+ * starts no earlier. */
+void drv_model_host_spends(double ns) { mt_host += ns; }
 
 static void model_host_waits(CUstream s)
 {
@@ -264,7 +304,7 @@ int drv_order_host_waited(const DrvOrder *v)
 void drv_order_host_waits(CUstream s)
 {
     drv_run_held();
-    if (clock_model) model_host_waits(s);
+    model_host_waits(s);
     uint32_t i = ord_index(s);
     if (!ord_of(i)) return;
     ord_join(&host, &ords[i]);
@@ -276,8 +316,7 @@ void drv_order_host_waits(CUstream s)
 void drv_order_host_waits_all(void)
 {
     drv_run_held();
-    if (clock_model)
-        for (uint32_t j = 0; j < nord; j++) mt_host = dmax(mt_host, *mt_at(j));
+    for (uint32_t j = 0; j < nord; j++) mt_host = dmax(mt_host, *mt_at(j));
     for (uint32_t j = 0; j < nord && ord_of(j); j++) ord_join(&host, &ords[j]);
 }
 
@@ -424,6 +463,7 @@ struct CUevent_st {
     unsigned flags;
     int recorded;
     double ms;          /* CLOCK_MONOTONIC time of the last record, in milliseconds */
+    double model_ns;    /* where the model's timeline had the recording stream then     */
     Order order;        /* the recording stream's clock at the record */
 };
 
@@ -444,8 +484,8 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
     }
     Order *o = e == CUDA_SUCCESS ? ord_of(ord_index(hStream)) : NULL;
     if (o) ord_join(o, &hEvent->order);   /* the stream's later work comes after the event */
-    if (clock_model && hEvent->recorded)
-        *mt_at(ord_index(hStream)) = dmax(*mt_at(ord_index(hStream)), hEvent->ms * 1e6);
+    if (hEvent->recorded)
+        *mt_at(ord_index(hStream)) = dmax(*mt_at(ord_index(hStream)), hEvent->model_ns);
     drv_unlock();
     return e;
 }
@@ -714,7 +754,8 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
         drv_unlock();
         return e;
     }
-    hEvent->ms = clock_model ? model_stream_ms(hStream) : now_ms();
+    hEvent->model_ns = model_stream_ms(hStream) * 1e6;
+    hEvent->ms = clock_model ? hEvent->model_ns / 1e6 : now_ms();
     hEvent->recorded = 1;
     Order *o = ord_of(ord_index(hStream));
     if (o) {
@@ -756,7 +797,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     int ok = event_live(hEvent);
     e = ok ? drv_capture_event_host(hEvent, 1) : CUDA_ERROR_INVALID_HANDLE;
     if (e == CUDA_SUCCESS) ord_join(&host, &hEvent->order);
-    if (e == CUDA_SUCCESS && clock_model) mt_host = dmax(mt_host, hEvent->ms * 1e6);
+    if (e == CUDA_SUCCESS) mt_host = dmax(mt_host, hEvent->model_ns);
     drv_unlock();
     return e;
 }
@@ -766,6 +807,7 @@ void drv_event_graph_record(CUevent ev, const DrvOrder *v)
 {
     if (!event_live(ev)) return;
     ev->ms = now_ms();
+    ev->model_ns = mt_ready(ord_index(mt_stream));
     ev->recorded = 1;
     ev->order.n = 0;
     ord_join(&ev->order, v);
