@@ -3,8 +3,9 @@
 # the static runtime and compute_75 PTX). Not a test: a measurement (docs/driver.md). For each
 # sample directory under the given categories it compiles the sources that no other source
 # includes, with -lcuda / -lnvrtc / -lnvJitLink when the sources use them (again with -rdc=true
-# -lcudadevrt when nvcc says device-side launches need it), skips samples that need graphics, MPI,
-# OpenMP, IPC or a CUDA library beside the runtime and driver (saying which), runs each under
+# -lcudadevrt when nvcc says device-side launches need it; with OpenMP for those that include omp.h;
+# with the src/ and inc/ folders of those laid out so), skips samples that need graphics, MPI,
+# IPC or a CUDA library beside the runtime and driver (saying which), runs each under
 # RUNNER (e.g. the ptxemu launcher) with a time limit, and prints one line per sample:
 # NAME runs|waived|fails (exit N)|timeout|build-failed|skipped (needs WHAT), then totals. Samples for several GPUs run with PTXEMU_DEVICES=4. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
 # absent, counted apart).
@@ -52,13 +53,14 @@ needs() {
     inc() { grep -rlqE "#include *[<\"]($1)" "$dir" $common --include='*.cu' --include='*.cpp' \
                 --include='*.h' --include='*.cuh' --include='*.hxx' --include='*.hpp' 2>/dev/null; }
     if inc '(GL|EGL|GLFW)/|vulkan/|d3d1[12]|dxgi|nvscisync|nvscibuf'; then echo "graphics interop (OpenGL/EGL/Vulkan/Direct3D/NvSci)"
-    elif inc '(mpi|omp)\.h'; then echo "MPI or OpenMP"
+    elif inc 'mpi\.h'; then echo "MPI (several processes)"
     elif grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|MemPool(Export|Import)[A-Za-z]*\(' \
              "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null; then echo "multi-process IPC"
-    elif inc '(cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)[A-Za-z0-9_]*\.h'; then
-        echo "a CUDA library ($(grep -rohE '#include *[<"](cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand)' "$dir" $common 2>/dev/null |
+    # cuRAND's device API (curand_kernel.h alone) is headers, compiled into the kernels
+    elif inc '(cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml)[A-Za-z0-9_]*\.h|curand\.h'; then
+        echo "a CUDA library ($(grep -rohE '#include *[<"](cublas|cufft|cusparse|cusolver|npp|nvjpeg|cudla|nvml|curand[.])' "$dir" $common 2>/dev/null | sed 's/[.]$//' |
                                sed 's/.*[<"]//' | sort -u | tr '\n' ' ' | sed 's/ $//'))"
-    elif [ -z "$(ls "$1"*.cu "$1"*.cpp 2>/dev/null)" ]; then echo "sources outside its folder"
+    elif [ -z "$(ls "$1"*.cu "$1"*.cpp "$1"src/*.cu "$1"src/*.cpp 2>/dev/null)" ]; then echo "sources outside its folder"
     fi
 }
 for cat in "$@"; do
@@ -97,18 +99,20 @@ for cat in "$@"; do
                 >>"$bdir/build.log" 2>&1 || built=failed
         done
         files=
-        for f in "$dir"*.cu "$dir"*.cpp "$dir"*.c; do
+        # OpenMP is the host compiler's (libgomp), as the samples' CMake files ask for it
+        grep -rlqE '#include *[<"]omp\.h' "$dir" 2>/dev/null && libs="$libs -Xcompiler -fopenmp"
+        for f in "$dir"*.cu "$dir"*.cpp "$dir"*.c "$dir"src/*.cu "$dir"src/*.cpp "$dir"src/*.c; do
             [ -f "$f" ] || continue
             b=$(basename "$f")
             # a source another one includes is compiled there, not on its own; an NVRTC
             # program compiles its .cu files itself, at run time
-            grep -lq "#include *[<\"]$b[>\"]" "$dir"*.cu "$dir"*.cpp "$dir"*.h "$dir"*.cuh 2>/dev/null && continue
+            grep -lq "#include *[<\"]$b[>\"]" "$dir"*.cu "$dir"*.cpp "$dir"*.h "$dir"*.cuh "$dir"src/* "$dir"inc/* 2>/dev/null && continue
             case $b in *.cu) [ $nvrtc = 1 ] && continue ;; esac
             echo "$modules" | grep -qx "${b%.cu}64\.\(fatbin\|ptx\)" && continue
             files="$files $f"
         done
         # shellcheck disable=SC2086  # lists of files and flags
-        build() { (cd "$dir" && "$NVCC" -I"$src/Common" -I"$dir" -o "$bdir/$name" $files $libs "$@") \
+        build() { (cd "$dir" && "$NVCC" -I"$src/Common" -I"$dir" -I"$dir"inc -o "$bdir/$name" $files $libs "$@") \
                       >>"$bdir/build.log" 2>&1; }
         # dynamic parallelism needs relocatable device code and the device runtime, as the
         # samples' CMake files (separable compilation) give it
