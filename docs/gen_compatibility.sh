@@ -58,6 +58,9 @@ recordings or \`tests/cuda-samples/notes.txt\`, and regenerate.
   own runtime (static or shared) runs over ptxemu's driver as well.
 HEAD
 if [ -f "$status" ]; then
+    # a row other than CATEGORY|NAME|VERDICT|H100 VERDICT|OUTPUT|NOTE would miscount and break a table
+    awk -F'|' 'NF != 6 { printf "gen_compatibility.sh: %s:%d is not six fields: %s\n", FILENAME, NR, $0 > "/dev/stderr"; bad = 1 }
+               END { exit bad }' "$status" || exit 1
     total=$(count "$status")
     pass=$(awk -F'|' '($3 == "runs" || $3 == "waived") && $5 == "same"' "$status" | grep -c . || true)
     differ=$(awk -F'|' '($3 == "runs" || $3 == "waived") && $5 != "same"' "$status" | grep -c . || true)
