@@ -69,8 +69,9 @@ if [ -f "$status" ]; then
     cat <<SAMPLES
 - NVIDIA's cuda-samples (categories 0 to 6, built the default way, \`tests/cuda-samples/survey.sh\`):
   of $total samples, $pass pass with the output the H100 gives, $differ run with an output
-  that differs, $rest fail, and $needs need what ptxemu does not provide (graphics, MPI, IPC,
-  the cuBLAS family of libraries).
+  that differs, $rest fail, and $needs need what ptxemu does not provide (graphics interop,
+  multi-process IPC, the CUDA libraries: cuBLAS, cuFFT, cuRAND's host API, cuSPARSE,
+  cuSOLVER, NPP, nvJPEG).
 SAMPLES
 fi
 

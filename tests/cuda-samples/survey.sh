@@ -4,8 +4,10 @@
 # sample directory under the given categories it compiles the sources that no other source
 # includes, with -lcuda / -lnvrtc / -lnvJitLink when the sources use them (again with -rdc=true
 # -lcudadevrt when nvcc says device-side launches need it; with OpenMP for those that include omp.h;
-# with the src/ and inc/ folders of those laid out so), skips samples that need graphics, MPI,
-# IPC or a CUDA library beside the runtime and driver (saying which), runs each under
+# with mpicxx as the host compiler for those that include mpi.h, which run as two ranks under
+# mpirun; with the src/ and inc/ folders of those laid out so), skips samples that need graphics,
+# MPI where it is not installed, IPC or a CUDA library beside the runtime and driver (saying
+# which), runs each under
 # RUNNER (e.g. the ptxemu launcher) with a time limit, and prints one line per sample:
 # NAME runs|waived|fails (exit N)|timeout|build-failed|skipped (needs WHAT), then totals. Samples for several GPUs run with PTXEMU_DEVICES=4. A sample "runs" when it exits 0 (or 2, the samples' "waived" when a feature is
 # absent, counted apart).
@@ -30,7 +32,7 @@ run_sample() {
     [ -d "$dir/data" ] && cp -r "$dir/data" "$bdir/"
     cp -r "$inc"/cooperative_groups* "$inc"/cccl/nv "$inc"/cccl/cuda "$bdir/" 2>/dev/null
     # shellcheck disable=SC2086  # RUNNER may carry options
-    (cd "$bdir" && PTXEMU_DEVICES=$devices timeout "$TIMEOUT" $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
+    (cd "$bdir" && PTXEMU_DEVICES=$devices timeout "$TIMEOUT" $mpirun $RUNNER "./$name") >"$out/$name.out" 2>&1 </dev/null
     rc=$?
     ran=$((ran + 1))
     case $rc in
@@ -53,7 +55,7 @@ needs() {
     inc() { grep -rlqE "#include *[<\"]($1)" "$dir" $common --include='*.cu' --include='*.cpp' \
                 --include='*.h' --include='*.cuh' --include='*.hxx' --include='*.hpp' 2>/dev/null; }
     if inc '(GL|EGL|GLFW)/|vulkan/|d3d1[12]|dxgi|nvscisync|nvscibuf'; then echo "graphics interop (OpenGL/EGL/Vulkan/Direct3D/NvSci)"
-    elif inc 'mpi\.h'; then echo "MPI (several processes)"
+    elif inc 'mpi\.h' && ! { command -v mpicxx && command -v mpirun; } >/dev/null; then echo "MPI (mpicxx and mpirun)"
     elif grep -rlqE '\bcudaIpc[A-Z][A-Za-z]*\(|\bcuIpc[A-Z][A-Za-z]*\(|MemPool(Export|Import)[A-Za-z]*\(' \
              "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null; then echo "multi-process IPC"
     # cuRAND's device API (curand_kernel.h alone) is headers, compiled into the kernels
@@ -78,6 +80,11 @@ for cat in "$@"; do
         devices=1
         grep -rlqE '\bcuda(DeviceEnablePeerAccess|DeviceCanAccessPeer|DeviceGetP2PAttribute)\(|\bcuCtxEnablePeerAccess\(|MultiGPU|multiGPU' \
             "$dir" --include='*.cu' --include='*.cpp' 2>/dev/null && devices=4
+        mpirun=
+        if grep -rlqE '#include *[<"]mpi\.h' "$dir" 2>/dev/null; then
+            mpirun="mpirun -np 2 --oversubscribe"
+            [ "$(id -u)" = 0 ] && mpirun="$mpirun --allow-run-as-root"
+        fi
         if [ "${REUSE:-0}" = 1 ] && [ -x "$bdir/$name" ]; then
             run_sample
             continue
@@ -99,8 +106,10 @@ for cat in "$@"; do
                 >>"$bdir/build.log" 2>&1 || built=failed
         done
         files=
-        # OpenMP is the host compiler's (libgomp), as the samples' CMake files ask for it
+        # OpenMP is the host compiler's (libgomp), as the samples' CMake files ask for it; an
+        # MPI sample builds with mpicxx as the host compiler and runs as two ranks (one GPU)
         grep -rlqE '#include *[<"]omp\.h' "$dir" 2>/dev/null && libs="$libs -Xcompiler -fopenmp"
+        [ -n "$mpirun" ] && libs="$libs -ccbin mpicxx"
         for f in "$dir"*.cu "$dir"*.cpp "$dir"*.c "$dir"src/*.cu "$dir"src/*.cpp "$dir"src/*.c; do
             [ -f "$f" ] || continue
             b=$(basename "$f")
