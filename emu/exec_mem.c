@@ -15,6 +15,27 @@ enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host f
 
 /* ---- ld / ldu: one handler per (element type, vector width) ---- */
 
+/* The hot case of tiled kernels: a whole warp's .shared access, in bounds and aligned, with
+ * no race detector or access observer to tell. Returns the block's shared memory with each
+ * lane's offset in off[], or NULL for the general path (mem_warp_ptrs), which also reports
+ * what is wrong. Skipping the per-lane host pointers lets the lane loops run as gathers. */
+static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size,
+                                   uint32_t off[WARP_SIZE])
+{
+    const Cta *c = w->cta;
+    if (mask != FULL_MASK || in->space != SP_SHARED || (in->flags & IF_FRAME) || !c ||
+        c->shared_size < size ||
+        __builtin_expect((w->launch && w->launch->racecheck) || mem_on_access != NULL, 0))
+        return NULL;
+    const uint64_t *a = ROW(w, in->base);
+    uint32_t imm = (uint32_t)in->imm, lim = c->shared_size - size, bad = 0;
+    for (int l = 0; l < WARP_SIZE; l++) {
+        off[l] = (uint32_t)a[l] + imm;
+        bad |= (off[l] > lim) | (off[l] & (size - 1));
+    }
+    return bad ? NULL : c->shared;
+}
+
 /* Loads write whole 64-bit rows: converting T to uint64_t zero-extends unsigned types and
  * sign-extends signed ones, as ld.s8/.s16 into a wider register requires. Each lane reads its
  * whole vector in one host access (up to 16 bytes, aligned as PTX requires): as on the GPU,
@@ -23,9 +44,20 @@ enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host f
     static int ld_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
-        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_READ, p)) return STEP_FAULT; \
+        uint32_t off[WARP_SIZE];                                                     \
         uint64_t *d[V];                                                              \
         for (int e = 0; e < V; e++) d[e] = ROW(w, in->d[e]);                         \
+        const uint8_t *sh = shared_fast(w, in, mask, sizeof(T) * V, off);            \
+        if (sh) {                                                                    \
+            for (int l = 0; l < WARP_SIZE; l++) {                                    \
+                T v[V];                                                              \
+                memcpy(v, sh + off[l], sizeof v);                                    \
+                for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                \
+            }                                                                        \
+            if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);      \
+            return STEP_NEXT;                                                        \
+        }                                                                            \
+        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_READ, p)) return STEP_FAULT; \
         FOR_LANES(mask, l) {                                                         \
             T v[V];                                                                  \
             memcpy(v, p[l], sizeof v);                                               \
@@ -56,9 +88,20 @@ static const Handler ld_fn[K_COUNT][3] = {
     static int st_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
+        uint32_t off[WARP_SIZE];                                                     \
         const uint64_t *s[V];                                                        \
-        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_WRITE, p)) return STEP_FAULT; \
         for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
+        uint8_t *sh = shared_fast(w, in, mask, sizeof(T) * V, off);                  \
+        if (sh) {                                                                    \
+            if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);      \
+            for (int l = 0; l < WARP_SIZE; l++) {                                    \
+                T v[V];                                                              \
+                for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                       \
+                memcpy(sh + off[l], v, sizeof v);                                    \
+            }                                                                        \
+            return STEP_NEXT;                                                        \
+        }                                                                            \
+        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_WRITE, p)) return STEP_FAULT; \
         if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
         FOR_LANES(mask, l) {                                                         \
             T v[V];                                                                  \
