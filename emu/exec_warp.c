@@ -52,8 +52,38 @@ static inline void set_pred(Warp *w, uint32_t p, uint32_t mask, uint32_t bits)
  * (tests/ptx/warp_shfl_inactive; the CUDA sample `reduction` depends on it). */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 
+/* The common case: the whole warp shuffles with one lane offset and one clamp (warp
+ * reductions and scans), so there is no one to wait for and every source lane executes. */
+static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
+{
+    const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
+    uint64_t diff = 0;
+    for (int l = 0; l < WARP_SIZE; l++) diff |= ((b[l] ^ b[0]) & 31) | ((c[l] ^ c[0]) & 0x1f1f);
+    if (diff) return 0;
+    int bval = (int)(b[0] & 31), cval = (int)(c[0] & 31), seg = (int)((c[0] >> 8) & 31);
+    uint32_t src[WARP_SIZE], pv = 0;
+    uint64_t *d = ROW(w, in->d[0]);
+    for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)a[l];   /* d may be a */
+#define SHFL_LANES(J, OK)                                                            \
+    for (int l = 0; l < WARP_SIZE; l++) {                                            \
+        int maxl = (l & seg) | (cval & ~seg), j = (J), ok = (OK);                    \
+        d[l] = src[ok ? j : l];                                                      \
+        pv |= (uint32_t)ok << l;                                                     \
+    }
+    switch (mode) {   /* one loop a mode, so that none tests the mode per lane */
+    case SH_UP:   SHFL_LANES(l - bval, j >= maxl) break;
+    case SH_DOWN: SHFL_LANES(l + bval, j <= maxl) break;
+    case SH_BFLY: SHFL_LANES(l ^ bval, j <= maxl) break;
+    default:      SHFL_LANES((l & seg) | (bval & ~seg), j <= maxl) break;
+    }
+#undef SHFL_LANES
+    w->P[in->d[1]] = pv;
+    return 1;
+}
+
 static inline int shfl_run(Warp *w, const Inst *in, uint32_t mask, int mode)
 {
+    if (mask == FULL_MASK && shfl_full_uniform(w, in, mode)) return STEP_NEXT;
     CONVERGE(all_members(w, in->s[3], mask));
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
     uint64_t *d = ROW(w, in->d[0]);
