@@ -35,7 +35,7 @@ sample_status() {
             elif [ "$gpu" = runs ] || [ "$gpu" = waived ]; then echo "runs; output differs from the H100's"
             else echo "runs (the H100 run: $gpu)"; fi ;;
         skipped*) echo "needs ${mine#skipped (needs }" | sed 's/)$//' ;;
-        timeout) echo "too slow (over 120 s)" ;;
+        timeout) echo "does not finish within the survey's time limit" ;;
         build-failed) echo "does not build here" ;;
         *) echo "$mine" ;;
     esac
