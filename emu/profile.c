@@ -132,6 +132,14 @@ typedef struct Estimate { double issue_ns, clock_ns, dram_ns, smem_ns, total_ns;
 
 static uint32_t sm_blocks(const Launch *L, uint32_t *warps_out, const char **limit_out);
 
+/* The waves of blocks the grid runs in: SMs x blocks an SM holds at a time; a last partial
+ * wave (or a grid smaller than one wave) leaves SMs idle. */
+static double waves_of(const Launch *L, uint32_t blocks)
+{
+    double nblk = (double)L->grid[0] * L->grid[1] * L->grid[2], per_wave = H100_SMS * (blocks ? blocks : 1);
+    return nblk > 0 ? (double)(uint64_t)((nblk + per_wave - 1) / per_wave) : 1;
+}
+
 static Estimate estimate(const Launch *L)
 {
     const Profile *p = &L->prof;
@@ -142,14 +150,13 @@ static Estimate estimate(const Launch *L)
     e.smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
     /* no shorter than its warps' own clocks say: a wave of blocks lasts as long as its
      * slowest warp counted (a kernel waiting on clock(), a few warps with long loops) */
-    uint32_t blocks = sm_blocks(L, NULL, NULL);
-    double per_wave = H100_SMS * (blocks ? blocks : 1), nblk = (double)L->ncta;
-    e.clock_ns = (double)(uint64_t)((nblk + per_wave - 1) / per_wave) * (double)p->span_max / H100_GHZ;
+    e.clock_ns = waves_of(L, sm_blocks(L, NULL, NULL)) * (double)p->span_max / H100_GHZ;
     double worst = e.issue_ns;
     e.bound = "instruction issue";
-    if (e.clock_ns > worst) { worst = e.clock_ns; e.bound = "warp latency"; }
     if (e.dram_ns > worst) { worst = e.dram_ns; e.bound = "DRAM bandwidth"; }
     if (e.smem_ns > worst) { worst = e.smem_ns; e.bound = "shared-memory bandwidth (bank conflicts count)"; }
+    /* last, so that where a warp's time is its share of a bandwidth the bandwidth is named */
+    if (e.clock_ns > worst * 1.001) { worst = e.clock_ns; e.bound = "warp latency"; }
     e.total_ns = H100_LAUNCH_NS + worst;
     return e;
 }
@@ -229,10 +236,8 @@ void profile_report(Launch *L, const char *name)
     uint32_t blocks = sm_blocks(L, &warps, &limit);
     double occ = 100.0 * blocks * warps / H100_WARPS_PER_SM;
     if (occ > 100.0) occ = 100.0;
-    /* achieved, as the grid fills the SMs: the blocks run in waves of SMs x blocks an SM
-     * holds, and a last partial wave (or a grid smaller than one wave) leaves SMs idle */
-    double nblk = (double)L->grid[0] * L->grid[1] * L->grid[2], per_wave = H100_SMS * (blocks ? blocks : 1);
-    double waves = nblk > 0 ? (double)(uint64_t)((nblk + per_wave - 1) / per_wave) : 1;
+    /* achieved, as the grid fills the SMs wave by wave */
+    double nblk = (double)L->grid[0] * L->grid[1] * L->grid[2], waves = waves_of(L, blocks);
     double achieved = 100.0 * nblk * warps / (waves * H100_SMS * H100_WARPS_PER_SM);
     if (achieved > occ) achieved = occ;
     Estimate e = estimate(L);
