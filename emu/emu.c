@@ -654,6 +654,7 @@ struct EmuPending {
     Launch L;
     uint64_t ev_t0;
     double t0;
+    int started;   /* sched_run has begun it (it parked) */
 };
 
 static void launch_free(Launch *L)
@@ -807,8 +808,39 @@ int emu_launch_defer(EmuKernel *k, const unsigned grid[3], const unsigned block[
     if (!P) { snprintf(err, errlen, "ptxemu: out of memory"); return EMU_ERR_MEMORY_ALLOCATION; }
     int rc = launch_prepare(k, grid, block, cluster, dyn_shared, args, flags, 0, P, err, errlen);
     if (rc) { free(P); return rc; }
+    P->started = 0;
     *out = P;
     return EMU_OK;
+}
+
+int emu_launch_park(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                    const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                    EmuPending **parked, char *err, size_t errlen)
+{
+    *parked = NULL;
+    EmuPending *P;
+    int rc = emu_launch_defer(k, grid, block, cluster, dyn_shared, args, flags, &P, err, errlen);
+    if (rc) return rc;
+    int again;
+    rc = emu_launch_resume(P, 1, &again, err, errlen);
+    if (again) *parked = P;
+    return rc;
+}
+
+int emu_launch_resume(EmuPending *P, int may_park, int *parked, char *err, size_t errlen)
+{
+    if (!P->started) {
+        P->started = 1;
+        P->L.may_park = may_park;
+        sched_run(&P->L);
+    } else {
+        sched_resume(&P->L, may_park);
+    }
+    *parked = P->L.park_buf != NULL;
+    if (*parked) return EMU_OK;
+    int rc = launch_finish(P, err, errlen);
+    free(P);
+    return rc;
 }
 
 void emu_launch_together(EmuPending **p, int n, int *rc, char (*err)[EMU_ERR_LEN])

@@ -127,6 +127,15 @@ int emu_launch_defer(EmuKernel *k, const unsigned grid[3], const unsigned block[
                      const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
                      EmuPending **out, char *err, size_t errlen);
 void emu_launch_together(EmuPending **p, int n, int *rc, char (*err)[EMU_ERR_LEN]);
+/* A launch that may wait for the host (sched.c, "parking"): emu_launch_park runs it like
+ * emu_launch_flags, but a launch of one cluster that spins without progress returns early
+ * with *parked set (EMU_OK). emu_launch_resume continues a parked launch, or starts one
+ * emu_launch_defer set up: to the end, or (may_park) until it parks again (*parked); a
+ * launch that ends is reported (the return value, err) and freed. Not in deterministic mode. */
+int emu_launch_park(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                    const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
+                    EmuPending **parked, char *err, size_t errlen);
+int emu_launch_resume(EmuPending *P, int may_park, int *parked, char *err, size_t errlen);
 
 /* Device heap size for device-side malloc (cudaLimitMallocHeapSize). */
 void emu_set_heap_size(size_t bytes);

@@ -271,6 +271,9 @@ struct Launch {
     uint64_t next_cta;          /* atomic: next CTA to hand out                              */
     volatile int aborted;       /* set when a fault is recorded                              */
     uint64_t deadline_ns;       /* PTXEMU_TIMEOUT: monotonic time the launch must end by, 0 none */
+    int may_park;               /* the driver lets a launch that waits for the host park (sched.c) */
+    void *park_buf;             /*   the parked cluster's worker buffer, NULL while not parked   */
+    uint64_t park_t0, park_hash;/*   when the spin checks began, and the state the last one saw  */
     Fault fault;
     pthread_mutex_t lock;       /* guards fault and printf buffer                            */
     char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */

@@ -732,15 +732,64 @@ static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
     return live != 0;
 }
 
+/* ---- parking: a launch that waits for the host ----
+ * A kernel may spin on a flag the host sets only after the launch returns (a "blocking
+ * kernel" that holds a stream while the host queues work behind it). ptxemu runs a launch
+ * when it is made, so such a launch would never return. When the driver allows it
+ * (L->may_park: a launch of one cluster, not deterministic, no race detector), a cluster
+ * whose warps keep the same pcs, registers and predicates from one check to the next, with
+ * nothing in flight, after PARK_AFTER_NS of running, parks: its worker buffer is kept as it
+ * is, the launch returns, and sched_resume continues it when the driver next gets the call.
+ * A kernel that spins while counting changes its registers and never parks. */
+#define PARK_AFTER_NS 20000000ull
+#define PARK_CHECK_ROUNDS 4096u
+
+static uint64_t cluster_hash(const Cluster *cl)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        const Cta *c = cl->ctas[r];
+        for (uint32_t i = 0; i < c->nwarps; i++) {
+            const Warp *w = &c->warps[i];
+            const Program *p = w->prog;
+            h = (h ^ w->pc ^ (uint64_t)w->active << 32) * 1099511628211ull;
+            for (const uint64_t *x = ROW(w, p->first_var_row), *end = ROW(w, p->nrows); x < end; x++)
+                h = (h ^ *x) * 1099511628211ull;
+            for (uint32_t k = 0; k < p->npreds; k++) h = (h ^ w->P[k]) * 1099511628211ull;
+        }
+    }
+    return h;
+}
+
+static int park_due(Cluster *cl, Launch *L, uint32_t *rounds)
+{
+    if (!L->may_park || ++*rounds % PARK_CHECK_ROUNDS) return 0;
+    if (async_pending(cl)) { L->park_hash = 0; return 0; }
+    uint64_t now = mono_ns();
+    if (!L->park_t0) L->park_t0 = now;
+    if (now - L->park_t0 < PARK_AFTER_NS) return 0;
+    uint64_t h = cluster_hash(cl);
+    int same = h == L->park_hash;
+    L->park_hash = h;
+    return same;
+}
+
+/* Rounds of b's cluster until it is done, or until it parks (L->park_buf = b). */
+static void cluster_continue(WorkerBuf *b, Launch *L)
+{
+    Cluster *cl = &b->cluster;
+    uint32_t spins = 0, rounds = 0;
+    int rc;
+    while ((rc = cluster_round(cl, L, &spins)) > 0)
+        if (park_due(cl, L, &rounds)) { L->park_buf = b; return; }
+    if (rc != -2) async_drain(cl);
+    finish_cluster(cl, L);
+}
+
 static void run_cluster(WorkerBuf *b, Launch *L, uint64_t index)
 {
     if (setup_cluster(b, L, index) < 0) return;
-    Cluster *cl = &b->cluster;
-    uint32_t spins = 0;
-    int rc;
-    while ((rc = cluster_round(cl, L, &spins)) > 0) {}
-    if (rc != -2) async_drain(cl);
-    finish_cluster(cl, L);
+    cluster_continue(b, L);
 }
 
 static void workerbuf_free(WorkerBuf *b)
@@ -1129,6 +1178,11 @@ static void work(Launch *L)
         uint64_t i = __atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
         if (i >= L->ncta / L->cluster_size) return;
         run_cluster(tls_buf, L, i);
+        if (L->park_buf) {   /* the parked cluster keeps the buffer; this thread takes a new one */
+            tls_buf = NULL;
+            if (tls_buf_keyed) pthread_setspecific(tls_buf_key, NULL);
+            return;
+        }
     }
 }
 
@@ -1187,6 +1241,7 @@ int sched_threads(void)
 void sched_run(Launch *L)
 {
     set_deadline(L);
+    if (L->cooperative || L->ncta / L->cluster_size != 1) L->may_park = 0;
     if (det_cfg.on) {
         L->det = 1;
         L->seed = det_cfg.seed;
@@ -1212,6 +1267,22 @@ void sched_run(Launch *L)
         while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);
         pthread_mutex_unlock(&pool.lock);
     }
+}
+
+/* Continue a parked launch (sched_run left L->park_buf); 1 when it parked again. */
+int sched_resume(Launch *L, int may_park)
+{
+    WorkerBuf *b = L->park_buf;
+    if (!b) return 0;
+    L->park_buf = NULL;
+    L->may_park = may_park;
+    L->park_t0 = L->park_hash = 0;
+    set_deadline(L);
+    cluster_continue(b, L);
+    if (L->park_buf) return 1;
+    workerbuf_free(b);
+    free(b);
+    return 0;
 }
 
 void sched_run_together(Launch **Ls, int n)

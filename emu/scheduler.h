@@ -22,6 +22,9 @@ int sched_deterministic(uint64_t *seed);
 int sched_threads(void);
 /* Run every CTA of L to completion or until a fault aborts it. */
 void sched_run(Launch *L);
+/* Continue a launch that parked waiting for the host (L->park_buf set by sched_run): to the
+ * end, or (may_park) until it parks again. Returns 1 when it parked again. */
+int sched_resume(Launch *L, int may_park);
 /* Cooperative launches that must run at the same time (emu_launch_together). */
 void sched_run_together(Launch **Ls, int n);
 

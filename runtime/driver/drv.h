@@ -197,6 +197,16 @@ void drv_model_copy(int to_device, int from_device, int pinned, size_t bytes);
 void drv_model_kernel(CUstream s, int graph, uint64_t blocks);
 double drv_model_kernel_start(CUstream s, int graph, uint64_t blocks);   /* when it would start */
 double drv_model_stream_end(CUstream s);
+int drv_order_follows(uint32_t a, uint32_t b);
+/* Launches queued behind a kernel that waits for the host (launch.c): give them a turn (a
+ * parked one continues until it ends or parks again), run them all to the end, or those
+ * stream index si follows; and whether work on stream s would come after some of them. */
+enum { DRV_QUEUE_TURN, DRV_QUEUE_ALL, DRV_QUEUE_STREAM };
+void drv_run_queue(int mode, uint32_t si);
+void drv_run_held_for(uint32_t si);
+void drv_run_held_for_copy(void);
+void drv_run_held_coop(void);   /* only the kept cooperative launches (drv_run_held: both) */
+int drv_queue_holds(CUstream s);
 double drv_model_host(void);
 void drv_model_host_spends(double ns);
 void drv_streams_release_ctx(CUcontext c);

@@ -132,7 +132,76 @@ static int may_hold(int cooperative, const DrvOrder *after)
 
 static void launch_failed(CUcontext c, CUfunction f, CUresult e, const char *err);
 
+/* ---- launches that wait for the host ----
+ * A kernel may spin on a flag the host sets only after the launch returns (a blocking
+ * kernel holding a stream while the host queues work behind it: UnifiedMemoryPerf, launch
+ * overhead benchmarks). Such a launch parks (emu_launch_park: one cluster spinning without
+ * progress) and the call returns. Launches that come after it in stream order are set up
+ * and queued behind it. Each new launch gives the queue a turn first, in which a parked
+ * launch continues until it ends or parks again. A host wait for a stream, and a copy or a
+ * fill on one, run what that stream follows to the end and give the rest a turn
+ * (drv_run_held_for); a device-wide wait, an event wait or query and a graph launch run the
+ * queue to the end (drv_run_held); a stream query only gives it a turn and answers
+ * CUDA_ERROR_NOT_READY while the stream has work queued. Caller holds the lock. */
+#define QUEUE_MAX 256
+static struct Queued { EmuPending *p; CUcontext c; CUfunction f; uint32_t stream; } queue[QUEUE_MAX];
+static int nqueue;
+
+static int queued_before(uint32_t si)
+{
+    for (int i = 0; i < nqueue; i++)
+        if (drv_order_follows(si, queue[i].stream)) return 1;
+    return 0;
+}
+
+int drv_queue_holds(CUstream s)
+{
+    return nqueue && queued_before(drv_order_stream_index(s));
+}
+
+void drv_run_queue(int mode, uint32_t si)
+{
+    uint32_t blocked[QUEUE_MAX];
+    int nblocked = 0;
+    for (int i = 0; i < nqueue;) {
+        int held_back = 0;
+        for (int b = 0; b < nblocked; b++) held_back |= drv_order_follows(queue[i].stream, blocked[b]);
+        if (held_back) { i++; continue; }
+        char err[EMU_ERR_LEN];
+        int parked, finish = mode == DRV_QUEUE_ALL ||
+                             (mode == DRV_QUEUE_STREAM && drv_order_follows(si, queue[i].stream));
+        mem_set_access(drv_peer_mask(queue[i].c));
+        mem_set_launch_device(queue[i].c->device);
+        int rc = emu_launch_resume(queue[i].p, !finish, &parked, err, sizeof err);
+        if (parked) { blocked[nblocked++] = queue[i++].stream; continue; }
+        struct Queued q = queue[i];
+        memmove(&queue[i], &queue[i + 1], (size_t)(nqueue - i - 1) * sizeof queue[0]);
+        nqueue--;
+        if (rc != EMU_OK) launch_failed(q.c, q.f, drv_from_emu(rc), err);
+    }
+}
+
+static void queue_add(EmuPending *p, CUcontext c, CUfunction f, uint32_t stream)
+{
+    queue[nqueue++] = (struct Queued){ p, c, f, stream };
+}
+
+
 void drv_run_held(void)
+{
+    if (nqueue) drv_run_queue(DRV_QUEUE_ALL, 0);
+    drv_run_held_coop();
+}
+
+/* The host waits for stream index si's work: what it follows in the queue ends, the rest
+ * gets a turn. */
+void drv_run_held_for(uint32_t si)
+{
+    if (nqueue) drv_run_queue(DRV_QUEUE_STREAM, si);
+    drv_run_held_coop();
+}
+
+void drv_run_held_coop(void)
 {
     if (!held.n) return;
     int n = held.n, rc[EMU_MAX_TOGETHER];
@@ -147,10 +216,13 @@ void drv_run_held(void)
         if (rc[i] != EMU_OK) launch_failed(held.c[i], held.f[i], drv_from_emu(rc[i]), err[i]);
 }
 
+/* At exit a kernel still waiting for the host gets one more turn and is then left, as the
+ * process's end leaves a GPU kernel. */
 static void run_held_at_exit(void)
 {
     drv_lock();
-    drv_run_held();
+    if (nqueue) drv_run_queue(DRV_QUEUE_TURN, 0);
+    drv_run_held_coop();
     drv_unlock();
 }
 
@@ -159,8 +231,8 @@ static CUresult hold(CUcontext c, CUfunction f, EmuKernel *k, const unsigned gri
                      const unsigned block[3], const unsigned *cl, unsigned smem, void **params)
 {
     for (int i = 0; i < held.n; i++)
-        if (held.c[i]->device == c->device) drv_run_held();   /* that device's earlier one first */
-    if (held.n == EMU_MAX_TOGETHER) drv_run_held();
+        if (held.c[i]->device == c->device) drv_run_held_coop();   /* that device's earlier one first */
+    if (held.n == EMU_MAX_TOGETHER) drv_run_held_coop();
     static int registered;
     if (!registered) registered = atexit(run_held_at_exit) == 0;
     char err[EMU_ERR_LEN];
@@ -184,7 +256,10 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
-    if (!keep) drv_run_held();
+    if (!keep) {
+        if (nqueue) drv_run_queue(DRV_QUEUE_TURN, 0);   /* a turn for launches waiting for the host */
+        drv_run_held_coop();
+    }
     unsigned clbuf[3];
     const unsigned *cl = drv_handle_kind(f) == H_FUNC ? launch_cluster(f, cluster, clbuf) : NULL;
     EmuKernel *k = NULL;
@@ -206,11 +281,30 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
         drv_unlock();
         return e;
     }
+    /* a launch may wait for the host (parks), and one after a parked one in stream order
+     * waits behind it; graph nodes and the modes that follow one launch at a time do not */
+    int parkable = !after && !cooperative && !sched_deterministic(NULL) && !emu_racecheck_on() &&
+                   !clock_model;
+    uint32_t si = drv_order_stream_index(s);
+    if (nqueue && (!parkable || nqueue == QUEUE_MAX)) drv_run_queue(DRV_QUEUE_ALL, 0);
+    if (parkable && nqueue && queued_before(si)) {
+        EmuPending *p;
+        int rc = emu_launch_defer(k, grid, block, cl, smem, params, 0, &p, err, sizeof err);
+        if (rc == EMU_OK) queue_add(p, c, f, si);
+        drv_unlock();
+        if (rc == EMU_OK) return CUDA_SUCCESS;
+        if (err[0]) drv_diag("%s", err);
+        return drv_from_emu(rc);
+    }
     mem_set_access(drv_peer_mask(c));   /* the kernel's device and its enabled peers */
     mem_set_launch_device(c->device);   /* and memory pools that gave it access */
-    int rc = emu_launch_flags(k, grid, block, cl, smem, params,
-                              cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
-    if (rc == EMU_OK) drv_model_kernel(s, after != NULL, blocks);
+    int rc;
+    EmuPending *parked = NULL;
+    if (parkable) rc = emu_launch_park(k, grid, block, cl, smem, params, 0, &parked, err, sizeof err);
+    else rc = emu_launch_flags(k, grid, block, cl, smem, params,
+                               cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
+    if (parked) queue_add(parked, c, f, si);
+    else if (rc == EMU_OK) drv_model_kernel(s, after != NULL, blocks);
     drv_unlock();
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);

@@ -480,7 +480,7 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
 {
     if (n == 0) return CUDA_SUCCESS;
     if (!side_ok(dst, n, dst_dev) || !side_ok(src, n, src_dev)) return CUDA_ERROR_INVALID_VALUE;
-    drv_run_held();   /* cooperative launches kept to run together come first */
+    drv_run_held_for_copy();   /* kept launches the copy follows come first */
     emu_host_copy(src, n, 0);
     emu_host_copy(dst, n, 1);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
@@ -753,7 +753,7 @@ static CUresult fill_dry(uint64_t p, size_t pitch, unsigned value, unsigned size
     if (p % size || (height > 1 && (pitch < width * size || pitch % size)))
         return CUDA_ERROR_INVALID_VALUE;
     if (!drv_mem_ok(p, pitch * (height - 1) + width * size)) return CUDA_ERROR_INVALID_VALUE;
-    if (!dry) drv_run_held();
+    if (!dry) drv_run_held_for_copy();
     if (dry) return CUDA_SUCCESS;
     for (size_t r = 0; r < height; r++) {
         unsigned char *row = (unsigned char *)(uintptr_t)(p + r * pitch);

@@ -217,6 +217,10 @@ void drv_model_kernel(CUstream s, int graph, uint64_t blocks)
 
 static double model_stream_ms(CUstream s) { return mt_ready(ord_index(s)) / 1e6; }
 
+/* A copy or fill is about to run on the stream drv_model_copy_stream named (none: the legacy
+ * stream): launches it follows that wait for the host end first. */
+void drv_run_held_for_copy(void) { drv_run_held_for(ord_index(mt_stream)); }
+
 /* Where the model has the end of the work issued to s so far (NULL: the legacy stream's,
  * which also waits for the blocking streams), and the host. */
 double drv_model_stream_end(CUstream s) { return mt_ready(ord_index(s)); }
@@ -293,6 +297,13 @@ uint32_t drv_order_stream_index(CUstream s)
     return ord_index(s);
 }
 
+/* Work issued to stream index a comes after work issued before to stream index b: the same
+ * stream, or the legacy stream and a blocking one. */
+int drv_order_follows(uint32_t a, uint32_t b)
+{
+    return a == b || (a == 0 && b < nord && ord_blocking[b]) || (b == 0 && a < nord && ord_blocking[a]);
+}
+
 int drv_order_host_waited(const DrvOrder *v)
 {
     for (uint32_t i = 0; i < v->n; i++)
@@ -303,7 +314,7 @@ int drv_order_host_waited(const DrvOrder *v)
 /* The host waited for stream s's work (NULL, the legacy stream: also the blocking ones). */
 void drv_order_host_waits(CUstream s)
 {
-    drv_run_held();
+    drv_run_held_for(ord_index(s));
     model_host_waits(s);
     uint32_t i = ord_index(s);
     if (!ord_of(i)) return;
@@ -447,13 +458,17 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
     return e;
 }
 
-/* Work is complete when the call that issued it returns, so a valid stream is always idle. */
+/* Work is complete when the call that issued it returns, so a valid stream is idle, unless
+ * it has launches queued behind one that waits for the host (launch.c): those get a turn,
+ * and the stream is not ready while they are there. */
 CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
     CUresult e = stream_enter_any_ctx(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
-    drv_run_held();
+    drv_run_queue(DRV_QUEUE_TURN, 0);
+    drv_run_held_coop();
     e = drv_capture_sync_stream(hStream);
+    if (e == CUDA_SUCCESS && drv_queue_holds(hStream)) e = CUDA_ERROR_NOT_READY;
     drv_unlock();
     return e;
 }
