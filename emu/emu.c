@@ -843,6 +843,13 @@ int emu_launch_resume(EmuPending *P, int may_park, int *parked, char *err, size_
     return rc;
 }
 
+void emu_launch_discard(EmuPending *P)
+{
+    sched_discard(&P->L);
+    launch_free(&P->L);
+    free(P);
+}
+
 void emu_launch_together(EmuPending **p, int n, int *rc, char (*err)[EMU_ERR_LEN])
 {
     Launch *Ls[EMU_MAX_TOGETHER];

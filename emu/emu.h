@@ -136,6 +136,8 @@ int emu_launch_park(EmuKernel *k, const unsigned grid[3], const unsigned block[3
                     const unsigned cluster[3], size_t dyn_shared, void **args, unsigned flags,
                     EmuPending **parked, char *err, size_t errlen);
 int emu_launch_resume(EmuPending *P, int may_park, int *parked, char *err, size_t errlen);
+/* Drop a launch set up or parked, without running (the rest of) it. */
+void emu_launch_discard(EmuPending *P);
 
 /* Device heap size for device-side malloc (cudaLimitMallocHeapSize). */
 void emu_set_heap_size(size_t bytes);

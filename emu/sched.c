@@ -1285,6 +1285,16 @@ int sched_resume(Launch *L, int may_park)
     return 0;
 }
 
+/* A parked launch that will not continue: its cluster's buffer goes. */
+void sched_discard(Launch *L)
+{
+    WorkerBuf *b = L->park_buf;
+    if (!b) return;
+    L->park_buf = NULL;
+    workerbuf_free(b);
+    free(b);
+}
+
 void sched_run_together(Launch **Ls, int n)
 {
     for (int k = 0; k < n; k++) set_deadline(Ls[k]);

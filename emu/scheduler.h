@@ -25,6 +25,7 @@ void sched_run(Launch *L);
 /* Continue a launch that parked waiting for the host (L->park_buf set by sched_run): to the
  * end, or (may_park) until it parks again. Returns 1 when it parked again. */
 int sched_resume(Launch *L, int may_park);
+void sched_discard(Launch *L);   /* a parked launch that will not continue */
 /* Cooperative launches that must run at the same time (emu_launch_together). */
 void sched_run_together(Launch **Ls, int n);
 

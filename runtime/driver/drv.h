@@ -205,6 +205,7 @@ enum { DRV_QUEUE_TURN, DRV_QUEUE_ALL, DRV_QUEUE_STREAM };
 void drv_run_queue(int mode, uint32_t si);
 void drv_run_held_for(uint32_t si);
 void drv_run_held_for_copy(void);
+void drv_queue_drop_module(DrvModule *m);
 void drv_run_held_coop(void);   /* only the kept cooperative launches (drv_run_held: both) */
 int drv_queue_holds(CUstream s);
 double drv_model_host(void);

@@ -181,6 +181,22 @@ void drv_run_queue(int mode, uint32_t si)
     }
 }
 
+/* Module m goes: its kernels still waiting for the host get a turn, and those that still
+ * wait are dropped with a warning, as the end of a process drops a kernel still running. */
+void drv_queue_drop_module(DrvModule *m)
+{
+    if (!nqueue) return;
+    drv_run_queue(DRV_QUEUE_TURN, 0);
+    for (int i = 0; i < nqueue;) {
+        if (queue[i].f->mod != m) { i++; continue; }
+        drv_diag("ptxemu: warning: kernel %s was still waiting for the host when its module was "
+                 "unloaded; it is dropped", queue[i].f->name);
+        emu_launch_discard(queue[i].p);
+        memmove(&queue[i], &queue[i + 1], (size_t)(nqueue - i - 1) * sizeof queue[0]);
+        nqueue--;
+    }
+}
+
 static void queue_add(EmuPending *p, CUcontext c, CUfunction f, uint32_t stream)
 {
     queue[nqueue++] = (struct Queued){ p, c, f, stream };

@@ -289,6 +289,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     drv_lock();
     DrvModule *m = module_live(hmod);
     int ours = m && !m->library;   /* a library's module goes with the library */
+    if (ours) drv_queue_drop_module(m);
     if (ours) module_free(m);
     drv_unlock();
     return ours ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
@@ -565,6 +566,7 @@ CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
     drv_lock();
     DrvModule *m = module_live(library);
     int ok = m && m->library;
+    if (ok) drv_queue_drop_module(m);
     if (ok) module_free(m);
     drv_unlock();
     return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
