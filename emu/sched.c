@@ -763,7 +763,8 @@ static uint64_t cluster_hash(const Cluster *cl)
 
 static int park_due(Cluster *cl, Launch *L, uint32_t *rounds)
 {
-    if (!L->may_park || ++*rounds % PARK_CHECK_ROUNDS) return 0;
+    /* a launch that parked before is checked sooner: it spun long enough already */
+    if (!L->may_park || ++*rounds % (L->park_t0 == 1 ? PARK_CHECK_ROUNDS / 64 : PARK_CHECK_ROUNDS)) return 0;
     if (async_pending(cl)) { L->park_hash = 0; return 0; }
     uint64_t now = mono_ns();
     if (!L->park_t0) L->park_t0 = now;
@@ -1276,7 +1277,8 @@ int sched_resume(Launch *L, int may_park)
     if (!b) return 0;
     L->park_buf = NULL;
     L->may_park = may_park;
-    L->park_t0 = L->park_hash = 0;
+    L->park_t0 = 1;   /* it spun long enough before: the first check that sees the state it
+                       * parked in parks it again, after PARK_CHECK_ROUNDS / 64 rounds */
     set_deadline(L);
     cluster_continue(b, L);
     if (L->park_buf) return 1;
