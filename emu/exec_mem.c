@@ -15,16 +15,16 @@ enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host f
 
 /* ---- ld / ldu: one handler per (element type, vector width) ---- */
 
-/* The hot case of tiled kernels: a whole warp's .shared access, in bounds and aligned, with
- * no race detector or access observer to tell. Returns the block's shared memory with each
- * lane's offset in off[], or NULL for the general path (mem_warp_ptrs), which also reports
- * what is wrong. Skipping the per-lane host pointers lets the lane loops run as gathers. */
+/* The hot case of tiled kernels: a whole warp's access of an ld/st bound to .shared (the
+ * binder picks the lds_/sts_ handlers for those), in bounds and aligned, with no race
+ * detector or access observer to tell. Returns the block's shared memory with each lane's
+ * offset in off[], or NULL for the general handler (mem_warp_ptrs), which also reports what
+ * is wrong. Skipping the per-lane host pointers lets the lane loops run as gathers. */
 static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size,
                                    uint32_t off[WARP_SIZE])
 {
     const Cta *c = w->cta;
-    if (mask != FULL_MASK || in->space != SP_SHARED || (in->flags & IF_FRAME) || !c ||
-        c->shared_size < size ||
+    if (mask != FULL_MASK || !c || c->shared_size < size ||
         __builtin_expect((w->launch && w->launch->racecheck) || mem_on_access != NULL, 0))
         return NULL;
     const uint64_t *a = ROW(w, in->base);
@@ -44,23 +44,27 @@ static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsig
     static int ld_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
-        uint32_t off[WARP_SIZE];                                                     \
+        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_READ, p)) return STEP_FAULT; \
         uint64_t *d[V];                                                              \
         for (int e = 0; e < V; e++) d[e] = ROW(w, in->d[e]);                         \
-        const uint8_t *sh = shared_fast(w, in, mask, sizeof(T) * V, off);            \
-        if (sh) {                                                                    \
-            for (int l = 0; l < WARP_SIZE; l++) {                                    \
-                T v[V];                                                              \
-                memcpy(v, sh + off[l], sizeof v);                                    \
-                for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                \
-            }                                                                        \
-            if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);      \
-            return STEP_NEXT;                                                        \
-        }                                                                            \
-        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_READ, p)) return STEP_FAULT; \
         FOR_LANES(mask, l) {                                                         \
             T v[V];                                                                  \
             memcpy(v, p[l], sizeof v);                                               \
+            for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                    \
+        }                                                                            \
+        if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
+        return STEP_NEXT;                                                            \
+    }                                                                                \
+    static int lds_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
+    {                                                                                \
+        uint32_t off[WARP_SIZE];                                                     \
+        const uint8_t *sh = shared_fast(w, in, mask, sizeof(T) * V, off);            \
+        if (!sh) return ld_##K##_v##V(w, in, mask);                                  \
+        uint64_t *d[V];                                                              \
+        for (int e = 0; e < V; e++) d[e] = ROW(w, in->d[e]);                         \
+        for (int l = 0; l < WARP_SIZE; l++) {                                        \
+            T v[V];                                                                  \
+            memcpy(v, sh + off[l], sizeof v);                                        \
             for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                    \
         }                                                                            \
         if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
@@ -76,9 +80,13 @@ DEF_LD_ALL(s32, int32_t)
 DEF_LD_ALL(u64, uint64_t)
 
 #define LD_ROW(K) { ld_##K##_v1, ld_##K##_v2, ld_##K##_v4 }
+#define LDS_ROW(K) { lds_##K##_v1, lds_##K##_v2, lds_##K##_v4 }
 enum { K_U8, K_S8, K_U16, K_S16, K_U32, K_S32, K_U64, K_COUNT };
 static const Handler ld_fn[K_COUNT][3] = {
     LD_ROW(u8), LD_ROW(s8), LD_ROW(u16), LD_ROW(s16), LD_ROW(u32), LD_ROW(s32), LD_ROW(u64)
+};
+static const Handler lds_fn[K_COUNT][3] = {
+    LDS_ROW(u8), LDS_ROW(s8), LDS_ROW(u16), LDS_ROW(s16), LDS_ROW(u32), LDS_ROW(s32), LDS_ROW(u64)
 };
 
 /* ---- st: one handler per (element size, vector width); lanes store in lane order, so
@@ -88,25 +96,29 @@ static const Handler ld_fn[K_COUNT][3] = {
     static int st_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
-        uint32_t off[WARP_SIZE];                                                     \
         const uint64_t *s[V];                                                        \
-        for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
-        uint8_t *sh = shared_fast(w, in, mask, sizeof(T) * V, off);                  \
-        if (sh) {                                                                    \
-            if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);      \
-            for (int l = 0; l < WARP_SIZE; l++) {                                    \
-                T v[V];                                                              \
-                for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                       \
-                memcpy(sh + off[l], v, sizeof v);                                    \
-            }                                                                        \
-            return STEP_NEXT;                                                        \
-        }                                                                            \
         if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_WRITE, p)) return STEP_FAULT; \
+        for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
         if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
         FOR_LANES(mask, l) {                                                         \
             T v[V];                                                                  \
             for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                           \
             memcpy(p[l], v, sizeof v);   /* one host access per lane, as for ld */    \
+        }                                                                            \
+        return STEP_NEXT;                                                            \
+    }                                                                                \
+    static int sts_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
+    {                                                                                \
+        uint32_t off[WARP_SIZE];                                                     \
+        uint8_t *sh = shared_fast(w, in, mask, sizeof(T) * V, off);                  \
+        if (!sh) return st_##T##_v##V(w, in, mask);                                  \
+        const uint64_t *s[V];                                                        \
+        for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
+        if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
+        for (int l = 0; l < WARP_SIZE; l++) {                                        \
+            T v[V];                                                                  \
+            for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                           \
+            memcpy(sh + off[l], v, sizeof v);                                        \
         }                                                                            \
         return STEP_NEXT;                                                            \
     }
@@ -117,8 +129,12 @@ DEF_ST_ALL(uint32_t)
 DEF_ST_ALL(uint64_t)
 
 #define ST_ROW(T) { st_##T##_v1, st_##T##_v2, st_##T##_v4 }
+#define STS_ROW(T) { sts_##T##_v1, sts_##T##_v2, sts_##T##_v4 }
 static const Handler st_fn[4][3] = {
     ST_ROW(uint8_t), ST_ROW(uint16_t), ST_ROW(uint32_t), ST_ROW(uint64_t)
+};
+static const Handler sts_fn[4][3] = {
+    STS_ROW(uint8_t), STS_ROW(uint16_t), STS_ROW(uint32_t), STS_ROW(uint64_t)
 };
 
 /* ---- binders of ld and st ---- */
@@ -181,7 +197,7 @@ const char *bind_ld(Inst *in, const InstDesc *d)
     if (err) return err;
     int k = ld_kind(d->types[0]);
     if (k < 0) return "unsupported type for ld";
-    in->fn = ld_fn[k][vec_index(d->vec)];
+    in->fn = (in->space == SP_SHARED ? lds_fn : ld_fn)[k][vec_index(d->vec)];
     return NULL;
 }
 
@@ -192,7 +208,7 @@ const char *bind_st(Inst *in, const InstDesc *d)
     int k = ld_kind(d->types[0]);
     if (k < 0) return "unsupported type for st";
     static const int size_index[K_COUNT] = { 0, 0, 1, 1, 2, 2, 3 };
-    in->fn = st_fn[size_index[k]][vec_index(d->vec)];
+    in->fn = (in->space == SP_SHARED ? sts_fn : st_fn)[size_index[k]][vec_index(d->vec)];
     return NULL;
 }
 
