@@ -341,14 +341,22 @@ int warp_run(Warp *w, uint32_t budget)
  * deterministic scheduler counts such turns as it counts failed mbarrier polls, and when
  * nothing else runs for long enough it reports the deadlock (sched.c). A loop that reads a
  * clock, counts, or walks memory changes its registers and is never marked. */
-static void spin_check(Warp *w, uint32_t branch_pc)
+/* A hash of what a warp's progress changes: its pc, lanes, registers and predicates, folded
+ * into h (FNV-1a style). Spin detection compares it from one check to the next. */
+uint64_t warp_state_hash(const Warp *w, uint64_t h)
 {
-    if (++w->back_jumps & 63) return;
     const Program *p = w->prog;
-    uint64_t h = 1469598103934665603ull ^ w->active ^ (uint64_t)w->pc << 32;
+    h ^= w->active ^ (uint64_t)w->pc << 32;
     const uint64_t *r = ROW(w, p->first_var_row), *end = ROW(w, p->nrows);
     for (; r < end; r++) h = (h ^ *r) * 1099511628211ull;
     for (uint32_t i = 0; i < p->npreds; i++) h = (h ^ w->P[i]) * 1099511628211ull;
+    return h;
+}
+
+static void spin_check(Warp *w, uint32_t branch_pc)
+{
+    if (++w->back_jumps & 63) return;
+    uint64_t h = warp_state_hash(w, 1469598103934665603ull);
     w->mem_spin = h == w->loop_hash && branch_pc == w->loop_pc && !w->wrote;
     w->loop_hash = h;
     w->loop_pc = branch_pc;

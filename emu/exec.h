@@ -56,6 +56,10 @@ static inline int ty_is_float(int t)
  * makes the operation undefined: that is reported as a fault. */
 int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members);
 
+/* A hash of what a warp's progress changes (pc, lanes, registers, predicates), folded into
+ * h: the spin checks of deterministic mode and of parking (sched.c) compare it. */
+uint64_t warp_state_hash(const Warp *w, uint64_t h);
+
 /* Device-side printf (devprintf.c): format like the GPU's printf. fmt and the argument
  * buffer are host pointers; %s arguments are device addresses resolved through `w`.
  * Appends the text to the launch's output buffer. Returns the number of arguments

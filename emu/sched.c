@@ -743,28 +743,22 @@ static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
  * A kernel that spins while counting changes its registers and never parks. */
 #define PARK_AFTER_NS 20000000ull
 #define PARK_CHECK_ROUNDS 4096u
+#define PARK_RESUMED 1   /* park_t0 of a launch that parked before: it spun long enough, so it
+                          * is checked every PARK_CHECK_ROUNDS / 64 rounds and parks again at
+                          * the first check that finds the state it parked in */
 
 static uint64_t cluster_hash(const Cluster *cl)
 {
     uint64_t h = 1469598103934665603ull;
-    for (uint32_t r = 0; r < cl->n; r++) {
-        const Cta *c = cl->ctas[r];
-        for (uint32_t i = 0; i < c->nwarps; i++) {
-            const Warp *w = &c->warps[i];
-            const Program *p = w->prog;
-            h = (h ^ w->pc ^ (uint64_t)w->active << 32) * 1099511628211ull;
-            for (const uint64_t *x = ROW(w, p->first_var_row), *end = ROW(w, p->nrows); x < end; x++)
-                h = (h ^ *x) * 1099511628211ull;
-            for (uint32_t k = 0; k < p->npreds; k++) h = (h ^ w->P[k]) * 1099511628211ull;
-        }
-    }
+    for (uint32_t r = 0; r < cl->n; r++)
+        for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) h = warp_state_hash(&cl->ctas[r]->warps[i], h);
     return h;
 }
 
 static int park_due(Cluster *cl, Launch *L, uint32_t *rounds)
 {
-    /* a launch that parked before is checked sooner: it spun long enough already */
-    if (!L->may_park || ++*rounds % (L->park_t0 == 1 ? PARK_CHECK_ROUNDS / 64 : PARK_CHECK_ROUNDS)) return 0;
+    uint32_t every = L->park_t0 == PARK_RESUMED ? PARK_CHECK_ROUNDS / 64 : PARK_CHECK_ROUNDS;
+    if (!L->may_park || ++*rounds % every) return 0;
     if (async_pending(cl)) { L->park_hash = 0; return 0; }
     uint64_t now = mono_ns();
     if (!L->park_t0) L->park_t0 = now;
@@ -1277,8 +1271,7 @@ int sched_resume(Launch *L, int may_park)
     if (!b) return 0;
     L->park_buf = NULL;
     L->may_park = may_park;
-    L->park_t0 = 1;   /* it spun long enough before: the first check that sees the state it
-                       * parked in parks it again, after PARK_CHECK_ROUNDS / 64 rounds */
+    L->park_t0 = PARK_RESUMED;
     set_deadline(L);
     cluster_continue(b, L);
     if (L->park_buf) return 1;
@@ -1290,11 +1283,10 @@ int sched_resume(Launch *L, int may_park)
 /* A parked launch that will not continue: its cluster's buffer goes. */
 void sched_discard(Launch *L)
 {
-    WorkerBuf *b = L->park_buf;
-    if (!b) return;
+    if (!L->park_buf) return;
+    workerbuf_free(L->park_buf);
+    free(L->park_buf);
     L->park_buf = NULL;
-    workerbuf_free(b);
-    free(b);
 }
 
 void sched_run_together(Launch **Ls, int n)
