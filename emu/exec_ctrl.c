@@ -448,8 +448,6 @@ static int h_sreg(Warp *w, const Inst *in, uint32_t mask)
         FOR_LANES(mask, l) d[l] = v;
         return STEP_NEXT;
     }
-    if (in->imm >= SR_CLOCK && in->imm <= SR_CLOCK64 && !w->launch->prof.clock_read)
-        w->launch->prof.clock_read = 1;   /* the estimate keeps to this clock (profile.c) */
     switch (in->imm) {
     case SR_CLOCK: v = (uint32_t)(w->steps * w->launch->prof.clock_cpi); break;
     case SR_CLOCK_HI: v = (uint32_t)((w->steps * w->launch->prof.clock_cpi) >> 32); break;

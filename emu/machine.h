@@ -73,6 +73,7 @@ typedef struct Program {
     uint32_t dyn_shared_align;  /* alignment of the extern .shared array                     */
     uint32_t frame_size;        /* local bytes the kernel's own frame needs                  */
     uint32_t uses_local;        /* kernel touches local memory or calls functions            */
+    uint32_t reads_clock;       /* kernel reads %clock/%clock64 (the estimate keeps to that clock) */
     uint32_t param_size;        /* bytes of kernel parameters                                */
     uint32_t nparams;
     uint32_t *param_offset, *param_size_of; /* layout of each kernel parameter              */
@@ -292,7 +293,6 @@ struct Launch {
         double model_warps;      /*   and how many warps share an SM with each of its warps      */
         uint64_t clock_cpi;      /* %clock's cycles a warp instruction: its share of the SM's issue */
         uint64_t span_max;       /* the most cycles a warp's own clock counted (profile_warp_done) */
-        int clock_read;          /* a warp read %clock or %clock64 (paced by clock_cpi)          */
     } prof;
 };
 typedef struct Profile Profile;

@@ -221,7 +221,7 @@ void profile_warp_done(const Warp *w)
 {
     Launch *L = w->launch;
     double c = profile_warp_cycles(w), pace = (double)w->steps * (double)L->prof.clock_cpi;
-    if (!clock_model && L->prof.clock_read && pace > c) c = pace;
+    if (!clock_model && L->prog->reads_clock && pace > c) c = pace;
     uint64_t v = (uint64_t)c, old = __atomic_load_n(&L->prof.span_max, __ATOMIC_RELAXED);
     while (v > old && !__atomic_compare_exchange_n(&L->prof.span_max, &old, v, 1, __ATOMIC_RELAXED,
                                                    __ATOMIC_RELAXED)) {}

@@ -1758,6 +1758,9 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     p->dyn_shared_align = t.dyn_align;
     p->frame_size = t.fns[0].frame;
     p->uses_local = (uint32_t)t.uses_local;
+    for (uint32_t i = 0; i < p->ncode; i++)
+        if (p->code[i].op == OP_sreg && p->code[i].imm >= SR_CLOCK && p->code[i].imm <= SR_CLOCK64)
+            p->reads_clock = 1;
     p->param_size = t.kp_bytes;
     p->nparams = t.nkp;
     p->param_offset = t.kp_off;
