@@ -141,15 +141,21 @@ static double mt_ready(uint32_t i)
     return t;
 }
 
+/* Stream index i's work so far ends at `end`. */
+static void mt_stream_ends(uint32_t i, double end)
+{
+    *mt_at(i) = end;
+    if (i == 0)   /* the blocking streams' later work comes after the legacy stream's */
+        for (uint32_t j = 1; j < nord; j++)
+            if (ord_of(j) && ord_blocking[j]) *mt_at(j) = dmax(*mt_at(j), end);
+}
+
 void drv_model_work(CUstream s, int engine, double latency, double ns, int host_waits)
 {
     uint32_t i = ord_index(s);
     double start = dmax(mt_ready(i) + latency, mt_engine[engine]), end = start + ns;
-    *mt_at(i) = end;
+    mt_stream_ends(i, end);
     mt_engine[engine] = end;
-    if (i == 0)   /* the blocking streams' later work comes after the legacy stream's */
-        for (uint32_t j = 1; j < nord; j++)
-            if (ord_of(j) && ord_blocking[j]) *mt_at(j) = dmax(*mt_at(j), end);
     if (host_waits) mt_host = dmax(mt_host, end);
 }
 
@@ -209,13 +215,8 @@ void drv_model_kernel(CUstream s, int graph, uint64_t blocks)
     uint32_t i = ord_index(graph ? mt_stream : s);
     double start = dmax(mt_ready(i), mt_sm[order[k - 1]]), end = start + profile_last_launch_ns();
     for (unsigned n = 0; n < k; n++) mt_sm[order[n]] = end;
-    *mt_at(i) = end;
-    if (i == 0)   /* the blocking streams' later work comes after the legacy stream's */
-        for (uint32_t j = 1; j < nord; j++)
-            if (ord_of(j) && ord_blocking[j]) *mt_at(j) = dmax(*mt_at(j), end);
+    mt_stream_ends(i, end);
 }
-
-static double model_stream_ms(CUstream s) { return mt_ready(ord_index(s)) / 1e6; }
 
 /* A copy or fill is about to run on the stream drv_model_copy_stream named (none: the legacy
  * stream): launches it follows that wait for the host end first. */
@@ -769,7 +770,7 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
         drv_unlock();
         return e;
     }
-    hEvent->model_ns = model_stream_ms(hStream) * 1e6;
+    hEvent->model_ns = drv_model_stream_end(hStream);
     hEvent->ms = clock_model ? hEvent->model_ns / 1e6 : now_ms();
     hEvent->recorded = 1;
     Order *o = ord_of(ord_index(hStream));
@@ -822,7 +823,7 @@ void drv_event_graph_record(CUevent ev, const DrvOrder *v)
 {
     if (!event_live(ev)) return;
     ev->ms = now_ms();
-    ev->model_ns = mt_ready(ord_index(mt_stream));
+    ev->model_ns = drv_model_stream_end(mt_stream);
     ev->recorded = 1;
     ev->order.n = 0;
     ord_join(&ev->order, v);
