@@ -197,9 +197,35 @@ void drv_queue_drop_module(DrvModule *m)
     }
 }
 
+static void run_held_at_exit(void);
+
+/* Kept launches get a last turn at exit (run_held_at_exit). */
+static void at_exit_once(void)
+{
+    static int registered;
+    if (!registered) registered = atexit(run_held_at_exit) == 0;
+}
+
 static void queue_add(EmuPending *p, CUcontext c, CUfunction f, uint32_t stream)
 {
+    at_exit_once();
     queue[nqueue++] = (struct Queued){ p, c, f, stream };
+}
+
+/* Set up a launch that comes after queued ones in stream order, and queue it behind them. */
+static CUresult queue_defer(CUcontext c, CUfunction f, EmuKernel *k, const unsigned grid[3],
+                            const unsigned block[3], const unsigned *cl, unsigned smem,
+                            void **params, uint32_t stream)
+{
+    char err[EMU_ERR_LEN];
+    EmuPending *p;
+    int rc = emu_launch_defer(k, grid, block, cl, smem, params, 0, &p, err, sizeof err);
+    if (rc != EMU_OK) {
+        if (err[0]) drv_diag("%s", err);
+        return drv_from_emu(rc);
+    }
+    queue_add(p, c, f, stream);
+    return CUDA_SUCCESS;
 }
 
 
@@ -249,8 +275,7 @@ static CUresult hold(CUcontext c, CUfunction f, EmuKernel *k, const unsigned gri
     for (int i = 0; i < held.n; i++)
         if (held.c[i]->device == c->device) drv_run_held_coop();   /* that device's earlier one first */
     if (held.n == EMU_MAX_TOGETHER) drv_run_held_coop();
-    static int registered;
-    if (!registered) registered = atexit(run_held_at_exit) == 0;
+    at_exit_once();
     char err[EMU_ERR_LEN];
     int rc = emu_launch_defer(k, grid, block, cl, smem, params, EMU_LAUNCH_COOPERATIVE,
                               &held.p[held.n], err, sizeof err);
@@ -304,13 +329,9 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     uint32_t si = drv_order_stream_index(s);
     if (nqueue && (!parkable || nqueue == QUEUE_MAX)) drv_run_queue(DRV_QUEUE_ALL, 0);
     if (parkable && nqueue && queued_before(si)) {
-        EmuPending *p;
-        int rc = emu_launch_defer(k, grid, block, cl, smem, params, 0, &p, err, sizeof err);
-        if (rc == EMU_OK) queue_add(p, c, f, si);
+        e = queue_defer(c, f, k, grid, block, cl, smem, params, si);
         drv_unlock();
-        if (rc == EMU_OK) return CUDA_SUCCESS;
-        if (err[0]) drv_diag("%s", err);
-        return drv_from_emu(rc);
+        return e;
     }
     mem_set_access(drv_peer_mask(c));   /* the kernel's device and its enabled peers */
     mem_set_launch_device(c->device);   /* and memory pools that gave it access */
