@@ -52,6 +52,20 @@ static inline void set_pred(Warp *w, uint32_t p, uint32_t mask, uint32_t bits)
  * (tests/ptx/warp_shfl_inactive; the CUDA sample `reduction` depends on it). */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 
+/* Lane l's source lane j (the PTX ISA pseudo-code) and whether it is in range (pval). */
+static inline int shfl_src(int mode, int l, int bval, int cval, int seg, int *ok)
+{
+    int maxl = (l & seg) | (cval & ~seg), j;
+    switch (mode) {
+    case SH_UP:   j = l - bval; *ok = j >= maxl; return j;
+    case SH_DOWN: j = l + bval; break;
+    case SH_BFLY: j = l ^ bval; break;
+    default:      j = (l & seg) | (bval & ~seg); break;
+    }
+    *ok = j <= maxl;
+    return j;
+}
+
 /* The common case: the whole warp shuffles with one lane offset and one clamp (warp
  * reductions and scans), so there is no one to wait for and every source lane executes. */
 static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
@@ -64,17 +78,17 @@ static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
     uint32_t src[WARP_SIZE], pv = 0;
     uint64_t *d = ROW(w, in->d[0]);
     for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)a[l];   /* d may be a */
-#define SHFL_LANES(J, OK)                                                            \
+#define SHFL_LANES(MODE)                                                             \
     for (int l = 0; l < WARP_SIZE; l++) {                                            \
-        int maxl = (l & seg) | (cval & ~seg), j = (J), ok = (OK);                    \
+        int ok, j = shfl_src(MODE, l, bval, cval, seg, &ok);                         \
         d[l] = src[ok ? j : l];                                                      \
         pv |= (uint32_t)ok << l;                                                     \
     }
     switch (mode) {   /* one loop a mode, so that none tests the mode per lane */
-    case SH_UP:   SHFL_LANES(l - bval, j >= maxl) break;
-    case SH_DOWN: SHFL_LANES(l + bval, j <= maxl) break;
-    case SH_BFLY: SHFL_LANES(l ^ bval, j <= maxl) break;
-    default:      SHFL_LANES((l & seg) | (bval & ~seg), j <= maxl) break;
+    case SH_UP:   SHFL_LANES(SH_UP) break;
+    case SH_DOWN: SHFL_LANES(SH_DOWN) break;
+    case SH_BFLY: SHFL_LANES(SH_BFLY) break;
+    default:      SHFL_LANES(SH_IDX) break;
     }
 #undef SHFL_LANES
     w->P[in->d[1]] = pv;
@@ -90,14 +104,7 @@ static inline int shfl_run(Warp *w, const Inst *in, uint32_t mask, int mode)
     uint32_t src[WARP_SIZE], out[WARP_SIZE], pv = 0;
     for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)a[l];   /* d may be a */
     FOR_LANES(mask, l) {
-        int bval = (int)(b[l] & 31), cval = (int)(c[l] & 31), seg = (int)((c[l] >> 8) & 31);
-        int maxl = (l & seg) | (cval & ~seg), minl = l & seg, j, ok;
-        switch (mode) {
-        case SH_UP:   j = l - bval; ok = j >= maxl; break;
-        case SH_DOWN: j = l + bval; ok = j <= maxl; break;
-        case SH_BFLY: j = l ^ bval; ok = j <= maxl; break;
-        default:      j = minl | (bval & ~seg); ok = j <= maxl; break;
-        }
+        int ok, j = shfl_src(mode, l, (int)(b[l] & 31), (int)(c[l] & 31), (int)((c[l] >> 8) & 31), &ok);
         out[l] = !ok ? src[l] : (mask >> j & 1) ? src[j] : 0;
         pv |= (uint32_t)ok << l;
     }
