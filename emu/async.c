@@ -7,9 +7,9 @@
 #include "exec.h"
 #include "memory.h"
 #include "tma.h"
-#include "racecheck.h"
+#include "tools/racecheck.h"
 #include "events.h"
-#include "initcheck.h"
+#include "tools/initcheck.h"
 
 struct AsyncQueue {
     AsyncOp *ops;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "cdp.h"
 #include "memory.h"
-#include "racecheck.h"
+#include "tools/racecheck.h"
 
 /* cudaError_t values of the device runtime */
 enum {

@@ -8,16 +8,16 @@
 #include "machine.h"
 #include "memory.h"
 #include "scheduler.h"
-#include "racecheck.h"
+#include "tools/racecheck.h"
 #include "events.h"
-#include "initcheck.h"
-#include "profile.h"
+#include "tools/initcheck.h"
+#include "tools/profile.h"
 #include "engine.h"
 #include "tma.h"
 #include "call.h"
 #include "cdp.h"
-#include "debug.h"
-#include "../frontend/translate.h"
+#include "tools/debug.h"
+#include "jit/translate.h"
 
 int emu_log_level = 1;
 static int racecheck_mode;       /* PTXEMU_RACECHECK: 0 off, 1 report, 2 report and fail */

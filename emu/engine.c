@@ -8,7 +8,7 @@
 #include "exec.h"
 #include "memory.h"
 #include "emu.h"
-#include "debug.h"
+#include "tools/debug.h"
 
 /* Lowest pc among runnable lanes outside the running group: the running group merges
  * with them when it gets there (the rule outside divergence regions). */

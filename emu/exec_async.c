@@ -12,8 +12,8 @@
 #include "memory.h"
 #include "scheduler.h"
 #include "tma.h"
-#include "racecheck.h"
-#include "debug.h"
+#include "tools/racecheck.h"
+#include "tools/debug.h"
 
 /* Inst fields for this family: space = destination space, cmp = source space,
  * bop = ARED_* reduction, t = element type, vec = tensor dimensions, aux8 = CPF_* flags. */

@@ -4,8 +4,8 @@
 #include <time.h>
 #include "engine.h"
 #include "exec.h"
-#include "profile.h"
-#include "racecheck.h"
+#include "tools/profile.h"
+#include "tools/racecheck.h"
 #include "call.h"
 #include "memory.h"
 #include "scheduler.h"

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 #include "exec.h"
-#include "racecheck.h"
+#include "tools/racecheck.h"
 #include "memory.h"
 
 enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host fences to add */

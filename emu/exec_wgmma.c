@@ -37,7 +37,7 @@
 #include "exec.h"
 #include "memory.h"
 #include "tcore.h"
-#include "racecheck.h"
+#include "tools/racecheck.h"
 #include "scheduler.h"
 #include "engine.h"
 

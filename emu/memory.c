@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "memory.h"
-#include "racecheck.h"
+#include "tools/racecheck.h"
 #include "emu.h"
 
 #ifndef MAP_FIXED_NOREPLACE

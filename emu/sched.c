@@ -14,11 +14,11 @@
 #include "exec.h"
 #include "memory.h"
 #include "async.h"
-#include "racecheck.h"
+#include "tools/racecheck.h"
 #include "asyncop.h"
 #include "events.h"
-#include "initcheck.h"
-#include "profile.h"
+#include "tools/initcheck.h"
+#include "tools/profile.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 

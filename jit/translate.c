@@ -14,8 +14,8 @@
 #include <strings.h>
 #include "translate.h"
 #include "contract.h"
-#include "../emu/exec.h"
-#include "../emu/call.h"
+#include "emu/exec.h"
+#include "emu/call.h"
 
 /* Row ids carry a tag until pass 3 knows how many constants there are. */
 #define TAG_CONST 0x20000000u

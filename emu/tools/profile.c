@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "profile.h"
-#include "engine.h"
-#include "memory.h"
+#include "emu/engine.h"
+#include "emu/memory.h"
 
 int profile_mode, profile_print, clock_model;
 static double last_launch_ns;   /* the estimate of the launch that ended last (--clock model) */

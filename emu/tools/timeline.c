@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "events.h"
+#include "emu/events.h"
 
 int ev_on;
 

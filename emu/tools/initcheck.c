@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "initcheck.h"
-#include "engine.h"
-#include "memory.h"
+#include "emu/engine.h"
+#include "emu/memory.h"
 
 int initcheck_mode;
 

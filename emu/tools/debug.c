@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "debug.h"
-#include "engine.h"
-#include "scheduler.h"
-#include "memory.h"
-#include "async.h"
-#include "asyncop.h"
+#include "emu/engine.h"
+#include "emu/scheduler.h"
+#include "emu/memory.h"
+#include "emu/async.h"
+#include "emu/asyncop.h"
 
 int debug_on;
 

@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ptx_ast.h"
-#include "../emu/machine.h"
+#include "frontend/ptx_ast.h"
+#include "emu/machine.h"
 
 /* Module-scope variables live in device memory placed by the module loader; the translator
  * asks for their space and address by name. Returns 0 when found. */

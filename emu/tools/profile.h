@@ -11,7 +11,7 @@
 #ifndef PTXEMU_PROFILE_H
 #define PTXEMU_PROFILE_H
 
-#include "machine.h"
+#include "emu/machine.h"
 
 extern int profile_mode;      /* counting: PTXEMU_PROFILE=1 or PTXEMU_CLOCK=model */
 extern int profile_print;     /* PTXEMU_PROFILE=1: the report after every launch   */

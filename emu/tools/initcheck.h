@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "machine.h"
+#include "emu/machine.h"
 
 extern int initcheck_mode;       /* PTXEMU_INITCHECK=1 (set by emu_init) */
 

@@ -21,7 +21,7 @@
 #ifndef PTXEMU_RACECHECK_H
 #define PTXEMU_RACECHECK_H
 
-#include "machine.h"
+#include "emu/machine.h"
 
 /* A launch begins and ends. The detector's state outlives launches: global memory is
  * checked across the launches that stream order leaves unordered. */

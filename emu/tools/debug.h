@@ -8,7 +8,7 @@
 #ifndef PTXEMU_DEBUG_H
 #define PTXEMU_DEBUG_H
 
-#include "machine.h"
+#include "emu/machine.h"
 
 enum { DBG_OFF = 0, DBG_INTERACTIVE = 1, DBG_TRACE = 2 };
 extern int debug_on;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "racecheck.h"
 #include "racecheck_state.h"
-#include "memory.h"
+#include "emu/memory.h"
 
 static const char *const kind_name[] = {
     "read-after-write", "write-after-read", "write-after-write",

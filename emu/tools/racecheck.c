@@ -30,8 +30,8 @@
 #include <string.h>
 #include "racecheck.h"
 #include "racecheck_state.h"
-#include "asyncop.h"
-#include "memory.h"
+#include "emu/asyncop.h"
+#include "emu/memory.h"
 
 /* ---- vector clocks ---------------------------------------------------------------------- */
 
