@@ -11,7 +11,7 @@
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
 #include "runtime/driver/graph.h"
-#include "emu/profile.h"
+#include "emu/tools/profile.h"
 #include "emu/scheduler.h"
 
 static int regs_limit(int regs, int warps);

@@ -13,8 +13,8 @@
 #include "runtime/driver/graph.h"
 #include "emu/memory.h"
 #include "emu/events.h"
-#include "emu/initcheck.h"
-#include "emu/profile.h"
+#include "emu/tools/initcheck.h"
+#include "emu/tools/profile.h"
 
 /* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
 

@@ -9,7 +9,7 @@
 #include <time.h>
 #include "runtime/driver/drv.h"
 #include "runtime/driver/graph.h"
-#include "emu/profile.h"
+#include "emu/tools/profile.h"
 
 /* Stream priorities of the emulated device: 0 (least) down to -5 (greatest). */
 #define PRIO_LEAST 0
