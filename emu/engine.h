@@ -29,16 +29,6 @@ void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc,
 
 /* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
 void warp_unpark(Warp *w, uint32_t lanes);
-/* "kernel K, file:line, PTX name:line, block (..), thread (..)" of lane `lane` at w's pc. */
-void warp_where(Warp *w, int lane, char *buf, size_t n);
-/* PTXEMU_REPORT: open (locked) / close the report file (NULL when unset), write a JSON string,
- * and the place fields ("block", "thread", "warp", "ptx_line", "src_file", "src_line"). */
-#include <stdio.h>
-FILE *report_open(void);
-void report_close(FILE *f);
-void report_str(FILE *f, const char *s);
-void report_place(FILE *f, Warp *w, int lane);
-
 /* The warp's lanes that are parked (waiting), runnable, or running. */
 static inline uint32_t warp_runnable(const Warp *w) { return w->alive & ~w->waiting; }
 

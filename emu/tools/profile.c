@@ -1,54 +1,23 @@
-/* profile.c - `ptxemu --profile` (see profile.h).
+/* profile.c - the profile tool (`ptxemu --profile`, PTXEMU_PROFILE=1): per-launch counters of
+ * what a performance lesson talks about, and the timing model's estimate of an H100's time.
+ *
+ * Counted while the kernel runs: warp and thread instructions (average active lanes: the
+ * divergence), global load and store requests and the 32-byte sectors each touches (the
+ * coalescing), shared-memory requests and the wavefronts they need (the bank conflicts), and,
+ * on the emulated clock, how long warps waited at barriers and mbarriers. From the launch
+ * configuration: the theoretical occupancy (threads, blocks and shared memory per SM; the
+ * registers ptxas would allocate are unknown to PTX). One line block per launch on stderr, and
+ * a "kind":"profile" line to PTXEMU_REPORT. The counts feed the timing model (emu/model.c),
+ * which is why `--clock model` attaches this tool too, without its report.
  *
  * Sectors: the distinct 32-byte blocks the active lanes of one warp instruction touch. Shared
  * wavefronts: the banks are 32 of 4 bytes; lanes that touch different 4-byte words of one bank
  * need one wavefront each, lanes on the same word share it; 8- and 16-byte accesses go in 2 and
- * 4 phases of 16 and 8 lanes.
- *
- * The time estimate is a bottleneck model with H100 SXM constants (132 SMs, 4 warp schedulers
- * each at 1.98 GHz, 3.35 TB/s of DRAM bandwidth, one shared-memory wavefront per SM and cycle,
- * about 3 us to launch): the launch plus the largest of issue time (warp instructions spread
- * over the SMs the grid can fill, a warp's arrival at a block barrier counting as BAR_SLOTS
- * instructions for the stall it causes), DRAM time (every sector counted once: L2 hits are not
- * modelled) and shared-memory time. It is meant to rank variants of a kernel as the GPU does,
- * not to predict microseconds; docs/profile.md compares it with recorded H100 times. */
-#include <pthread.h>
+ * 4 phases of 16 and 8 lanes. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "profile.h"
-#include "emu/engine.h"
-#include "emu/memory.h"
+#include "tools.h"
 
-int profile_mode, profile_print, clock_model;
-static double last_launch_ns;   /* the estimate of the launch that ended last (--clock model) */
-static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void profile_set_last_launch(double ns)
-{
-    pthread_mutex_lock(&model_lock);
-    last_launch_ns = ns;
-    pthread_mutex_unlock(&model_lock);
-}
-
-double profile_last_launch_ns(void)
-{
-    pthread_mutex_lock(&model_lock);
-    double v = last_launch_ns;
-    pthread_mutex_unlock(&model_lock);
-    return v;
-}
-
-#define H100_SMS 132.0
-#define H100_GHZ 1.98
-#define H100_DRAM_BPS 3.35e12
-#define H100_LAUNCH_NS 3000.0
-#define H100_WARPS_PER_SM 64
-#define H100_BLOCKS_PER_SM 32
-#define H100_SHARED_PER_SM (228u * 1024u)
-/* Fitted on the reduction probes of tests/perf (the others fitted nothing): with 8, three
- * barriers cost more than the shuffles that replace them, as recorded on the H100. */
-#define BAR_SLOTS 8.0
+static int print_reports;
 
 static uint32_t distinct(uint64_t *v, int n)
 {
@@ -92,7 +61,7 @@ static uint32_t wavefronts(uint32_t mask, unsigned size, uint8_t *const host[WAR
     return total ? total : 1;
 }
 
-void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+static void prof_mem(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                     uint8_t *const host[WARP_SIZE])
 {
     (void)in;
@@ -101,7 +70,7 @@ void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int a
     int l0 = __builtin_ctz(mask);
     const uint8_t *h = host[l0];
     int shared = c && h >= c->shared && h < c->shared + c->shared_size;
-    if (!shared && !mem_is_global((uint64_t)(uintptr_t)h)) return;   /* local, param, const */
+    if (!shared && !query_is_global((uint64_t)(uintptr_t)h)) return;   /* local, param, const */
     int store = access != ACC_READ;
     if (shared) {
         uint32_t wf = wavefronts(mask, size, host);
@@ -123,124 +92,38 @@ void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int a
     w->m_sect += d;
 }
 
-void profile_wait(Launch *L, uint64_t ns) { __atomic_fetch_add(&L->prof.wait_ns, ns, __ATOMIC_RELAXED); }
-void profile_run(Launch *L, uint64_t ns) { __atomic_fetch_add(&L->prof.run_ns, ns, __ATOMIC_RELAXED); }
+/* Warps' running and waiting intervals on the emulated clock. */
+static void prof_span(const Event *e)
+{
+    if (e->kind != EV_WAIT && e->kind != EV_RUN) return;
+    Launch *L = e->L;
+    if (!L) return;
+    __atomic_fetch_add(e->kind == EV_WAIT ? &L->prof.wait_ns : &L->prof.run_ns, e->t1 > e->t0 ? e->t1 - e->t0 : 0,
+                       __ATOMIC_RELAXED);
+}
+
+static void prof_bar_arrive(Warp *w, int id)
+{
+    (void)id;
+    __atomic_fetch_add(&w->launch->prof.bar_arrivals, 1, __ATOMIC_RELAXED);
+}
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
-typedef struct Estimate { double issue_ns, clock_ns, dram_ns, smem_ns, total_ns; const char *bound; } Estimate;
-
-static uint32_t sm_blocks(const Launch *L, uint32_t *warps_out, const char **limit_out);
-
-/* The waves of blocks the grid runs in: SMs x blocks an SM holds at a time; a last partial
- * wave (or a grid smaller than one wave) leaves SMs idle. */
-static double waves_of(const Launch *L, uint32_t blocks)
-{
-    double nblk = (double)L->grid[0] * L->grid[1] * L->grid[2], per_wave = H100_SMS * (blocks ? blocks : 1);
-    return nblk > 0 ? (double)(uint64_t)((nblk + per_wave - 1) / per_wave) : 1;
-}
-
-static Estimate estimate(const Launch *L)
-{
-    const Profile *p = &L->prof;
-    Estimate e;
-    double sms = (double)L->ncta < H100_SMS ? (double)L->ncta : H100_SMS;
-    e.issue_ns = ((double)L->warp_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
-    e.dram_ns = (double)(p->gld_sec + p->gst_sec) * 32.0 / H100_DRAM_BPS * 1e9;
-    e.smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
-    /* no shorter than its warps' own clocks say: a wave of blocks lasts as long as its
-     * slowest warp counted (a kernel waiting on clock(), a few warps with long loops) */
-    e.clock_ns = waves_of(L, sm_blocks(L, NULL, NULL)) * (double)p->span_max / H100_GHZ;
-    double worst = e.issue_ns;
-    e.bound = "instruction issue";
-    if (e.dram_ns > worst) { worst = e.dram_ns; e.bound = "DRAM bandwidth"; }
-    if (e.smem_ns > worst) { worst = e.smem_ns; e.bound = "shared-memory bandwidth (bank conflicts count)"; }
-    /* last, so that where a warp's time is its share of a bandwidth the bandwidth is named */
-    if (e.clock_ns > worst * 1.001) { worst = e.clock_ns; e.bound = "warp latency"; }
-    e.total_ns = H100_LAUNCH_NS + worst;
-    return e;
-}
-
-double profile_estimate_ns(const Launch *L) { return estimate(L).total_ns; }
-
-/* Blocks of L an SM holds at once (by warps, blocks and shared memory), and why. */
-static uint32_t sm_blocks(const Launch *L, uint32_t *warps_out, const char **limit_out)
-{
-    uint32_t threads = L->block[0] * L->block[1] * L->block[2];
-    uint32_t warps = (threads + 31) / 32, shared = L->shared_total;
-    uint32_t by_warps = H100_WARPS_PER_SM / (warps ? warps : 1), by_shared = shared ? H100_SHARED_PER_SM / (shared + 1024) : 1000;
-    uint32_t blocks = by_warps < H100_BLOCKS_PER_SM ? by_warps : H100_BLOCKS_PER_SM;
-    const char *limit = by_warps <= H100_BLOCKS_PER_SM ? "threads per block" : "blocks per SM";
-    if (by_shared < blocks) { blocks = by_shared; limit = "shared memory per block"; }
-    if (warps_out) *warps_out = warps;
-    if (limit_out) *limit_out = limit;
-    return blocks;
-}
-
-/* At the launch's start: how many warps share an SM (what the grid fills of what an SM
- * holds), which sets %clock's pace, and under --clock model where the launch begins on the
- * model's timeline. */
-static double next_start_ns;
-void profile_set_next_start(double ns) { next_start_ns = ns; }
-
-void profile_model_launch(Launch *L)
-{
-    uint32_t warps;
-    uint32_t blocks = sm_blocks(L, &warps, NULL);
-    double per_sm = (double)blocks * warps;
-    double grid = (double)L->grid[0] * L->grid[1] * L->grid[2] * warps / H100_SMS;
-    L->prof.model_warps = grid < per_sm ? (grid < 1 ? 1 : grid) : per_sm;
-    L->prof.model_start_ns = clock_model ? next_start_ns : 0;
-    /* %clock's pace, fitted to how many passes a clock-waiting loop makes on the H100
-     * (tests/perf/clockpace.cu): a warp alone waits about 7 cycles a PTX instruction for its
-     * results, and r resident warps share the four schedulers at 2r/5 cycles an instruction */
-    uint64_t share = (uint64_t)(L->prof.model_warps * 2 / 5);
-    L->prof.clock_cpi = share > 7 ? share : 7;
-}
-
-/* A warp's clock on the model: the SM's cycles its work took, as the largest of issuing its
- * instructions (four schedulers, shared with the other warps of the SM, at least one cycle an
- * instruction), moving its global sectors (the SM's share of DRAM bandwidth, about 2.5 cycles
- * a 32-byte sector, shared too) and its shared-memory wavefronts (one a cycle). Waits are not
- * counted: a warp parked at a barrier does not advance. */
-double profile_warp_cycles(const Warp *w)
-{
-    double r = w->launch->prof.model_warps;
-    double issue = (double)w->steps * (r / 4 > 1 ? r / 4 : 1);
-    double dram = r * w->m_sect * (32.0 * H100_SMS * H100_GHZ * 1e9 / H100_DRAM_BPS);
-    double smem = r * w->m_wave;
-    double c = issue > dram ? issue : dram;
-    return c > smem ? c : smem;
-}
-
-/* The cycles a finished warp took on the model: its issue share, sectors and wavefronts
- * (what %clock64 reads under --clock model), and, in a kernel that read %clock at its own
- * pace, no fewer than that clock counted - a kernel that waits 5 us by clock() takes 5 us.
- * The estimate's wave of blocks lasts at least the longest of these. */
-void profile_warp_done(const Warp *w)
-{
-    Launch *L = w->launch;
-    double c = profile_warp_cycles(w), pace = (double)w->steps * (double)L->prof.clock_cpi;
-    if (!clock_model && L->prog->reads_clock && pace > c) c = pace;
-    uint64_t v = (uint64_t)c, old = __atomic_load_n(&L->prof.span_max, __ATOMIC_RELAXED);
-    while (v > old && !__atomic_compare_exchange_n(&L->prof.span_max, &old, v, 1, __ATOMIC_RELAXED,
-                                                   __ATOMIC_RELAXED)) {}
-}
-
-void profile_report(Launch *L, const char *name)
+static void profile_report(Launch *L, const char *name)
 {
     const Profile *p = &L->prof;
     uint32_t warps;
     const char *limit;
     /* theoretical occupancy: blocks an SM holds, by warps, blocks and shared memory */
-    uint32_t blocks = sm_blocks(L, &warps, &limit);
+    uint32_t blocks = model_sm_blocks(L, &warps, &limit);
     double occ = 100.0 * blocks * warps / H100_WARPS_PER_SM;
     if (occ > 100.0) occ = 100.0;
     /* achieved, as the grid fills the SMs wave by wave */
-    double nblk = (double)L->grid[0] * L->grid[1] * L->grid[2], waves = waves_of(L, blocks);
+    double nblk = (double)L->grid[0] * L->grid[1] * L->grid[2], waves = model_waves(L, blocks);
     double achieved = 100.0 * nblk * warps / (waves * H100_SMS * H100_WARPS_PER_SM);
     if (achieved > occ) achieved = occ;
-    Estimate e = estimate(L);
+    ModelEstimate e = model_estimate(L);
     double issue_ns = e.issue_ns, dram_ns = e.dram_ns, smem_ns = e.smem_ns, est_ns = e.total_ns;
     const char *bound = e.bound;
     fprintf(stderr,
@@ -274,4 +157,20 @@ void profile_report(Launch *L, const char *name)
             (unsigned long long)p->sst_req, (unsigned long long)p->sst_wave, occ / 100.0, achieved / 100.0,
             ratio(p->wait_ns, p->wait_ns + p->run_ns), est_ns, bound);
     report_close(js);
+}
+
+static void prof_launch_end(Launch *L)
+{
+    if (print_reports) profile_report(L, L->prog->name);
+}
+
+static const Observer profile = {
+    .tool_name = "profile", .events = OBS_MEM | OBS_SPAN | OBS_SYNC | OBS_LAUNCH,
+    .mem = prof_mem, .span = prof_span, .bar_arrive = prof_bar_arrive, .launch_end = prof_launch_end,
+};
+
+int profile_attach(int print)
+{
+    print_reports = print;
+    return obs_attach(&profile) < 0 ? -1 : 0;
 }

@@ -1,5 +1,6 @@
-/* events.c - the event stream's clock and its one consumer so far, the timeline: a
- * Chrome-trace JSON file (chrome://tracing, ui.perfetto.dev) written as events arrive.
+/* timeline.c - the timeline tool (PTXEMU_TIMELINE): the spans of the emulated clock
+ * (events.h) as a Chrome-trace JSON file (chrome://tracing, ui.perfetto.dev), written as they
+ * arrive.
  *
  * Rows: process 0 "host" (thread 0 the launches, thread 1 the memory copies), process 1
  * "workers" (one row a worker, the thread blocks it ran), and one process a launch
@@ -9,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "emu/events.h"
-
-int ev_on;
+#include "tools.h"
 
 #define TL_MAX_EVENTS 8000000ull   /* past this the file would not load anywhere */
 #define TID_PER_CTA 64u            /* warps 1..32 of a block, its async row at 63 */
@@ -19,40 +18,6 @@ int ev_on;
 static FILE *tl;
 static pthread_mutex_t tl_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t tl_events, tl_dropped;
-static uint64_t dev_clock, launch_max;
-static __thread uint64_t my_clock;
-static __thread uint32_t my_worker;
-static __thread const uint64_t *run_steps;   /* the running warp's instruction count */
-static __thread uint64_t run_s0;
-
-/* Inside a warp's turn the clock runs on with its instructions: an async copy issued or
- * completed mid-turn gets its own time. */
-uint64_t ev_now(void) { return my_clock + (run_steps ? *run_steps - run_s0 : 0); }
-void ev_run_begin(const uint64_t *steps) { run_steps = steps; run_s0 = *steps; }
-void ev_run_end(void)
-{
-    if (run_steps) ev_advance(*run_steps - run_s0);
-    run_steps = NULL;
-}
-uint32_t ev_worker(void) { return my_worker; }
-void ev_set_worker(uint32_t id) { my_worker = id; }
-uint64_t ev_device_clock(void) { return __atomic_load_n(&dev_clock, __ATOMIC_ACQUIRE); }
-
-void ev_advance(uint64_t ticks)
-{
-    my_clock += ticks;
-    uint64_t m = __atomic_load_n(&launch_max, __ATOMIC_RELAXED);
-    while (my_clock > m &&
-           !__atomic_compare_exchange_n(&launch_max, &m, my_clock, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
-}
-
-void ev_launch_begin(void) { my_clock = ev_device_clock(); }
-
-void ev_launch_end(void)
-{
-    uint64_t m = __atomic_load_n(&launch_max, __ATOMIC_ACQUIRE);
-    if (m > dev_clock) __atomic_store_n(&dev_clock, m, __ATOMIC_RELEASE);
-}
 
 static void tl_close(void)
 {
@@ -65,7 +30,6 @@ static void tl_close(void)
             fprintf(stderr, "ptxemu: timeline: %llu events past the first %llu were left out\n",
                     (unsigned long long)tl_dropped, TL_MAX_EVENTS);
     }
-    ev_on = 0;
     pthread_mutex_unlock(&tl_lock);
 }
 
@@ -76,31 +40,6 @@ static void meta(const char *what, uint64_t pid, uint64_t tid, const char *fmt, 
             (unsigned long long)pid, (unsigned long long)tid);
     fprintf(tl, fmt, s ? s : "", (unsigned long long)a, (unsigned long long)b, (unsigned long long)c);
     fputs("\"}}", tl);
-}
-
-void ev_init(void)
-{
-    static int done;
-    if (done) return;
-    done = 1;
-    const char *path = getenv("PTXEMU_TIMELINE"), *rl = getenv("PTXEMU_REPORT_LAUNCHES");
-    const char *pf = getenv("PTXEMU_PROFILE"), *ck = getenv("PTXEMU_CLOCK");
-    if ((rl && *rl && strcmp(rl, "0")) || (pf && *pf && strcmp(pf, "0")) || (ck && !strcmp(ck, "model")))
-        ev_on = 1;   /* the clock, for the launch lines and the profile's wait times */
-    if (!path || !*path) return;
-    if (!(tl = fopen(path, "w"))) {
-        fprintf(stderr, "ptxemu: cannot write the timeline to %s\n", path);
-        return;
-    }
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"emulated: one warp instruction "
-          "on a worker is one nanosecond, a memory copy one nanosecond per 64 bytes\"},\n"
-          "\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
-          "\"args\":{\"name\":\"host\"}}", tl);
-    meta("thread_name", 0, 0, "%slaunches", NULL, 0, 0, 0);
-    meta("thread_name", 0, 1, "%smemory copies", NULL, 0, 0, 0);
-    meta("process_name", 1, 0, "%sworkers", NULL, 0, 0, 0);
-    atexit(tl_close);
-    ev_on = 1;
 }
 
 /* A JSON string without its quotes: kernel names are C identifiers, but be safe. */
@@ -178,9 +117,8 @@ static void write_event(const Event *e)
     }
 }
 
-void ev_emit(const Event *e)
+static void tl_span(const Event *e)
 {
-    if (!tl) return;   /* only the clock is on */
     pthread_mutex_lock(&tl_lock);
     if (tl) {
         if (tl_events < TL_MAX_EVENTS) { tl_events++; write_event(e); }
@@ -189,12 +127,21 @@ void ev_emit(const Event *e)
     pthread_mutex_unlock(&tl_lock);
 }
 
-void ev_memcpy(int dir, uint64_t n)
+static const Observer timeline = { .tool_name = "timeline", .events = OBS_SPAN, .span = tl_span };
+
+int timeline_attach(const char *path)
 {
-    if (!ev_on) return;
-    uint64_t t0 = ev_device_clock(), t1 = t0 + (n + 63) / 64;
-    __atomic_store_n(&dev_clock, t1, __ATOMIC_RELEASE);
-    if (launch_max < t1) launch_max = t1;
-    Event e = { .kind = EV_MEMCPY, .what = dir, .t0 = t0, .t1 = t1, .bytes = n };
-    ev_emit(&e);
+    if (!(tl = fopen(path, "w"))) {
+        fprintf(stderr, "ptxemu: cannot write the timeline to %s\n", path);
+        return -1;
+    }
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"emulated: one warp instruction "
+          "on a worker is one nanosecond, a memory copy one nanosecond per 64 bytes\"},\n"
+          "\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
+          "\"args\":{\"name\":\"host\"}}", tl);
+    meta("thread_name", 0, 0, "%slaunches", NULL, 0, 0, 0);
+    meta("thread_name", 0, 1, "%smemory copies", NULL, 0, 0, 0);
+    meta("process_name", 1, 0, "%sworkers", NULL, 0, 0, 0);
+    atexit(tl_close);
+    return obs_attach(&timeline) < 0 ? -1 : 0;
 }
