@@ -1,4 +1,5 @@
-/* engine.h - runs one warp's instructions; the divergence and reconvergence rules.
+/* engine.h - runs one warp's instructions (engine.c); the divergence and reconvergence rules
+ * (warp.c).
  *
  * Contract: a warp runs one group of lanes at a time: the runnable lanes with the lowest pc
  * (min-pc reconvergence: lanes that fall behind are caught up first, so branches reconverge
@@ -23,7 +24,7 @@ int warp_run_det(Warp *w);
  * The running group's pc is saved first. */
 void warp_regroup(Warp *w);
 
-/* A branch or call split the running group: see engine.c. */
+/* A branch or call split the running group: see warp.c. */
 void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc);
 void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc, uint32_t rpc);
 
