@@ -71,6 +71,33 @@ static inline void pred_put(Warp *w, uint32_t p, uint32_t mask, uint32_t v)
     w->P[p] = (w->P[p] & ~mask) | (v & mask);
 }
 
+/* setp's boolean combine (Inst.bop) and whether set writes a register (Inst.aux8). */
+enum { BOP_NONE = 0, BOP_AND, BOP_OR, BOP_XOR };
+enum { CMP_TO_PRED = 0, CMP_TO_GPR = 1 };
+
+/* Combine the per-lane compare results t with the optional predicate c and write p (and q,
+ * the result for the complement of t) or, for set, the register value in->imm / 0. */
+static inline int cmp_finish(Warp *w, const Inst *in, uint32_t mask, uint32_t t)
+{
+    uint32_t p = t, q = ~t;
+    if (in->bop) {
+        uint32_t c = w->P[in->s[2]] ^ ((in->flags & IF_NEG_C) ? ~0u : 0u);
+        switch (in->bop) {
+        case BOP_AND: p &= c; q &= c; break;
+        case BOP_OR: p |= c; q |= c; break;
+        default: p ^= c; q ^= c; break;
+        }
+    }
+    if (in->aux8 == CMP_TO_GPR) {
+        uint64_t *d = ROW(w, in->d[0]), one = (uint64_t)in->imm;
+        LANES(l, d[l] = ((p >> l) & 1u) ? one : 0);
+        return STEP_NEXT;
+    }
+    pred_put(w, in->d[0], mask, p);
+    if (in->nd > 1) pred_put(w, in->d[1], mask, q);
+    return STEP_NEXT;
+}
+
 /* Type helpers. */
 static inline int ty_bits(int t)
 {

@@ -15,10 +15,13 @@
 
 typedef struct JitOp {
     Handler fn;
-    const char *kind;           /* "UN", "BIN", "TER", "QUAD", "CMP", "SELP", ...           */
-    const char *t[4];           /* operand C types, in source order                          */
+    const char *kind;           /* the template: "UN", "BIN", "TER", "QUAD" (t: operand types),
+                                 * "CMP" (t: type, getter), "SELP", "F32" (t: tiny, ftz, sat),
+                                 * "F64", "CVTA" (rt: result type), "LD", "LDS", "ST", "STS"
+                                 * (t: element type, vector width), "BRA"                     */
+    const char *t[4];           /* the template's arguments, as its kind says                 */
     const char *rt;             /* result C type                                              */
-    const char *expr;           /* lane expression over a, b, c, e                             */
+    const char *expr;           /* lane expression (over a, b, c, e)                           */
 } JitOp;
 
 #define JIT_OP(handler, kind, ta, tb, tc, te, rt, expr)                                      \

@@ -26,6 +26,7 @@
 #include "emu/emu.h"
 #include "emu/jitop.h"
 #include "emu/native.h"
+#include "emu/exec_mem_fast.h"
 
 extern char **environ;
 
@@ -189,7 +190,8 @@ extern const JitOp __start_ptxemu_jitop[], __stop_ptxemu_jitop[];
  * define (exec_int_tmpl.h) and the compiler's builtins. */
 static const char *const callable[] = {
     "MINV", "MAXV", "f32_of", "f64_of", "f32_ftz", "__builtin_popcount", "__builtin_popcountll",
-    "__builtin_clz", "__builtin_clzll", "__builtin_bswap32", "__builtin_bswap64", NULL
+    "__builtin_clz", "__builtin_clzll", "__builtin_bswap32", "__builtin_bswap64",
+    "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf", NULL
 };
 
 static int expr_ok(const char *e)
@@ -201,7 +203,7 @@ static int expr_ok(const char *e)
         const char *n = c;
         while (*n == ' ') n++;
         if (*n != '(') continue;
-        int known = 0;
+        int known = c - s > 3 && !strncmp(s, "fp_", 3);   /* fp.h's */
         for (int i = 0; callable[i] && !known; i++)
             known = strlen(callable[i]) == (size_t)(c - s) && !strncmp(callable[i], s, (size_t)(c - s));
         if (!known) return 0;
@@ -213,8 +215,9 @@ static const JitOp *jitop_of(Handler fn)
 {
     for (const JitOp *o = __start_ptxemu_jitop; o < __stop_ptxemu_jitop; o++)
         if (o->fn == fn) {
-            if (!strcmp(o->kind, "BRA")) return o;
-            return expr_ok(o->expr) ? o : NULL;
+            if (!expr_ok(o->expr)) return NULL;
+            for (int i = 0; i < 4; i++) if (!expr_ok(o->t[i])) return NULL;   /* CMP's getter, F32's tiny */
+            return o;
         }
     return NULL;
 }
@@ -223,6 +226,8 @@ static const JitOp *jitop_of(Handler fn)
 
 static const char prologue[] =
     "#include \"emu/exec_int_tmpl.h\"\n"
+    "#include \"emu/exec_mem_fast.h\"\n"
+    "#include \"emu/fp.h\"\n"
     "#include \"emu/engine.h\"\n"
     "#include \"emu/native.h\"\n"
     "#define ROWP(r) (R + (size_t)(r) * WARP_SIZE)\n"
@@ -270,6 +275,87 @@ static void emit_template(Buf *b, const Inst *in, const JitOp *o)
     put(b, "d[l] = (%s)(%s));\n    }\n", o->rt, o->expr);
 }
 
+/* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h) */
+static void emit_cmp(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+{
+    put(b, "    if (mask) {\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n        uint32_t t = 0;\n"
+           "        for (int l = 0; l < WARP_SIZE; l++) { %s a = %s(A[l]), b = %s(B[l]); t |= (uint32_t)(%s) << l; }\n"
+           "        cmp_finish(w, &code[%u], mask, t);\n    }\n", in->s[0], in->s[1], o->t[0], o->t[1], o->t[1],
+        o->expr, k);
+}
+
+static void emit_selp(Buf *b, const Inst *in, const JitOp *o)
+{
+    put(b, "    if (mask) {\n        uint64_t *d = ROWP(%u);\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n"
+           "        uint32_t c = P[%u] ^ %uu;\n        LANES(l, d[l] = (%s)(((c >> l) & 1u) ? A[l] : B[l]));\n    }\n",
+        in->d[0], in->s[0], in->s[1], in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u, o->rt);
+}
+
+static void emit_cvta(Buf *b, const Inst *in, const JitOp *o)
+{
+    put(b, "    if (mask) {\n        uint64_t *d = ROWP(%u);\n        const uint64_t *a = ROWP(%u);\n"
+           "        FOR_LANES(mask, l) d[l] = (%s)(a[l] + %lluull);\n    }\n", in->d[0], in->base, o->rt,
+        (unsigned long long)in->imm);
+}
+
+/* f32 and f64 arithmetic: exec_float.c's templates with .ftz and .sat as constants */
+static void emit_float(Buf *b, const Inst *in, const JitOp *o)
+{
+    uint32_t rb = in->s[in->ns > 1 ? 1 : 0], rc = in->s[in->ns > 2 ? 2 : 0];
+    put(b, "    if (mask) {\n        uint64_t *d = ROWP(%u);\n        const uint64_t *ra = ROWP(%u), *rb = ROWP(%u), *rc = ROWP(%u);\n",
+        in->d[0], in->s[0], rb, rc);
+    if (!strcmp(o->kind, "F32"))
+        put(b, "        LANES(l, { float a = f32_in(ra[l], %s), b = f32_in(rb[l], %s); float c = f32_in(rc[l], %s);\n"
+               "                   (void)b; (void)c; d[l] = f32_out(%s, %s, %s, %s && (%s)); });\n    }\n",
+            o->t[1], o->t[1], o->t[1], o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
+    else
+        put(b, "        LANES(l, { double a = f64_in(ra[l]), b = f64_in(rb[l]), c = f64_in(rc[l]);\n"
+               "                   (void)b; (void)c; d[l] = fp_nan64(%s, a, b, c); });\n    }\n", o->expr);
+}
+
+/* ld/st as exec_mem.c's handlers: the addresses of the whole warp checked by the memory
+ * system (a fault ends the turn), then each lane's access; .shared ones try the whole-warp
+ * path first (exec_mem_fast.h). */
+static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+{
+    int ld = o->kind[0] == 'L', shared = o->kind[2] == 'S', v = atoi(o->t[1]);
+    const char *T = o->t[0];
+    put(b, "    if (mask) {\n        const Inst *in = &code[%u];\n", k);
+    if (ld) {
+        put(b, "        uint64_t *dv[%d] = {", v);
+        for (int e = 0; e < v; e++) put(b, "%s ROWP(%u)", e ? "," : "", in->d[e]);
+    } else {
+        put(b, "        const uint64_t *sv[%d] = {", v);
+        for (int e = 0; e < v; e++) put(b, "%s ROWP(%u)", e ? "," : "", in->s[e]);
+    }
+    put(b, " };\n        (void)in;\n");
+    const char *fence = ld ? ((in->aux8 & MO_ACQUIRE) ? "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n" : "")
+                           : ((in->aux8 & MO_RELEASE) ? "        __atomic_thread_fence(__ATOMIC_RELEASE);\n" : "");
+    if (shared) {
+        put(b, "        uint32_t off[WARP_SIZE];\n        uint8_t *sh = shared_fast(w, in, mask, sizeof(%s) * %d, off);\n"
+               "        if (sh) {\n", T, v);
+        if (!ld) put(b, "%s", fence);
+        if (ld)
+            put(b, "            for (int l = 0; l < WARP_SIZE; l++) { %s x[%d]; memcpy(x, sh + off[l], sizeof x);"
+                   " for (int e = 0; e < %d; e++) dv[e][l] = (uint64_t)x[e]; }\n", T, v, v);
+        else
+            put(b, "            for (int l = 0; l < WARP_SIZE; l++) { %s x[%d]; for (int e = 0; e < %d; e++) x[e] = (%s)sv[e][l];"
+                   " memcpy(sh + off[l], x, sizeof x); }\n", T, v, v, T);
+        if (ld) put(b, "%s", fence);
+        put(b, "            goto done%u;\n        }\n", k);
+    }
+    put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_ptrs(w, in, mask, sizeof(%s) * %d, %s, p)) { result = RUN_FAULT; goto out; }\n",
+        T, v, ld ? "ACC_READ" : "ACC_WRITE");
+    if (ld)
+        put(b, "        FOR_LANES(mask, l) { %s x[%d]; memcpy(x, p[l], sizeof x); for (int e = 0; e < %d; e++) dv[e][l] = (uint64_t)x[e]; }\n%s",
+            T, v, v, fence);
+    else
+        put(b, "%s        FOR_LANES(mask, l) { %s x[%d]; for (int e = 0; e < %d; e++) x[e] = (%s)sv[e][l]; memcpy(p[l], x, sizeof x); }\n",
+            fence, T, v, v, T);
+    if (shared) put(b, "    done%u:;\n", k);
+    put(b, "    }\n");
+}
+
 /* bra: a uniform branch goes to its label (warp_run's STEP_JUMP path while nothing needs a
  * regroup); a divergent one calls the handler. */
 static void emit_bra(Buf *b, const Inst *in, uint32_t k)
@@ -297,8 +383,16 @@ char *jit_native_source(const Program *p)
         if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
             put(&b, "    if (__builtin_expect(w->wg_inflight != 0, 0)) rt->wgmma_check(w, &code[%u]);\n", k);
         const JitOp *o = jitop_of(in->fn);
-        if (o && !strcmp(o->kind, "BRA")) emit_bra(&b, in, k);
-        else if (o) emit_template(&b, in, o);
+        const char *kd = o ? o->kind : "";
+        if (!strcmp(kd, "BRA")) emit_bra(&b, in, k);
+        else if (!strcmp(kd, "UN") || !strcmp(kd, "BIN") || !strcmp(kd, "TER") || !strcmp(kd, "QUAD"))
+            emit_template(&b, in, o);
+        else if (!strcmp(kd, "CMP")) emit_cmp(&b, in, k, o);
+        else if (!strcmp(kd, "SELP")) emit_selp(&b, in, o);
+        else if (!strcmp(kd, "CVTA")) emit_cvta(&b, in, o);
+        else if (!strcmp(kd, "F32") || !strcmp(kd, "F64")) emit_float(&b, in, o);
+        else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
+            emit_mem(&b, in, k, o);
         else put(&b, "    CALL(%u)\n", k);
         put(&b, "    NEXT()\n");
     }
