@@ -18,6 +18,8 @@ typedef struct NativeRt {
     int (*interp)(Warp *w, uint32_t budget);           /* the interpreter, from w->pc     */
     int (*warp_ptrs)(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                      uint8_t *host[WARP_SIZE]);        /* mem_warp_ptrs                    */
+    int (*warp_fast)(Warp *w, const Inst *in, uint32_t mask, unsigned size,
+                     uint8_t *host[WARP_SIZE]);        /* mem_warp_fast                    */
 } NativeRt;
 
 /* A compiled kernel: one turn of w (warp_run's contract: RUN_* from engine.h). */

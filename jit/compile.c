@@ -211,7 +211,7 @@ static int expr_ok(const char *e)
     return 1;
 }
 
-static const JitOp *jitop_of(Handler fn)
+static const JitOp *jitop_find(Handler fn)
 {
     for (const JitOp *o = __start_ptxemu_jitop; o < __stop_ptxemu_jitop; o++)
         if (o->fn == fn) {
@@ -221,6 +221,11 @@ static const JitOp *jitop_of(Handler fn)
         }
     return NULL;
 }
+
+/* The entry of each instruction of the Program being written (jit_native_source). */
+static __thread const JitOp **op_at;
+static __thread const Inst *op_base;
+static const JitOp *jitop_of_inst(const Inst *in) { return op_at[in - op_base]; }
 
 /* ---- the C of a kernel --------------------------------------------------------------- */
 
@@ -264,15 +269,121 @@ static const char epilogue[] =
     "    }\n"
     "    if (!w->active) { result = w->alive ? RUN_BLOCKED : RUN_DONE; goto out; }\n";
 
-static void emit_template(Buf *b, const Inst *in, const JitOp *o)
+/* ---- lanewise instructions: one lane's statement, from the handler's template ---------- */
+
+/* The kinds whose handler computes each lane from the same lane's rows only. */
+static int lanewise(const JitOp *o)
 {
-    static const char *const v[] = { "a", "b", "c", "e" }, *const row[] = { "A", "B", "C", "E" };
-    int n = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
-    put(b, "    if (mask) {\n        uint64_t *d = ROWP(%u);\n", in->d[0]);
-    for (int i = 0; i < n; i++) put(b, "        const uint64_t *%s = ROWP(%u);\n", row[i], in->s[i]);
+    static const char *const k[] = { "UN", "BIN", "TER", "QUAD", "F32", "F64", "CVTA", "SELP", NULL };
+    for (int i = 0; o && k[i]; i++) if (!strcmp(o->kind, k[i])) return 1;
+    return 0;
+}
+
+/* The statement for lane l of instruction k (rows as constants: R[row * 32 + l]); SELP reads
+ * its predicate from sel<k>, set before the lane loop. */
+static void lane_body(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+{
+    static const char *const v[] = { "a", "b", "c", "e" };
+    if (!strcmp(o->kind, "CVTA")) {
+        put(b, "ROWP(%u)[l] = (%s)(ROWP(%u)[l] + %lluull);", in->d[0], o->rt, in->base,
+            (unsigned long long)in->imm);
+    } else if (!strcmp(o->kind, "SELP")) {
+        put(b, "ROWP(%u)[l] = (%s)(((sel%u >> l) & 1u) ? ROWP(%u)[l] : ROWP(%u)[l]);", in->d[0], o->rt, k,
+            in->s[0], in->s[1]);
+    } else if (!strcmp(o->kind, "F32") || !strcmp(o->kind, "F64")) {
+        uint32_t rb = in->s[in->ns > 1 ? 1 : 0], rc = in->s[in->ns > 2 ? 2 : 0];
+        if (o->kind[1] == '3')
+            put(b, "{ float a = f32_in(ROWP(%u)[l], %s), b = f32_in(ROWP(%u)[l], %s), c = f32_in(ROWP(%u)[l], %s); "
+                   "(void)b; (void)c; ROWP(%u)[l] = f32_out(%s, %s, %s, %s && (%s)); }",
+                in->s[0], o->t[1], rb, o->t[1], rc, o->t[1], in->d[0], o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
+        else
+            put(b, "{ double a = f64_in(ROWP(%u)[l]), b = f64_in(ROWP(%u)[l]), c = f64_in(ROWP(%u)[l]); "
+                   "(void)b; (void)c; ROWP(%u)[l] = fp_nan64(%s, a, b, c); }", in->s[0], rb, rc, in->d[0], o->expr);
+    } else {   /* UN BIN TER QUAD: exec_int_tmpl.h's H_* */
+        int n = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
+        put(b, "{ ");
+        for (int i = 0; i < n; i++) put(b, "%s %s = (%s)ROWP(%u)[l]; ", o->t[i], v[i], o->t[i], in->s[i]);
+        put(b, "ROWP(%u)[l] = (%s)(%s); }", in->d[0], o->rt, o->expr);
+    }
+}
+
+static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const char *indent)
+{
+    if (!strcmp(o->kind, "SELP"))
+        put(b, "%suint32_t sel%u = P[%u] ^ %uu;\n", indent, k, in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u);
+}
+
+/* One lanewise instruction on its own: the lanes of its mask. */
+static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+{
+    put(b, "    if (mask) {\n");
+    lane_setup(b, in, k, o, "        ");
     put(b, "        LANES(l, ");
-    for (int i = 0; i < n; i++) put(b, "%s %s = (%s)%s[l]; ", o->t[i], v[i], o->t[i], row[i]);
-    put(b, "d[l] = (%s)(%s));\n    }\n", o->rt, o->expr);
+    lane_body(b, in, k, o);
+    put(b, ");\n    }\n");
+}
+
+/* A load a run may hold: unguarded, without .acquire (a fence after the whole warp's loads). */
+static int run_load(const Inst *in, const JitOp *o)
+{
+    return o && (!strcmp(o->kind, "LD") || !strcmp(o->kind, "LDS")) && !in->pg && !in->pneg &&
+           !(in->aux8 & MO_ACQUIRE);
+}
+
+/* A run of n instructions from k - lanewise ones and loads - for a whole warp in one loop over
+ * the lanes (the compiler keeps each lane's values in vector registers from one instruction to
+ * the next). It stands for the n steps warp_run would take when the whole warp runs, nothing
+ * can make it regroup on the way (the merge pc is not in the run), no wgmma is in flight, and
+ * every load's addresses pass the memory system's whole-warp checks before the loop (their
+ * address rows are not written in the run, and nothing in it stores); each guarded lanewise
+ * instruction keeps the lanes its guard leaves out. Otherwise the instructions run one by one
+ * after it, where a load that faults faults as it would in the interpreter. */
+static void emit_run(Buf *b, const Program *p, uint32_t k, uint32_t n, int wgmma)
+{
+    put(b, "    if (w->active != FULL_MASK || (w->merge_pc > %u && w->merge_pc <= %u)%s) goto S%u;\n", k, k + n,
+        wgmma ? " || w->wg_inflight" : "", k);
+    put(b, "    {\n");
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        if (run_load(in, o)) {
+            int lds = !strcmp(o->kind, "LDS");
+            if (lds)
+                put(b, "        uint32_t off%u[WARP_SIZE];\n        const uint8_t *sh%u = shared_fast(w, &code[%u], FULL_MASK, "
+                       "sizeof(%s) * %s, off%u);\n        if (!sh%u) goto S%u;\n", i, i, i, o->t[0], o->t[1], i, i, k);
+            else
+                put(b, "        uint8_t *p%u[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) "
+                       "goto S%u;\n", i, i, o->t[0], o->t[1], i, k);
+            continue;
+        }
+        lane_setup(b, in, i, o, "        ");
+        if (in->pg) put(b, "        uint32_t g%u = P[%u] ^ %uu;\n", i, in->pg, in->pneg);
+    }
+    put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        put(b, "            ");
+        if (run_load(in, o)) {
+            int v = atoi(o->t[1]);
+            if (!strcmp(o->kind, "LDS")) put(b, "{ %s x[%d]; memcpy(x, sh%u + off%u[l], sizeof x);", o->t[0], v, i, i);
+            else put(b, "{ %s x[%d]; memcpy(x, p%u[l], sizeof x);", o->t[0], v, i);
+            for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
+            put(b, " }\n");
+            continue;
+        }
+        if (in->pg) put(b, "if ((g%u >> l) & 1u) ", i);
+        else if (in->pneg) put(b, "if (0) ");   /* a guard of !true: no lane */
+        lane_body(b, in, i, o);
+        put(b, "\n");
+    }
+    put(b, "        }\n        steps += %u;\n        lanes += 0", n);
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
+        else if (!in->pneg) put(b, " + 32");
+    }
+    put(b, ";\n        w->pc = %u;\n        goto L%u;\n    }\nS%u:;\n", k + n, k + n, k);
 }
 
 /* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h) */
@@ -282,35 +393,6 @@ static void emit_cmp(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
            "        for (int l = 0; l < WARP_SIZE; l++) { %s a = %s(A[l]), b = %s(B[l]); t |= (uint32_t)(%s) << l; }\n"
            "        cmp_finish(w, &code[%u], mask, t);\n    }\n", in->s[0], in->s[1], o->t[0], o->t[1], o->t[1],
         o->expr, k);
-}
-
-static void emit_selp(Buf *b, const Inst *in, const JitOp *o)
-{
-    put(b, "    if (mask) {\n        uint64_t *d = ROWP(%u);\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n"
-           "        uint32_t c = P[%u] ^ %uu;\n        LANES(l, d[l] = (%s)(((c >> l) & 1u) ? A[l] : B[l]));\n    }\n",
-        in->d[0], in->s[0], in->s[1], in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u, o->rt);
-}
-
-static void emit_cvta(Buf *b, const Inst *in, const JitOp *o)
-{
-    put(b, "    if (mask) {\n        uint64_t *d = ROWP(%u);\n        const uint64_t *a = ROWP(%u);\n"
-           "        FOR_LANES(mask, l) d[l] = (%s)(a[l] + %lluull);\n    }\n", in->d[0], in->base, o->rt,
-        (unsigned long long)in->imm);
-}
-
-/* f32 and f64 arithmetic: exec_float.c's templates with .ftz and .sat as constants */
-static void emit_float(Buf *b, const Inst *in, const JitOp *o)
-{
-    uint32_t rb = in->s[in->ns > 1 ? 1 : 0], rc = in->s[in->ns > 2 ? 2 : 0];
-    put(b, "    if (mask) {\n        uint64_t *d = ROWP(%u);\n        const uint64_t *ra = ROWP(%u), *rb = ROWP(%u), *rc = ROWP(%u);\n",
-        in->d[0], in->s[0], rb, rc);
-    if (!strcmp(o->kind, "F32"))
-        put(b, "        LANES(l, { float a = f32_in(ra[l], %s), b = f32_in(rb[l], %s); float c = f32_in(rc[l], %s);\n"
-               "                   (void)b; (void)c; d[l] = f32_out(%s, %s, %s, %s && (%s)); });\n    }\n",
-            o->t[1], o->t[1], o->t[1], o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
-    else
-        put(b, "        LANES(l, { double a = f64_in(ra[l]), b = f64_in(rb[l]), c = f64_in(rc[l]);\n"
-               "                   (void)b; (void)c; d[l] = fp_nan64(%s, a, b, c); });\n    }\n", o->expr);
 }
 
 /* ld/st as exec_mem.c's handlers: the addresses of the whole warp checked by the memory
@@ -369,28 +451,57 @@ static void emit_bra(Buf *b, const Inst *in, uint32_t k)
            "        at = %u;\n        goto after;\n    }\n", t, k, k, k);
 }
 
+/* The length of the run that may start at k (emit_run): lanewise instructions and loads whose
+ * address rows nothing before them in the run writes, at most 64. */
+static uint32_t run_length(const Program *p, uint32_t k)
+{
+    uint32_t n = 0, nw = 0, written[128];
+    for (; k + n < p->ncode && n < 64; n++) {
+        const Inst *in = &p->code[k + n];
+        const JitOp *o = jitop_of_inst(in);
+        int ld = run_load(in, o);
+        if (!ld && !lanewise(o)) break;
+        if (ld) {
+            int clash = 0;
+            for (uint32_t i = 0; i < nw; i++) clash |= written[i] == in->base;
+            if (clash) break;
+        }
+        for (int e = 0; e < (ld ? in->vec : 1) && nw < 128; e++) written[nw++] = in->d[e];
+        if (nw >= 120) { n++; break; }
+    }
+    return n;
+}
+
 char *jit_native_source(const Program *p)
 {
     Buf b = { 0 };
     int wgmma = 0;
-    for (uint32_t k = 0; k < p->ncode; k++) wgmma |= p->code[k].op == OP_wgmma;
+    const JitOp **ops = calloc(p->ncode + 1, sizeof *ops);
+    if (!ops) return NULL;
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        wgmma |= p->code[k].op == OP_wgmma;
+        ops[k] = jitop_find(p->code[k].fn);
+    }
+    op_at = ops;
+    op_base = p->code;
     put(&b, "/* ptxemu compiled kernel %s (%u instructions) */\n", p->name, p->ncode);
     put(&b, "%s", prologue);
+    uint32_t run_end = 0;   /* the instructions before it belong to the run emitted last */
     for (uint32_t k = 0; k < p->ncode; k++) {
         const Inst *in = &p->code[k];
-        put(&b, "L%u: /* %s, PTX line %u */\n    GUARD(%u, %uu);\n", k, op_info[in->op].name, in->line,
-            in->pg, in->pneg);
+        put(&b, "L%u: /* %s, PTX line %u */\n", k, op_info[in->op].name, in->line);
+        if (k >= run_end) {
+            uint32_t n = run_length(p, k);
+            if (n >= 2) { emit_run(&b, p, k, n, wgmma); run_end = k + n; }
+        }
+        put(&b, "    GUARD(%u, %uu);\n", in->pg, in->pneg);
         if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
             put(&b, "    if (__builtin_expect(w->wg_inflight != 0, 0)) rt->wgmma_check(w, &code[%u]);\n", k);
-        const JitOp *o = jitop_of(in->fn);
+        const JitOp *o = jitop_of_inst(in);
         const char *kd = o ? o->kind : "";
         if (!strcmp(kd, "BRA")) emit_bra(&b, in, k);
-        else if (!strcmp(kd, "UN") || !strcmp(kd, "BIN") || !strcmp(kd, "TER") || !strcmp(kd, "QUAD"))
-            emit_template(&b, in, o);
+        else if (lanewise(o)) emit_lanewise(&b, in, k, o);
         else if (!strcmp(kd, "CMP")) emit_cmp(&b, in, k, o);
-        else if (!strcmp(kd, "SELP")) emit_selp(&b, in, o);
-        else if (!strcmp(kd, "CVTA")) emit_cvta(&b, in, o);
-        else if (!strcmp(kd, "F32") || !strcmp(kd, "F64")) emit_float(&b, in, o);
         else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
             emit_mem(&b, in, k, o);
         else put(&b, "    CALL(%u)\n", k);
@@ -400,6 +511,7 @@ char *jit_native_source(const Program *p)
     for (uint32_t k = 0; k < p->ncode; k++) put(&b, "    case %u: goto L%u;\n", k, k);
     put(&b, "    default: break;\n    }\n    FLUSH();\n    return rt->interp(w, budget);\n"
             "out:\n    FLUSH();\n    return result;\n}\n");
+    free(ops);
     if (b.oom) { free(b.s); return NULL; }
     return b.s;
 }
