@@ -7,15 +7,11 @@
 #include "scheduler.h"
 #include "exec.h"
 #include "observe.h"
+#include "memory.h"
+#include "native.h"
 
-/* After a jump: inside a divergence region only its join ends the group's run (callee
- * code may lie beyond it); outside, a jump past waiting lanes lets them catch up. */
-static inline int past_merge(const Warp *w)
-{
-    return w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc;
-}
 
-int warp_run(Warp *w, uint32_t budget)
+static int interp(Warp *w, uint32_t budget)
 {
     const Inst *code = w->prog->code;
     uint64_t steps = 0, lanes = 0;
@@ -57,6 +53,16 @@ int warp_run(Warp *w, uint32_t budget)
     w->steps += steps;
     w->lane_steps += lanes;
     return result;
+}
+
+/* What compiled kernels call back (native.h). */
+static const NativeRt native_rt = { warp_regroup, wgmma_check_access, interp, mem_warp_ptrs };
+
+/* A kernel the compiled tier has built runs its compiled code (native.h): the same steps. */
+int warp_run(Warp *w, uint32_t budget)
+{
+    NativeFn f = (NativeFn)__atomic_load_n(&w->prog->native, __ATOMIC_ACQUIRE);
+    return f ? f(w, budget, &native_rt) : interp(w, budget);
 }
 
 /* A loop that polls memory nobody writes spins forever: every pass leaves the warp's

@@ -19,6 +19,7 @@
 #include "model.h"
 #include "observe.h"
 #include "report.h"
+#include "kernel.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -55,7 +56,7 @@ static void *reserve(void **p, size_t *cap, size_t need)
 static void bar_release(Cta *c, int id)
 {
     int kind = c->bar_red_op[id];
-    uint32_t result = c->bar_red[id];
+    uint32_t result = c->bar_red[id], obs = c->launch->obs;   /* once: calls below may not change it */
     c->bar_arrived[id] = 0;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
@@ -63,7 +64,7 @@ static void bar_release(Cta *c, int id)
         for (uint32_t m = w->bar_wait; m; m &= m - 1)
             if (w->bar_id[__builtin_ctz(m)] == id) lanes |= 1u << __builtin_ctz(m);
         if (!lanes) continue;
-        OBSERVE(c->launch->obs, bar_acquire, w, id);
+        OBSERVE(obs, bar_acquire, w, id);
         if (kind >= BAR_RED_POPC)
             for (uint32_t m = lanes; m; m &= m - 1) {
                 int l = __builtin_ctz(m);
@@ -74,7 +75,7 @@ static void bar_release(Cta *c, int id)
         w->bar_wait &= ~lanes;
         warp_unpark(w, lanes);
     }
-    OBSERVE(c->launch->obs, bar_reset, c, id);
+    OBSERVE(obs, bar_reset, c, id);
 }
 
 static void bar_check(Cta *c, int id)
@@ -117,9 +118,10 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
 static void cluster_bar_check(Cluster *cl)
 {
     if (!cl->bar_arrived || cl->bar_arrived < cl->nthreads - cl->exited_threads) return;
+    uint32_t obs = cl->launch->obs;
     cl->bar_arrived = 0;
     cl->bar_phase ^= 1;
-    OBSERVE(cl->launch->obs, cbar_complete, cl, cl->bar_phase ^ 1);
+    OBSERVE(obs, cbar_complete, cl, cl->bar_phase ^ 1);
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             Warp *w = &cl->ctas[r]->warps[i];
@@ -127,7 +129,7 @@ static void cluster_bar_check(Cluster *cl)
             for (uint32_t m = w->bar_wait; m; m &= m - 1)
                 if (w->bar_id[__builtin_ctz(m)] == CLUSTER_BARRIER_ID) lanes |= 1u << __builtin_ctz(m);
             if (!lanes) continue;
-            OBSERVE(cl->launch->obs, cbar_acquire, w, cl->bar_phase ^ 1);
+            OBSERVE(obs, cbar_acquire, w, cl->bar_phase ^ 1);
             w->bar_wait &= ~lanes;
             warp_unpark(w, lanes);
         }
@@ -643,6 +645,7 @@ static void finish_cluster(Cluster *cl, Launch *L)
         }
     __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
+    kernel_ran(L, ti);
 }
 
 /* ---- the time limit (PTXEMU_TIMEOUT / ptxemu --timeout) ---- */
