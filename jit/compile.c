@@ -74,9 +74,13 @@ static struct {
 } cfg = { PTHREAD_ONCE_INIT, TIER_AUTO, 100000000ull, "", "", 0, "", 0 };
 
 /* The flags the library is built with that change what C computes (Makefile.am's
- * AM_CFLAGS), with the host's vector units: the compiled code runs where it was built. */
+ * AM_CFLAGS: no contraction of a*b+c), with the host's vector units: the compiled code runs
+ * where it was built. Unlike the library, the compiled code may assume round-to-nearest
+ * (-fno-rounding-math): the handlers of directed rounding it calls set the mode and put it
+ * back, so it is never anything else while compiled code runs; and no one reads errno, which
+ * lets fmaf and sqrtf be instructions and loops of them vectorize (-fno-math-errno). */
 #define JIT_CFLAGS "-std=gnu11", "-O2", "-march=native", "-fPIC", "-shared", "-w", \
-                   "-ffp-contract=off", "-frounding-math"
+                   "-ffp-contract=off", "-fno-math-errno"
 
 extern const char *const jit_headers[][2];   /* jit_headers.c: {path, text}, {NULL, NULL} */
 
@@ -239,7 +243,9 @@ static const char prologue[] =
     "#define FLUSH() do { w->steps += steps; w->lane_steps += lanes; steps = lanes = 0; } while (0)\n"
     "#define GUARD(pg, pneg) mask = w->active & (P[pg] ^ (pneg)); steps++; lanes += (uint64_t)__builtin_popcount(mask)\n"
     "#define NEXT() if (++w->pc == w->merge_pc) { rt->regroup(w); goto dispatch; }\n"
-    "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n"
+    "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n";
+
+static const char main_head[] =
     "int " NATIVE_SYMBOL "(Warp *w, uint32_t budget, const NativeRt *rt)\n"
     "{\n"
     "    const Inst *const code = w->prog->code;\n"
@@ -313,14 +319,15 @@ static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const
         put(b, "%suint32_t sel%u = P[%u] ^ %uu;\n", indent, k, in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u);
 }
 
-/* One lanewise instruction on its own: the lanes of its mask. */
+/* One lanewise instruction on its own: a whole warp's lanes inline; a part of a warp, the
+ * handler (rarer, and half the code to compile). */
 static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
-    put(b, "    if (mask) {\n");
+    put(b, "    if (mask == FULL_MASK) {\n");
     lane_setup(b, in, k, o, "        ");
-    put(b, "        LANES(l, ");
+    put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
     lane_body(b, in, k, o);
-    put(b, ");\n    }\n");
+    put(b, "\n    } else CALL(%u)\n", k);
 }
 
 /* A load a run may hold: unguarded, without .acquire (a fence after the whole warp's loads). */
@@ -338,22 +345,47 @@ static int run_load(const Inst *in, const JitOp *o)
  * address rows are not written in the run, and nothing in it stores); each guarded lanewise
  * instruction keeps the lanes its guard leaves out. Otherwise the instructions run one by one
  * after it, where a load that faults faults as it would in the interpreter. */
-static void emit_run(Buf *b, const Program *p, uint32_t k, uint32_t n, int wgmma)
+/* The run is a function of its own (in fb): alone, the compiler vectorizes its loop, which in
+ * the middle of a kernel of many labels it may not. It returns 1 when a check fails. */
+static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
-    put(b, "    if (w->active != FULL_MASK || (w->merge_pc > %u && w->merge_pc <= %u)%s) goto S%u;\n", k, k + n,
-        wgmma ? " || w->wg_inflight" : "", k);
+    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
+           "        uint64_t ln;\n        if (!run%u(w, code, rt, &ln)) {\n            steps += %u;\n"
+           "            lanes += ln;\n            w->pc = %u;\n            goto L%u;\n        }\n    }\n",
+        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, n, k + n, k + n);
+    b = fb;   /* the function */
+    put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static int run%u(Warp *w, const Inst *code, "
+           "const NativeRt *rt, uint64_t *lanes_out)\n{\n    uint64_t *const R = w->R;\n    uint32_t *const P = w->P;\n"
+           "    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
     put(b, "    {\n");
+    /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over the
+     * lanes (offsets as shared_fast computes them: the low 32 bits of the row plus imm) */
+    int nlds = 0;
+    for (uint32_t i = k; i < k + n; i++) {
+        const JitOp *o = jitop_of_inst(&p->code[i]);
+        nlds += run_load(&p->code[i], o) && !strcmp(o->kind, "LDS");
+    }
+    if (nlds) {
+        put(b, "        const Cta *cta = w->cta;\n        if (!cta) return 1;\n"
+               "        uint8_t *const shm = cta->shared;\n        const uint32_t ssz = cta->shared_size;\n"
+               "        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
+        for (uint32_t i = k; i < k + n; i++) {
+            const Inst *in = &p->code[i];
+            const JitOp *o = jitop_of_inst(in);
+            if (!run_load(in, o) || strcmp(o->kind, "LDS")) continue;
+            /* off > shared_size - size, for any shared_size: off + size > shared_size */
+            put(b, "            { uint32_t o = (uint32_t)ROWP(%u)[l] + %uu; bad |= ((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)); }\n",
+                in->base, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
+        }
+        put(b, "        }\n        if (bad) return 1;\n");
+    }
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
         if (run_load(in, o)) {
-            int lds = !strcmp(o->kind, "LDS");
-            if (lds)
-                put(b, "        uint32_t off%u[WARP_SIZE];\n        const uint8_t *sh%u = shared_fast(w, &code[%u], FULL_MASK, "
-                       "sizeof(%s) * %s, off%u);\n        if (!sh%u) goto S%u;\n", i, i, i, o->t[0], o->t[1], i, i, k);
-            else
+            if (strcmp(o->kind, "LDS"))
                 put(b, "        uint8_t *p%u[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) "
-                       "goto S%u;\n", i, i, o->t[0], o->t[1], i, k);
+                       "return 1;\n", i, i, o->t[0], o->t[1], i);
             continue;
         }
         lane_setup(b, in, i, o, "        ");
@@ -366,7 +398,10 @@ static void emit_run(Buf *b, const Program *p, uint32_t k, uint32_t n, int wgmma
         put(b, "            ");
         if (run_load(in, o)) {
             int v = atoi(o->t[1]);
-            if (!strcmp(o->kind, "LDS")) put(b, "{ %s x[%d]; memcpy(x, sh%u + off%u[l], sizeof x);", o->t[0], v, i, i);
+            if (!strcmp(o->kind, "LDS"))
+                /* the offset passed the check: below 2^31, a signed index gathers */
+                put(b, "{ %s x[%d]; memcpy(x, shm + (int32_t)((uint32_t)ROWP(%u)[l] + %uu), sizeof x);", o->t[0], v, in->base,
+                    (uint32_t)in->imm);
             else put(b, "{ %s x[%d]; memcpy(x, p%u[l], sizeof x);", o->t[0], v, i);
             for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
             put(b, " }\n");
@@ -377,65 +412,53 @@ static void emit_run(Buf *b, const Program *p, uint32_t k, uint32_t n, int wgmma
         lane_body(b, in, i, o);
         put(b, "\n");
     }
-    put(b, "        }\n        steps += %u;\n        lanes += 0", n);
+    put(b, "        }\n        *lanes_out = 0");
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
         if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
         else if (!in->pneg) put(b, " + 32");
     }
-    put(b, ";\n        w->pc = %u;\n        goto L%u;\n    }\nS%u:;\n", k + n, k + n, k);
+    put(b, ";\n        return 0;\n    }\n}\n\n");
 }
 
 /* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h) */
 static void emit_cmp(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
-    put(b, "    if (mask) {\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n        uint32_t t = 0;\n"
+    put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n        uint32_t t = 0;\n"
            "        for (int l = 0; l < WARP_SIZE; l++) { %s a = %s(A[l]), b = %s(B[l]); t |= (uint32_t)(%s) << l; }\n"
-           "        cmp_finish(w, &code[%u], mask, t);\n    }\n", in->s[0], in->s[1], o->t[0], o->t[1], o->t[1],
-        o->expr, k);
+           "        cmp_finish(w, &code[%u], mask, t);\n    } else CALL(%u)\n", in->s[0], in->s[1], o->t[0], o->t[1], o->t[1],
+        o->expr, k, k);
 }
 
-/* ld/st as exec_mem.c's handlers: the addresses of the whole warp checked by the memory
- * system (a fault ends the turn), then each lane's access; .shared ones try the whole-warp
- * path first (exec_mem_fast.h). */
+/* ld/st: a whole warp whose addresses pass the memory system's whole-warp checks (no fault
+ * possible: mem_warp_fast, or exec_mem_fast.h's .shared path) accesses memory inline, as the
+ * handler would; anything else calls the handler, which checks each lane and faults. */
 static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
     int ld = o->kind[0] == 'L', shared = o->kind[2] == 'S', v = atoi(o->t[1]);
     const char *T = o->t[0];
-    put(b, "    if (mask) {\n        const Inst *in = &code[%u];\n", k);
-    if (ld) {
-        put(b, "        uint64_t *dv[%d] = {", v);
-        for (int e = 0; e < v; e++) put(b, "%s ROWP(%u)", e ? "," : "", in->d[e]);
-    } else {
-        put(b, "        const uint64_t *sv[%d] = {", v);
-        for (int e = 0; e < v; e++) put(b, "%s ROWP(%u)", e ? "," : "", in->s[e]);
-    }
-    put(b, " };\n        (void)in;\n");
-    const char *fence = ld ? ((in->aux8 & MO_ACQUIRE) ? "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n" : "")
-                           : ((in->aux8 & MO_RELEASE) ? "        __atomic_thread_fence(__ATOMIC_RELEASE);\n" : "");
-    if (shared) {
-        put(b, "        uint32_t off[WARP_SIZE];\n        uint8_t *sh = shared_fast(w, in, mask, sizeof(%s) * %d, off);\n"
-               "        if (sh) {\n", T, v);
-        if (!ld) put(b, "%s", fence);
-        if (ld)
-            put(b, "            for (int l = 0; l < WARP_SIZE; l++) { %s x[%d]; memcpy(x, sh + off[l], sizeof x);"
-                   " for (int e = 0; e < %d; e++) dv[e][l] = (uint64_t)x[e]; }\n", T, v, v);
-        else
-            put(b, "            for (int l = 0; l < WARP_SIZE; l++) { %s x[%d]; for (int e = 0; e < %d; e++) x[e] = (%s)sv[e][l];"
-                   " memcpy(sh + off[l], x, sizeof x); }\n", T, v, v, T);
-        if (ld) put(b, "%s", fence);
-        put(b, "            goto done%u;\n        }\n", k);
-    }
-    put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_ptrs(w, in, mask, sizeof(%s) * %d, %s, p)) { result = RUN_FAULT; goto out; }\n",
-        T, v, ld ? "ACC_READ" : "ACC_WRITE");
-    if (ld)
-        put(b, "        FOR_LANES(mask, l) { %s x[%d]; memcpy(x, p[l], sizeof x); for (int e = 0; e < %d; e++) dv[e][l] = (uint64_t)x[e]; }\n%s",
-            T, v, v, fence);
+    put(b, "    if (mask == FULL_MASK) {\n");
+    if (shared)
+        put(b, "        uint32_t off[WARP_SIZE];\n        uint8_t *sh = shared_fast(w, &code[%u], mask, sizeof(%s) * %d, off);\n"
+               "        if (!sh) goto C%u;\n", k, T, v, k);
     else
-        put(b, "%s        FOR_LANES(mask, l) { %s x[%d]; for (int e = 0; e < %d; e++) x[e] = (%s)sv[e][l]; memcpy(p[l], x, sizeof x); }\n",
-            fence, T, v, v, T);
-    if (shared) put(b, "    done%u:;\n", k);
-    put(b, "    }\n");
+        put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], mask, sizeof(%s) * %d, p)) goto C%u;\n",
+            k, T, v, k);
+    const char *at = shared ? "sh + off[l]" : "p[l]";
+    if (!ld && (in->aux8 & MO_RELEASE)) put(b, "        __atomic_thread_fence(__ATOMIC_RELEASE);\n");
+    /* loads: no lane's access depends on another's; stores keep lane order (the highest lane
+     * of those that store to one address wins, as in the handler) */
+    put(b, "        %sfor (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", ld ? "_Pragma(\"GCC ivdep\") " : "", T, v);
+    if (ld) {
+        put(b, " memcpy(x, %s, sizeof x);", at);
+        for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
+    } else {
+        for (int e = 0; e < v; e++) put(b, " x[%d] = (%s)ROWP(%u)[l];", e, T, in->s[e]);
+        put(b, " memcpy(%s, x, sizeof x);", at);
+    }
+    put(b, " }\n");
+    if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
+    put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
 }
 
 /* bra: a uniform branch goes to its label (warp_run's STEP_JUMP path while nothing needs a
@@ -484,15 +507,15 @@ char *jit_native_source(const Program *p)
     }
     op_at = ops;
     op_base = p->code;
-    put(&b, "/* ptxemu compiled kernel %s (%u instructions) */\n", p->name, p->ncode);
-    put(&b, "%s", prologue);
+    Buf fb = { 0 };   /* the runs' functions, before the kernel's */
+    put(&b, "%s", main_head);
     uint32_t run_end = 0;   /* the instructions before it belong to the run emitted last */
     for (uint32_t k = 0; k < p->ncode; k++) {
         const Inst *in = &p->code[k];
         put(&b, "L%u: /* %s, PTX line %u */\n", k, op_info[in->op].name, in->line);
         if (k >= run_end) {
             uint32_t n = run_length(p, k);
-            if (n >= 2) { emit_run(&b, p, k, n, wgmma); run_end = k + n; }
+            if (n >= 2) { emit_run(&b, &fb, p, k, n, wgmma); run_end = k + n; }
         }
         put(&b, "    GUARD(%u, %uu);\n", in->pg, in->pneg);
         if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
@@ -512,8 +535,15 @@ char *jit_native_source(const Program *p)
     put(&b, "    default: break;\n    }\n    FLUSH();\n    return rt->interp(w, budget);\n"
             "out:\n    FLUSH();\n    return result;\n}\n");
     free(ops);
-    if (b.oom) { free(b.s); return NULL; }
-    return b.s;
+    Buf all = { 0 };
+    put(&all, "/* ptxemu compiled kernel %s (%u instructions) */\n%s", p->name, p->ncode, prologue);
+    if (fb.s) put(&all, "%s", fb.s);
+    if (b.s) put(&all, "%s", b.s);
+    int oom = b.oom || fb.oom || all.oom;
+    free(b.s);
+    free(fb.s);
+    if (oom) { free(all.s); return NULL; }
+    return all.s;
 }
 
 /* ---- building ------------------------------------------------------------------------ */
@@ -621,11 +651,11 @@ static void *builder(void *arg)
     return NULL;
 }
 
-void jit_native_new(Program *p)
+int jit_native_new(Program *p)
 {
-    if (jit_tier() != TIER_COMPILED || p->obs) return;
+    if (jit_tier() != TIER_COMPILED || p->obs) return 0;
     p->native_state = NS_DONE;
-    build(p);
+    return build(p);
 }
 
 void jit_native_hot(Program *p, uint64_t total)

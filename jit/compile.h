@@ -7,7 +7,8 @@
  * its first launch; "auto" (the default) builds a kernel in the background once it has run
  * PTXEMU_JIT_HOT thread instructions (100 million), so that a short kernel stays interpreted
  * and a long one switches to compiled code between warp turns. A kernel that cannot be built
- * runs interpreted (said once on stderr). Compiled and interpreted code give the same bytes.
+ * runs interpreted under "auto" (said once on stderr); under "compiled" it fails to load, as
+ * the tier that was asked for cannot run it. Compiled and interpreted code give the same bytes.
  */
 #ifndef PTXEMU_JIT_COMPILE_H
 #define PTXEMU_JIT_COMPILE_H
@@ -19,8 +20,9 @@
 enum { TIER_INTERP, TIER_AUTO, TIER_COMPILED };
 int jit_tier(void);
 
-/* A plain Program was translated: under TIER_COMPILED it is built now. */
-void jit_native_new(Program *p);
+/* A plain Program was translated: under TIER_COMPILED it is built now; -1 when that failed
+ * (the tier was asked for: the kernel does not run). */
+int jit_native_new(Program *p);
 /* The Program has run `total` thread instructions so far: under TIER_AUTO a hot one is queued
  * for the background builder. Any thread may call it. */
 void jit_native_hot(Program *p, uint64_t total);

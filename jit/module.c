@@ -339,12 +339,19 @@ static const Program *kernel_program(EmuKernel *k, uint32_t obs, char *err, size
             ? translate_kernel(k->mod->ast, k->f, tr_lookup, k->mod, obs, k->err, sizeof k->err) : NULL;
         if (!np && k->ntr == JIT_MASKS)
             snprintf(k->err, sizeof k->err, "more than %d sets of observing tools", JIT_MASKS);
-        k->status = np ? 1 : -1;
         if (np) {
             np->files = k->mod->files;
             np->nfiles = k->mod->nfiles;
             np->ptx_text = k->mod->ptx_text;
-            jit_native_new(np);   /* PTXEMU_TIER=compiled: built before its first launch */
+            if (jit_native_new(np)) {   /* PTXEMU_TIER=compiled: built before its first launch */
+                snprintf(k->err, sizeof k->err, "PTXEMU_TIER=compiled: the compiled tier could not build it "
+                         "(the message above says why)");
+                program_free(np);
+                np = NULL;
+            }
+        }
+        k->status = np ? 1 : -1;
+        if (np) {
             k->tr[k->ntr].obs = obs;
             k->tr[k->ntr++].prog = np;
             p = np;
