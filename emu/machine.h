@@ -344,7 +344,8 @@ void warp_warn(Warp *w, int lane, const char *fmt, ...) __attribute__((format(pr
 #define LANES(l, ...)                                                         \
     do {                                                                      \
         if (mask == FULL_MASK) {                                              \
-            _Pragma("GCC ivdep") for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__; } \
+            _Pragma("GCC ivdep") _Pragma("GCC unroll 8")                     \
+            for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__; }              \
         } else {                                                              \
             FOR_LANES(mask, l) { __VA_ARGS__; }                               \
         }                                                                     \
