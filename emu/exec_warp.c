@@ -6,6 +6,7 @@
  * result is mask & membermask: lanes outside membermask make the instruction undefined in
  * PTX, so they simply contribute nothing. The pre-sm_70 forms without .sync are rejected.
  */
+#include <string.h>
 #include "exec.h"
 
 /* Every lane named by any executing lane's membermask (what the group waits for). */
@@ -66,18 +67,58 @@ static inline int shfl_src(int mode, int l, int bval, int cval, int seg, int *ok
     return j;
 }
 
+/* Lanes [lo, hi) of 32 as a mask. */
+static inline uint32_t lane_range(int lo, int hi)
+{
+    if (lo < 0) lo = 0;
+    if (hi > WARP_SIZE) hi = WARP_SIZE;
+    if (lo >= hi) return 0;
+    uint32_t below_hi = hi == WARP_SIZE ? FULL_MASK : (1u << hi) - 1;
+    return below_hi & ~((1u << lo) - 1);
+}
+
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
 /* The common case: the whole warp shuffles with one lane offset and one clamp (warp
- * reductions and scans), so there is no one to wait for and every source lane executes. */
+ * reductions and scans), so there is no one to wait for and every source lane executes.
+ * The uniformity test runs two lanes at a time in vector code; without a segment mask
+ * (width 32) up, down and idx move contiguous runs of lanes, which vectorize, instead of
+ * computing each lane's source. */
 static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
 {
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
-    uint64_t diff = 0;
-    for (int l = 0; l < WARP_SIZE; l++) diff |= ((b[l] ^ b[0]) & 31) | ((c[l] ^ c[0]) & 0x1f1f);
-    if (diff) return 0;
+    u64x2 b0 = { b[0], b[0] }, c0 = { c[0], c[0] }, diff = { 0, 0 };
+#pragma GCC unroll 16
+    for (int l = 0; l < WARP_SIZE; l += 2) {
+        u64x2 vb, vc;
+        memcpy(&vb, b + l, sizeof vb);
+        memcpy(&vc, c + l, sizeof vc);
+        diff |= ((vb ^ b0) & 31) | ((vc ^ c0) & 0x1f1f);
+    }
+    if (diff[0] | diff[1]) return 0;
     int bval = (int)(b[0] & 31), cval = (int)(c[0] & 31), seg = (int)((c[0] >> 8) & 31);
     uint32_t src[WARP_SIZE], pv = 0;
     uint64_t *d = ROW(w, in->d[0]);
     for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)a[l];   /* d may be a */
+    if (!seg && mode != SH_BFLY) {
+        /* lanes [lo, hi) read lane l + delta (the PTX ISA's source lane and pval with
+         * maxl = c), the others keep their own value */
+        int lo, hi, delta;
+        switch (mode) {
+        case SH_UP:   lo = cval + bval; hi = WARP_SIZE; delta = -bval; break;
+        case SH_DOWN: lo = 0; hi = cval - bval + 1; delta = bval; break;
+        default:      /* idx: every lane reads lane b, when b <= c */
+            lo = 0; hi = bval <= cval ? WARP_SIZE : 0; delta = 0; break;
+        }
+        pv = lane_range(lo, hi);
+        for (int l = 0; l < WARP_SIZE; l++) d[l] = src[l];
+        if (pv && mode == SH_IDX)
+            for (int l = 0; l < WARP_SIZE; l++) d[l] = src[bval];
+        else if (pv)
+            for (int l = lo < 0 ? 0 : lo; l < (hi > WARP_SIZE ? WARP_SIZE : hi); l++) d[l] = src[l + delta];
+        w->P[in->d[1]] = pv;
+        return 1;
+    }
 #define SHFL_LANES(MODE)                                                             \
     for (int l = 0; l < WARP_SIZE; l++) {                                            \
         int ok, j = shfl_src(MODE, l, bval, cval, seg, &ok);                         \
