@@ -46,6 +46,9 @@ typedef struct EmuKernelSource {
     const Program *(*program)(EmuKernel *k, uint32_t obs, char *err, size_t errlen, int *code);
     /* the kernel a device function pointer names, in parent's module; NULL if none */
     EmuKernel *(*from_pointer)(EmuKernel *parent, uint64_t fnptr);
+    /* a plain Program p of k has run `total` thread instructions so far (the compiled tier
+     * builds the kernels that run long); any worker may call it */
+    void (*hot)(EmuKernel *k, const Program *p, uint64_t total);
 } EmuKernelSource;
 void emu_set_kernel_source(const EmuKernelSource *src);
 

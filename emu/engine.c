@@ -7,15 +7,11 @@
 #include "scheduler.h"
 #include "exec.h"
 #include "observe.h"
+#include "memory.h"
+#include "native.h"
 
-/* After a jump: inside a divergence region only its join ends the group's run (callee
- * code may lie beyond it); outside, a jump past waiting lanes lets them catch up. */
-static inline int past_merge(const Warp *w)
-{
-    return w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc;
-}
 
-int warp_run(Warp *w, uint32_t budget)
+static int interp(Warp *w, uint32_t budget)
 {
     const Inst *code = w->prog->code;
     /* Instructions are counted in the warp (%clock reads w->steps); thread instructions as
@@ -54,6 +50,17 @@ int warp_run(Warp *w, uint32_t budget)
     }
     w->lane_steps += (w->steps - steps0) * WARP_SIZE - missing;
     return result;
+}
+
+/* What compiled kernels call back (native.h). */
+static const NativeRt native_rt = { warp_regroup, wgmma_check_access, interp, mem_warp_ptrs,
+                                     mem_warp_fast };
+
+/* A kernel the compiled tier has built runs its compiled code (native.h): the same steps. */
+int warp_run(Warp *w, uint32_t budget)
+{
+    NativeFn f = (NativeFn)__atomic_load_n(&w->prog->native, __ATOMIC_ACQUIRE);
+    return f ? f(w, budget, &native_rt) : interp(w, budget);
 }
 
 /* A loop that polls memory nobody writes spins forever: every pass leaves the warp's

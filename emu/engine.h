@@ -30,6 +30,13 @@ void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc,
 
 /* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
 void warp_unpark(Warp *w, uint32_t lanes);
+/* After a jump: inside a divergence region only its join ends the group's run (callee
+ * code may lie beyond it); outside, a jump past waiting lanes lets them catch up. */
+static inline int past_merge(const Warp *w)
+{
+    return w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc;
+}
+
 /* The warp's lanes that are parked (waiting), runnable, or running. */
 static inline uint32_t warp_runnable(const Warp *w) { return w->alive & ~w->waiting; }
 

@@ -6,6 +6,7 @@
 #include "exec.h"
 #include "clock.h"
 #include "observe.h"
+#include "jitop.h"
 #include "call.h"
 #include "memory.h"
 #include "scheduler.h"
@@ -20,6 +21,7 @@ static int h_bra(Warp *w, const Inst *in, uint32_t mask)
     warp_diverge(w, mask, (uint32_t)in->imm, in->base);   /* base: reconvergence pc */
     return STEP_JUMP;
 }
+JIT_OP(h_bra, "BRA", "", "", "", "", "", "")
 
 const char *bind_bra(Inst *in, const InstDesc *d)
 {

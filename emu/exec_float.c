@@ -15,6 +15,7 @@
 #include "exec.h"
 #include "fp.h"
 #include "sfu.h"
+#include "jitop.h"
 
 #define W Warp *w, const Inst *in, uint32_t mask
 
@@ -38,31 +39,13 @@ static const int host_rnd[] = {
 #define FTZ_OF(in) (((in)->flags & IF_FTZ) != 0)
 #define SAT_OF(in) (((in)->flags & IF_SAT) != 0)
 
-FP_INLINE float f32_in(uint64_t v, int ftz)
-{
-    uint32_t u = (uint32_t)v;
-    return fp_bits_f32(ftz ? fp_ftz32(u) : u);
-}
-
-/* tiny: the exact result is below 2^-126 in magnitude. The GPU flushes such results under
- * .ftz even when they round up to the smallest normal (H100: mul.rn.ftz.f32 0x00ffffff *
- * 0.5 gives 0), so the flush looks at the exact value, not only at the rounded one. */
-FP_INLINE uint64_t f32_out(float r, int ftz, int sat, int tiny)
-{
-    if (ftz && tiny) r = copysignf(0.0f, r);
-    if (sat) r = r > 0.0f ? (r < 1.0f ? r : 1.0f) : 0.0f;   /* NaN and -0 -> +0 */
-    uint32_t u = fp_canon32(fp_f32_bits(r));
-    return ftz ? fp_ftz32(u) : u;
-}
-
-FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
-
 /* ---- templates ---------------------------------------------------------------------- */
 
 /* f32 kernel over sources a, b, c (unused ones read s[0]) with .ftz and .sat as
  * arguments: the handlers below call it with constants so each is specialised. TINY says
  * whether the exact result is below the smallest normal (only evaluated under .ftz). */
 #define F32_K(NAME, EXPR, TINY)                                               \
+    static const char NAME##_f32_expr[] = #EXPR, NAME##_f32_tiny[] = #TINY;   \
     FP_INLINE int NAME##_k(W, int ftz, int sat)                               \
     {                                                                         \
         uint64_t *d = ROW(w, in->d[0]);                                       \
@@ -80,13 +63,17 @@ FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
 /* plain and .ftz handlers (the approximate functions) */
 #define F32_H2(NAME)                                                          \
     static int NAME##_f32(W) { return NAME##_k(w, in, mask, 0, 0); }          \
-    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1, 0); }
+    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1, 0); }      \
+    JIT_OP(NAME##_f32, "F32", NAME##_f32_tiny, "0", "0", "", "", NAME##_f32_expr) \
+    JIT_OP(NAME##_f32_ftz, "F32", NAME##_f32_tiny, "1", "0", "", "", NAME##_f32_expr)
 /* rounded operations: round-to-nearest with every .ftz/.sat, plus directed rounding
  * that reads the flags once */
 #define F32_H5(NAME)                                                          \
     F32_H2(NAME)                                                              \
     static int NAME##_f32_sat(W) { return NAME##_k(w, in, mask, 0, 1); }      \
     static int NAME##_f32_ftz_sat(W) { return NAME##_k(w, in, mask, 1, 1); }  \
+    JIT_OP(NAME##_f32_sat, "F32", NAME##_f32_tiny, "0", "1", "", "", NAME##_f32_expr) \
+    JIT_OP(NAME##_f32_ftz_sat, "F32", NAME##_f32_tiny, "1", "1", "", "", NAME##_f32_expr) \
     static int NAME##_f32_dir(W)                                              \
     {                                                                         \
         WITH_RND(NAME##_k(w, in, mask, FTZ_OF(in), SAT_OF(in)));              \
@@ -105,7 +92,8 @@ FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
             d[l] = fp_nan64(EXPR, a, b, c);                                   \
         });                                                                   \
         return STEP_NEXT;                                                     \
-    }
+    }                                                                         \
+    JIT_OP(NAME##_f64, "F64", "", "", "", "", "", #EXPR)
 #define F64_DIR(NAME) static int NAME##_f64_dir(W) { WITH_RND(NAME##_f64(w, in, mask)); }
 
 /* The handler set of one IEEE-rounded operation, as the binder picks from it. */
@@ -124,7 +112,6 @@ typedef struct RndOps {
         NAME##_f32_dir, NAME##_f64, NAME##_f64_dir};
 
 #define APPROX_OP(NAME, EXPR) F32_K(NAME, EXPR, 0) F32_H2(NAME)
-#define TINY(x) (fabs(x) < 0x1p-126)
 
 /* ---- IEEE-rounded operations ------------------------------------------------------ */
 
@@ -437,6 +424,8 @@ __attribute__((target("avx2,fma"))) static int fma_f32_fma3(W)
     });
     return STEP_NEXT;
 }
+/* the same as the f32 template's fma without .ftz or .sat */
+JIT_OP(fma_f32_fma3, "F32", "0", "0", "0", "", "", "fmaf(a, b, c)")
 #endif
 
 const char *bind_fma(Inst *in, const InstDesc *d)

@@ -10,29 +10,11 @@
 #include "exec.h"
 #include "memory.h"
 #include "observe.h"
+#include "jitop.h"
+#include "exec_mem_fast.h"
 
-enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host fences to add */
 
 /* ---- ld / ldu: one handler per (element type, vector width) ---- */
-
-/* The hot case of tiled kernels: a whole warp's access of an ld/st bound to .shared (the
- * binder picks the lds_/sts_ handlers for those when no tool watches memory), in bounds and
- * aligned. Returns the block's shared memory with each lane's offset in off[], or NULL for the
- * general handler (mem_warp_ptrs), which also reports what is wrong. Skipping the per-lane
- * host pointers lets the lane loops run as gathers. */
-static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size,
-                                   uint32_t off[WARP_SIZE])
-{
-    const Cta *c = w->cta;
-    if (mask != FULL_MASK || !c || c->shared_size < size) return NULL;
-    const uint64_t *a = ROW(w, in->base);
-    uint32_t imm = (uint32_t)in->imm, lim = c->shared_size - size, bad = 0;
-    for (int l = 0; l < WARP_SIZE; l++) {
-        off[l] = (uint32_t)a[l] + imm;
-        bad |= (off[l] > lim) | (off[l] & (size - 1));
-    }
-    return bad ? NULL : c->shared;
-}
 
 /* The hot case of element-wise kernels: a whole warp's access of an ld/st in global memory
  * (or const, param, generic; the binder picks the ldg_/stg_ handlers for those when no tool
@@ -79,10 +61,12 @@ static inline uint8_t *global_run(Warp *w, const Inst *in, uint32_t mask, unsign
         if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
         return STEP_NEXT;                                                            \
     }
-/* ld_ plain, ldo_ observed (the accesses are an event), lds_ plain .shared */
+/* ld_ plain, ldo_ observed (the accesses are an event), lds_ plain .shared, ldg_ plain
+ * global (const, param, generic): a run of consecutive addresses first */
 #define DEF_LD(K, T, V)                                                              \
     DEF_LD_GEN(ld, mem_warp_ptrs, K, T, V)                                           \
     DEF_LD_GEN(ldo, mem_warp_ptrs_observed, K, T, V)                                 \
+    JIT_OP(ld_##K##_v##V, "LD", #T, #V, "", "", "", "")                              \
     static int lds_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
     {                                                                                \
         uint32_t off[WARP_SIZE];                                                     \
@@ -98,6 +82,7 @@ static inline uint8_t *global_run(Warp *w, const Inst *in, uint32_t mask, unsign
         if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
         return STEP_NEXT;                                                            \
     }                                                                                \
+    JIT_OP(lds_##K##_v##V, "LDS", #T, #V, "", "", "", "")                            \
     static int ldg_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
     {                                                                                \
         const uint8_t *g = global_run(w, in, mask, sizeof(T) * V);                   \
@@ -111,7 +96,8 @@ static inline uint8_t *global_run(Warp *w, const Inst *in, uint32_t mask, unsign
         }                                                                            \
         if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
         return STEP_NEXT;                                                            \
-    }
+    }                                                                                \
+    JIT_OP(ldg_##K##_v##V, "LD", #T, #V, "", "", "", "")
 #define DEF_LD_ALL(K, T) DEF_LD(K, T, 1) DEF_LD(K, T, 2) DEF_LD(K, T, 4)
 DEF_LD_ALL(u8, uint8_t)
 DEF_LD_ALL(s8, int8_t)
@@ -160,6 +146,7 @@ static const Handler ldg_fn[K_COUNT][3] = {
 #define DEF_ST(T, V)                                                                 \
     DEF_ST_GEN(st, mem_warp_ptrs, T, V)                                              \
     DEF_ST_GEN(sto, mem_warp_ptrs_observed, T, V)                                    \
+    JIT_OP(st_##T##_v##V, "ST", #T, #V, "", "", "", "")                              \
     static int sts_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
     {                                                                                \
         uint32_t off[WARP_SIZE];                                                     \
@@ -175,6 +162,7 @@ static const Handler ldg_fn[K_COUNT][3] = {
         }                                                                            \
         return STEP_NEXT;                                                            \
     }                                                                                \
+    JIT_OP(sts_##T##_v##V, "STS", #T, #V, "", "", "", "")                            \
     static int stg_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
     {                                                                                \
         uint8_t *g = global_run(w, in, mask, sizeof(T) * V);                         \
@@ -188,7 +176,8 @@ static const Handler ldg_fn[K_COUNT][3] = {
             memcpy(g + (size_t)l * sizeof v, v, sizeof v);                           \
         }                                                                            \
         return STEP_NEXT;                                                            \
-    }
+    }                                                                                \
+    JIT_OP(stg_##T##_v##V, "ST", #T, #V, "", "", "", "")
 #define DEF_ST_ALL(T) DEF_ST(T, 1) DEF_ST(T, 2) DEF_ST(T, 4)
 DEF_ST_ALL(uint8_t)
 DEF_ST_ALL(uint16_t)
@@ -324,6 +313,7 @@ static int cvta_u64(Warp *w, const Inst *in, uint32_t mask)
     LANES(l, d[l] = a[l] + k);
     return STEP_NEXT;
 }
+JIT_OP(cvta_u64, "CVTA", "", "", "", "", "uint64_t", "")
 
 static int cvta_u32(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -333,6 +323,7 @@ static int cvta_u32(Warp *w, const Inst *in, uint32_t mask)
     LANES(l, d[l] = (uint32_t)(a[l] + k));
     return STEP_NEXT;
 }
+JIT_OP(cvta_u32, "CVTA", "", "", "", "", "uint32_t", "")
 
 const char *bind_cvta(Inst *in, const InstDesc *d)
 {

@@ -108,3 +108,9 @@ int emu_check_child(EmuKernel *k, const unsigned grid[3], const unsigned block[3
     return p ? kernel_check_config(p, grid, block, dyn, err, errlen) : rc;
 }
 
+void kernel_ran(Launch *L, uint64_t thread_insts)
+{
+    Program *p = (Program *)L->prog;   /* Program.hot is the one counter a launch adds to */
+    if (L->obs || !source || !source->hot || __atomic_load_n(&p->native, __ATOMIC_RELAXED)) return;
+    source->hot(L->kernel, p, __atomic_add_fetch(&p->hot, thread_insts, __ATOMIC_RELAXED));
+}

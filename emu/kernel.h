@@ -20,6 +20,9 @@ int kernel_check_config(const Program *p, const unsigned g[3], const unsigned b[
  * else single CTAs; fills L->cluster, cluster_size and explicit_cluster. */
 int kernel_cluster_shape(const Program *p, const unsigned g[3], const unsigned *cluster,
                          Launch *L, char *err, size_t errlen);
+/* A cluster of L finished after running thread_insts: the kernel source hears how long a
+ * plain kernel has run (the compiled tier builds the ones that run long). */
+void kernel_ran(Launch *L, uint64_t thread_insts);
 /* The configuration check of a launch from the device. */
 int emu_check_child(EmuKernel *k, const unsigned grid[3], const unsigned block[3], size_t dyn,
                     char *err, size_t errlen);

@@ -92,6 +92,11 @@ typedef struct Program {
     RegName *regnames;          /* every declared register and used special register, by     */
     uint32_t nregnames;         /*   function; names live in the same allocation             */
     const char *ptx_text;       /* the PTX, when the debugger keeps it (owned by the module) */
+    /* the compiled tier (jit/compile.c), the only fields that change after translation: */
+    void *native;               /* its NativeFn (native.h) once built; warp_run uses it      */
+    void *native_lib;           /* the shared object that holds it                           */
+    uint64_t hot;               /* thread instructions run so far (atomic)                    */
+    int native_state;           /* the compiled tier's own bookkeeping                        */
 } Program;
 
 typedef struct Launch Launch;

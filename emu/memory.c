@@ -918,11 +918,13 @@ int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size
     return r;
 }
 
-static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
-                     uint8_t *host[WARP_SIZE])
+/* The whole-warp paths: 0 when one resolved every lane of mask (host filled); else -1 with
+ * the lanes' addresses and the space for lanes_slow. Never records a fault. */
+static int fast_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t *host[WARP_SIZE],
+                     uint64_t addr[WARP_SIZE], int *space_out)
 {
     const uint64_t *a = ROW(w, in->base);
-    uint64_t imm = (uint64_t)in->imm, addr[WARP_SIZE];
+    uint64_t imm = (uint64_t)in->imm;
     int space = (in->flags & IF_FRAME) ? SP_LOCAL : in->space;
     switch (space) {
     case SP_GLOBAL: case SP_CONST: case SP_PARAM:
@@ -950,5 +952,22 @@ static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int 
             return 0;
         break;
     }
+    *space_out = space;
+    return -1;
+}
+
+static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                     uint8_t *host[WARP_SIZE])
+{
+    uint64_t addr[WARP_SIZE];
+    int space;
+    if (!fast_ptrs(w, in, mask, size, host, addr, &space)) return 0;
     return lanes_slow(w, space, mask, addr, size, access, host);
+}
+
+int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t *host[WARP_SIZE])
+{
+    uint64_t addr[WARP_SIZE];
+    int space;
+    return fast_ptrs(w, in, mask, size, host, addr, &space);
 }

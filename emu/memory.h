@@ -89,6 +89,9 @@ int mem_generic_space(uint64_t addr);
  * recording the fault of the lowest faulting lane. Shared and local offsets are 32-bit. */
 int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                   uint8_t *host[WARP_SIZE]);
+/* Only the whole-warp paths of mem_warp_ptrs (no fault recorded): 0 when they resolved every
+ * lane, else -1 (the compiled tier checks a run's loads before it runs them). */
+int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t *host[WARP_SIZE]);
 /* The same, then the accesses are an event for the tools of the launch (observe.h: mem): the
  * observed variants of memory handlers call this one. */
 int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,

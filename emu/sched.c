@@ -19,6 +19,7 @@
 #include "model.h"
 #include "observe.h"
 #include "report.h"
+#include "kernel.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -651,6 +652,7 @@ static void finish_cluster(Cluster *cl, Launch *L)
         }
     __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
+    kernel_ran(L, ti);
 }
 
 /* ---- the time limit (PTXEMU_TIMEOUT / ptxemu --timeout) ---- */

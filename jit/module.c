@@ -7,6 +7,7 @@
 #include <string.h>
 #include "jit.h"
 #include "translate.h"
+#include "compile.h"
 #include "emu/memory.h"
 #include "emu/observe.h"
 #include "emu/call.h"
@@ -39,7 +40,12 @@ struct JitModule {
 
 static const Program *source_program(EmuKernel *k, uint32_t obs, char *err, size_t errlen, int *code);
 static EmuKernel *from_pointer(EmuKernel *parent, uint64_t fnptr);
-static const EmuKernelSource jit_source = { source_program, from_pointer };
+static void hot(EmuKernel *k, const Program *p, uint64_t total)
+{
+    (void)k;
+    jit_native_hot((Program *)p, total);
+}
+static const EmuKernelSource jit_source = { source_program, from_pointer, hot };
 
 static int find_var(const JitModule *m, const char *name)
 {
@@ -252,7 +258,10 @@ void jit_module_free(JitModule *m)
     if (!m) return;
     for (int i = 0; i < m->nvars; i++) if (m->vars[i].addr) mem_free(m->vars[i].addr, m->vars[i].kind);
     for (int i = 0; i < m->nkernels; i++) {
-        for (int t = 0; t < m->kernels[i].ntr; t++) program_free(m->kernels[i].tr[t].prog);
+        for (int t = 0; t < m->kernels[i].ntr; t++) {
+            jit_native_forget(m->kernels[i].tr[t].prog);
+            program_free(m->kernels[i].tr[t].prog);
+        }
         free(m->kernels[i].param_off);
         free(m->kernels[i].param_size);
         pthread_mutex_destroy(&m->kernels[i].lock);
@@ -335,6 +344,7 @@ static const Program *kernel_program(EmuKernel *k, uint32_t obs, char *err, size
             np->files = k->mod->files;
             np->nfiles = k->mod->nfiles;
             np->ptx_text = k->mod->ptx_text;
+            jit_native_new(np);   /* PTXEMU_TIER=compiled: built before its first launch */
             k->tr[k->ntr].obs = obs;
             k->tr[k->ntr++].prog = np;
             p = np;
