@@ -95,8 +95,12 @@ typedef struct Program {
     /* the compiled tier (jit/compile.c), the only fields that change after translation: */
     void *native;               /* its NativeFn (native.h) once built; warp_run uses it      */
     void *native_lib;           /* the shared object that holds it                           */
-    uint64_t hot;               /* thread instructions run so far (atomic)                    */
     int native_state;           /* the compiled tier's own bookkeeping                        */
+    /* every worker adds to it at every block's end: alone on its cache line, or each add
+     * makes the next warp's read of `native` miss (false sharing) */
+    char hot_pad0[64];
+    uint64_t hot;               /* thread instructions run so far (atomic)                    */
+    char hot_pad1[64];
 } Program;
 
 typedef struct Launch Launch;
