@@ -14,19 +14,17 @@
 static int interp(Warp *w, uint32_t budget)
 {
     const Inst *code = w->prog->code;
-    uint64_t steps = 0, lanes = 0;
+    /* Instructions are counted in the warp (%clock reads w->steps); thread instructions as
+     * 32 a step less the lanes partial masks leave out, so a full warp pays no popcount (16
+     * instructions without the popcnt instruction) and no second counter. */
+    uint64_t steps0 = w->steps, missing = 0;
     int result;
     for (;;) {
         const Inst *in = &code[w->pc];
         uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
         if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
-        steps++;
-        lanes += popcount32(m);
-        if (__builtin_expect(in->op == OP_sreg, 0)) {   /* %clock reads the warp's count */
-            w->steps += steps;
-            w->lane_steps += lanes;
-            steps = lanes = 0;
-        }
+        w->steps++;
+        if (__builtin_expect(m != FULL_MASK, 0)) missing += WARP_SIZE - popcount32(m);
         /* an instruction no lane executes is skipped without calling its handler */
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
         if (__builtin_expect(r == STEP_NEXT, 1)) {
@@ -50,8 +48,7 @@ static int interp(Warp *w, uint32_t budget)
         }
         if (!w->active) { result = w->alive ? RUN_BLOCKED : RUN_DONE; break; }
     }
-    w->steps += steps;
-    w->lane_steps += lanes;
+    w->lane_steps += (w->steps - steps0) * WARP_SIZE - missing;
     return result;
 }
 

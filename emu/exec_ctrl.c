@@ -43,7 +43,7 @@ static int lanes_exit(Warp *w, uint32_t mask)
     w->alive &= ~mask;
     w->active &= ~mask;
     w->pc++;                 /* lanes the guard kept out go on with the next instruction */
-    cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(mask & w->valid));
+    cta_threads_exited(w->cta, popcount32(mask & w->valid));
     warp_regroup(w);
     return STEP_EXIT;
 }
@@ -108,7 +108,12 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
 {
     uint32_t leaving = 0;
     uint8_t vals[CALL_VALUE_MAX];
-    for (uint32_t m = mask; m; m &= m - 1) {
+    /* the ret of a kernel: no lane of the warp is inside a call, so every lane of mask
+     * leaves (one vectorized test instead of a branch per lane) */
+    uint16_t deep = 0;
+    for (int l = 0; l < WARP_SIZE; l++) deep |= w->depth[l];
+    if (!deep) leaving = mask;
+    for (uint32_t m = deep ? mask : 0; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         if (w->depth[l] == 0) { leaving |= 1u << l; continue; }
         uint32_t fp = w->fp[l], ret_pc, caller_fp;
@@ -145,7 +150,7 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
     uint32_t returning = mask & ~leaving;
     if (leaving) {
         w->alive &= ~leaving;
-        cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(leaving & w->valid));
+        cta_threads_exited(w->cta, popcount32(leaving & w->valid));
     }
     /* fast path: the whole group returns to one place (inside a divergence region the
      * return may close it: regroup decides) */

@@ -6,6 +6,7 @@
  * result is mask & membermask: lanes outside membermask make the instruction undefined in
  * PTX, so they simply contribute nothing. The pre-sm_70 forms without .sync are rejected.
  */
+#include <string.h>
 #include "exec.h"
 
 /* Every lane named by any executing lane's membermask (what the group waits for). */
@@ -66,17 +67,76 @@ static inline int shfl_src(int mode, int l, int bval, int cval, int seg, int *ok
     return j;
 }
 
+/* Lanes [lo, hi) of 32 as a mask. */
+static inline uint32_t lane_range(int lo, int hi)
+{
+    if (lo < 0) lo = 0;
+    if (hi > WARP_SIZE) hi = WARP_SIZE;
+    if (lo >= hi) return 0;
+    uint32_t below_hi = hi == WARP_SIZE ? FULL_MASK : (1u << hi) - 1;
+    return below_hi & ~((1u << lo) - 1);
+}
+
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
 /* The common case: the whole warp shuffles with one lane offset and one clamp (warp
- * reductions and scans), so there is no one to wait for and every source lane executes. */
+ * reductions and scans), so there is no one to wait for and every source lane executes.
+ * The uniformity test runs two lanes at a time in vector code; without a segment mask
+ * (width 32) up, down and idx read each lane's source in one pass over the rows, without
+ * the PTX ISA's per-lane formula (lane_range gives its pval; equal for every offset and
+ * clamp). */
 static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
 {
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
-    uint64_t diff = 0;
-    for (int l = 0; l < WARP_SIZE; l++) diff |= ((b[l] ^ b[0]) & 31) | ((c[l] ^ c[0]) & 0x1f1f);
-    if (diff) return 0;
+    u64x2 b0 = { b[0], b[0] }, c0 = { c[0], c[0] }, diff = { 0, 0 };
+#pragma GCC unroll 16
+    for (int l = 0; l < WARP_SIZE; l += 2) {
+        u64x2 vb, vc;
+        memcpy(&vb, b + l, sizeof vb);
+        memcpy(&vc, c + l, sizeof vc);
+        diff |= ((vb ^ b0) & 31) | ((vc ^ c0) & 0x1f1f);
+    }
+    if (diff[0] | diff[1]) return 0;
     int bval = (int)(b[0] & 31), cval = (int)(c[0] & 31), seg = (int)((c[0] >> 8) & 31);
-    uint32_t src[WARP_SIZE], pv = 0;
     uint64_t *d = ROW(w, in->d[0]);
+    if (!seg && mode != SH_BFLY) {
+        /* up: lanes from c + b on read lane l - b; down: lanes up to c - b read lane l + b
+         * (maxl = c); the others keep their own value. The values go to the middle third
+         * of t (d may be a), every lane reads t at its own index shifted by the offset
+         * (contiguous, so the loop vectorizes), then the lanes out of range take their own
+         * value back (b lanes in a reduction's or scan's step). */
+        uint32_t t[3 * WARP_SIZE], pv;
+        memset(t, 0, WARP_SIZE * sizeof *t);
+        memset(t + 2 * WARP_SIZE, 0, WARP_SIZE * sizeof *t);
+        for (int l = 0; l < WARP_SIZE; l++) t[WARP_SIZE + l] = (uint32_t)a[l];
+        const uint32_t *own = t + WARP_SIZE;
+        switch (mode) {
+        case SH_UP: {
+            int lo = cval + bval;
+            const uint32_t *from = own - bval;
+            pv = lane_range(lo, WARP_SIZE);
+            for (int l = 0; l < WARP_SIZE; l++) d[l] = from[l];
+            for (int l = 0; l < lo && l < WARP_SIZE; l++) d[l] = own[l];
+            break;
+        }
+        case SH_DOWN: {
+            int hi = cval - bval + 1;
+            const uint32_t *from = own + bval;
+            pv = lane_range(0, hi);
+            for (int l = 0; l < WARP_SIZE; l++) d[l] = from[l];
+            for (int l = hi < 0 ? 0 : hi; l < WARP_SIZE; l++) d[l] = own[l];
+            break;
+        }
+        default: {   /* idx: every lane reads lane b, when b <= c */
+            pv = bval <= cval ? FULL_MASK : 0;
+            if (pv) for (int l = 0; l < WARP_SIZE; l++) d[l] = own[bval];
+            else for (int l = 0; l < WARP_SIZE; l++) d[l] = own[l];
+        }
+        }
+        w->P[in->d[1]] = pv;
+        return 1;
+    }
+    uint32_t src[WARP_SIZE], pv = 0;
     for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)a[l];   /* d may be a */
 #define SHFL_LANES(MODE)                                                             \
     for (int l = 0; l < WARP_SIZE; l++) {                                            \

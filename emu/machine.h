@@ -95,8 +95,12 @@ typedef struct Program {
     /* the compiled tier (jit/compile.c), the only fields that change after translation: */
     void *native;               /* its NativeFn (native.h) once built; warp_run uses it      */
     void *native_lib;           /* the shared object that holds it                           */
-    uint64_t hot;               /* thread instructions run so far (atomic)                    */
     int native_state;           /* the compiled tier's own bookkeeping                        */
+    /* every worker adds to it at every block's end: alone on its cache line, or each add
+     * makes the next warp's read of `native` miss (false sharing) */
+    char hot_pad0[64];
+    uint64_t hot;               /* thread instructions run so far (atomic)                    */
+    char hot_pad1[64];
 } Program;
 
 typedef struct Launch Launch;
@@ -276,7 +280,13 @@ struct Launch {
     uint64_t seed;
     uint64_t det_steps;         /* scheduling steps taken (the virtual %globaltimer)         */
     uint64_t ncta;
+    /* What every worker writes, alone on its cache lines (the pads keep the read-mostly
+     * fields around it, read by every worker at every CTA and warp, off those lines). */
+    char hot_pad0[64];
     uint64_t next_cta;          /* atomic: next CTA to hand out                              */
+    uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
+    uint64_t warp_insts;
+    char hot_pad1[64];
     volatile int aborted;       /* set when a fault is recorded                              */
     uint64_t deadline_ns;       /* PTXEMU_TIMEOUT: monotonic time the launch must end by, 0 none */
     int may_park;               /* the driver lets a launch that waits for the host park (sched.c) */
@@ -286,8 +296,6 @@ struct Launch {
     pthread_mutex_t lock;       /* guards fault and printf buffer                            */
     char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */
     uint32_t warned_pc[16], nwarned;    /* instructions that already printed a warning   */
-    uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
-    uint64_t warp_insts;
     void *kernel;               /* the EmuKernel running (device-side launches name others) */
     uint32_t cdp_depth;         /* nesting depth: 0 launched by the host                     */
     struct CdpState *cdp;       /* work the grid launched from the device (cdp.c), or NULL   */
@@ -349,7 +357,8 @@ void warp_warn(Warp *w, int lane, const char *fmt, ...) __attribute__((format(pr
 #define LANES(l, ...)                                                         \
     do {                                                                      \
         if (mask == FULL_MASK) {                                              \
-            _Pragma("GCC ivdep") for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__; } \
+            _Pragma("GCC ivdep") _Pragma("GCC unroll 8")                     \
+            for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__; }              \
         } else {                                                              \
             FOR_LANES(mask, l) { __VA_ARGS__; }                               \
         }                                                                     \

@@ -838,7 +838,12 @@ static int lanes_slow(Warp *w, int space, uint32_t mask, const uint64_t *addr, u
     return 0;
 }
 
-/* All lanes aligned and inside the cached allocation: device address == host address. */
+/* All lanes aligned and inside the cached allocation: device address == host address.
+ * A lane is out of the block when its offset o = x - start exceeds lim = len - size; as
+ * lim < 2^63, that is when o or lim - o has bit 63 set (o >= 2^63: x lies below start or
+ * absurdly far above; lim - o < 0: past the end). Only subtractions and ors, so the
+ * full-warp loop vectorizes even without a 64-bit unsigned vector compare (SSE2); the
+ * comparison form ran about 13 instructions a lane. */
 static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_t **host)
 {
     const MemCache *mc = &mem_cache;
@@ -848,21 +853,20 @@ static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_
     int k = 0;
     while (k < MEM_CACHE_WAYS && a0 - mc->start[k] >= mc->len[k]) k++;
     if (k == MEM_CACHE_WAYS || mc->len[k] < size) return -1;
-    struct { uint64_t start; } c = { mc->start[k] };
-    uint64_t lim = mc->len[k] - size, bad = 0, any = 0;
+    uint64_t start = mc->start[k], lim = mc->len[k] - size, bad = 0, any = 0;
     if (mask == FULL_MASK) {
         for (int l = 0; l < WARP_SIZE; l++) {
-            uint64_t x = addr[l];
+            uint64_t x = addr[l], o = x - start;
             host[l] = (uint8_t *)(uintptr_t)x;
-            bad |= (x - c.start) > lim;
+            bad |= o | (lim - o);
             any |= x;
         }
-        return (bad | (any & (size - 1))) ? -1 : 0;
+        return ((bad >> 63) | (any & (size - 1))) ? -1 : 0;
     }
     for (int l = 0; l < WARP_SIZE; l++) {
-        uint64_t x = addr[l];
+        uint64_t x = addr[l], o = x - start;
         host[l] = (uint8_t *)(uintptr_t)x;
-        bad |= (((x - c.start) > lim) | (x & (size - 1))) & lane_bit(mask, l);
+        bad |= (((o | (lim - o)) >> 63) | (x & (size - 1))) & lane_bit(mask, l);
     }
     return bad ? -1 : 0;
 }

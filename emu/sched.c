@@ -94,9 +94,9 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
         c->bar_red_op[id] = kind;
         c->bar_red[id] = kind == BAR_RED_AND ? 1 : 0;
     }
-    c->bar_arrived[id] += (uint32_t)__builtin_popcount(mask & w->valid);
+    c->bar_arrived[id] += popcount32(mask & w->valid);
     OBSERVE(obs, bar_arrive, w, id);
-    if (kind == BAR_RED_POPC) c->bar_red[id] += (uint32_t)__builtin_popcount(cbits);
+    if (kind == BAR_RED_POPC) c->bar_red[id] += popcount32(cbits);
     else if (kind == BAR_RED_AND) c->bar_red[id] &= (cbits & mask) == mask;
     else if (kind == BAR_RED_OR) c->bar_red[id] |= cbits != 0;
     w->pc++;
@@ -168,7 +168,11 @@ void cta_threads_exited(Cta *c, uint32_t n)
     c->exited_threads += n;
     c->cluster->exited_threads += n;
     cluster_bar_check(c->cluster);
-    /* threads that exit no longer count towards barriers that wait for all threads */
+    /* threads that exit no longer count towards barriers that wait for all threads (most
+     * exits find no barrier with arrivals: one vectorized test for them) */
+    uint32_t any = 0;
+    for (int id = 0; id < 16; id++) any |= c->bar_arrived[id];
+    if (!any) return;
     for (int id = 0; id < 16; id++)
         if (c->bar_arrived[id] && !c->bar_expected[id]) bar_check(c, id);
 }
@@ -232,19 +236,22 @@ static uint64_t sreg_value(int id, const Warp *w, const Launch *L, const Cta *c)
     }
 }
 
-static int cta_dependent(int id)
-{
-    return (id >= SR_CTAID_X && id <= SR_CTAID_Z) || id == SR_SMID ||
-           (id >= SR_CLUSTERID_X && id <= SR_CLUSTERID_Z) ||
-           (id >= SR_CLUSTER_CTAID_X && id <= SR_CLUSTER_CTAID_Z) || id == SR_CLUSTER_CTARANK;
-}
+/* The special registers whose value changes from one CTA to the next. */
+static const uint8_t cta_sregs[] = {
+    SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z, SR_SMID, SR_CLUSTERID_X, SR_CLUSTERID_Y,
+    SR_CLUSTERID_Z, SR_CLUSTER_CTAID_X, SR_CLUSTER_CTAID_Y, SR_CLUSTER_CTAID_Z,
+    SR_CLUSTER_CTARANK,
+};
 
-/* Rows that change from one CTA to the next; the others stay valid in a reused slot. */
+/* Rows that change from one CTA to the next; the others stay valid in a reused slot. Only
+ * the ids of cta_sregs are visited: a loop over every special register cost a small
+ * kernel's setup more than its warps' first instructions. */
 static void fill_cta_sregs(Warp *w, const Launch *L, const Cta *c)
 {
     const Program *p = w->prog;
-    for (int id = 0; id < SR_COUNT_STATIC; id++) {
-        if (p->sreg_row[id] < 0 || !cta_dependent(id)) continue;
+    for (size_t k = 0; k < sizeof cta_sregs; k++) {
+        int id = cta_sregs[k];
+        if (p->sreg_row[id] < 0) continue;
         uint64_t *r = ROW(w, p->sreg_row[id]), v = sreg_value(id, w, L, c);
         for (int l = 0; l < WARP_SIZE; l++) r[l] = v;
     }
