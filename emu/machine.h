@@ -148,6 +148,7 @@ struct Warp {
     uint64_t loop_hash;         /* the warp's registers, predicates and lanes at that check  */
     uint8_t wrote;              /* wrote memory (or synchronised) since that check           */
     uint8_t mem_spin;           /* the last check found the state unchanged and nothing written */
+    uint64_t poll_hash[4];      /* the state (warp_state_hash) at its last four failed polls  */
     uint32_t m_sect, m_wave;    /* --clock model: global sectors and shared wavefronts it moved */
     uint8_t ev_wait, ev_reason; /*   waiting (EVW_* reason) rather than running             */
     Cta *cta;
@@ -238,6 +239,7 @@ struct Cluster {
     uint8_t bar_phase;          /* parity of the current barrier.cluster phase               */
     AsyncQueue *aq;             /* asynchronous operations in flight (async.c)              */
     void *race;                 /* racecheck: the cluster's access log, barrier.cluster clocks */
+    uint32_t still_rounds;      /* rounds in which every warp polled with its state unchanged */
     Launch *launch;
 };
 

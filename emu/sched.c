@@ -536,6 +536,23 @@ static void out_of_memory(Launch *L, uint32_t threads)
  * deadlock: programs poll with bounded loops of up to 2^22 tries (and so do the tests). */
 #define SPIN_ROUNDS (1u << 24)
 
+/* A poll that failed with the warp's pc, lanes, registers and predicates as they were at
+ * one of its last four failed polls (a turn may end at one of a few places of the loop):
+ * the loop has no counter, and it can only end when the memory it polls changes. Once every warp that can run polls like that, with nothing in flight,
+ * nothing can change that memory any more: a deadlock, reported at once instead of after
+ * SPIN_ROUNDS (a bounded polling loop changes its counter and still gets them). Hashing
+ * starts after POLL_QUIET failed polls in a row, so short waits pay nothing. */
+#define POLL_QUIET 64
+static int poll_still(Warp *w)
+{
+    uint64_t h = warp_state_hash(w, 1469598103934665603ull);
+    int still = 0;
+    for (int i = 0; i < 4; i++) still |= h == w->poll_hash[i];
+    memmove(&w->poll_hash[1], &w->poll_hash[0], 3 * sizeof w->poll_hash[0]);
+    w->poll_hash[0] = h;
+    return still;
+}
+
 /* Run one cluster (or lone CTA): its warps take turns round-robin; between turns the
  * asynchronous engine may complete operations in flight. */
 static int setup_cluster(WorkerBuf *b, Launch *L, uint64_t index)
@@ -728,7 +745,18 @@ static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
     if (L->deadline_ns && mono_ns() > L->deadline_ns) { time_limit(cl, L); return -1; }
     /* an mbarrier wait that can never complete spins forever on a GPU; here it ends */
     *spins = progress && spun && !async_pending(cl) ? *spins + 1 : 0;
-    if (live && (!progress || *spins > SPIN_ROUNDS)) { deadlock(cl); return -1; }
+    if (*spins > POLL_QUIET) {
+        int still = 1;
+        for (uint32_t r = 0; r < cl->n; r++)
+            for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+                Warp *w = &cl->ctas[r]->warps[i];
+                if (w->active) still &= poll_still(w);
+            }
+        cl->still_rounds = still ? cl->still_rounds + 1 : 0;
+    } else {
+        cl->still_rounds = 0;
+    }
+    if (live && (!progress || *spins > SPIN_ROUNDS || cl->still_rounds > 2)) { deadlock(cl); return -1; }
     return live != 0;
 }
 
@@ -971,6 +999,19 @@ static int det_admit(Det *d, uint32_t s, uint64_t index)
     return 0;
 }
 
+/* The warps of the resident clusters that can run (not parked at a barrier). */
+static uint32_t det_runnable(const Det *d)
+{
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < d->window; s++) {
+        if (!d->used[s]) continue;
+        const Cluster *cl = &d->slot[s].cluster;
+        for (uint32_t r = 0; r < cl->n; r++)
+            for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) n += cl->ctas[r]->warps[i].active != 0;
+    }
+    return n;
+}
+
 static uint32_t cluster_live(const Cluster *cl)
 {
     uint32_t live = 0;
@@ -1008,7 +1049,7 @@ static void run_det(Launch *L)
     if (!d.slot || !d.used) { out_of_memory(L, 0); goto out; }
     for (uint32_t s = 0; s < d.window && next < ncl; s++)
         if (det_admit(&d, s, next++) < 0) goto out;
-    uint32_t spins = 0, tick = 0;
+    uint32_t spins = 0, tick = 0, still = 0;
     for (;;) {
         if (L->deadline_ns && (++tick & 1023) == 0 && mono_ns() > L->deadline_ns) {
             for (uint32_t s2 = 0; s2 < d.window; s2++)
@@ -1084,7 +1125,10 @@ static void run_det(Launch *L)
             else if ((det_rand(&d) & 63) == 0)
                 best->prio = det_rand(&d) >> 40 | 1ull << 40;
             spins = (best->spin || best->mem_spin) && !async_count(cl) ? spins + 1 : 0;
-            if (spins > SPIN_ROUNDS) { deadlock(cl); break; }
+            /* pollers take turns (above), so once every resident warp that can run has
+             * polled with its state unchanged twice in a row, nothing will change */
+            still = spins > POLL_QUIET && poll_still(best) ? still + 1 : 0;
+            if (spins > SPIN_ROUNDS || (still > POLL_QUIET && still > 2 * det_runnable(&d))) { deadlock(cl); break; }
             uint32_t n = async_count(cl);
             if (n && (det_rand(&d) & 255) < d.async_per256) {
                 uint32_t idx = (uint32_t)det_rand(&d);
