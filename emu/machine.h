@@ -274,6 +274,9 @@ struct Launch {
     uint64_t next_cta;          /* atomic: next CTA to hand out                              */
     volatile int aborted;       /* set when a fault is recorded                              */
     uint64_t deadline_ns;       /* PTXEMU_TIMEOUT: monotonic time the launch must end by, 0 none */
+    char *limit_js;             /* past the time limit: every cluster's warps as JSON objects, */
+    size_t limit_len;           /*   for the launch's one "timeout" record (sched_report_limit) */
+    int limit_stop;             /* it ended because the run is being stopped (stop.c)        */
     int may_park;               /* the driver lets a launch that waits for the host park (sched.c) */
     void *park_buf;             /*   the parked cluster's worker buffer, NULL while not parked   */
     uint64_t park_t0, park_hash;/*   when the spin checks began, and the state the last one saw  */

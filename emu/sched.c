@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "scheduler.h"
+#include "stop.h"
 #include "engine.h"
 #include "exec.h"
 #include "memory.h"
@@ -682,21 +683,34 @@ static void set_deadline(Launch *L)
     L->deadline_ns = secs > 0 ? mono_ns() + (uint64_t)(secs * 1e9) : 0;
 }
 
-/* The launch ran past its time limit: says where every warp of the cluster is, then fails
- * the launch with cudaErrorLaunchTimeout. Every worker reports its own resident blocks. */
+/* The launch ran past its time limit, or the run is being stopped from outside (stop.c):
+ * says where every warp of the cluster is, then fails the launch (cudaErrorLaunchTimeout
+ * for the time limit). Every worker reports its own resident clusters; their warps go into
+ * the launch's one "timeout" record, which sched_report_limit writes when the launch ends. */
 static void time_limit(Cluster *cl, Launch *L)
 {
+    int stop = emu_stop_signal;
     pthread_mutex_lock(&L->lock);
     int first = !L->aborted;
     if (first) {
-        L->fault.code = EMU_ERR_LAUNCH_TIMEOUT;
-        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
-                 "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
-                 L->prog->name, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
+        L->fault.code = stop ? EMU_ERR_LAUNCH_FAILURE : EMU_ERR_LAUNCH_TIMEOUT;
+        if (stop)
+            snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: stopped from outside (signal %d) "
+                     "while running; where its warps were is above", L->prog->name, stop);
+        else
+            snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
+                     "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
+                     L->prog->name, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
         L->aborted = 1;
+        L->limit_stop = stop != 0;
     }
-    if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) {
-        if (first) fprintf(stderr, "ptxemu: time limit: kernel %s still running; its resident warps:\n", L->prog->name);
+    if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT || (L->limit_stop && first)) {
+        if (first)
+            fprintf(stderr, "ptxemu: %s: kernel %s still running; its resident warps:\n",
+                    L->limit_stop ? "stopped" : "time limit", L->prog->name);
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *m = L->limit_stop ? NULL : open_memstream(&buf, &blen);
         for (uint32_t r = 0; r < cl->n; r++) {
             Cta *c = cl->ctas[r];
             for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -706,14 +720,51 @@ static void time_limit(Cluster *cl, Launch *L)
                 int l = warp_place(w, &pc);
                 char at[512];
                 warp_where(w, l, at, sizeof at);
-                w->pc = pc;
                 fprintf(stderr, "ptxemu:   warp %u (%s): %s\n", w->id, at, sched_warp_state(w, l));
+                if (m) {
+                    fprintf(m, "%s{", L->limit_len || ftell(m) ? "," : "");
+                    report_place(m, w, l);
+                    fprintf(m, ",\"state\":");
+                    report_str(m, sched_warp_state(w, l));
+                    if ((w->bar_wait >> l & 1) && w->bar_id[l] < CLUSTER_BARRIER_ID) fprintf(m, ",\"barrier\":%u", w->bar_id[l]);
+                    mbar_json(m, w);
+                    fputc('}', m);
+                }
+                w->pc = pc;
             }
         }
+        if (m) {
+            fclose(m);
+            char *grown = buf && blen ? realloc(L->limit_js, L->limit_len + blen + 1) : NULL;
+            if (grown) {
+                memcpy(grown + L->limit_len, buf, blen + 1);
+                L->limit_js = grown;
+                L->limit_len += blen;
+            }
+            free(buf);
+        }
     }
-    int mine = L->fault.code == EMU_ERR_LAUNCH_TIMEOUT;
     pthread_mutex_unlock(&L->lock);
-    if (mine) report_cluster(cl, L, "timeout", "the launch ran past its time limit (PTXEMU_TIMEOUT)");
+}
+
+/* The launch's one "timeout" record: where all its warps were (every cluster resident when
+ * the time limit struck), written once the launch has ended. */
+void sched_report_limit(Launch *L)
+{
+    if (L->fault.code != EMU_ERR_LAUNCH_TIMEOUT) return;
+    FILE *js = report_open();
+    if (js) {
+        fprintf(js, "{\"kind\":\"timeout\",\"code\":%d,\"kernel\":", L->fault.code);
+        report_str(js, L->prog->name);
+        fprintf(js, ",\"message\":");
+        report_str(js, "the launch ran past its time limit (PTXEMU_TIMEOUT)");
+        fprintf(js, ",\"warps\":[%s],\"seed\":%llu}\n", L->limit_js ? L->limit_js : "",
+                (unsigned long long)(L->det ? L->seed : 0));
+        report_close(js);
+    }
+    free(L->limit_js);
+    L->limit_js = NULL;
+    L->limit_len = 0;
 }
 
 /* One round of a resident cluster (or lone CTA): each runnable warp runs one time slice;
@@ -742,7 +793,7 @@ static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
         if (L->deadline_ns && L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) time_limit(cl, L);
         return -1;
     }
-    if (L->deadline_ns && mono_ns() > L->deadline_ns) { time_limit(cl, L); return -1; }
+    if (emu_stop_signal || (L->deadline_ns && mono_ns() > L->deadline_ns)) { time_limit(cl, L); return -1; }
     /* an mbarrier wait that can never complete spins forever on a GPU; here it ends */
     *spins = progress && spun && !async_pending(cl) ? *spins + 1 : 0;
     if (*spins > POLL_QUIET) {
@@ -1051,7 +1102,7 @@ static void run_det(Launch *L)
         if (det_admit(&d, s, next++) < 0) goto out;
     uint32_t spins = 0, tick = 0, still = 0;
     for (;;) {
-        if (L->deadline_ns && (++tick & 1023) == 0 && mono_ns() > L->deadline_ns) {
+        if (emu_stop_signal || (L->deadline_ns && (++tick & 1023) == 0 && mono_ns() > L->deadline_ns)) {
             for (uint32_t s2 = 0; s2 < d.window; s2++)
                 if (d.used[s2]) time_limit(&d.slot[s2].cluster, L);
             break;
