@@ -38,6 +38,7 @@ typedef struct Fa {
     Use *uses; uint32_t nuses, capuses;
     /* rewrites decided: per pc the hidden rows of a captured product */
     uint32_t *cap_a, *cap_b;
+    uint32_t stop_from;          /* stops_fusion: the mul being planned                     */
 } Fa;
 
 static int is_fp(int t)
@@ -119,20 +120,24 @@ static int acts_as_call(Fa *f, uint32_t pc)
 }
 
 
-/* Memory-ordering and waiting instructions a mul and an add on either side of are not fused
- * across, as measured on an H200 (tests/cuda/fma_contract_async.cu, unrolled loop bodies):
- * membar and fence (not fence.proxy), an mbarrier try_wait and a bulk reduction (its kernel
- * also waits with cp.async.bulk.wait_group.read; commit and wait_group alone do not stop
- * fusion). bar.sync, barrier.cluster, bar.warp.sync, atom, red, cp.async, nanosleep and
- * fence.proxy.async do not stop it. */
+/* What a mul and an add on either side of are not fused across, as measured on an H200
+ * (tests/cuda/fma_contract_async.cu's unrolled loop bodies, checked by fma_contract_fence.cu):
+ * membar and fence (not fence.proxy), a bulk copy or bulk reduction from shared into global
+ * memory, and a loop (an mbarrier wait loop; a single try_wait does not stop it). bar.sync,
+ * barrier.cluster, bar.warp.sync, atom, red, cp.async, bulk commit and wait_group, test_wait
+ * and try_wait, nanosleep and fence.proxy.async do not. f->stop_from: the mul's pc (a
+ * backward branch counts when it jumps back to after the mul). */
 static int stops_fusion(Fa *f, uint32_t pc)
 {
     const Inst *in = code(f, pc);
     const InstDesc *d = desc(f, pc);
     if (in->op == OP_membar) return 1;
     if (in->op == OP_fence) return !desc_has(d, MOD_PROXY);
-    if (in->op == OP_mbarrier) return desc_has(d, MOD_TRY_WAIT);
-    if (in->op == OP_cp) return desc_has(d, MOD_REDUCE) && desc_has(d, MOD_BULK);
+    /* a bulk copy or reduction from shared into global memory */
+    if (in->op == OP_cp)
+        return desc_has(d, MOD_BULK) && !desc_has(d, MOD_PREFETCH) && d->nspaces >= 1 && d->spaces[0] == SP_GLOBAL;
+    /* a loop between the two (an mbarrier wait loop): its back edge is a backward branch */
+    if (in->op == OP_bra) return (uint64_t)in->imm >= f->lo && (uint64_t)in->imm <= pc && (uint64_t)in->imm > f->stop_from;
     return 0;
 }
 
@@ -379,6 +384,7 @@ static int all_fusable(Fa *f, uint32_t pc, int t, int ftz, Use **out, uint32_t *
      * readers is fused into none of them (the code between, in order, stands for the paths) */
     uint32_t last = pc;
     for (uint32_t i = 0; i < n; i++) if (mine[i].pc > last) last = mine[i].pc;
+    f->stop_from = pc;
     for (uint32_t q = pc + 1; q < last && ok; q++) ok = !stops_fusion(f, q);
     for (uint32_t i = 0; i < n && ok; i++) {
         const Use *u = &mine[i];
