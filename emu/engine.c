@@ -293,18 +293,20 @@ int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
 int warp_run(Warp *w, uint32_t budget)
 {
     const Inst *code = w->prog->code;
-    uint64_t steps = 0, lanes = 0;
+    uint64_t steps = 0, lanes = 0, slots = 0;
     int result;
     for (;;) {
         const Inst *in = &code[w->pc];
         uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
         if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
         steps++;
+        slots += in->cost;
         lanes += popcount32(m);
         if (__builtin_expect(in->op == OP_sreg, 0)) {   /* %clock reads the warp's count */
             w->steps += steps;
             w->lane_steps += lanes;
-            steps = lanes = 0;
+            w->slots += slots;
+            steps = lanes = slots = 0;
         }
         /* an instruction no lane executes is skipped without calling its handler */
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
@@ -331,6 +333,7 @@ int warp_run(Warp *w, uint32_t budget)
     }
     w->steps += steps;
     w->lane_steps += lanes;
+    w->slots += slots;
     return result;
 }
 
@@ -380,6 +383,7 @@ int warp_run_det(Warp *w)
         uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
         if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
         w->steps++;
+        w->slots += in->cost;
         w->lane_steps += popcount32(m);
         if (__builtin_expect(debug_on, 0)) debug_before(w, in, m);
         int r = m ? in->fn(w, in, m) : STEP_NEXT;

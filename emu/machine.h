@@ -135,6 +135,7 @@ struct Warp {
     int done;
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
+    uint64_t slots;             /* issue slots of those (Inst.cost: the units' rates)        */
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
@@ -286,6 +287,7 @@ struct Launch {
     uint32_t warned_pc[16], nwarned;    /* instructions that already printed a warning   */
     uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
     uint64_t warp_insts;
+    uint64_t warp_slots;        /* counter: their issue slots (Inst.cost), for the time model */
     void *kernel;               /* the EmuKernel running (device-side launches name others) */
     uint32_t cdp_depth;         /* nesting depth: 0 launched by the host                     */
     struct CdpState *cdp;       /* work the grid launched from the device (cdp.c), or NULL   */
@@ -298,6 +300,9 @@ struct Launch {
         double model_warps;      /*   and how many warps share an SM with each of its warps      */
         uint64_t clock_cpi;      /* %clock's cycles a warp instruction: its share of the SM's issue */
         uint64_t span_max;       /* the most cycles a warp's own clock counted (profile_warp_done) */
+        void *atoms;             /* global atomics: updates by address and by 4 KiB region (profile.c) */
+        double atom_ns;          /*   the time they serialise, once counted (-1: not yet)       */
+        uint64_t atom_ret_sec;   /* sectors of atomics that return their old value (atom, not red) */
     } prof;
 };
 typedef struct Profile Profile;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "profile.h"
+#include "frontend/ptx_ast.h"
 #include "engine.h"
 #include "memory.h"
 
@@ -49,6 +50,67 @@ double profile_last_launch_ns(void)
 /* Fitted on the reduction probes of tests/perf (the others fitted nothing): with 8, three
  * barriers cost more than the shuffles that replace them, as recorded on the H100. */
 #define BAR_SLOTS 8.0
+
+/* Atomics (tests/perf/lessons.cu on an H200, docs/profile.md). Updates of one global address
+ * serialise at the L2: 1.77 ns each for a float add (every thread adding to one float: 1M
+ * updates took 1854 us, 262144 took 466, 4M 7385), half that for an integer one (a warp's
+ * integer adds summed first: 32768 updates in 30 us). Counted in half-steps of 0.885 ns. Updates of addresses close together share an L2 unit,
+ * about 0.1 ns each for a 4 KiB region (a 1024-bin histogram: 1M updates in 104 us). A
+ * shared-memory atomic of lanes on one word replays once per lane, about 2 cycles each
+ * (counted as wavefronts). An atom that returns its old value moves its sectors back too. */
+#define ATOM_SAME_NS 0.885   /* an integer update; a float one counts twice */
+#define ATOM_REGION_NS 0.1
+#define ATOM_REGION_BITS 12
+#define ATOM_SHARED_PASS 2
+#define ATOM_SLOTS (1u << 16)   /* addresses (and regions) counted, each table */
+typedef struct AtomSlot { uint64_t key, n; } AtomSlot;
+
+/* Count n updates of key (key + 1: 0 marks a free slot); a full neighbourhood drops them */
+static void atom_count(AtomSlot *t, uint64_t key, uint64_t n)
+{
+    key++;
+    uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    for (uint32_t probe = 0; probe < 64; probe++) {
+        AtomSlot *s = &t[((uint32_t)(h >> 40) + probe) & (ATOM_SLOTS - 1)];
+        uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE), zero = 0;
+        if (k == 0 && __atomic_compare_exchange_n(&s->key, &zero, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            k = key;
+        else if (k == 0)
+            k = zero;
+        if (k == key) { __atomic_fetch_add(&s->n, n, __ATOMIC_RELAXED); return; }
+    }
+}
+
+static AtomSlot *atom_tables(Launch *L)
+{
+    AtomSlot *t = __atomic_load_n((AtomSlot **)&L->prof.atoms, __ATOMIC_ACQUIRE);
+    if (t) return t;
+    AtomSlot *fresh = calloc(2 * (size_t)ATOM_SLOTS, sizeof *fresh), *none = NULL;
+    if (!fresh) return NULL;
+    if (!__atomic_compare_exchange_n((AtomSlot **)&L->prof.atoms, &none, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(fresh);
+        return none;
+    }
+    return fresh;
+}
+
+/* The time the launch's global atomics serialise: the busiest address, or the busiest region.
+ * Counted once, at the first estimate (the launch has ended), and the tables freed. */
+static double atom_time(const Launch *cL)
+{
+    Launch *L = (Launch *)cL;
+    if (L->prof.atom_ns >= 0) return L->prof.atom_ns;
+    AtomSlot *t = L->prof.atoms;
+    uint64_t addr = 0, region = 0;
+    for (uint32_t i = 0; t && i < ATOM_SLOTS; i++) {
+        if (t[i].n > addr) addr = t[i].n;
+        if (t[ATOM_SLOTS + i].n > region) region = t[ATOM_SLOTS + i].n;
+    }
+    double a = addr * ATOM_SAME_NS, r = region * ATOM_REGION_NS;
+    free(t);
+    L->prof.atoms = NULL;
+    return L->prof.atom_ns = a > r ? a : r;
+}
 
 static uint32_t distinct(uint64_t *v, int n)
 {
@@ -92,10 +154,22 @@ static uint32_t wavefronts(uint32_t mask, unsigned size, uint8_t *const host[WAR
     return total ? total : 1;
 }
 
+/* The most lanes of mask on one 4-byte word: a shared atomic replays once for each. */
+static uint32_t same_word_lanes(uint32_t mask, uint8_t *const host[WARP_SIZE])
+{
+    uint32_t most = 1;
+    FOR_LANES(mask, l) {
+        uint32_t n = 0;
+        uint64_t a = (uint64_t)(uintptr_t)host[l] / 4;
+        FOR_LANES(mask, m) n += (uint64_t)(uintptr_t)host[m] / 4 == a;
+        if (n > most) most = n;
+    }
+    return most;
+}
+
 void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                     uint8_t *const host[WARP_SIZE])
 {
-    (void)in;
     Profile *p = &w->launch->prof;
     const Cta *c = w->cta;
     int l0 = __builtin_ctz(mask);
@@ -104,7 +178,7 @@ void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int a
     if (!shared && !mem_is_global((uint64_t)(uintptr_t)h)) return;   /* local, param, const */
     int store = access != ACC_READ;
     if (shared) {
-        uint32_t wf = wavefronts(mask, size, host);
+        uint32_t wf = access == ACC_ATOMIC ? ATOM_SHARED_PASS * same_word_lanes(mask, host) : wavefronts(mask, size, host);
         __atomic_fetch_add(store ? &p->sst_req : &p->sld_req, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(store ? &p->sst_wave : &p->sld_wave, wf, __ATOMIC_RELAXED);
         w->m_wave += wf;
@@ -118,6 +192,24 @@ void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int a
         if ((a + size - 1) / 32 != a / 32 && n < WARP_SIZE * 2) sec[n++] = (a + size - 1) / 32;
     }
     uint32_t d = distinct(sec, n);
+    if (access == ACC_ATOMIC) {
+        AtomSlot *t = atom_tables(w->launch);
+        /* ptxas adds up an integer add of a warp to one address first (REDUX.SUM and one RED,
+         * or a prefix sum and one ATOM: the SASS of lessons.cu's red_same and atom_same) */
+        int one = in->bop == 0 /* add */ && in->t >= TY_B32 && in->t <= TY_S64 && in->t != TY_B128;
+        FOR_LANES(mask, l) one &= host[l] == host[l0];
+        uint64_t cost = in->t == TY_F32 || in->t == TY_F64 || in->t == TY_F16 || in->t == TY_F16X2 ||
+                        in->t == TY_BF16 || in->t == TY_BF16X2 ? 2 : 1;
+        if (t && one) {
+            atom_count(t, (uint64_t)(uintptr_t)h, cost);
+            atom_count(t + ATOM_SLOTS, (uint64_t)(uintptr_t)h >> ATOM_REGION_BITS, 1);
+        } else if (t) FOR_LANES(mask, l) {
+            uint64_t a = (uint64_t)(uintptr_t)host[l];
+            atom_count(t, a, cost);
+            atom_count(t + ATOM_SLOTS, a >> ATOM_REGION_BITS, 1);
+        }
+        if (in->op == OP_atom) __atomic_fetch_add(&p->atom_ret_sec, d, __ATOMIC_RELAXED);
+    }
     __atomic_fetch_add(store ? &p->gst_req : &p->gld_req, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(store ? &p->gst_sec : &p->gld_sec, d, __ATOMIC_RELAXED);
     w->m_sect += d;
@@ -128,7 +220,7 @@ void profile_run(Launch *L, uint64_t ns) { __atomic_fetch_add(&L->prof.run_ns, n
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
-typedef struct Estimate { double issue_ns, clock_ns, dram_ns, smem_ns, total_ns; const char *bound; } Estimate;
+typedef struct Estimate { double issue_ns, clock_ns, dram_ns, smem_ns, atom_ns, total_ns; const char *bound; } Estimate;
 
 static uint32_t sm_blocks(const Launch *L, uint32_t *warps_out, const char **limit_out);
 
@@ -145,14 +237,16 @@ static Estimate estimate(const Launch *L)
     const Profile *p = &L->prof;
     Estimate e;
     double sms = (double)L->ncta < H100_SMS ? (double)L->ncta : H100_SMS;
-    e.issue_ns = ((double)L->warp_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
-    e.dram_ns = (double)(p->gld_sec + p->gst_sec) * 32.0 / H100_DRAM_BPS * 1e9;
+    e.issue_ns = ((double)L->warp_slots + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
+    e.dram_ns = (double)(p->gld_sec + p->gst_sec + p->atom_ret_sec) * 32.0 / H100_DRAM_BPS * 1e9;
     e.smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
     /* no shorter than its warps' own clocks say: a wave of blocks lasts as long as its
      * slowest warp counted (a kernel waiting on clock(), a few warps with long loops) */
     e.clock_ns = waves_of(L, sm_blocks(L, NULL, NULL)) * (double)p->span_max / H100_GHZ;
+    e.atom_ns = atom_time(L);
     double worst = e.issue_ns;
     e.bound = "instruction issue";
+    if (e.atom_ns > worst) { worst = e.atom_ns; e.bound = "atomics on one address (or a few)"; }
     if (e.dram_ns > worst) { worst = e.dram_ns; e.bound = "DRAM bandwidth"; }
     if (e.smem_ns > worst) { worst = e.smem_ns; e.bound = "shared-memory bandwidth (bank conflicts count)"; }
     /* last, so that where a warp's time is its share of a bandwidth the bandwidth is named */
@@ -190,6 +284,7 @@ void profile_model_launch(Launch *L)
     double per_sm = (double)blocks * warps;
     double grid = (double)L->grid[0] * L->grid[1] * L->grid[2] * warps / H100_SMS;
     L->prof.model_warps = grid < per_sm ? (grid < 1 ? 1 : grid) : per_sm;
+    L->prof.atom_ns = -1;
     L->prof.model_start_ns = clock_model ? next_start_ns : 0;
     /* %clock's pace, fitted to how many passes a clock-waiting loop makes on the H100
      * (tests/perf/clockpace.cu): a warp alone waits about 7 cycles a PTX instruction for its
@@ -206,7 +301,7 @@ void profile_model_launch(Launch *L)
 double profile_warp_cycles(const Warp *w)
 {
     double r = w->launch->prof.model_warps;
-    double issue = (double)w->steps * (r / 4 > 1 ? r / 4 : 1);
+    double issue = (double)w->slots * (r / 4 > 1 ? r / 4 : 1);
     double dram = r * w->m_sect * (32.0 * H100_SMS * H100_GHZ * 1e9 / H100_DRAM_BPS);
     double smem = r * w->m_wave;
     double c = issue > dram ? issue : dram;
@@ -250,7 +345,7 @@ void profile_report(Launch *L, const char *name)
             "ptxemu: profile:   shared loads: %llu requests, %.2f wavefronts a request; stores: %llu requests, %.2f wavefronts a request\n"
             "ptxemu: profile:   occupancy: theoretical %.0f%% (%u blocks of %u warps an SM, limited by %s; registers not modelled), achieved %.1f%% (%.0f wave%s of blocks over 132 SMs)\n"
             "ptxemu: profile:   waiting at barriers and mbarriers: %.1f%% of warp time\n"
-            "ptxemu: profile:   estimated H100 time: %.1f us (%s bound: issue %.1f us, warp latency %.1f us, DRAM %.1f us, shared %.1f us, launch 3 us)\n",
+            "ptxemu: profile:   estimated H100 time: %.1f us (%s bound: issue %.1f us, warp latency %.1f us, DRAM %.1f us, shared %.1f us, atomics %.1f us, launch 3 us)\n",
             name, (unsigned long long)L->seq, L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2],
             (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts, ratio(L->thread_insts, L->warp_insts),
             (unsigned long long)p->gld_req, ratio(p->gld_sec, p->gld_req), (unsigned long long)p->gst_req,
@@ -258,7 +353,7 @@ void profile_report(Launch *L, const char *name)
             (unsigned long long)p->sst_req, ratio(p->sst_wave, p->sst_req), occ, blocks, warps, limit, achieved,
             waves, waves == 1 ? "" : "s",
             100.0 * ratio(p->wait_ns, p->wait_ns + p->run_ns), est_ns / 1000.0, bound, issue_ns / 1000.0,
-            e.clock_ns / 1000.0, dram_ns / 1000.0, smem_ns / 1000.0);
+            e.clock_ns / 1000.0, dram_ns / 1000.0, smem_ns / 1000.0, e.atom_ns / 1000.0);
     FILE *js = report_open();
     if (!js) return;
     fprintf(js, "{\"kind\":\"profile\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);

@@ -1713,6 +1713,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     for (uint32_t pc = 0; pc < t.ncode; pc++) {
         Inst *in = &t.code[pc];
         const char *msg = bind_inst(in, &t.descs[pc]);
+        in->cost = op_issue_cost(in);
         if (msg) {
             const PtxInst *pi = NULL;
             for (int f = 0; f < t.nfns && !pi; f++)

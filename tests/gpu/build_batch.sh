@@ -17,7 +17,7 @@ gcc -I. -c -o "$out/sfu_blob.o" emu/sfu_blob.S
 "$NVCC" -O2 -arch=sm_90 -o "$out/sfu3_probe" tests/gpu/mufu/sfu3_probe.cu "$out/sfu.o" "$out/sfu_blob.o" \
     "$(gcc -print-file-name=libzstd.a)" -lcuda -L"$CUDA_LIB/stubs"
 "$NVCC" -O2 -std=c++17 -arch=sm_90 -o "$out/sfu4_probe" tests/gpu/mufu/sfu4_probe.cu -lcuda -L"$CUDA_LIB/stubs"
-for t in wmma_wide fma_contract_async sfu_exact2; do
+for t in wmma_wide fma_contract_async fma_contract_fence sfu_exact2; do
     (cd tests/cuda && "$NVCC" -arch=sm_90 --cudart shared -O2 -lineinfo -o "$out/$t" "$t.cu")
 done
 "$NVCC" -arch=sm_90 -O2 -o "$out/lessons" tests/perf/lessons.cu
