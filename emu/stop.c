@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "stop.h"
-#include "engine.h"
+#include "report.h"
 
 volatile int emu_stop_signal;
 static int pipe_fd[2] = { -1, -1 };
