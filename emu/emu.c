@@ -9,6 +9,7 @@
 #include "machine.h"
 #include "memory.h"
 #include "scheduler.h"
+#include "stop.h"
 #include "events.h"
 #include "engine.h"
 #include "tma.h"
@@ -70,6 +71,7 @@ static void do_init(void)
         }
     }
     if (!init_status) sched_init(init_threads);
+    stop_init();   /* PTXEMU_REPORT: a SIGTERM/SIGINT/SIGALRM leaves the report complete */
 }
 
 int emu_init(int nthreads)
@@ -185,6 +187,7 @@ static void launch_free(Launch *L)
     if (L->grid_ws) mem_free(L->grid_ws, MEM_PARAM);
     free(L->const_rows);
     free(L->out);
+    free(L->limit_js);
     OBSERVE(L->obs, launch_free, L);
     pthread_mutex_destroy(&L->lock);
 }
@@ -296,6 +299,7 @@ static int launch_finish(EmuPending *P, char *err, size_t errlen)
         fwrite(L->out, 1, L->out_len, stdout);
         fflush(stdout);
     }
+    sched_report_limit(L);
     OBSERVE(L->obs, launch_report, L);
     const char *stats = getenv("PTXEMU_STATS");
     if (stats && *stats && *stats != '0')
@@ -318,8 +322,11 @@ static int launch_run(EmuKernel *k, const unsigned grid[3], const unsigned block
     EmuPending P;
     int rc = launch_prepare(k, grid, block, cluster, dyn_shared, args, flags, depth, &P, err, errlen);
     if (rc) return rc;
+    stop_launch_enter();
     sched_run(&P.L);
-    return launch_finish(&P, err, errlen);
+    rc = launch_finish(&P, err, errlen);
+    stop_launch_leave();
+    return rc;
 }
 
 int emu_launch_defer(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
@@ -351,6 +358,7 @@ int emu_launch_park(EmuKernel *k, const unsigned grid[3], const unsigned block[3
 
 int emu_launch_resume(EmuPending *P, int may_park, int *parked, char *err, size_t errlen)
 {
+    stop_launch_enter();
     if (!P->started) {
         P->started = 1;
         P->L.may_park = may_park;
@@ -359,9 +367,10 @@ int emu_launch_resume(EmuPending *P, int may_park, int *parked, char *err, size_
         sched_resume(&P->L, may_park);
     }
     *parked = P->L.park_buf != NULL;
-    if (*parked) return EMU_OK;
+    if (*parked) { stop_launch_leave(); return EMU_OK; }
     int rc = launch_finish(P, err, errlen);
     free(P);
+    stop_launch_leave();
     return rc;
 }
 
@@ -377,9 +386,11 @@ void emu_launch_together(EmuPending **p, int n, int *rc, char (*err)[EMU_ERR_LEN
     Launch *Ls[EMU_MAX_TOGETHER];
     if (n > EMU_MAX_TOGETHER) n = EMU_MAX_TOGETHER;
     for (int i = 0; i < n; i++) Ls[i] = &p[i]->L;
+    stop_launch_enter();
     sched_run_together(Ls, n);
     for (int i = 0; i < n; i++) {
         rc[i] = launch_finish(p[i], err[i], EMU_ERR_LEN);
         free(p[i]);
     }
+    stop_launch_leave();
 }

@@ -16,7 +16,8 @@ static int interp(Warp *w, uint32_t budget)
     const Inst *code = w->prog->code;
     /* Instructions are counted in the warp (%clock reads w->steps); thread instructions as
      * 32 a step less the lanes partial masks leave out, so a full warp pays no popcount (16
-     * instructions without the popcnt instruction) and no second counter. */
+     * instructions without the popcnt instruction) and no second counter. Issue slots (the
+     * time model's, which its %clock reads) in the warp too. */
     uint64_t steps0 = w->steps, missing = 0;
     int result;
     for (;;) {
@@ -24,6 +25,7 @@ static int interp(Warp *w, uint32_t budget)
         uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
         if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
         w->steps++;
+        w->slots += in->cost;
         if (__builtin_expect(m != FULL_MASK, 0)) missing += WARP_SIZE - popcount32(m);
         /* an instruction no lane executes is skipped without calling its handler */
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
@@ -97,6 +99,7 @@ static inline __attribute__((always_inline)) int run_det(Warp *w, const int V)
         uint32_t m = w->active & (w->P[in->pg] ^ in->pneg);
         if (__builtin_expect(w->wg_inflight != 0, 0)) wgmma_check_access(w, in);
         w->steps++;
+        w->slots += in->cost;
         w->lane_steps += popcount32(m);
         OBSERVE(OBS_IF(V, w->launch->obs), step_before, w, in, m);
         int r = m ? in->fn(w, in, m) : STEP_NEXT;

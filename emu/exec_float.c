@@ -150,24 +150,24 @@ APPROX_OP(rcp_approx, SFU1(sfu_rcp, a, ftz, 1.0f / a))
 APPROX_OP(sqrt_approx, SFU1(sfu_sqrt, a, ftz, sqrtf(a)))
 /* rsqrt.approx.f32: max relative error 2^-22.9 */
 APPROX_OP(rsqrt_approx, SFU1(sfu_rsqrt, a, ftz, (float)(1.0 / sqrt((double)a))))
-/* sin/cos.approx.f32: max absolute error 2^-20.5 in [-100 pi, 100 pi] (the SFU's range
- * reduction loses accuracy outside it; libm here does not) */
-APPROX_OP(sin_approx, (float)sin((double)a))
-APPROX_OP(cos_approx, (float)cos((double)a))
+/* sin/cos.approx.f32, tanh.approx.f32: the GPU's results (sfu.c), with libm as the fallback */
+#define TRIG(FN, x, ftz, fallback) (sfu_trig_ok() ? FN(x, ftz) : (fallback))
+APPROX_OP(sin_approx, TRIG(sfu_sin, a, ftz, (float)sin((double)a)))
+APPROX_OP(cos_approx, TRIG(sfu_cos, a, ftz, (float)cos((double)a)))
 /* lg2.approx.f32: max absolute error 2^-22.6 for the mantissa */
 APPROX_OP(lg2_approx, SFU1(sfu_lg2, a, ftz, (float)log2((double)a)))
 /* ex2.approx.f32: max 2 ulp over the full range */
 APPROX_OP(ex2_approx, SFU1(sfu_ex2, a, ftz, (float)exp2((double)a)))
-/* tanh.approx.f32: max relative error 2^-10.987 */
-APPROX_OP(tanh_approx, (float)tanh((double)a))
+APPROX_OP(tanh_approx, (sfu_tanh_ok() ? sfu_tanh(a) : (float)tanh((double)a)))
 
-/* rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64: the SFU's 1.11.20 forms. Only the upper 32
- * bits of a are used (so 0x7ff00000_00000001 counts as infinity), the result's low 32
- * bits are zero, subnormals flush to zero, and a NaN result is 0x7fffffff_00000000
- * (H100). Here: the exact result truncated to 20 mantissa bits (the last bit may differ). */
+/* rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64: MUFU.RCP64H/RSQ64H, which read the upper 32
+ * bits of a (so 0x7ff00000_00000001 counts as infinity) and leave the low 32 bits zero;
+ * subnormals flush to zero, and a NaN result is 0x7fffffff_00000000 (sfu.c). The fallback
+ * without tables: the exact result truncated to 20 mantissa bits (the last bit may differ). */
 #define SFU64_NAN 0x7fffffff00000000ull
 FP_INLINE uint64_t sfu64(uint64_t a, int is_rsqrt)
 {
+    if (sfu_ok()) return is_rsqrt ? sfu_rsqrt64_ftz(a) : sfu_rcp64(a);
     double x = fp_bits_f64(fp_ftz64(a & 0xffffffff00000000ull));
     uint64_t r = fp_ftz64(fp_f64_bits(is_rsqrt ? 1.0 / sqrt(x) : 1.0 / x));
     return fp_isnan64(r) ? SFU64_NAN : r & 0xffffffff00000000ull;
@@ -186,9 +186,19 @@ static int rsqrt_approx_ftz_f64(W)
     LANES(l, { d[l] = sfu64(ra[l], 1); });
     return STEP_NEXT;
 }
-/* rsqrt.approx.f64: full-width approximation; computed in double (H100 differs by 1 ulp
- * at times) */
-F64_K(rsqrt_approx, 1.0 / sqrt(a))
+/* rsqrt.approx.f64: MUFU.RSQ64H and the refinement step ptxas writes after it (sfu.c),
+ * NaNs included (a negative x gives 0xfff80000_00000000) */
+static int rsqrt_approx_f64(W)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *ra = ROW(w, in->s[0]);
+    int ok = sfu_ok();
+    LANES(l, {
+        double a = f64_in(ra[l]);
+        d[l] = ok ? fp_f64_bits(sfu_rsqrt64(a)) : fp_nan64(1.0 / sqrt(a), a, a, a);
+    });
+    return STEP_NEXT;
+}
 
 /* ---- bit operations: abs, neg, copysign --------------------------------------------- */
 

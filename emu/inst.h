@@ -162,6 +162,7 @@ struct Inst {
     uint32_t line;          /* PTX source line                                               */
     uint32_t loc;           /* index into Program.locs (CUDA file:line), 0 = none            */
     uint8_t sync;           /* memory order and scope (SYNC_*), for the race detector         */
+    uint8_t cost;           /* issue slots on the SM (op_issue_cost), for the time model      */
     void *aux;              /* binder-specific data owned by the Program (call descriptors) */
 };
 
@@ -208,5 +209,8 @@ enum {
 typedef struct OpInfo { const char *name; int fmt; Binder bind; } OpInfo;
 extern const OpInfo op_info[OP_COUNT];
 int op_lookup(const char *name);   /* OP_* or -1 */
+/* The issue slots a bound instruction takes on an H100/H200 SM scheduler, from the units'
+ * rates (profile.c's time model): 1 for most, more for the half-rate and slower units. */
+uint8_t op_issue_cost(const Inst *in);
 
 #endif

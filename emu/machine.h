@@ -149,6 +149,7 @@ struct Warp {
     int done;
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
+    uint64_t slots;             /* issue slots of those (Inst.cost: the units' rates)        */
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
@@ -160,6 +161,7 @@ struct Warp {
     uint64_t loop_hash;         /* the warp's registers, predicates and lanes at that check  */
     uint8_t wrote;              /* wrote memory (or synchronised) since that check           */
     uint8_t mem_spin;           /* the last check found the state unchanged and nothing written */
+    uint64_t poll_hash[4];      /* the state (warp_state_hash) at its last four failed polls  */
     uint32_t m_sect, m_wave;    /* --clock model: global sectors and shared wavefronts it moved */
     uint8_t span_wait, span_reason; /* spans: waiting (EVW_* reason) rather than running     */
     uintptr_t tool[OBS_MAX_TOOLS]; /* a word each attached tool keeps with the warp (observe.h) */
@@ -248,6 +250,7 @@ struct Cluster {
     uint8_t bar_phase;          /* parity of the current barrier.cluster phase               */
     AsyncQueue *aq;             /* asynchronous operations in flight (async.c)              */
     void *tool[OBS_MAX_TOOLS];  /* each attached tool's state for the cluster (observe.h)     */
+    uint32_t still_rounds;      /* rounds in which every warp polled with its state unchanged */
     Launch *launch;
 };
 
@@ -286,9 +289,13 @@ struct Launch {
     uint64_t next_cta;          /* atomic: next CTA to hand out                              */
     uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
     uint64_t warp_insts;
+    uint64_t warp_slots;        /* counter: their issue slots (Inst.cost), for the time model */
     char hot_pad1[64];
     volatile int aborted;       /* set when a fault is recorded                              */
     uint64_t deadline_ns;       /* PTXEMU_TIMEOUT: monotonic time the launch must end by, 0 none */
+    char *limit_js;             /* past the time limit: every cluster's warps as JSON objects, */
+    size_t limit_len;           /*   for the launch's one "timeout" record (sched_report_limit) */
+    int limit_stop;             /* it ended because the run is being stopped (stop.c)        */
     int may_park;               /* the driver lets a launch that waits for the host park (sched.c) */
     void *park_buf;             /*   the parked cluster's worker buffer, NULL while not parked   */
     uint64_t park_t0, park_hash;/*   when the spin checks began, and the state the last one saw  */
@@ -309,6 +316,9 @@ struct Launch {
         double model_warps;      /*   and how many warps share an SM with each of its warps      */
         uint64_t clock_cpi;      /* %clock's cycles a warp instruction: its share of the SM's issue */
         uint64_t span_max;       /* the most cycles a warp's own clock counted (profile_warp_done) */
+        void *atoms;             /* global atomics: updates by address and by 4 KiB region (profile.c) */
+        double atom_ns;          /*   the time they serialise, once counted (-1: not yet)       */
+        uint64_t atom_ret_sec;   /* sectors of atomics that return their old value (atom, not red) */
     } prof;
 };
 typedef struct Profile Profile;

@@ -5,11 +5,13 @@
  * about 3 us to launch): the launch plus the largest of issue time (warp instructions spread
  * over the SMs the grid can fill, a warp's arrival at a block barrier counting as BAR_SLOTS
  * instructions for the stall it causes), DRAM time (every sector counted once: L2 hits are not
- * modelled) and shared-memory time. It is meant to rank variants of a kernel as the GPU does,
+ * modelled), shared-memory time and the time global atomics serialise on their busiest
+ * address or region. Issue counts slots (Inst.cost: the units' rates). It is meant to rank variants of a kernel as the GPU does,
  * not to predict microseconds; docs/profile.md compares it with recorded H100 times. The
  * traffic it counts (Launch.prof, Warp.m_sect/m_wave) is measured by the profile tool
  * (tools/profile.c) when one is attached; without it only instructions and clocks count. */
 #include <pthread.h>
+#include <stdlib.h>
 #include "model.h"
 
 static double last_launch_ns;   /* the estimate of the launch that ended last */
@@ -32,6 +34,33 @@ double model_last_launch_ns(void)
 
 #define BAR_SLOTS 8.0
 
+/* Atomics (tests/perf/lessons.cu on an H200, docs/profile.md). Updates of one global address
+ * serialise at the L2: 1.77 ns each for a float add (every thread adding to one float: 1M
+ * updates took 1854 us, 262144 took 466, 4M 7385), half that for an integer one (a warp's
+ * integer adds summed first: 32768 updates in 30 us); the tables count half-steps of
+ * 0.885 ns. Updates of addresses close together share an L2 unit, about 0.1 ns each for a
+ * 4 KiB region (a 1024-bin histogram: 1M updates in 104 us). */
+#define ATOM_SAME_NS 0.885
+#define ATOM_REGION_NS 0.1
+
+/* The time the launch's global atomics serialise: the busiest address, or the busiest
+ * region. Counted once, at the first estimate (the launch has ended), and the tables freed. */
+static double atom_time(const Launch *cL)
+{
+    Launch *L = (Launch *)cL;
+    if (L->prof.atom_ns >= 0) return L->prof.atom_ns;
+    AtomSlot *t = L->prof.atoms;
+    uint64_t addr = 0, region = 0;
+    for (uint32_t i = 0; t && i < ATOM_SLOTS; i++) {
+        if (t[i].n > addr) addr = t[i].n;
+        if (t[ATOM_SLOTS + i].n > region) region = t[ATOM_SLOTS + i].n;
+    }
+    double a = addr * ATOM_SAME_NS, r = region * ATOM_REGION_NS;
+    free(t);
+    L->prof.atoms = NULL;
+    return L->prof.atom_ns = a > r ? a : r;
+}
+
 /* The waves of blocks the grid runs in: SMs x blocks an SM holds at a time; a last partial
  * wave (or a grid smaller than one wave) leaves SMs idle. */
 double model_waves(const Launch *L, uint32_t blocks)
@@ -45,14 +74,16 @@ ModelEstimate model_estimate(const Launch *L)
     const Profile *p = &L->prof;
     ModelEstimate e;
     double sms = (double)L->ncta < H100_SMS ? (double)L->ncta : H100_SMS;
-    e.issue_ns = ((double)L->warp_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
-    e.dram_ns = (double)(p->gld_sec + p->gst_sec) * 32.0 / H100_DRAM_BPS * 1e9;
+    e.issue_ns = ((double)L->warp_slots + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
+    e.dram_ns = (double)(p->gld_sec + p->gst_sec + p->atom_ret_sec) * 32.0 / H100_DRAM_BPS * 1e9;
     e.smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
     /* no shorter than its warps' own clocks say: a wave of blocks lasts as long as its
      * slowest warp counted (a kernel waiting on clock(), a few warps with long loops) */
     e.clock_ns = model_waves(L, model_sm_blocks(L, NULL, NULL)) * (double)p->span_max / H100_GHZ;
+    e.atom_ns = atom_time(L);
     double worst = e.issue_ns;
     e.bound = "instruction issue";
+    if (e.atom_ns > worst) { worst = e.atom_ns; e.bound = "atomics on one address (or a few)"; }
     if (e.dram_ns > worst) { worst = e.dram_ns; e.bound = "DRAM bandwidth"; }
     if (e.smem_ns > worst) { worst = e.smem_ns; e.bound = "shared-memory bandwidth (bank conflicts count)"; }
     /* last, so that where a warp's time is its share of a bandwidth the bandwidth is named */
@@ -88,6 +119,7 @@ void model_launch(Launch *L)
     double per_sm = (double)blocks * warps;
     double grid = (double)L->grid[0] * L->grid[1] * L->grid[2] * warps / H100_SMS;
     L->prof.model_warps = grid < per_sm ? (grid < 1 ? 1 : grid) : per_sm;
+    L->prof.atom_ns = -1;
     L->prof.model_start_ns = model_clock_on() ? next_start_ns : 0;
     /* %clock's pace, fitted to how many passes a clock-waiting loop makes on the H100
      * (tests/perf/clockpace.cu): a warp alone waits about 7 cycles a PTX instruction for its
@@ -104,7 +136,7 @@ void model_launch(Launch *L)
 double model_warp_cycles(const Warp *w)
 {
     double r = w->launch->prof.model_warps;
-    double issue = (double)w->steps * (r / 4 > 1 ? r / 4 : 1);
+    double issue = (double)w->slots * (r / 4 > 1 ? r / 4 : 1);
     double dram = r * w->m_sect * (32.0 * H100_SMS * H100_GHZ * 1e9 / H100_DRAM_BPS);
     double smem = r * w->m_wave;
     double c = issue > dram ? issue : dram;

@@ -21,8 +21,17 @@
 /* Fitted on the reduction probes of tests/perf (the others fitted nothing): with 8, three
  * barriers cost more than the shuffles that replace them, as recorded on the H100. */
 
+/* Global atomics as the profile tool counts them (tools/profile.c) and the model times them
+ * (model.c): updates a global address and a 4 KiB region received, each in a table of
+ * ATOM_SLOTS, in Launch.prof.atoms; a float add counts 2 (half-steps), an integer one 1. Lanes
+ * of a shared atomic on one word replay, ATOM_SHARED_PASS wavefronts each. */
+#define ATOM_REGION_BITS 12
+#define ATOM_SHARED_PASS 2
+#define ATOM_SLOTS (1u << 16)
+typedef struct AtomSlot { uint64_t key, n; } AtomSlot;
+
 typedef struct ModelEstimate {
-    double issue_ns, clock_ns, dram_ns, smem_ns, total_ns;
+    double issue_ns, clock_ns, dram_ns, smem_ns, atom_ns, total_ns;
     const char *bound;          /* what limits it, in words                                 */
 } ModelEstimate;
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "scheduler.h"
+#include "stop.h"
 #include "engine.h"
 #include "exec.h"
 #include "memory.h"
@@ -543,6 +544,23 @@ static void out_of_memory(Launch *L, uint32_t threads)
  * deadlock: programs poll with bounded loops of up to 2^22 tries (and so do the tests). */
 #define SPIN_ROUNDS (1u << 24)
 
+/* A poll that failed with the warp's pc, lanes, registers and predicates as they were at
+ * one of its last four failed polls (a turn may end at one of a few places of the loop):
+ * the loop has no counter, and it can only end when the memory it polls changes. Once every warp that can run polls like that, with nothing in flight,
+ * nothing can change that memory any more: a deadlock, reported at once instead of after
+ * SPIN_ROUNDS (a bounded polling loop changes its counter and still gets them). Hashing
+ * starts after POLL_QUIET failed polls in a row, so short waits pay nothing. */
+#define POLL_QUIET 64
+static int poll_still(Warp *w)
+{
+    uint64_t h = warp_state_hash(w, 1469598103934665603ull);
+    int still = 0;
+    for (int i = 0; i < 4; i++) still |= h == w->poll_hash[i];
+    memmove(&w->poll_hash[1], &w->poll_hash[0], 3 * sizeof w->poll_hash[0]);
+    w->poll_hash[0] = h;
+    return still;
+}
+
 /* Run one cluster (or lone CTA): its warps take turns round-robin; between turns the
  * asynchronous engine may complete operations in flight. */
 static int setup_cluster(WorkerBuf *b, Launch *L, uint64_t index)
@@ -643,14 +661,16 @@ static void finish_cluster(Cluster *cl, Launch *L)
         OBSERVE(L->obs, cta_end, cl->ctas[r]);
         wgmma_free_queue(cl->ctas[r]);
     }
-    uint64_t wi = 0, ti = 0;
+    uint64_t wi = 0, ti = 0, si = 0;
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             wi += cl->ctas[r]->warps[i].steps;
+            si += cl->ctas[r]->warps[i].slots;
             ti += cl->ctas[r]->warps[i].lane_steps;
             model_warp_done(&cl->ctas[r]->warps[i]);
         }
     __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->warp_slots, si, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
     kernel_ran(L, ti);
 }
@@ -671,21 +691,34 @@ static void set_deadline(Launch *L)
     L->deadline_ns = secs > 0 ? mono_ns() + (uint64_t)(secs * 1e9) : 0;
 }
 
-/* The launch ran past its time limit: says where every warp of the cluster is, then fails
- * the launch with cudaErrorLaunchTimeout. Every worker reports its own resident blocks. */
+/* The launch ran past its time limit, or the run is being stopped from outside (stop.c):
+ * says where every warp of the cluster is, then fails the launch (cudaErrorLaunchTimeout
+ * for the time limit). Every worker reports its own resident clusters; their warps go into
+ * the launch's one "timeout" record, which sched_report_limit writes when the launch ends. */
 static void time_limit(Cluster *cl, Launch *L)
 {
+    int stop = emu_stop_signal;
     pthread_mutex_lock(&L->lock);
     int first = !L->aborted;
     if (first) {
-        L->fault.code = EMU_ERR_LAUNCH_TIMEOUT;
-        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
-                 "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
-                 L->prog->name, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
+        L->fault.code = stop ? EMU_ERR_LAUNCH_FAILURE : EMU_ERR_LAUNCH_TIMEOUT;
+        if (stop)
+            snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: stopped from outside (signal %d) "
+                     "while running; where its warps were is above", L->prog->name, stop);
+        else
+            snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
+                     "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
+                     L->prog->name, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
         L->aborted = 1;
+        L->limit_stop = stop != 0;
     }
-    if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) {
-        if (first) fprintf(stderr, "ptxemu: time limit: kernel %s still running; its resident warps:\n", L->prog->name);
+    if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT || (L->limit_stop && first)) {
+        if (first)
+            fprintf(stderr, "ptxemu: %s: kernel %s still running; its resident warps:\n",
+                    L->limit_stop ? "stopped" : "time limit", L->prog->name);
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *m = L->limit_stop ? NULL : open_memstream(&buf, &blen);
         for (uint32_t r = 0; r < cl->n; r++) {
             Cta *c = cl->ctas[r];
             for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -695,14 +728,51 @@ static void time_limit(Cluster *cl, Launch *L)
                 int l = warp_place(w, &pc);
                 char at[512];
                 warp_where(w, l, at, sizeof at);
-                w->pc = pc;
                 fprintf(stderr, "ptxemu:   warp %u (%s): %s\n", w->id, at, sched_warp_state(w, l));
+                if (m) {
+                    fprintf(m, "%s{", L->limit_len || ftell(m) ? "," : "");
+                    report_place(m, w, l);
+                    fprintf(m, ",\"state\":");
+                    report_str(m, sched_warp_state(w, l));
+                    if ((w->bar_wait >> l & 1) && w->bar_id[l] < CLUSTER_BARRIER_ID) fprintf(m, ",\"barrier\":%u", w->bar_id[l]);
+                    mbar_json(m, w);
+                    fputc('}', m);
+                }
+                w->pc = pc;
             }
         }
+        if (m) {
+            fclose(m);
+            char *grown = buf && blen ? realloc(L->limit_js, L->limit_len + blen + 1) : NULL;
+            if (grown) {
+                memcpy(grown + L->limit_len, buf, blen + 1);
+                L->limit_js = grown;
+                L->limit_len += blen;
+            }
+            free(buf);
+        }
     }
-    int mine = L->fault.code == EMU_ERR_LAUNCH_TIMEOUT;
     pthread_mutex_unlock(&L->lock);
-    if (mine) report_cluster(cl, L, "timeout", "the launch ran past its time limit (PTXEMU_TIMEOUT)");
+}
+
+/* The launch's one "timeout" record: where all its warps were (every cluster resident when
+ * the time limit struck), written once the launch has ended. */
+void sched_report_limit(Launch *L)
+{
+    if (L->fault.code != EMU_ERR_LAUNCH_TIMEOUT) return;
+    FILE *js = report_open();
+    if (js) {
+        fprintf(js, "{\"kind\":\"timeout\",\"code\":%d,\"kernel\":", L->fault.code);
+        report_str(js, L->prog->name);
+        fprintf(js, ",\"message\":");
+        report_str(js, "the launch ran past its time limit (PTXEMU_TIMEOUT)");
+        fprintf(js, ",\"warps\":[%s],\"seed\":%llu}\n", L->limit_js ? L->limit_js : "",
+                (unsigned long long)(L->det ? L->seed : 0));
+        report_close(js);
+    }
+    free(L->limit_js);
+    L->limit_js = NULL;
+    L->limit_len = 0;
 }
 
 /* One round of a resident cluster (or lone CTA): each runnable warp runs one time slice;
@@ -731,10 +801,21 @@ static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
         if (L->deadline_ns && L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) time_limit(cl, L);
         return -1;
     }
-    if (L->deadline_ns && mono_ns() > L->deadline_ns) { time_limit(cl, L); return -1; }
+    if (emu_stop_signal || (L->deadline_ns && mono_ns() > L->deadline_ns)) { time_limit(cl, L); return -1; }
     /* an mbarrier wait that can never complete spins forever on a GPU; here it ends */
     *spins = progress && spun && !async_pending(cl) ? *spins + 1 : 0;
-    if (live && (!progress || *spins > SPIN_ROUNDS)) { deadlock(cl); return -1; }
+    if (*spins > POLL_QUIET) {
+        int still = 1;
+        for (uint32_t r = 0; r < cl->n; r++)
+            for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+                Warp *w = &cl->ctas[r]->warps[i];
+                if (w->active) still &= poll_still(w);
+            }
+        cl->still_rounds = still ? cl->still_rounds + 1 : 0;
+    } else {
+        cl->still_rounds = 0;
+    }
+    if (live && (!progress || *spins > SPIN_ROUNDS || cl->still_rounds > 2)) { deadlock(cl); return -1; }
     return live != 0;
 }
 
@@ -977,6 +1058,19 @@ static int det_admit(Det *d, uint32_t s, uint64_t index)
     return 0;
 }
 
+/* The warps of the resident clusters that can run (not parked at a barrier). */
+static uint32_t det_runnable(const Det *d)
+{
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < d->window; s++) {
+        if (!d->used[s]) continue;
+        const Cluster *cl = &d->slot[s].cluster;
+        for (uint32_t r = 0; r < cl->n; r++)
+            for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) n += cl->ctas[r]->warps[i].active != 0;
+    }
+    return n;
+}
+
 static uint32_t cluster_live(const Cluster *cl)
 {
     uint32_t live = 0;
@@ -1014,9 +1108,9 @@ static void run_det(Launch *L)
     if (!d.slot || !d.used) { out_of_memory(L, 0); goto out; }
     for (uint32_t s = 0; s < d.window && next < ncl; s++)
         if (det_admit(&d, s, next++) < 0) goto out;
-    uint32_t spins = 0, tick = 0;
+    uint32_t spins = 0, tick = 0, still = 0;
     for (;;) {
-        if (L->deadline_ns && (++tick & 1023) == 0 && mono_ns() > L->deadline_ns) {
+        if (emu_stop_signal || (L->deadline_ns && (++tick & 1023) == 0 && mono_ns() > L->deadline_ns)) {
             for (uint32_t s2 = 0; s2 < d.window; s2++)
                 if (d.used[s2]) time_limit(&d.slot[s2].cluster, L);
             break;
@@ -1090,7 +1184,10 @@ static void run_det(Launch *L)
             else if ((det_rand(&d) & 63) == 0)
                 best->prio = det_rand(&d) >> 40 | 1ull << 40;
             spins = (best->spin || best->mem_spin) && !async_count(cl) ? spins + 1 : 0;
-            if (spins > SPIN_ROUNDS) { deadlock(cl); break; }
+            /* pollers take turns (above), so once every resident warp that can run has
+             * polled with its state unchanged twice in a row, nothing will change */
+            still = spins > POLL_QUIET && poll_still(best) ? still + 1 : 0;
+            if (spins > SPIN_ROUNDS || (still > POLL_QUIET && still > 2 * det_runnable(&d))) { deadlock(cl); break; }
             uint32_t n = async_count(cl);
             if (n && (det_rand(&d) & 255) < d.async_per256) {
                 uint32_t idx = (uint32_t)det_rand(&d);

@@ -22,6 +22,8 @@ int sched_deterministic(uint64_t *seed);
 int sched_threads(void);
 /* Run every CTA of L to completion or until a fault aborts it. */
 void sched_run(Launch *L);
+/* After a launch that ran past its time limit ended: its one "timeout" record. */
+void sched_report_limit(Launch *L);
 /* Continue a launch that parked waiting for the host (L->park_buf set by sched_run): to the
  * end, or (may_park) until it parks again. Returns 1 when it parked again. */
 int sched_resume(Launch *L, int may_park);

@@ -240,8 +240,8 @@ static const char prologue[] =
     "#include \"emu/engine.h\"\n"
     "#include \"emu/native.h\"\n"
     "#define ROWP(r) (R + (size_t)(r) * WARP_SIZE)\n"
-    "#define FLUSH() do { w->steps += steps; w->lane_steps += lanes; steps = lanes = 0; } while (0)\n"
-    "#define GUARD(pg, pneg) mask = w->active & (P[pg] ^ (pneg)); steps++; lanes += (uint64_t)__builtin_popcount(mask)\n"
+    "#define FLUSH() do { w->steps += steps; w->lane_steps += lanes; w->slots += slots; steps = lanes = slots = 0; } while (0)\n"
+    "#define GUARD(pg, pneg, c) mask = w->active & (P[pg] ^ (pneg)); steps++; slots += (c); lanes += (uint64_t)__builtin_popcount(mask)\n"
     "#define NEXT() if (++w->pc == w->merge_pc) { rt->regroup(w); goto dispatch; }\n"
     "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n";
 
@@ -251,7 +251,7 @@ static const char main_head[] =
     "    const Inst *const code = w->prog->code;\n"
     "    uint64_t *const R = w->R;\n"
     "    uint32_t *const P = w->P;\n"
-    "    uint64_t steps = 0, lanes = 0;\n"
+    "    uint64_t steps = 0, lanes = 0, slots = 0;\n"
     "    uint32_t mask, at = 0;\n"
     "    int r = STEP_NEXT, result;\n"
     "    (void)R;\n"
@@ -349,10 +349,13 @@ static int run_load(const Inst *in, const JitOp *o)
  * the middle of a kernel of many labels it may not. It returns 1 when a check fails. */
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
+    uint32_t cost = 0;   /* the run's issue slots, for the time model */
+    for (uint32_t i = k; i < k + n; i++) cost += p->code[i].cost;
     put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
            "        uint64_t ln;\n        if (!run%u(w, code, rt, &ln)) {\n            steps += %u;\n"
-           "            lanes += ln;\n            w->pc = %u;\n            goto L%u;\n        }\n    }\n",
-        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, n, k + n, k + n);
+           "            slots += %u;\n            lanes += ln;\n            w->pc = %u;\n            goto L%u;\n"
+           "        }\n    }\n",
+        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, n, cost, k + n, k + n);
     b = fb;   /* the function */
     put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static int run%u(Warp *w, const Inst *code, "
            "const NativeRt *rt, uint64_t *lanes_out)\n{\n    uint64_t *const R = w->R;\n    uint32_t *const P = w->P;\n"
@@ -517,7 +520,7 @@ char *jit_native_source(const Program *p)
             uint32_t n = run_length(p, k);
             if (n >= 2) { emit_run(&b, &fb, p, k, n, wgmma); run_end = k + n; }
         }
-        put(&b, "    GUARD(%u, %uu);\n", in->pg, in->pneg);
+        put(&b, "    GUARD(%u, %uu, %u);\n", in->pg, in->pneg, in->cost);
         if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
             put(&b, "    if (__builtin_expect(w->wg_inflight != 0, 0)) rt->wgmma_check(w, &code[%u]);\n", k);
         const JitOp *o = jitop_of_inst(in);

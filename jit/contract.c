@@ -38,6 +38,7 @@ typedef struct Fa {
     Use *uses; uint32_t nuses, capuses;
     /* rewrites decided: per pc the hidden rows of a captured product */
     uint32_t *cap_a, *cap_b;
+    uint32_t stop_from;          /* stops_fusion: the mul being planned                     */
 } Fa;
 
 static int is_fp(int t)
@@ -115,6 +116,28 @@ static int acts_as_call(Fa *f, uint32_t pc)
         return is_fp(t) ? has_rnd(d) || t == TY_F64 : t != TY_U32;
     if (in->op == OP_rcp || in->op == OP_sqrt)
         return (t == TY_F32 && has_rnd(d)) || (t == TY_F64 && !desc_has(d, MOD_APPROX));
+    return 0;
+}
+
+
+/* What a mul and an add on either side of are not fused across, as measured on an H200
+ * (tests/cuda/fma_contract_async.cu's unrolled loop bodies, checked by fma_contract_fence.cu):
+ * membar and fence (not fence.proxy), a bulk copy or bulk reduction from shared into global
+ * memory, and a loop (an mbarrier wait loop; a single try_wait does not stop it). bar.sync,
+ * barrier.cluster, bar.warp.sync, atom, red, cp.async, bulk commit and wait_group, test_wait
+ * and try_wait, nanosleep and fence.proxy.async do not. f->stop_from: the mul's pc (a
+ * backward branch counts when it jumps back to after the mul). */
+static int stops_fusion(Fa *f, uint32_t pc)
+{
+    const Inst *in = code(f, pc);
+    const InstDesc *d = desc(f, pc);
+    if (in->op == OP_membar) return 1;
+    if (in->op == OP_fence) return !desc_has(d, MOD_PROXY);
+    /* a bulk copy or reduction from shared into global memory */
+    if (in->op == OP_cp)
+        return desc_has(d, MOD_BULK) && !desc_has(d, MOD_PREFETCH) && d->nspaces >= 1 && d->spaces[0] == SP_GLOBAL;
+    /* a loop between the two (an mbarrier wait loop): its back edge is a backward branch */
+    if (in->op == OP_bra) return (uint64_t)in->imm >= f->lo && (uint64_t)in->imm <= pc && (uint64_t)in->imm > f->stop_from;
     return 0;
 }
 
@@ -298,6 +321,45 @@ static int in_loop_without(Fa *f, uint32_t from, uint32_t avoid)
     return found;
 }
 
+/* Whether block `to` is reachable from block `from` without passing block `avoid`. */
+static int reaches_without(Fa *f, uint32_t from, uint32_t to, uint32_t avoid)
+{
+    uint8_t *seen = calloc(f->nb, 1);
+    uint32_t *stack = malloc((f->nb + 1) * sizeof *stack), sp = 0;
+    int found = 0;
+    if (!seen || !stack) { free(seen); free(stack); return 1; }
+    stack[sp++] = from;
+    while (sp && !found) {
+        uint32_t b = stack[--sp];
+        if (b == to) { found = 1; break; }
+        if (b == avoid || seen[b]) continue;
+        seen[b] = 1;
+        for (int k = 0; k < 2; k++)
+            if (f->succ[b][k] != UINT32_MAX && sp < f->nb) stack[sp++] = f->succ[b][k];
+    }
+    free(seen);
+    free(stack);
+    return found;
+}
+
+/* The add at pc reads the product (operand opd) inside a loop its mul (block mb) is outside
+ * of: ptxas fuses it only when it can hoist the add out of the loop too, that is when its
+ * other operand is not written inside the loop (fma_contract_f32.ptx case 7 adds a constant:
+ * fused; tests/cuda/fma_contract_async.cu adds a value loaded in the loop: plain, on an
+ * H200, whatever else the loop holds). */
+static int add_invariant(Fa *f, uint32_t pc, int opd, uint32_t mb)
+{
+    const Inst *in = code(f, pc);
+    if (in->ns < 2) return 0;
+    uint32_t row = in->s[opd ? 0 : 1], rb = f->block_of[pc - f->lo];
+    for (uint32_t q = f->lo; q < f->lo + f->n; q++) {
+        if (!writes_row(f, q, row)) continue;
+        uint32_t qb = f->block_of[q - f->lo];
+        if (reaches_without(f, rb, qb, mb) && reaches_without(f, qb, rb, mb)) return 0;
+    }
+    return 1;
+}
+
 /* The product defined at pc (a mul, or a mov/neg of one): are all its readers fusable adds
  * (directly, or through one mov/neg)? Fills the readers into uses (copied). depth 0: a mul. */
 static int all_fusable(Fa *f, uint32_t pc, int t, int ftz, Use **out, uint32_t *nout, int depth)
@@ -313,9 +375,17 @@ static int all_fusable(Fa *f, uint32_t pc, int t, int ftz, Use **out, uint32_t *
     for (uint32_t i = 0; i < f->nuses; i++) if (f->uses[i].reach & bit) mine[n++] = f->uses[i];
     int ok = n > 0;
     /* measured: several readers inside a loop the mul is outside of, and nothing is fused
-     * (one reader there is fused: tests/cuda/fma_contract.cu, fma_contract_f32.ptx case 7) */
-    for (uint32_t i = 0; i < n && ok && n > 1; i++)
-        if (in_loop_without(f, f->block_of[mine[i].pc - f->lo], f->block_of[pc - f->lo])) ok = 0;
+     * (tests/cuda/fma_contract.cu); one reader there is fused only when the add can leave
+     * the loop too (add_invariant) */
+    for (uint32_t i = 0; i < n && ok; i++)
+        if (in_loop_without(f, f->block_of[mine[i].pc - f->lo], f->block_of[pc - f->lo]))
+            ok = n == 1 && add_invariant(f, mine[i].pc, mine[i].opd, f->block_of[pc - f->lo]);
+    /* a product that lives across a fence or an mbarrier wait (stops_fusion) to any of its
+     * readers is fused into none of them (the code between, in order, stands for the paths) */
+    uint32_t last = pc;
+    for (uint32_t i = 0; i < n; i++) if (mine[i].pc > last) last = mine[i].pc;
+    f->stop_from = pc;
+    for (uint32_t q = pc + 1; q < last && ok; q++) ok = !stops_fusion(f, q);
     for (uint32_t i = 0; i < n && ok; i++) {
         const Use *u = &mine[i];
         const Inst *ui = code(f, u->pc);

@@ -1715,6 +1715,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
         Inst *in = &t.code[pc];
         t.descs[pc].obs = t.obs;
         const char *msg = bind_inst(in, &t.descs[pc]);
+        in->cost = op_issue_cost(in);
         if (msg) {
             const PtxInst *pi = NULL;
             for (int f = 0; f < t.nfns && !pi; f++)

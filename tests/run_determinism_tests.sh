@@ -74,6 +74,24 @@ grep -q "^mode 0: unspecified launch failure" "$work/spin0" &&
     grep -q "spin.cu:[0-9]*, PTX .*: deadlock: this loop spins without progress" "$work/spin0.err" &&
     grep -q '"kind":"deadlock".*"state":"spins in a loop that reads memory without progress"' "$work/spin.json"
 check "a loop polling a flag nobody sets is reported as a deadlock at its line" $?
+# a wrong-parity mbarrier wait (two warps that soon wait for phases that never come) is a
+# deadlock reported within moments under every seed, race detector on or off, and in the
+# parallel scheduler; the time limit guards the test (before, some seeds took minutes). With
+# the right parity the pipeline runs to its end under every seed.
+"$NVCC" -arch=sm_90 -lineinfo -o "$work/parity" "$here/det/parity.cu" || exit 1
+ok=0
+for s in $(seq 1 20); do
+    for rc in --racecheck ""; do
+        # shellcheck disable=SC2086  # rc is an option or nothing
+        timeout 120 "$launcher" --timeout 60 $rc --seed $s "$work/parity" >"$work/par" 2>&1
+        grep -q "deadlock: mbarrier wait never completes" "$work/par" && grep -q "^cudaErrorLaunchFailure" "$work/par" || { ok=1; echo "seed $s $rc:"; tail -n 3 "$work/par"; }
+        timeout 120 "$launcher" --timeout 60 $rc --seed $s "$work/parity" 0 >"$work/par" 2>&1
+        grep -q "^cudaSuccess" "$work/par" || { ok=1; echo "seed $s $rc, right parity:"; tail -n 3 "$work/par"; }
+    done
+done
+timeout 120 "$launcher" --timeout 60 "$work/parity" >"$work/par" 2>&1
+grep -q "deadlock: mbarrier wait never completes" "$work/par" || ok=1
+check "a wrong-parity mbarrier deadlock is reported at once under seeds 1-20 (and in parallel)" $ok
 ok=0
 for m in 1 2; do
     for s in 1 2; do

@@ -232,6 +232,110 @@ for mode in parallel deterministic; do
     fi
 done
 
+# --timeout fails the launch on every path: a kernel that waits for a flag the host never
+# sets (it parks, waiting for the host, in the parallel scheduler), with the shared and the
+# static runtime, in deterministic mode and with the race detector (there the loop counts:
+# one that only polls is a deadlock, reported at once). The error is
+# sticky, as the CUDA runtime documents cudaErrorLaunchTimeout (the H200 has no watchdog:
+# tests/gpu/recorded/batch1/timeout_probe.out; a trap's error behaves so there). A kernel of
+# several blocks that hits the limit is one "timeout" record.
+cat >"$tmp/park.cu" <<'EOF'
+#include <cstdio>
+__global__ void wait_flag(volatile int *flag) { while (*flag == 0) {} }
+__global__ void count_flag(volatile int *flag, int *out) { int n = 0; while (*flag == 0) n++; out[0] = n; }
+int main(int argc, char **argv)
+{
+    int *f;
+    cudaMalloc(&f, 64);
+    cudaMemset(f, 0, 64);
+    if (argc > 1) count_flag<<<1, 32>>>(f, f + 4);
+    else wait_flag<<<1, 32>>>(f);
+    printf("launch: %s\n", cudaGetErrorName(cudaGetLastError()));
+    printf("sync: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    printf("again: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    int *g;
+    printf("malloc: %s\n", cudaGetErrorName(cudaMalloc(&g, 4)));
+    return 0;
+}
+EOF
+cat >"$tmp/busy.cu" <<'EOF'
+#include <cstdio>
+__global__ void racy(int *a, int n) { for (int i = 0; i < n; i++) a[0] += threadIdx.x; }
+__global__ void busy(float *a, long n) { float v = threadIdx.x; for (long i = 0; i < n; i++) v = v * 0.999f + 1.0f; a[threadIdx.x] = v; }
+int main()
+{
+    float *f;
+    cudaMalloc(&f, 4096);
+    racy<<<1, 64>>>((int *)f, 4);
+    printf("racy: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    fflush(stdout);
+    busy<<<4, 64>>>(f, 1L << 40);
+    printf("busy: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    return 0;
+}
+EOF
+"$NVCC" -arch=sm_90 --cudart shared -lineinfo -o "$tmp/park_shared" "$tmp/park.cu" || exit 99
+"$NVCC" -arch=sm_90 -lineinfo -o "$tmp/park_static" "$tmp/park.cu" || exit 99
+"$NVCC" -arch=sm_90 -lineinfo -o "$tmp/busy" "$tmp/busy.cu" || exit 99
+for b in shared static; do
+    for m in "" "--seed 3" "--racecheck"; do
+        # shellcheck disable=SC2086  # m is a list of options
+        timeout 60 "$ptxemu" --timeout 1 $m "$tmp/park_$b" ${m:+count} >"$tmp/out" 2>"$tmp/err"
+        if grep -q "^sync: cudaErrorLaunchTimeout" "$tmp/out" && grep -q "^again: cudaErrorLaunchTimeout" "$tmp/out" &&
+           grep -q "^malloc: cudaErrorLaunchTimeout" "$tmp/out"; then
+            ok "--timeout fails the launch, sticky ($b runtime${m:+, $m})"
+        else
+            bad "--timeout fails the launch, sticky ($b runtime${m:+, $m})"; cat "$tmp/out"
+        fi
+    done
+done
+for m in "" "--seed 2"; do
+    rm -f "$tmp/t.json"
+    # shellcheck disable=SC2086  # m is a list of options
+    PTXEMU_REPORT="$tmp/t.json" timeout 60 "$ptxemu" --timeout 1 $m "$tmp/busy" >"$tmp/out" 2>"$tmp/err"
+    if [ "$(grep -c '"kind":"timeout"' "$tmp/t.json")" = 1 ] && grep -q "^busy: cudaErrorLaunchTimeout" "$tmp/out"; then
+        ok "a kernel of four blocks past its time limit is one timeout record${m:+ ($m)}"
+    else
+        bad "a kernel of four blocks past its time limit is one timeout record${m:+ ($m)}"
+    fi
+done
+
+# A run stopped from outside (SIGTERM, SIGINT, SIGALRM) leaves a complete report: the races
+# found so far, valid JSON lines and a "stopped" record, in PTXEMU_REPORT and, through
+# --report-json, in the document and in the user's PTXEMU_REPORT (which gets every line as it
+# comes, so a ptxemu killed outright leaves the lines so far)
+if command -v python3 >/dev/null; then
+    for sig in TERM INT ALRM; do
+        for mode in direct json; do
+            rm -f "$tmp/u.jsonl" "$tmp/doc.json"
+            if [ $mode = direct ]; then
+                PTXEMU_REPORT="$tmp/u.jsonl" timeout -s $sig 2 "$ptxemu" --racecheck --seed 2 "$tmp/busy" >/dev/null 2>&1
+            else
+                PTXEMU_REPORT="$tmp/u.jsonl" timeout -s $sig 2 "$ptxemu" --report-json "$tmp/doc.json" --racecheck --seed 2 "$tmp/busy" >/dev/null 2>&1
+            fi
+            if python3 - "$tmp/u.jsonl" "$tmp/doc.json" $mode $sig <<'PYEOF'
+import json, sys, signal
+lines = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [l["kind"] for l in lines]
+want = getattr(signal, "SIG" + sys.argv[4])
+assert kinds[-1] == "stopped" and lines[-1]["signal"] == want, kinds
+assert "write-after-write" in kinds, kinds
+if sys.argv[3] == "json":
+    d = json.load(open(sys.argv[2]))
+    assert d["signal"] == want and len(d["stopped"]) == 1 and len(d["races"]) == 3, d
+PYEOF
+            then ok "SIG$sig leaves a complete report ($mode)"; else bad "SIG$sig leaves a complete report ($mode)"; fi
+        done
+    done
+    rm -f "$tmp/u.jsonl" "$tmp/doc.json"
+    PTXEMU_REPORT="$tmp/u.jsonl" timeout -s KILL 3 "$ptxemu" --report-json "$tmp/doc.json" --racecheck --seed 2 "$tmp/busy" >/dev/null 2>&1
+    if python3 -c "import json, sys; k = [json.loads(l)['kind'] for l in open(sys.argv[1])]; assert 'write-after-write' in k, k" "$tmp/u.jsonl"; then
+        ok "ptxemu --report-json killed outright: the user's PTXEMU_REPORT has the lines so far"
+    else
+        bad "ptxemu --report-json killed outright: the user's PTXEMU_REPORT has the lines so far"
+    fi
+fi
+
 # --timeline: a Chrome-trace JSON of the launch, its blocks on workers, each warp's running
 # and waiting (barrier, mbarrier), the async copies and the memory copies; the same seed gives
 # the same file

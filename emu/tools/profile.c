@@ -15,6 +15,7 @@
  * need one wavefront each, lanes on the same word share it; 8- and 16-byte accesses go in 2 and
  * 4 phases of 16 and 8 lanes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include "tools.h"
 
 static int print_reports;
@@ -61,10 +62,72 @@ static uint32_t wavefronts(uint32_t mask, unsigned size, uint8_t *const host[WAR
     return total ? total : 1;
 }
 
+/* The most lanes of mask on one 4-byte word: a shared atomic replays once for each. */
+static uint32_t same_word_lanes(uint32_t mask, uint8_t *const host[WARP_SIZE])
+{
+    uint32_t most = 1;
+    FOR_LANES(mask, l) {
+        uint32_t n = 0;
+        uint64_t a = (uint64_t)(uintptr_t)host[l] / 4;
+        FOR_LANES(mask, m) n += (uint64_t)(uintptr_t)host[m] / 4 == a;
+        if (n > most) most = n;
+    }
+    return most;
+}
+
+/* Count n updates of key (key + 1: 0 marks a free slot); a full neighbourhood drops them */
+static void atom_count(AtomSlot *t, uint64_t key, uint64_t n)
+{
+    key++;
+    uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    for (uint32_t probe = 0; probe < 64; probe++) {
+        AtomSlot *s = &t[((uint32_t)(h >> 40) + probe) & (ATOM_SLOTS - 1)];
+        uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE), zero = 0;
+        if (k == 0 && __atomic_compare_exchange_n(&s->key, &zero, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            k = key;
+        else if (k == 0)
+            k = zero;
+        if (k == key) { __atomic_fetch_add(&s->n, n, __ATOMIC_RELAXED); return; }
+    }
+}
+
+static AtomSlot *atom_tables(Launch *L)
+{
+    AtomSlot *t = __atomic_load_n((AtomSlot **)&L->prof.atoms, __ATOMIC_ACQUIRE);
+    if (t) return t;
+    AtomSlot *fresh = calloc(2 * (size_t)ATOM_SLOTS, sizeof *fresh), *none = NULL;
+    if (!fresh) return NULL;
+    if (!__atomic_compare_exchange_n((AtomSlot **)&L->prof.atoms, &none, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(fresh);
+        return none;
+    }
+    return fresh;
+}
+
+/* A global atomic's updates by address and region (model.h). ptxas adds up an integer add of
+ * a warp to one address first (REDUX.SUM and one RED, or a prefix sum and one ATOM: the SASS
+ * of tests/perf/lessons.cu's red_same and atom_same): that is one update. */
+static void count_atomic(Warp *w, const Inst *in, uint32_t mask, uint8_t *const host[WARP_SIZE], uint32_t sectors)
+{
+    AtomSlot *t = atom_tables(w->launch);
+    if (!t) return;
+    int l0 = __builtin_ctz(mask);
+    int one = in->bop == 0 /* add */ && in->t >= TY_B32 && in->t <= TY_S64 && in->t != TY_B128;
+    FOR_LANES(mask, l) one &= host[l] == host[l0];
+    uint64_t cost = in->t == TY_F32 || in->t == TY_F64 || in->t == TY_F16 || in->t == TY_F16X2 ||
+                    in->t == TY_BF16 || in->t == TY_BF16X2 ? 2 : 1;
+    FOR_LANES(mask, l) {
+        uint64_t a = (uint64_t)(uintptr_t)host[l];
+        atom_count(t, a, cost);
+        atom_count(t + ATOM_SLOTS, a >> ATOM_REGION_BITS, 1);
+        if (one) break;
+    }
+    if (in->op == OP_atom) __atomic_fetch_add(&w->launch->prof.atom_ret_sec, sectors, __ATOMIC_RELAXED);
+}
+
 static void prof_mem(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                     uint8_t *const host[WARP_SIZE])
 {
-    (void)in;
     Profile *p = &w->launch->prof;
     const Cta *c = w->cta;
     int l0 = __builtin_ctz(mask);
@@ -73,7 +136,7 @@ static void prof_mem(Warp *w, const Inst *in, uint32_t mask, unsigned size, int 
     if (!shared && !query_is_global((uint64_t)(uintptr_t)h)) return;   /* local, param, const */
     int store = access != ACC_READ;
     if (shared) {
-        uint32_t wf = wavefronts(mask, size, host);
+        uint32_t wf = access == ACC_ATOMIC ? ATOM_SHARED_PASS * same_word_lanes(mask, host) : wavefronts(mask, size, host);
         __atomic_fetch_add(store ? &p->sst_req : &p->sld_req, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(store ? &p->sst_wave : &p->sld_wave, wf, __ATOMIC_RELAXED);
         w->m_wave += wf;
@@ -87,6 +150,7 @@ static void prof_mem(Warp *w, const Inst *in, uint32_t mask, unsigned size, int 
         if ((a + size - 1) / 32 != a / 32 && n < WARP_SIZE * 2) sec[n++] = (a + size - 1) / 32;
     }
     uint32_t d = distinct(sec, n);
+    if (access == ACC_ATOMIC) count_atomic(w, in, mask, host, d);
     __atomic_fetch_add(store ? &p->gst_req : &p->gld_req, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(store ? &p->gst_sec : &p->gld_sec, d, __ATOMIC_RELAXED);
     w->m_sect += d;
@@ -133,7 +197,7 @@ static void profile_report(Launch *L, const char *name)
             "ptxemu: profile:   shared loads: %llu requests, %.2f wavefronts a request; stores: %llu requests, %.2f wavefronts a request\n"
             "ptxemu: profile:   occupancy: theoretical %.0f%% (%u blocks of %u warps an SM, limited by %s; registers not modelled), achieved %.1f%% (%.0f wave%s of blocks over 132 SMs)\n"
             "ptxemu: profile:   waiting at barriers and mbarriers: %.1f%% of warp time\n"
-            "ptxemu: profile:   estimated H100 time: %.1f us (%s bound: issue %.1f us, warp latency %.1f us, DRAM %.1f us, shared %.1f us, launch 3 us)\n",
+            "ptxemu: profile:   estimated H100 time: %.1f us (%s bound: issue %.1f us, warp latency %.1f us, DRAM %.1f us, shared %.1f us, atomics %.1f us, launch 3 us)\n",
             name, (unsigned long long)L->seq, L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2],
             (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts, ratio(L->thread_insts, L->warp_insts),
             (unsigned long long)p->gld_req, ratio(p->gld_sec, p->gld_req), (unsigned long long)p->gst_req,
@@ -141,7 +205,7 @@ static void profile_report(Launch *L, const char *name)
             (unsigned long long)p->sst_req, ratio(p->sst_wave, p->sst_req), occ, blocks, warps, limit, achieved,
             waves, waves == 1 ? "" : "s",
             100.0 * ratio(p->wait_ns, p->wait_ns + p->run_ns), est_ns / 1000.0, bound, issue_ns / 1000.0,
-            e.clock_ns / 1000.0, dram_ns / 1000.0, smem_ns / 1000.0);
+            e.clock_ns / 1000.0, dram_ns / 1000.0, smem_ns / 1000.0, e.atom_ns / 1000.0);
     FILE *js = report_open();
     if (!js) return;
     fprintf(js, "{\"kind\":\"profile\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);

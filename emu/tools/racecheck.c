@@ -15,12 +15,14 @@
  * of global memory a launch touched) has 16 bytes: its last write and two reads, each a lane
  * and an index into an access log and the bytes of the word it touched. Accesses to
  * different bytes never conflict; a write forgets an earlier write to other bytes of the
- * word (a race with those is missed, none is invented). A read replaces a read it covers
+ * word (a race with those is missed, none is invented), except one by the same thread since
+ * its last synchronisation, whose bytes the word keeps (byte-by-byte copies). A read replaces a read it covers
  * that happens before it (a write racing with the old one races with the new one); reads
  * that do not order keep two slots, so a read by another CTA is not lost to the own. A log record (launch, CTA, warp, instruction, clock,
  * proxy-fence count) stands for every lane and word one warp instruction touched at one
  * clock, so the log grows with the instructions run between synchronisations, not with the
- * data, and compaction drops the records no word names any more. Shared accesses log per
+ * data, and compaction drops the records no word names any more. (Each pass of a loop is
+ * its own record.) Shared accesses log per
  * cluster (freed with it); global ones for the process, so that launches stream order leaves
  * unordered are checked against each other (race_order gives each launch its place).
  * Findings are printed by racereport.c.
@@ -169,7 +171,7 @@ typedef struct RaceWarp {
     Clock vc;
     Far pend;                   /* released clocks relaxed reads saw: a fence acquires them  */
     uint8_t pend_far;           /* ... some from another CTA (1) or cluster (2)             */
-    struct { uint32_t pc, clk, pgen, idx, gen; } memo[2][8];   /* recent records: shared, global */
+    struct { uint32_t pc, clk, pgen, idx, gen; uint64_t step; } memo[2][8];   /* recent records: shared, global */
     uint32_t ver;               /* bumped whenever clk or vc changes                        */
     struct { uint32_t rec, ver, gen; } ok[2];   /* shared, global: a log record known to
                                                  * happen before, at version ver, log gen */
@@ -866,12 +868,16 @@ static int log_grow(Log *log, uint32_t first)
     return 0;
 }
 
-/* The log record of the warp's current instruction at its current clock. */
+/* The log record of the warp's current instruction at its current clock: one a dynamic
+ * instruction (the warp's step count tells them apart), so that two passes of a loop are two
+ * accesses - lane t's fifth byte written in the fifth pass and lane t+1's first byte in the
+ * first are different instructions of independent threads, not one warp instruction. */
 static uint32_t log_index(Warp *w, Log *log, int space, uint32_t pc, uint32_t pgen)
 {
     RaceWarp *me = rw_of(w);
     __typeof__(me->memo[0][0]) *m = &me->memo[space][pc & 7];
-    if (m->idx && m->gen == log->gen && m->pc == pc && m->clk == me->clk && m->pgen == pgen)
+    if (m->idx && m->gen == log->gen && m->pc == pc && m->clk == me->clk && m->pgen == pgen &&
+        m->step == w->steps)
         return m->idx;
     if (log->n + 1 >= log->cap) {
         uint32_t gen = log->gen;
@@ -887,7 +893,7 @@ static uint32_t log_index(Warp *w, Log *log, int space, uint32_t pc, uint32_t pg
     a->launch = RACE_LOG(w->launch)->cur;
     a->cta = w->cta->linear; a->clus = clus_index(w); a->pc = pc; a->clk = me->clk;
     a->pgen = pgen; a->warp = (uint16_t)w->id; a->rank = (uint8_t)w->cta->rank;
-    m->idx = log->n++; m->pc = pc; m->clk = me->clk; m->pgen = pgen; m->gen = log->gen;
+    m->idx = log->n++; m->pc = pc; m->clk = me->clk; m->pgen = pgen; m->gen = log->gen; m->step = w->steps;
     return m->idx;
 }
 
@@ -1049,8 +1055,17 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
     }
     if (f && global) { f->global = 1; f->addr = addr; }
     uint32_t v = cur << 5 | (uint32_t)l;
+    const Acc *prev = wi ? &log->a[wi] : NULL;
     if (write && wi == cur && !(x->wm & mask)) {   /* another lane's bytes of this instruction */
         x->w = (x->w & CELL_PENDING) | v; x->wm |= (uint8_t)mask; x->wmulti = 1;
+    } else if (write && prev && !x->wmulti && !(x->wm & mask) && (x->w & 31) == (uint32_t)l &&
+               prev->launch == now->launch && prev->cta == w->cta->linear && prev->warp == w->id &&
+               prev->clk == now->clk && plain_write(L, prev) && !atomic) {
+        /* the same thread wrote other bytes of the word since its last synchronisation (a
+         * byte-by-byte copy): the word keeps all of them, named by the latest write, so that
+         * another lane writing one of the earlier bytes at another instruction (one past the
+         * end of its own slot) still meets them */
+        x->w = (x->w & CELL_PENDING) | v; x->wm |= (uint8_t)mask;
     } else if (write) {
         /* A plain write the new one would make the shadow forget is kept in a read slot
          * when later accesses may race with it and not with the new write: an atomic over it

@@ -164,6 +164,12 @@ void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg)
     if (first && msg && *msg) drv_diag("%s", msg);
 }
 
+CUresult drv_after_wait(CUcontext c, CUresult e)
+{
+    if (e != CUDA_SUCCESS || !c) return e;
+    return __atomic_load_n(&c->sticky, __ATOMIC_ACQUIRE);
+}
+
 /* ---- context-local storage ---- */
 
 static DrvCls **cls_find(CUcontext c, void *key)
@@ -436,7 +442,7 @@ CUresult CUDAAPI cuCtxSynchronize(void)
     drv_lock();
     drv_order_host_waits_all();
     drv_unlock();
-    return e;
+    return drv_after_wait(c, e);
 }
 
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)

@@ -65,6 +65,9 @@ int drv_primary_active(CUdevice dev);
 CUresult drv_ctx_check(CUcontext c);
 /* Make e the context's sticky error (the first wins) and print msg once. */
 void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg);
+/* A call that waited for work (a kernel kept waiting for the host ran then, and may have
+ * failed): e, or once e is success the sticky error the context has now. */
+CUresult drv_after_wait(CUcontext c, CUresult e);
 /* Context-local storage, for the export table c693336e-... (export.c). */
 CUresult drv_cls_put(CUcontext c, void *key, void *value, void (*dtor)(CUcontext, void *, void *));
 CUresult drv_cls_get(CUcontext c, void *key, void **value);

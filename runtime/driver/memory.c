@@ -502,7 +502,7 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
         if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
         if (rc_) { emu_host_copy_end(); drv_order_host_waits(NULL); }     \
         drv_unlock();                                                     \
-        return e_;                                                        \
+        return drv_after_wait(c_, e_);                                    \
     } while (0)
 
 /* An asynchronous copy or fill (named api): `expr` does it, `captured` adds it to a

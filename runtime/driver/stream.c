@@ -456,7 +456,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
     if (e != CUDA_SUCCESS) return e;
     if ((e = drv_capture_sync_stream(hStream)) == CUDA_SUCCESS) drv_order_host_waits(hStream);
     drv_unlock();
-    return e;
+    return drv_after_wait(drv_ctx_current(), e);
 }
 
 /* Work is complete when the call that issued it returns, so a valid stream is idle, unless
@@ -800,7 +800,7 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     int ok = event_live(hEvent);
     e = ok ? drv_capture_event_host(hEvent, 0) : CUDA_ERROR_INVALID_HANDLE;
     drv_unlock();
-    return e;
+    return drv_after_wait(c, e);
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -815,7 +815,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     if (e == CUDA_SUCCESS) ord_join(&host, &hEvent->order);
     if (e == CUDA_SUCCESS) mt_host = dmax(mt_host, hEvent->model_ns);
     drv_unlock();
-    return e;
+    return drv_after_wait(c, e);
 }
 
 /* An event record node: the event stands for the graph's work up to it. */
