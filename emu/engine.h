@@ -29,6 +29,9 @@ void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc,
 
 /* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
 void warp_unpark(Warp *w, uint32_t lanes);
+/* Some lanes exited (alive updated): lanes waiting at a warp sync try it again. Call
+ * before re-picking the running group. */
+void warp_lanes_exited(Warp *w);
 /* "kernel K, file:line, PTX name:line, block (..), thread (..)" of lane `lane` at w's pc. */
 void warp_where(Warp *w, int lane, char *buf, size_t n);
 /* PTXEMU_REPORT: open (locked) / close the report file (NULL when unset), write a JSON string,

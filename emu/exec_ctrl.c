@@ -42,6 +42,7 @@ static int lanes_exit(Warp *w, uint32_t mask)
     w->active &= ~mask;
     w->pc++;                 /* lanes the guard kept out go on with the next instruction */
     cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(mask & w->valid));
+    warp_lanes_exited(w);
     warp_regroup(w);
     return STEP_EXIT;
 }
@@ -144,6 +145,7 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
     if (leaving) {
         w->alive &= ~leaving;
         cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(leaving & w->valid));
+        warp_lanes_exited(w);
     }
     /* fast path: the whole group returns to one place (inside a divergence region the
      * return may close it: regroup decides) */
@@ -374,13 +376,22 @@ static int h_cluster_wait(Warp *w, const Inst *in, uint32_t mask)
     return cluster_barrier_wait(w, mask);
 }
 
-/* bar.warp.sync membermask */
+/* bar.warp.sync membermask: lanes may pass different masks (the tiles of cooperative
+ * groups); a lane its own mask does not name is undefined (compute-sanitizer's synccheck
+ * reports it too, "Barrier error detected. Invalid arguments"; the H200 goes on). */
 static int h_bar_warp_sync(Warp *w, const Inst *in, uint32_t mask)
 {
-    uint32_t members = (uint32_t)ROW(w, in->s[0])[__builtin_ctz(mask)];
-    int r = warp_converge(w, in, mask, members);
-    if (!r && w->launch->racecheck) race_warp_sync(w, mask, ROW(w, in->s[0]));   /* orders the lanes' accesses */
-    return r;
+    const uint64_t *m = ROW(w, in->s[0]);
+    uint32_t members = 0, out = 0;
+    FOR_LANES(mask, l) {
+        members |= (uint32_t)m[l];
+        out |= (uint32_t)(~m[l] >> l & 1) << l;
+    }
+    int r = warp_converge_sync(w, in, mask, members, JOIN_NONE);
+    if (r) return r;
+    if (out) warp_sync_outside(w, "bar.warp.sync", out, in->s[0]);
+    if (w->launch->racecheck) race_warp_sync(w, mask, m);   /* orders the lanes' accesses */
+    return 0;
 }
 
 const char *bind_bar(Inst *in, const InstDesc *d)

@@ -114,6 +114,8 @@ struct Warp {
     uint32_t fp[WARP_SIZE];     /* frame pointer (local-space offset) of each lane           */
     uint16_t depth[WARP_SIZE];  /* call depth of each lane                                   */
     uint32_t sync_wait;         /* lanes of `waiting` parked at a warp-synchronous instruction */
+    uint32_t sync_go;           /* lanes a completed warp sync released: they run theirs at once */
+    uint32_t sync_join;         /* running a warp sync for lanes of several sites (engine.c)  */
     uint32_t bar_wait;          /* lanes of `waiting` parked at a CTA barrier                */
     uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on               */
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
@@ -316,6 +318,14 @@ static inline uint32_t popcount32(uint32_t x)
 /* Undefined behaviour the H100 does not fault on: one warning line on stderr per
  * instruction and launch; the kernel goes on as the hardware does. */
 void warp_warn(Warp *w, int lane, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same, with its own JSON kind: "out-of-bounds" (an access the H100's pages tolerate,
+ * which --report-json counts as an error). */
+void warp_warn_kind(Warp *w, int lane, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Undefined behaviour reported as an error ("ptxemu: undefined behaviour: ..." and a JSON
+ * line of kind "undefined"), once per instruction and launch; the kernel goes on as the
+ * GPU does. */
+void warp_undefined(Warp *w, int lane, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Run the body for each lane of `mask` (a variable of that name in scope), `l` being the
  * lane. The full-warp case is a plain counted loop so that gcc -O2 vectorizes the simple

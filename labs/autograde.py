@@ -319,6 +319,10 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
              elapsed, launcher_rc, places):
     rep = report or {}
     faults = rep.get("faults") or []
+    # errors that do not stop the kernel: an access past an allocation that the GPU's pages
+    # tolerate (without PTXEMU_STRICT_BOUNDS), undefined behaviour of a warp-synchronous
+    # instruction; they fail the same check
+    invalid = (rep.get("out_of_bounds") or []) + (rep.get("undefined") or [])
     races = rep.get("races") or []
     deadlocks = rep.get("deadlocks") or []
     timeouts = rep.get("timeouts") or []
@@ -326,7 +330,7 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
     api_errors = rep.get("api_errors") or []
     exit_status = rep.get("exit_status")
     sig = rep.get("signal")
-    names = demangle([x.get("kernel") for x in faults + races + deadlocks + timeouts])
+    names = demangle([x.get("kernel") for x in faults + invalid + races + deadlocks + timeouts])
 
     def kname(x):
         return names.get(x.get("kernel"), x.get("kernel") or "?")
@@ -360,15 +364,16 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
     checks.append(c)
     if report is None:
         c.set("skip", "not known: no report")
-    elif faults:
+    elif faults or invalid:
         det = []
-        for fl in faults[:MAX_LIST]:
+        for fl in (faults + invalid)[:MAX_LIST]:
             det.append("%s" % fl.get("message", "fault"))
             det.append("    at %s" % places.describe(fl))
             det.append("    kernel %s, block %s, thread %s" % (kname(fl), dim3(fl.get("block")), dim3(fl.get("thread"))))
-        if len(faults) > MAX_LIST:
-            det.append("... and %d more" % (len(faults) - MAX_LIST))
-        c.set("fail", "%d fault%s: an invalid memory access or instruction" % (len(faults), "s" if len(faults) > 1 else ""), det)
+        nf = len(faults) + len(invalid)
+        if nf > MAX_LIST:
+            det.append("... and %d more" % (nf - MAX_LIST))
+        c.set("fail", "%d fault%s: an invalid memory access or instruction" % (nf, "s" if nf > 1 else ""), det)
         reasons.append("fault")
     else:
         c.set("pass", "no out-of-bounds, misaligned or otherwise invalid access")

@@ -66,10 +66,12 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* A hazard report of the race detector, or a kernel fault, in a run's stderr. */
+/* A hazard report of the race detector, a kernel fault or undefined behaviour, in a run's
+ * stderr. */
 static int reports_hazard(const char *err)
 {
-    return err && (strstr(err, "ptxemu: race:") || strstr(err, "ptxemu: kernel "));
+    return err && (strstr(err, "ptxemu: race:") || strstr(err, "ptxemu: kernel ") ||
+                   strstr(err, "ptxemu: undefined behaviour:"));
 }
 
 static void print_replay(unsigned long long seed, char **prog)

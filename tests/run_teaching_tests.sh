@@ -1,0 +1,51 @@
+#!/bin/sh
+# run_teaching_tests.sh - what a class hits in its first week (issue 23), on the small programs
+# of tests/teach/first_week.cu: warp-synchronous intrinsics after lanes exited, and a lane
+# outside its own membermask reported as undefined behaviour.
+# Exit: 0 all passed, 1 some failed, 77 (automake "skipped") without nvcc.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "${abs_top_srcdir:-$here/..}" && pwd)
+builddir=${abs_top_builddir:-$(pwd)}
+ptxemu=${PTXEMU:-$builddir/runtime/ptxemu}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || { echo "run_teaching_tests: no nvcc: skipped"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptxemu-teach.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0 fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; fail=$((fail + 1)); [ -f "$tmp/err" ] && head -n 5 "$tmp/err"; }
+prog=$tmp/first_week
+(cd "$srcdir/tests/teach" && "$NVCC" -arch=sm_90 --cudart shared -O2 -lineinfo -o "$prog" first_week.cu) || exit 99
+
+# 1. lanes 16-31 returned: a full mask waits only for lanes 0-15 (no false deadlock)
+"$ptxemu" "$prog" half_return >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && grep -qx "sum 120 ballot ffff" "$tmp/out" && grep -qx "half_return: cudaSuccess" "$tmp/out" &&
+   [ ! -s "$tmp/err" ]; then
+    ok "exited lanes are not waited for by a full-mask shuffle and ballot"
+else
+    bad "exited lanes are not waited for by a full-mask shuffle and ballot (exit $rc)"
+fi
+
+# 1. a lane outside its own membermask: reported with the line, the run goes on as on an H200
+"$ptxemu" --report-json "$tmp/r.json" "$prog" shfl_outside >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && grep -qx "lane 0 100 lane 31 100" "$tmp/out" &&
+   grep -q "^ptxemu: undefined behaviour: kernel .*first_week.cu:28.*thread (16,0,0): lane 16 executes shfl.sync with membermask 0x0000ffff, which does not name it (16 lanes of the warp do so)" "$tmp/err" &&
+   [ "$(grep -c 'undefined behaviour' "$tmp/err")" = 1 ] &&
+   grep -q '"errors":1,' "$tmp/r.json" && grep -q '"kind":"undefined"' "$tmp/r.json"; then
+    ok "a lane outside its shfl.sync membermask is reported as undefined behaviour, once, and counted"
+else
+    bad "a lane outside its shfl.sync membermask is reported as undefined behaviour, once, and counted (exit $rc)"
+fi
+"$ptxemu" "$prog" syncwarp_outside >"$tmp/out" 2>"$tmp/err"
+if grep -q "^ptxemu: undefined behaviour: .*first_week.cu:34.*lane 16 executes bar.warp.sync with membermask 0x0000ffff" "$tmp/err" &&
+   grep -qx "syncwarp_outside: cudaSuccess" "$tmp/out"; then
+    ok "a lane outside its __syncwarp mask is reported as undefined behaviour"
+else
+    bad "a lane outside its __syncwarp mask is reported as undefined behaviour"
+fi
+
+echo "teaching tests: $pass passed, $fail failed"
+[ $fail = 0 ]
