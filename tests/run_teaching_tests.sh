@@ -1,7 +1,8 @@
 #!/bin/sh
 # run_teaching_tests.sh - what a class hits in its first week (issue 23), on the small programs
 # of tests/teach/first_week.cu: warp-synchronous intrinsics after lanes exited, and a lane
-# outside its own membermask reported as undefined behaviour.
+# outside its own membermask reported as undefined behaviour; an access past an allocation
+# that a plain run only warns about is an error for --report-json and ptxemu race.
 # Exit: 0 all passed, 1 some failed, 77 (automake "skipped") without nvcc.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,6 +46,44 @@ if grep -q "^ptxemu: undefined behaviour: .*first_week.cu:34.*lane 16 executes b
     ok "a lane outside its __syncwarp mask is reported as undefined behaviour"
 else
     bad "a lane outside its __syncwarp mask is reported as undefined behaviour"
+fi
+
+# 3. an out-of-bounds write the GPU's pages tolerate: a warning on a plain run, an error in
+# --report-json and for ptxemu race (compute-sanitizer's memcheck counts it)
+"$ptxemu" "$prog" oob >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && grep -q "^ptxemu: warning: .*first_week.cu:40.*invalid global write of 4 bytes.*(past its end)" "$tmp/err" &&
+   grep -qx "oob: cudaSuccess" "$tmp/out"; then
+    ok "a tolerated out-of-bounds write warns on a plain run"
+else
+    bad "a tolerated out-of-bounds write warns on a plain run (exit $rc)"
+fi
+"$ptxemu" --report-json "$tmp/r.json" "$prog" oob >"$tmp/out" 2>"$tmp/err"
+if grep -q '"errors":1,' "$tmp/r.json" && grep -q '"out_of_bounds":\[' "$tmp/r.json" &&
+   grep -q '"kind":"out-of-bounds".*"src_line":40' "$tmp/r.json"; then
+    ok "--report-json counts a tolerated out-of-bounds write as an error"
+else
+    bad "--report-json counts a tolerated out-of-bounds write as an error"
+fi
+PTXEMU_LOG=0 "$ptxemu" --report-json "$tmp/r.json" "$prog" oob >"$tmp/out" 2>"$tmp/err"
+if grep -q '"errors":1,' "$tmp/r.json" && ! grep -q "warning" "$tmp/err"; then
+    ok "PTXEMU_LOG=0 silences the warning but the report still counts it"
+else
+    bad "PTXEMU_LOG=0 silences the warning but the report still counts it"
+fi
+"$ptxemu" race --seeds 3 "$prog" oob >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && grep -q "seed 1 reports a hazard or fault" "$tmp/out" && grep -q "replay: ptxemu --seed 1" "$tmp/out"; then
+    ok "ptxemu race stops at a tolerated out-of-bounds write"
+else
+    bad "ptxemu race stops at a tolerated out-of-bounds write (exit $rc)"
+fi
+"$ptxemu" race --seeds 2 "$prog" half_return >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && grep -q "2 seeds, all outputs identical" "$tmp/out"; then
+    ok "ptxemu race passes a correct program"
+else
+    bad "ptxemu race passes a correct program (exit $rc)"
 fi
 
 echo "teaching tests: $pass passed, $fail failed"

@@ -13,9 +13,11 @@
 #include <unistd.h>
 #include "report.h"
 
-enum { R_LAUNCH, R_FAULT, R_RACE, R_DEADLOCK, R_TIMEOUT, R_API, R_LEAK, R_WARN, R_UNDEF, R_N };
+enum { R_LAUNCH, R_FAULT, R_RACE, R_DEADLOCK, R_TIMEOUT, R_API, R_LEAK, R_WARN, R_UNDEF, R_OOB,
+       R_PROFILE, R_N };
 static const char *const section[R_N] = { "launches", "faults", "races", "deadlocks", "timeouts",
-                                          "api_errors", "leaks", "warnings", "undefined" };
+                                          "api_errors", "leaks", "warnings", "undefined",
+                                          "out_of_bounds", "profiles" };
 
 static int kind_of(const char *line)
 {
@@ -23,7 +25,8 @@ static int kind_of(const char *line)
         { "\"kind\":\"launch\"", R_LAUNCH }, { "\"kind\":\"fault\"", R_FAULT },
         { "\"kind\":\"deadlock\"", R_DEADLOCK }, { "\"kind\":\"timeout\"", R_TIMEOUT },
         { "\"kind\":\"api_error\"", R_API }, { "\"kind\":\"leak\"", R_LEAK },
-        { "\"kind\":\"warning\"", R_WARN }, { "\"kind\":\"undefined\"", R_UNDEF } };
+        { "\"kind\":\"warning\"", R_WARN }, { "\"kind\":\"undefined\"", R_UNDEF },
+        { "\"kind\":\"out-of-bounds\"", R_OOB }, { "\"kind\":\"profile\"", R_PROFILE } };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strncmp(line + 1, map[i].k, strlen(map[i].k))) return map[i].r;
     return R_RACE;   /* the detector names its kinds: read-after-write, ... */
@@ -40,8 +43,8 @@ static void put_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Writes the document; returns how many faults, races, deadlocks, time limits and undefined
- * behaviours it holds. */
+/* Writes the document; returns how many faults, races, deadlocks, time limits, undefined
+ * behaviours and out-of-bounds accesses it holds. */
 static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user)
 {
     char *buf = NULL;
@@ -69,7 +72,7 @@ static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user
     if (WIFEXITED(status)) fprintf(out, "\"exit_status\":%d,\"signal\":null,\n", WEXITSTATUS(status));
     else fprintf(out, "\"exit_status\":null,\"signal\":%d,\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     int errors = (int)(count[R_FAULT] + count[R_RACE] + count[R_DEADLOCK] + count[R_TIMEOUT] +
-                       count[R_UNDEF]);
+                       count[R_UNDEF] + count[R_OOB]);
     fprintf(out, "\"errors\":%d,\n", errors);
     for (int k = 0; k < R_N; k++) {
         fprintf(out, "\"%s\":[", section[k]);
