@@ -347,6 +347,9 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
         c.set("fail", "no report from ptxemu (launcher exit status %s)" % launcher_rc,
               [l for l in stderr.split("\n") if l.strip()][-5:])
         reasons.append("crash")
+    elif rep.get("refused"):
+        c.set("fail", "ptxemu did not start it", [rep["refused"]])
+        reasons.append("crash")
     elif sig is not None:
         c.set("fail", "killed by signal %s" % sig, own_err[-5:])
         reasons.append("crash")

@@ -57,6 +57,17 @@ if "$NVCC" -gencode arch=compute_100,code=compute_100 -o "$tmp/newer" "$src" 2>/
     else
         bad "PTX only for compute_100 is refused (exit $rc)"
     fi
+    # a grader still gets its document, saying why
+    rm -f "$tmp/refused.json"
+    "$ptxemu" --report-json "$tmp/refused.json" "$tmp/newer" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc = 1 ] && grep -q '"exit_status":1,' "$tmp/refused.json" &&
+       grep -q '"refused":".*carries PTX only for compute_100' "$tmp/refused.json" &&
+       grep -q '"launches":\[\]' "$tmp/refused.json"; then
+        ok "--report-json writes the document for a refused program"
+    else
+        bad "--report-json writes the document for a refused program (exit $rc)"
+    fi
 fi
 
 # PTXEMU_CHECK=0: the program starts and fails by itself, in its first CUDA call
@@ -139,10 +150,10 @@ else
     bad "--devices --json (exit $rc)"
 fi
 
-# A bad PTXEMU_DEVICES is an error that says what is expected
+# A bad PTXEMU_DEVICES is a usage error (exit status 2) that says what is expected
 PTXEMU_DEVICES=0 "$ptxemu" --devices >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc = 1 ] && grep -q 'PTXEMU_DEVICES=0: expected the number of devices to emulate, an integer from 1 to 16' "$tmp/err" &&
+if [ $rc = 2 ] && grep -q 'PTXEMU_DEVICES=0: expected the number of devices to emulate, an integer from 1 to 16' "$tmp/err" &&
    [ ! -s "$tmp/out" ]; then
     ok "PTXEMU_DEVICES=0 is refused"
 else

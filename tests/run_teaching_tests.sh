@@ -86,5 +86,39 @@ else
     bad "ptxemu race passes a correct program (exit $rc)"
 fi
 
+# 5. option values are checked before the program starts: a clear error, exit status 2
+for o in "--timeout abc" "--timeout -3" "--threads 0" "-t many" "--log 7" "--seed -1" "--seed 1x" \
+         "--device-count 17" "--clock fast"; do
+    # shellcheck disable=SC2086  # o is an option and its value
+    "$ptxemu" $o "$prog" half_return >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc = 2 ] && grep -q "^ptxemu: $o: expected " "$tmp/err" && [ ! -s "$tmp/out" ]; then
+        ok "ptxemu $o is refused with exit status 2"
+    else
+        bad "ptxemu $o is refused with exit status 2 (exit $rc)"
+    fi
+done
+PTXEMU_TIMEOUT=abc "$ptxemu" "$prog" half_return >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 2 ] && grep -q "^ptxemu: PTXEMU_TIMEOUT=abc: expected a number of seconds" "$tmp/err"; then
+    ok "PTXEMU_TIMEOUT=abc is refused with exit status 2"
+else
+    bad "PTXEMU_TIMEOUT=abc is refused with exit status 2 (exit $rc)"
+fi
+"$ptxemu" --timeout 2.5 --seed 0x10 -t 2 "$prog" half_return >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && grep -qx "sum 120 ballot ffff" "$tmp/out"; then
+    ok "good option values are taken"
+else
+    bad "good option values are taken (exit $rc)"
+fi
+"$ptxemu" debug --seed x "$prog" half_return >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 2 ] && grep -q "^ptxemu debug: --seed x: expected a seed" "$tmp/err"; then
+    ok "ptxemu debug --seed x is refused"
+else
+    bad "ptxemu debug --seed x is refused (exit $rc)"
+fi
+
 echo "teaching tests: $pass passed, $fail failed"
 [ $fail = 0 ]

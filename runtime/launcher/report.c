@@ -44,15 +44,16 @@ static void put_str(FILE *f, const char *s)
 }
 
 /* Writes the document; returns how many faults, races, deadlocks, time limits, undefined
- * behaviours and out-of-bounds accesses it holds. */
-static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user)
+ * behaviours and out-of-bounds accesses it holds. refused: the launcher's message when it
+ * did not start the program (lines is then NULL), else NULL. */
+static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user, const char *refused)
 {
     char *buf = NULL;
     size_t cap = 0;
     ssize_t n;
     char **items[R_N] = {0};
     size_t count[R_N] = {0};
-    while ((n = getline(&buf, &cap, lines)) > 0) {
+    while (lines && (n = getline(&buf, &cap, lines)) > 0) {
         if (user) fputs(buf, user);
         while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) buf[--n] = 0;
         if (n < 2 || buf[0] != '{') continue;
@@ -71,6 +72,10 @@ static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user
     fputs("],\n", out);
     if (WIFEXITED(status)) fprintf(out, "\"exit_status\":%d,\"signal\":null,\n", WEXITSTATUS(status));
     else fprintf(out, "\"exit_status\":null,\"signal\":%d,\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    fputs("\"refused\":", out);
+    if (refused) put_str(out, refused);
+    else fputs("null", out);
+    fputs(",\n", out);
     int errors = (int)(count[R_FAULT] + count[R_RACE] + count[R_DEADLOCK] + count[R_TIMEOUT] +
                        count[R_UNDEF] + count[R_OOB]);
     fprintf(out, "\"errors\":%d,\n", errors);
@@ -116,7 +121,7 @@ int report_run(char **argv, const char *json, int exit_on_error)
     FILE *uf = user ? fopen(user, "a") : NULL;
     int errors = 0;
     if (!out) fprintf(stderr, "ptxemu: cannot write %s: %s\n", json, strerror(errno));
-    else if (lines) errors = write_doc(out, lines, argv, status, uf);
+    else if (lines) errors = write_doc(out, lines, argv, status, uf, NULL);
     if (out) fclose(out);
     if (lines) fclose(lines);
     if (uf) fclose(uf);
@@ -130,4 +135,15 @@ int report_run(char **argv, const char *json, int exit_on_error)
         rc = 1;
     }
     return rc;
+}
+
+void report_refused(char **argv, const char *json, const char *why)
+{
+    FILE *out = json ? fopen(json, "w") : NULL;
+    if (!out) {
+        if (json) fprintf(stderr, "ptxemu: cannot write %s: %s\n", json, strerror(errno));
+        return;
+    }
+    write_doc(out, NULL, argv, 1 << 8 /* exited with status 1 */, NULL, why);
+    fclose(out);
 }
