@@ -240,7 +240,7 @@ static void print_place(const Warp *w)
     uint32_t t[3];
     thread_of(w, 0, t);
     fprintf(D.out, "  kernel %s, block (%u,%u,%u) of (%u,%u,%u), warp %u (threads from (%u,%u,%u)), "
-            "lanes 0x%08x run (%d of %d alive); lane %d\n", p->name, c->ctaid[0], c->ctaid[1],
+            "lanes 0x%08x run (%d of %d alive); lane %d\n", p->dname, c->ctaid[0], c->ctaid[1],
             c->ctaid[2], L->grid[0], L->grid[1], L->grid[2], w->id, t[0], t[1], t[2], w->active,
             __builtin_popcount(w->active), __builtin_popcount(w->alive), D.lane);
     const char *file;
@@ -313,7 +313,7 @@ static void cmd_print(char **arg, int narg)
     char name[128];
     snprintf(name, sizeof name, "%s%s", arg[0][0] == '%' ? "" : "%", arg[0]);
     const RegName *r = reg_find(w->prog, name, warp_pc(w));
-    if (!r) { fprintf(D.out, "print: kernel %s has no register %s\n", w->prog->name, name); return; }
+    if (!r) { fprintf(D.out, "print: kernel %s has no register %s\n", w->prog->dname, name); return; }
     char v[96];
     if (narg >= 2 && !strcmp(arg[1], "all")) {
         fprintf(D.out, "%s (%s), every lane ('-' exited):\n", name, ptx_type_name(r->type));
@@ -652,7 +652,7 @@ static void cmd_break(char **arg, int narg)
     describe_bp(&b, d, sizeof d);
     fprintf(D.out, "breakpoint %d at %s\n", b.id, d);
     if (D.fw && b.kind != BP_KERNEL && !bp_has_code(&b, D.fw->prog))
-        fprintf(D.out, "  (kernel %s has no code there; it may stop in another kernel)\n", D.fw->prog->name);
+        fprintf(D.out, "  (kernel %s has no code there; it may stop in another kernel)\n", D.fw->prog->dname);
 }
 
 static void cmd_delete(char **arg, int narg)
@@ -683,7 +683,7 @@ static int bp_hits(Bp *b, const Warp *w, const Inst *in, uint32_t pc, int new_pt
 {
     const Program *p = w->prog;
     if (b->kind == BP_KERNEL) {
-        if (pc != 0 || w->dbg_last || b->last_seq == w->launch->seq + 1 || !strstr(p->name, b->kernel)) return 0;
+        if (pc != 0 || w->dbg_last || b->last_seq == w->launch->seq + 1 || (!strstr(p->name, b->kernel) && !strstr(p->dname, b->kernel))) return 0;
     } else if (b->kind == BP_PTX) {
         if (!new_ptx || in->line != b->line) return 0;
     } else {
@@ -857,7 +857,7 @@ void debug_before(Warp *w, const Inst *in, uint32_t mask)
         D.started = 1;
         const Launch *L = w->launch;
         snprintf(why, sizeof why, "stopped before the first instruction of kernel %s, grid (%u,%u,%u), "
-                 "block (%u,%u,%u); `help` lists the commands", p->name, L->grid[0], L->grid[1],
+                 "block (%u,%u,%u); `help` lists the commands", p->dname, L->grid[0], L->grid[1],
                  L->grid[2], L->block[0], L->block[1], L->block[2]);
     } else if (D.mode == M_STOP_ANY) {
         snprintf(why, sizeof why, "the focused warp has exited; stopped at the next warp to run");
@@ -886,7 +886,7 @@ void debug_before(Warp *w, const Inst *in, uint32_t mask)
 static int trace_matches(const Warp *w, const Inst *in, uint32_t mask)
 {
     const Program *p = w->prog;
-    if (D.tkernel[0] && !strstr(p->name, D.tkernel)) return 0;
+    if (D.tkernel[0] && !strstr(p->name, D.tkernel) && !strstr(p->dname, D.tkernel)) return 0;
     if (!filter_matches(&D.tf, w, mask | w->active)) return 0;
     if (D.tline_kind == BP_PTX) return in->line == D.tline;
     if (D.tline_kind == BP_SRC) {
@@ -946,7 +946,7 @@ static void trace_record(Warp *w, const Inst *in, uint32_t mask)
     if (!*text) { snprintf(op, sizeof op, "%s", op_info[in->op].name); text = op; }
     int lane = filter_lane(&D.tf, w, mask);
     if (mask) trace_dests(w, text, pc, lane, dest, sizeof dest);
-    fprintf(D.tout, "trace: %s block (%u,%u,%u) warp %u lanes 0x%08x PTX %u%s | %s", p->name,
+    fprintf(D.tout, "trace: %s block (%u,%u,%u) warp %u lanes 0x%08x PTX %u%s | %s", p->dname,
             c->ctaid[0], c->ctaid[1], c->ctaid[2], w->id, mask, in->line, src, text);
     if (!mask) fprintf(D.tout, " | no lane ran (guard false)");
     else if (dest[0]) fprintf(D.tout, " | lane %d: %s", lane, dest);

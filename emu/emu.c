@@ -84,14 +84,14 @@ static void observe_access(Warp *w, const Inst *in, uint32_t mask, unsigned size
 }
 
 /* PTXEMU_REPORT_LAUNCHES=1 (ptxemu --report-json): a PTXEMU_REPORT line for every launch. */
-static void report_launch(const Launch *L, const char *name, uint64_t emulated_ns)
+static void report_launch(const Launch *L, uint64_t emulated_ns)
 {
     const char *rl = getenv("PTXEMU_REPORT_LAUNCHES");
     if (!rl || !*rl || !strcmp(rl, "0")) return;
     FILE *f = report_open();
     if (!f) return;
-    fprintf(f, "{\"kind\":\"launch\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);
-    report_str(f, name);
+    fprintf(f, "{\"kind\":\"launch\",\"launch\":%llu,", (unsigned long long)L->seq);
+    report_kernel(f, L->prog);
     fprintf(f, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"cluster\":[%u,%u,%u],\"dynamic_shared\":%u,"
             "\"warp_instructions\":%llu,\"thread_instructions\":%llu,\"emulated_ns\":%llu,\"status\":%d}\n",
             L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2], L->cluster[0],
@@ -518,14 +518,14 @@ static int check_config(const EmuKernel *k, const Program *p, const unsigned g[3
     if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2] || threads > 1024 || b[0] > 1024 ||
         b[1] > 1024 || b[2] > 64 || g[0] > 0x7fffffffu || g[1] > 65535 || g[2] > 65535) {
         snprintf(err, errlen, "ptxemu: kernel %s: invalid launch configuration grid (%u,%u,%u) "
-                 "block (%u,%u,%u)", k->f->name, g[0], g[1], g[2], b[0], b[1], b[2]);
+                 "block (%u,%u,%u)", k->prog->dname, g[0], g[1], g[2], b[0], b[1], b[2]);
         return EMU_ERR_INVALID_CONFIGURATION;
     }
     if (k->f->reqntid[0] && (b[0] != (unsigned)k->f->reqntid[0] ||
                              b[1] != (unsigned)(k->f->reqntid[1] ? k->f->reqntid[1] : 1) ||
                              b[2] != (unsigned)(k->f->reqntid[2] ? k->f->reqntid[2] : 1))) {
         snprintf(err, errlen, "ptxemu: kernel %s requires a block of (%d,%d,%d) threads (.reqntid)",
-                 k->f->name, k->f->reqntid[0], k->f->reqntid[1] ? k->f->reqntid[1] : 1,
+                 k->prog->dname, k->f->reqntid[0], k->f->reqntid[1] ? k->f->reqntid[1] : 1,
                  k->f->reqntid[2] ? k->f->reqntid[2] : 1);
         return EMU_ERR_INVALID_CONFIGURATION;
     }
@@ -534,13 +534,13 @@ static int check_config(const EmuKernel *k, const Program *p, const unsigned g[3
                       (k->f->maxntid[2] ? k->f->maxntid[2] : 1);
         if (threads > mx) {
             snprintf(err, errlen, "ptxemu: kernel %s allows at most %llu threads a block (.maxntid)",
-                     k->f->name, (unsigned long long)mx);
+                     k->prog->dname, (unsigned long long)mx);
             return EMU_ERR_INVALID_CONFIGURATION;
         }
     }
     if (p->shared_static + dyn > 227u * 1024) {
         snprintf(err, errlen, "ptxemu: kernel %s needs %zu bytes of shared memory a block; the "
-                 "limit is 232448", k->f->name, (size_t)p->shared_static + dyn);
+                 "limit is 232448", k->prog->dname, (size_t)p->shared_static + dyn);
         return EMU_ERR_INVALID_VALUE;
     }
     return EMU_OK;
@@ -569,13 +569,13 @@ static int cluster_shape(const EmuKernel *k, const unsigned g[3], const unsigned
         unsigned c = cluster ? cluster[i] : want ? want : 1;
         if (cluster && want && c != want) {
             snprintf(err, errlen, "ptxemu: kernel %s requires clusters of (%d,%d,%d) CTAs "
-                     "(.reqnctapercluster)", k->f->name, req[0], req[1] ? req[1] : 1,
+                     "(.reqnctapercluster)", k->prog->dname, req[0], req[1] ? req[1] : 1,
                      req[2] ? req[2] : 1);
             return EMU_ERR_INVALID_CONFIGURATION;
         }
         if (!c || g[i] % c) {
             snprintf(err, errlen, "ptxemu: kernel %s: grid (%u,%u,%u) is not a whole number of "
-                     "clusters of (%u,%u,%u)", k->f->name, g[0], g[1], g[2],
+                     "clusters of (%u,%u,%u)", k->prog->dname, g[0], g[1], g[2],
                      cluster ? cluster[0] : 1, cluster ? cluster[1] : 1, cluster ? cluster[2] : 1);
             return EMU_ERR_INVALID_CONFIGURATION;
         }
@@ -584,7 +584,7 @@ static int cluster_shape(const EmuKernel *k, const unsigned g[3], const unsigned
     L->cluster_size = L->cluster[0] * L->cluster[1] * L->cluster[2];
     if (L->cluster_size > MAX_CLUSTER) {
         snprintf(err, errlen, "ptxemu: kernel %s: a cluster of %u CTAs is larger than %d",
-                 k->f->name, L->cluster_size, MAX_CLUSTER);
+                 k->prog->dname, L->cluster_size, MAX_CLUSTER);
         return EMU_ERR_INVALID_CONFIGURATION;
     }
     L->explicit_cluster = cluster != NULL || req[0] || k->f->explicitcluster;
@@ -711,7 +711,7 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
     L->cooperative = (flags & EMU_LAUNCH_COOPERATIVE) != 0;
     if (L->cooperative) L->grid_ws = grid_workspace();
     if (!L->param_addr || !L->const_rows || (L->cooperative && !L->grid_ws)) {
-        snprintf(err, errlen, "ptxemu: out of memory launching %s", k->f->name);
+        snprintf(err, errlen, "ptxemu: out of memory launching %s", k->prog->dname);
         launch_free(L);
         return rc;
     }
@@ -719,7 +719,7 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
     for (uint32_t i = 0; i < p->nparams; i++)
         if (p->param_size_of[i]) {
             if (!args || !args[i]) {
-                snprintf(err, errlen, "ptxemu: kernel %s: argument %u is missing", k->f->name, i);
+                snprintf(err, errlen, "ptxemu: kernel %s: argument %u is missing", k->prog->dname, i);
                 launch_free(L);
                 return EMU_ERR_INVALID_VALUE;
             }
@@ -737,7 +737,7 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
 
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: launch %s: grid (%u,%u,%u) block (%u,%u,%u) cluster "
-                "(%u,%u,%u), %u bytes of dynamic shared memory%s%s\n", k->f->name, grid[0], grid[1],
+                "(%u,%u,%u), %u bytes of dynamic shared memory%s%s\n", L->prog->dname, grid[0], grid[1],
                 grid[2], block[0], block[1], block[2], L->cluster[0], L->cluster[1], L->cluster[2],
                 L->dyn_shared, L->cooperative ? ", cooperative" : "", depth ? ", from the device" : "");
     P->ev_t0 = ev_on ? ev_device_clock() : 0;
@@ -757,15 +757,15 @@ static int launch_finish(EmuPending *P, char *err, size_t errlen)
     if (ev_on) {
         ev_launch_end();
         Event e = { .kind = EV_LAUNCH, .t0 = ev_t0, .t1 = ev_device_clock(), .launch = L->seq,
-                    .name = k->f->name };
+                    .name = L->prog->dname };
         ev_emit(&e);
-        report_launch(L, k->f->name, ev_device_clock() - ev_t0);
-        if (profile_print) profile_report(L, k->f->name);
+        report_launch(L, ev_device_clock() - ev_t0);
+        if (profile_print) profile_report(L);
     }
     profile_set_last_launch(profile_estimate_ns(L));   /* the driver's timeline model */
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "
-                "instructions\n", k->f->name, L->aborted ? " with a fault" : "",
+                "instructions\n", L->prog->dname, L->aborted ? " with a fault" : "",
                 (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts);
 
     /* device printf output appears when the kernel completes, after earlier host output */

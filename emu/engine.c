@@ -283,7 +283,7 @@ void warp_where(Warp *w, int lane, char *buf, size_t n)
     Cta *c = w->cta;
     uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
     uint32_t bx = L->block[0], by = L->block[1];
-    snprintf(buf, n, "kernel %s, %sPTX %s:%u, block (%u,%u,%u), thread (%u,%u,%u)", p->name, src,
+    snprintf(buf, n, "kernel %s, %sPTX %s:%u, block (%u,%u,%u), thread (%u,%u,%u)", p->dname, src,
              p->ptx_name ? p->ptx_name : "ptx", in->line, c->ctaid[0], c->ctaid[1], c->ctaid[2],
              t % bx, t / bx % by, t / (bx * by));
 }
@@ -296,8 +296,7 @@ static void report_lane(const char *kind, int code, Warp *w, int lane, const cha
     if (!js) return;
     fprintf(js, "{\"kind\":\"%s\",", kind);
     if (code >= 0) fprintf(js, "\"code\":%d,", code);
-    fprintf(js, "\"kernel\":");
-    report_str(js, w->prog->name);
+    report_kernel(js, w->prog);
     fputc(',', js);
     report_place(js, w, lane);
     fprintf(js, ",\"message\":");
@@ -391,6 +390,15 @@ void report_str(FILE *f, const char *s)
         if ((unsigned char)*c >= 0x20) fputc(*c, f);
     }
     fputc('"', f);
+}
+
+/* "kernel":"mangled","demangled":"as people read it" */
+void report_kernel(FILE *f, const Program *p)
+{
+    fputs("\"kernel\":", f);
+    report_str(f, p->name);
+    fputs(",\"demangled\":", f);
+    report_str(f, p->dname);
 }
 
 /* "block":[..],"thread":[..],"warp":N,"ptx_line":N,"src_file":"..","src_line":N of lane l. */

@@ -41,6 +41,8 @@ FILE *report_open(void);
 void report_close(FILE *f);
 void report_str(FILE *f, const char *s);
 void report_place(FILE *f, Warp *w, int lane);
+/* "kernel":"<mangled name>","demangled":"<the C++ name>" of a program. */
+void report_kernel(FILE *f, const Program *p);
 
 /* The warp's lanes that are parked (waiting), runnable, or running. */
 static inline uint32_t warp_runnable(const Warp *w) { return w->alive & ~w->waiting; }

@@ -61,7 +61,8 @@ typedef struct RegName {
 } RegName;
 
 typedef struct Program {
-    char *name;                 /* kernel name (mangled)                                    */
+    char *name;                 /* kernel name (mangled): JSON, the debugger's kernel filters */
+    char *dname;                /* the same demangled, for messages people read             */
     Inst *code;                 /* the kernel body first, then every .func it can reach      */
     uint32_t ncode;
     uint32_t nrows;             /* GPR rows per warp                                        */

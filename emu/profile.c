@@ -227,8 +227,9 @@ void profile_warp_done(const Warp *w)
                                                    __ATOMIC_RELAXED)) {}
 }
 
-void profile_report(Launch *L, const char *name)
+void profile_report(Launch *L)
 {
+    const char *name = L->prog->dname;
     const Profile *p = &L->prof;
     uint32_t warps;
     const char *limit;
@@ -261,8 +262,8 @@ void profile_report(Launch *L, const char *name)
             e.clock_ns / 1000.0, dram_ns / 1000.0, smem_ns / 1000.0);
     FILE *js = report_open();
     if (!js) return;
-    fprintf(js, "{\"kind\":\"profile\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);
-    report_str(js, name);
+    fprintf(js, "{\"kind\":\"profile\",\"launch\":%llu,", (unsigned long long)L->seq);
+    report_kernel(js, L->prog);
     fprintf(js, ",\"warp_instructions\":%llu,\"thread_instructions\":%llu,\"global_load_requests\":%llu,"
             "\"global_load_sectors\":%llu,\"global_store_requests\":%llu,\"global_store_sectors\":%llu,"
             "\"shared_load_requests\":%llu,\"shared_load_wavefronts\":%llu,\"shared_store_requests\":%llu,"

@@ -20,7 +20,7 @@ void profile_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int a
                     uint8_t *const host[WARP_SIZE]);
 void profile_wait(Launch *L, uint64_t ns);           /* a warp's wait interval ended */
 void profile_run(Launch *L, uint64_t ns);
-void profile_report(Launch *L, const char *name);    /* at the end of the launch */
+void profile_report(Launch *L);    /* at the end of the launch */
 double profile_estimate_ns(const Launch *L);         /* the model's H100 time of a launch */
 /* --clock model: the estimate of the launch that ended last, which the driver places on its
  * stream's timeline (runtime/driver/stream.c). */

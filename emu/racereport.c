@@ -6,6 +6,7 @@
 #include "racecheck.h"
 #include "racecheck_state.h"
 #include "memory.h"
+#include "engine.h"
 
 static const char *const kind_name[] = {
     "read-after-write", "write-after-read", "write-after-write",
@@ -114,8 +115,10 @@ static void json_access(FILE *js, const RaceLaunch *rl, uint32_t pc, uint32_t ct
     coords(rl->grid, cta, b);
     coords(rl->block, t, th);
     src_lines(p, in, &file, &line, &ifile, &iline);
-    fprintf(js, "{\"kernel\":\"%s\",\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
-            "\"ptx_line\":%u,\"src_file\":\"", p->name, op_name(in->op),
+    fputc('{', js);
+    report_kernel(js, p);
+    fprintf(js, ",\"op\":\"%s\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u],\"warp\":%u,"
+            "\"ptx_line\":%u,\"src_file\":\"", op_name(in->op),
             b[0], b[1], b[2], th[0], th[1], th[2], t / WARP_SIZE, in->line);
     for (const char *c = file; *c; c++) {   /* JSON string escapes */
         if (*c == '"' || *c == '\\') fputc('\\', js);
@@ -154,13 +157,13 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                 "synchronisation puts one after the other (%u time%s; seed %llu)\n",
                 kind_name[f->kind], (unsigned long long)f->addr, (unsigned long long)(f->addr - base),
                 asz, (unsigned long long)base, r1->api, sn, b2[0], b2[1], b2[2], t2[0], t2[1], t2[2],
-                L->prog->name, b, f->count, times, seed);
+                L->prog->dname, b, f->count, times, seed);
         return;
     }
     where(r1->prog, f->pc1, a, sizeof a); where(L->prog, f->pc2, b, sizeof b);
     coords(r1->grid, f->cta1, b1); coords(L->grid, f->cta2, b2);
     coords(r1->block, f->t1, t1); coords(L->block, f->t2, t2);
-    const char *k = kind_name[f->kind], *kn = L->prog->name;
+    const char *k = kind_name[f->kind], *kn = L->prog->dname;
     char hint[800] = "";
     if (f->kind <= K_WAW && f->launch1 == L->race->cur) order_hint(L, f, hint, sizeof hint);
     switch (f->kind) {
@@ -238,7 +241,7 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                 "launches no stream order, event or synchronisation puts one after the other (%u "
                 "time%s; seed %llu)\n", k, (unsigned long long)f->addr,
                 (unsigned long long)(f->addr - base), asz, (unsigned long long)base, b1[0], b1[1],
-                b1[2], t1[0], t1[1], t1[2], r1->prog->name, a, b2[0], b2[1], b2[2], t2[0], t2[1],
+                b1[2], t1[0], t1[1], t1[2], r1->prog->dname, a, b2[0], b2[1], b2[2], t2[0], t2[1],
                 t2[2], kn, b, f->count, times, seed);
         return;
     }
@@ -269,10 +272,11 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
     int one = f->kind >= K_ASYNC_READ && f->kind != K_PROXY && f->kind != K_WGACC;   /* only the later access */
     uint32_t b[3];
     coords(L->grid, f->global ? f->cta2 : f->owner, b);   /* shared: the owner of the memory */
-    fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,\"kernel\":\"%s\","
-            "\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
+    fprintf(js, "{\"kind\":\"%s\",\"space\":\"%s\",\"address\":%llu,",
             kind_name[f->kind], f->kind == K_WGACC ? "register" : f->global ? "global" : "shared",
-            (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
+            (unsigned long long)(f->global ? f->addr : f->offset));
+    report_kernel(js, L->prog);
+    fprintf(js, ",\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
             b[0], b[1], b[2], f->count, (unsigned long long)L->seed);
     if (!one) {
         json_access(js, &L->race->launches[f->launch1], f->pc1, f->cta1, f->t1);
@@ -297,13 +301,13 @@ int race_report(Launch *L)
     if (!g) return 0;
     if (g->full)
         fprintf(stderr, "ptxemu: racecheck: kernel %s: the detector ran out of room for its shadow or "
-                "access log; some accesses were not checked\n", L->prog->name);
+                "access log; some accesses were not checked\n", L->prog->dname);
     if (getenv("PTXEMU_STATS")) {
         size_t lb = (size_t)g->glog.cap * sizeof(Acc);
         if (lb > g->logbytes_peak) g->logbytes_peak = lb;
         fprintf(stderr, "ptxemu: racecheck: kernel %s: shadow peak %zu bytes for %zu bytes of checked "
                 "allocations (%.2fx; resident shared memory and the global allocations touched), "
-                "access logs peak %zu bytes (%u compactions)\n", L->prog->name, g->shadow_peak,
+                "access logs peak %zu bytes (%u compactions)\n", L->prog->dname, g->shadow_peak,
                 g->checked_peak, g->checked_peak ? (double)g->shadow_peak / (double)g->checked_peak : 0.0,
                 g->logbytes_peak, g->compactions);
     }
@@ -319,7 +323,7 @@ int race_report(Launch *L)
     static int hinted;
     if (L->prog->nlocs <= 1 && !hinted++)
         fprintf(stderr, "ptxemu: race: kernel %s has no CUDA source lines: rebuild with -lineinfo to "
-                "see them (PTXEMU_DUMP_PTX=DIR writes the PTX the lines above refer to)\n", L->prog->name);
+                "see them (PTXEMU_DUMP_PTX=DIR writes the PTX the lines above refer to)\n", L->prog->dname);
     if (js) fclose(js);
     return (int)g->n;
 }
@@ -350,7 +354,7 @@ void race_report_copy(const RaceLog *g, const HostCopyFinding *fs, uint32_t n, u
                     "and the host's %s on %s, which no stream order, event or synchronisation puts "
                     "after that launch: synchronise the kernel's stream, or make the copy's stream wait "
                     "for an event recorded after the launch (cudaStreamWaitEvent) (%u word%s)\n",
-                    b1[0], b1[1], b1[2], t1[0], t1[1], t1[2], r1->prog->name, a, now->api, sn,
+                    b1[0], b1[1], b1[2], t1[0], t1[1], t1[2], r1->prog->dname, a, now->api, sn,
                     f->count, times);
         } else {
             stream_name(r1->stream, sn1, sizeof sn1);

@@ -425,8 +425,8 @@ static void report_cluster(Cluster *cl, Launch *L, const char *kind, const char 
 {
     FILE *js = report_open();
     if (!js) return;
-    fprintf(js, "{\"kind\":\"%s\",\"code\":%d,\"kernel\":", kind, L->fault.code);
-    report_str(js, L->prog->name);
+    fprintf(js, "{\"kind\":\"%s\",\"code\":%d,", kind, L->fault.code);
+    report_kernel(js, L->prog);
     fprintf(js, ",\"message\":");
     report_str(js, msg);
     fprintf(js, ",\"warps\":[");
@@ -526,7 +526,7 @@ static void out_of_memory(Launch *L, uint32_t threads)
     if (!L->aborted) {
         L->fault.code = EMU_ERR_MEMORY_ALLOCATION;
         snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: out of host memory "
-                 "for a block of %u threads", L->prog->name, threads);
+                 "for a block of %u threads", L->prog->dname, threads);
         L->aborted = 1;
     }
     pthread_mutex_unlock(&L->lock);
@@ -624,7 +624,7 @@ static void ev_ctas(Cluster *cl, Launch *L)
     for (uint32_t r = 0; r < cl->n; r++) {
         Cta *c = cl->ctas[r];
         Event e = { .kind = EV_CTA, .t0 = c->ev_t0, .t1 = ev_now(), .launch = L->seq,
-                    .name = L->prog->name, .cta = { c->ctaid[0], c->ctaid[1], c->ctaid[2] },
+                    .name = L->prog->dname, .cta = { c->ctaid[0], c->ctaid[1], c->ctaid[2] },
                     .cta_linear = c->linear, .nwarps = c->nwarps, .worker = ev_worker() };
         ev_emit(&e);
     }
@@ -675,11 +675,11 @@ static void time_limit(Cluster *cl, Launch *L)
         L->fault.code = EMU_ERR_LAUNCH_TIMEOUT;
         snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
                  "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
-                 L->prog->name, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
+                 L->prog->dname, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
         L->aborted = 1;
     }
     if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) {
-        if (first) fprintf(stderr, "ptxemu: time limit: kernel %s still running; its resident warps:\n", L->prog->name);
+        if (first) fprintf(stderr, "ptxemu: time limit: kernel %s still running; its resident warps:\n", L->prog->dname);
         for (uint32_t r = 0; r < cl->n; r++) {
             Cta *c = cl->ctas[r];
             for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -808,7 +808,7 @@ static void stop_with(Launch *L, const Launch *by)
     pthread_mutex_lock(&L->lock);
     if (!__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) {
         snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s stopped: a kernel launched "
-                 "with it to run at the same time (launch %llu) failed", L->prog->name,
+                 "with it to run at the same time (launch %llu) failed", L->prog->dname,
                  (unsigned long long)by->seq);
         L->fault.code = EMU_ERR_LAUNCH_FAILURE;
         __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
@@ -938,7 +938,7 @@ static void det_fault(Launch *L, const char *msg)
     pthread_mutex_lock(&L->lock);
     if (!L->aborted) {
         L->fault.code = EMU_ERR_LAUNCH_FAILURE;
-        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: %s", L->prog->name, msg);
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: %s", L->prog->dname, msg);
         L->aborted = 1;
     }
     pthread_mutex_unlock(&L->lock);

@@ -16,6 +16,7 @@
 #include "contract.h"
 #include "../emu/exec.h"
 #include "../emu/call.h"
+#include "../emu/demangle.h"
 
 /* Row ids carry a tag until pass 3 knows how many constants there are. */
 #define TAG_CONST 0x20000000u
@@ -1493,7 +1494,7 @@ void program_free(Program *p)
         }
     free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
     free(p->fdesc);
-    free(p->param_size_of); free(p->name); free(p->regnames);
+    free(p->param_size_of); free(p->name); free(p->dname); free(p->regnames);
     free(p);
 }
 
@@ -1744,13 +1745,14 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     p = calloc(1, sizeof *p);
     if (!p) goto oom;
     p->name = strdup(entry->name);
+    p->dname = emu_demangle(entry->name);
     p->code = t.code;
     p->ncode = t.ncode;
     p->first_var_row = ROW_FIRST_FREE + t.nconsts + t.nsregs;
     p->nrows = p->first_var_row + t.nvars;
     p->npreds = PRED_FIRST_FREE + t.npreds;
     p->row_init = calloc(p->first_var_row, sizeof *p->row_init);
-    if (!p->name || !p->row_init) goto oom;
+    if (!p->name || !p->dname || !p->row_init) goto oom;
     for (uint32_t i = 0; i < t.nconsts; i++) p->row_init[ROW_FIRST_FREE + i] = t.consts[i];
     for (int i = 0; i < SR_COUNT_STATIC; i++)
         p->sreg_row[i] = t.sreg_id[i] < 0 ? -1 : (int32_t)(ROW_FIRST_FREE + t.nconsts + (uint32_t)t.sreg_id[i]);
@@ -1782,7 +1784,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
 oom:
     fail(&t, entry->line, entry->col, "out of memory while translating '%s'", entry->name);
 out:
-    if (p) { free(p->name); free(p->row_init); free(p->kparams); free(p->fdesc); free(p->regnames); free(p); }
+    if (p) { free(p->name); free(p->dname); free(p->row_init); free(p->kparams); free(p->fdesc); free(p->regnames); free(p); }
     free_tr(&t, 0);
     return NULL;
 }

@@ -332,8 +332,8 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
     sig = rep.get("signal")
     names = demangle([x.get("kernel") for x in faults + invalid + races + deadlocks + timeouts])
 
-    def kname(x):
-        return names.get(x.get("kernel"), x.get("kernel") or "?")
+    def kname(x):   # ptxemu's demangled name, else c++filt's
+        return x.get("demangled") or names.get(x.get("kernel"), x.get("kernel") or "?")
 
     stopped_by_error = bool(faults or deadlocks or timeouts)
 

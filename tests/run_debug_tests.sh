@@ -63,7 +63,7 @@ CMDS
 timeout 120 "$launcher" debug -x cmds ./stepme >session.out 2>&1
 echo "exit status $?" >>session.out
 cat >session.want <<'WANT'
-ptxemu debug: stopped before the first instruction of kernel _Z8blocksumPKiPi, grid (2,1,1), block (64,1,1)
+ptxemu debug: stopped before the first instruction of kernel blocksum(int const*, int*), grid (2,1,1), block (64,1,1)
 breakpoint 1 at stepme.cu:16 block (1,0,0) thread (3,0,0)
 ptxemu debug: breakpoint 1 (stepme.cu:16 block (1,0,0) thread (3,0,0))
 block (1,0,0) of (2,1,1), warp 0 (threads from (0,0,0)), lanes 0xffffffff run (32 of 32 alive); lane 3
@@ -86,11 +86,11 @@ lanes 0xffffffff split; they rejoin at PTX line
 shared 0x0: 0x000000a2          162
 shared 0x4: 0x000000a4          164
 breakpoint 2 at PTX line 9999
-(kernel _Z8blocksumPKiPi has no code there; it may stop in another kernel)
+(kernel blocksum(int const*, int*) has no code there; it may stop in another kernel)
 1: stepme.cu:16 block (1,0,0) thread (3,0,0) (hit 2 times)
 deleted breakpoint 1
 ptxemu debug: breakpoint 3 (kernel staged)
-kernel _Z6stagedPKfPf, block (0,0,0)
+kernel staged(float const*, float*), block (0,0,0)
 ptxemu debug: breakpoint 4 (line 32 thread (0,0,0))
 stepme.cu:32  | bar.arrive_and_wait();
 (inlined from
@@ -124,7 +124,7 @@ grep -q "blocksum: " kill.out && bad "kill: the program went on" || ok "kill: th
 # ---- 2. the trace ----
 timeout 120 "$launcher" debug --trace --kernel blocksum --block 1 --thread 35 ./stepme >trace.out 2>trace.err
 if grep -q '^blocksum: 2080 6176$' trace.out && [ -s trace.err ] &&
-   ! grep -v '^trace: _Z8blocksumPKiPi block (1,0,0) warp 1 lanes ' trace.err | grep -q . &&
+   ! grep -v '^trace: blocksum(int const\*, int\*) block (1,0,0) warp 1 lanes ' trace.err | grep -q . &&
    grep -q 'PTX 38 stepme.cu:11 | mov.u32 %r2, %tid.x; | lane 3: %r2=0x23 (35)$' trace.err &&
    grep -q 'st.shared.u32 \[%r3\], %r6;$' trace.err; then
     ok "trace: one record a PTX instruction, filtered by kernel/block/thread, with the lane's results"

@@ -86,6 +86,16 @@ else
     bad "ptxemu race passes a correct program (exit $rc)"
 fi
 
+# 5. kernel names as people read them in messages, the profile and the timeline; JSON keeps both
+"$ptxemu" --report-json "$tmp/r.json" --timeline "$tmp/tl.json" "$prog" oob >"$tmp/out" 2>"$tmp/err"
+if grep -q "^ptxemu: warning: kernel byte_hist(unsigned char const\*, int, unsigned int\*), " "$tmp/err" &&
+   grep -q '"kernel":"_Z9byte_histPKhiPj","demangled":"byte_hist(unsigned char const\*, int, unsigned int\*)"' "$tmp/r.json" &&
+   grep -q '"name":"byte_hist(unsigned char const\*, int, unsigned int\*)","cat":"launch","ph":"X"' "$tmp/tl.json"; then
+    ok "kernel names are demangled in messages and the timeline; the report keeps both"
+else
+    bad "kernel names are demangled in messages and the timeline; the report keeps both"
+fi
+
 # 5. option values are checked before the program starts: a clear error, exit status 2
 for o in "--timeout abc" "--timeout -3" "--threads 0" "-t many" "--log 7" "--seed -1" "--seed 1x" \
          "--device-count 17" "--clock fast"; do
