@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 REASONS = ["build", "crash", "fault", "race", "deadlock", "timeout", "leak", "wrong-result", "no-result"]
@@ -396,7 +397,7 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
                 if hints[j][0] == rc.get("kind"):
                     hint, hi = hints[j][1], j + 1
                     break
-            rc["_hint"] = hint or fallback_hint(rc)
+            rc["_hint"] = rc.get("hint") or hint or fallback_hint(rc)
         for rc in races[:MAX_LIST]:
             where = rc.get("space", "?") + " memory"
             det.append("%s in %s, kernel %s (%s times)" % (rc.get("kind"), where, kname(rc), rc.get("count", 1)))
@@ -404,14 +405,16 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
                 det.append("    %-3s by block %s thread %s at %s" % (
                     a.get("op", "?"), dim3(a.get("block")), dim3(a.get("thread")),
                     places.describe(a)))
-            if rc["_hint"]:
-                det.append("    hint: " + rc["_hint"])
+            if rc["_hint"]:   # wrapped to fit a terminal with the checklist's indent
+                det.extend(textwrap.wrap(rc["_hint"], width=92, initial_indent="    hint: ",
+                                         subsequent_indent="          "))
             acc = rc.get("accesses", [])
             if (len(acc) == 2 and acc[0].get("src_line") and acc[0].get("src_line") == acc[1].get("src_line")
                     and acc[0].get("src_file") == acc[1].get("src_file") and acc[0].get("block") == acc[1].get("block")
-                    and "st" in (acc[0].get("op"), acc[1].get("op"))):
-                det.append("    also: if several threads update one location on this line (x++, x += v), "
-                           "the update must be atomic (atomicAdd)")
+                    and "st" in (acc[0].get("op"), acc[1].get("op")) and "atomic" not in rc["_hint"]):
+                det.extend(textwrap.wrap("if several threads update one location on this line (x++, x += v), "
+                                         "the update must be atomic (atomicAdd)", width=92,
+                                         initial_indent="    also: ", subsequent_indent="          "))
         if len(races) > MAX_LIST:
             det.append("... and %d more" % (len(races) - MAX_LIST))
         for rc in races:

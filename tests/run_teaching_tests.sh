@@ -96,6 +96,37 @@ else
     bad "kernel names are demangled in messages and the timeline; the report keeps both"
 fi
 
+# 5. race reports: the hint fits the race's scope (a block-level race is told about
+# __syncthreads(), a race inside one warp about __syncwarp()); the JSON carries it; on a
+# terminal the report is wrapped to its width and the hint comes once, on lines of its own
+"$ptxemu" --report-json "$tmp/r.json" --racecheck "$prog" block_race >"$tmp/out" 2>"$tmp/err"
+if [ "$(grep -c '^ptxemu: race: ' "$tmp/err")" = 2 ] &&
+   [ "$(grep -c 'with nothing ordering them; no barrier separates first_week.cu:4[67] and first_week.cu:4[67]: a __syncthreads() (bar.sync) between these lines.* (32 times; seed 1)$' "$tmp/err")" = 2 ] &&
+   ! grep -q "__syncwarp" "$tmp/err" && grep -q '"hint":"no barrier separates first_week.cu' "$tmp/r.json"; then
+    ok "a block-level race is hinted at with __syncthreads(), in its JSON too"
+else
+    bad "a block-level race is hinted at with __syncthreads(), in its JSON too"
+fi
+"$ptxemu" --racecheck "$prog" warp_race >"$tmp/out" 2>"$tmp/err"
+if grep -q "^ptxemu: race: [a-z-]* .*; both threads are in one warp .* a __syncwarp() there orders the lanes of a warp" "$tmp/err"; then
+    ok "a race between lanes of one warp is hinted at with __syncwarp()"
+else
+    bad "a race between lanes of one warp is hinted at with __syncwarp()"
+fi
+if command -v script >/dev/null 2>&1; then
+    COLUMNS=80 script -q -e -c "stty cols 80 2>/dev/null; '$ptxemu' --racecheck '$prog' block_race" /dev/null >"$tmp/tty" 2>&1
+    tr -d '\r' <"$tmp/tty" >"$tmp/tty2"
+    long=$(awk 'length($0) > 80' "$tmp/tty2" | wc -l)
+    if [ "$long" = 0 ] && [ "$(grep -c '^ptxemu: race: ' "$tmp/tty2")" = 2 ] &&
+       [ "$(grep -c '^    hint: no barrier separates' "$tmp/tty2")" = 2 ] && [ "$(grep -c 'hint' "$tmp/tty2")" = 2 ] &&
+       grep -q '^    .*(32 times; seed 1)$' "$tmp/tty2"; then
+        ok "on a terminal a race report is wrapped to its width with the hint once, on its own lines"
+    else
+        bad "on a terminal a race report is wrapped to its width with the hint once, on its own lines"
+        head -n 12 "$tmp/tty2"
+    fi
+fi
+
 # 5. option values are checked before the program starts: a clear error, exit status 2
 for o in "--timeout abc" "--timeout -3" "--threads 0" "-t many" "--log 7" "--seed -1" "--seed 1x" \
          "--device-count 17" "--clock fast"; do

@@ -47,10 +47,10 @@ __global__ void block_race(int *out)
     out[threadIdx.x] = s[(threadIdx.x + 32) % 64];   // the other warp's element, no barrier
 }
 
-__global__ void warp_race(int *out)
+__global__ void warp_race(int *out, int *count)
 {
     __shared__ int base;
-    if (threadIdx.x == 0) base = 42;
+    if (threadIdx.x == 0) base = atomicAdd(count, 1);
     out[threadIdx.x] = base;   // lanes 1-31 read it, no __syncwarp
 }
 
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(c, "block_race")) {
         block_race<<<1, 64>>>(d);
     } else if (!strcmp(c, "warp_race")) {
-        warp_race<<<1, 32>>>(d);
+        warp_race<<<1, 32>>>(d, d + 64);
     } else if (!strcmp(c, "copy")) {
         copy<<<8, 256>>>((const float *)d, (float *)d + 2048, 2048);   // every thread in range
     } else if (!strcmp(c, "printf")) {
