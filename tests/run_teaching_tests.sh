@@ -127,6 +127,24 @@ if command -v script >/dev/null 2>&1; then
     fi
 fi
 
+# 5. ptxemu race on a terminal keeps a progress line (seeds done, rate, time left) on stderr,
+# erased at the end; in a file or pipe there is none
+if command -v script >/dev/null 2>&1; then
+    script -q -e -c "'$ptxemu' race --seeds 3 '$prog' half_return" /dev/null >"$tmp/tty" 2>&1
+    if grep -q "ptxemu race: 2 of 3 seeds done, [0-9.]* seeds/s, about [0-9]* s left" "$tmp/tty" &&
+       grep -q "ptxemu race: 3 seeds, all outputs identical" "$tmp/tty"; then
+        ok "ptxemu race shows its progress on a terminal"
+    else
+        bad "ptxemu race shows its progress on a terminal"
+    fi
+fi
+"$ptxemu" race --seeds 3 "$prog" half_return >"$tmp/out" 2>"$tmp/err"
+if ! grep -q "seeds done" "$tmp/out" "$tmp/err"; then
+    ok "ptxemu race shows no progress line in a file"
+else
+    bad "ptxemu race shows no progress line in a file"
+fi
+
 # 5. option values are checked before the program starts: a clear error, exit status 2
 for o in "--timeout abc" "--timeout -3" "--threads 0" "-t many" "--log 7" "--seed -1" "--seed 1x" \
          "--device-count 17" "--clock fast"; do

@@ -8,7 +8,8 @@
  * that batch systems can run them in parallel; every shard compares with the same
  * reference run (seed `start`). Up to --jobs programs run at once. Every run has the race
  * detector on (PTXEMU_RACECHECK=1; --no-racecheck turns it off): a racy program whose every
- * seed fails the same way still gets its report.
+ * seed fails the same way still gets its report. On a terminal a progress line (seeds done,
+ * rate, time left) is kept up to date on stderr.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "explore.h"
 
@@ -107,6 +109,29 @@ static void print_replay(unsigned long long seed, char **prog)
     printf("\n");
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* On a terminal (stderr), one line that keeps being rewritten: seeds done of the total,
+ * the rate, and the time left at that rate. Nothing when stderr is a file or a pipe. */
+static void progress(int on, unsigned long long done, unsigned long long total, double t0)
+{
+    if (!on) return;
+    double el = now_s() - t0, rate = el > 0 ? (double)done / el : 0;
+    if (done >= total) { fprintf(stderr, "\r\033[K"); return; }   /* erased at the end */
+    fprintf(stderr, "\r\033[Kptxemu race: %llu of %llu seeds done, %.2f seeds/s", done, total, rate);
+    if (rate > 0) {
+        unsigned long left = (unsigned long)((double)(total - done) / rate + 0.5);
+        if (left >= 60) fprintf(stderr, ", about %lu min %02lu s left", left / 60, left % 60);
+        else fprintf(stderr, ", about %lu s left", left);
+    }
+    fflush(stderr);
+}
+
 static int parse_uint(const char *s, unsigned long long *v)
 {
     char *end;
@@ -157,23 +182,29 @@ int explore_main(int argc, char **argv)
     char **prog = &argv[i];
     char dir[] = "/tmp/ptxemu-race.XXXXXX";
     if (!mkdtemp(dir)) { perror("ptxemu race: mkdtemp"); return 2; }
+    unsigned long long first = start + 1 + shard;   /* this shard's seeds after the reference */
+    unsigned long long total = 1 + (first < start + seeds ? (start + seeds - first + nshards - 1) / nshards : 0);
+    int tty = isatty(STDERR_FILENO);
+    double t0 = now_s();
     Run ref;
     size_t ref_len = 0, err_len = 0;
     if (start_run(&ref, start, prog, dir) < 0 || waitpid(ref.pid, &ref.status, 0) < 0) {
         perror("ptxemu race");
         return 2;
     }
+    progress(tty, 1, total, t0);
     size_t rep_len;
     char *ref_out = slurp(ref.out, &ref_len), *ref_err = slurp(ref.err, &err_len);
     char *ref_rep = slurp(ref.rep, &rep_len);
     int found = 0;
     if (reports_hazard(ref_err, ref_rep)) {
+        progress(tty, total, total, t0);
         printf("ptxemu race: seed %llu reports a hazard or fault:\n%s", start, ref_err);
         print_replay(start, prog);
         found = 1;
     }
     Run *runs = calloc(jobs, sizeof *runs);
-    unsigned long long next = start + 1 + shard, step = nshards, end = start + seeds, tried = 1;
+    unsigned long long next = first, step = nshards, end = start + seeds, tried = 1;
     unsigned running = 0;
     while (!found && runs && (next < end || running)) {
         while (running < jobs && next < end && !found) {
@@ -195,7 +226,9 @@ int explore_main(int argc, char **argv)
             size_t len, elen, rlen;
             char *out = slurp(r->out, &len), *err = slurp(r->err, &elen), *rep = slurp(r->rep, &rlen);
             int differs = !out || len != ref_len || memcmp(out, ref_out, len) || st != ref.status;
+            progress(tty, tried, total, t0);
             if (!found && (differs || reports_hazard(err, rep))) {
+                progress(tty, total, total, t0);
                 found = 1;
                 if (differs)
                     printf("ptxemu race: seed %llu gives different %s than seed %llu\n", r->seed,
@@ -221,6 +254,7 @@ int explore_main(int argc, char **argv)
                 unlink(runs[k].err);
                 unlink(runs[k].rep);
             }
+    progress(tty, total, total, t0);
     if (!found) printf("ptxemu race: %llu seeds, all outputs identical to seed %llu, no hazard "
                        "reported%s\n", tried, start, racecheck ? " (race detector on)" : "");
     free(runs);
