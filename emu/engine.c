@@ -461,8 +461,11 @@ int warp_run(Warp *w, uint32_t budget)
             w->lane_steps += lanes;
             steps = lanes = 0;
         }
-        /* an instruction no lane executes is skipped without calling its handler */
-        int r = m ? in->fn(w, in, m) : STEP_NEXT;
+        /* an instruction no lane executes is skipped without calling its handler, and
+         * counted apart: the profile's instructions are those some lane executes */
+        int r;
+        if (__builtin_expect(m != 0, 1)) r = in->fn(w, in, m);
+        else { r = STEP_NEXT; w->idle_steps++; }
         if (__builtin_expect(r == STEP_NEXT, 1)) {
             if (++w->pc == w->merge_pc) warp_regroup(w);   /* pc+1 cannot skip merge_pc */
             continue;
@@ -538,6 +541,7 @@ int warp_run_det(Warp *w)
         w->lane_steps += popcount32(m);
         if (__builtin_expect(debug_on, 0)) debug_before(w, in, m);
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
+        w->idle_steps += !m;
         if (__builtin_expect(debug_on, 0)) debug_after(w, in, m);
         int stop = m && (in->flags & IF_PREEMPT);
         if (stop && may_publish(in->op)) { w->wrote = 1; w->mem_spin = 0; }

@@ -138,6 +138,7 @@ struct Warp {
     int done;
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
+    uint64_t idle_steps;        /* of steps, those no lane executed (guard false in all)      */
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
@@ -283,7 +284,9 @@ struct Launch {
     char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */
     uint32_t warned_pc[16], nwarned;    /* instructions that already printed a warning   */
     uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
-    uint64_t warp_insts;
+    uint64_t warp_insts;        /* warp instructions some lane executed (the profile's count) */
+    uint64_t issued_insts;      /* and those no lane executed too (a branch no lane takes):   */
+                                /*   the GPU issues them, so the time estimate counts them    */
     void *kernel;               /* the EmuKernel running (device-side launches name others) */
     uint32_t cdp_depth;         /* nesting depth: 0 launched by the host                     */
     struct CdpState *cdp;       /* work the grid launched from the device (cdp.c), or NULL   */

@@ -145,7 +145,7 @@ static Estimate estimate(const Launch *L)
     const Profile *p = &L->prof;
     Estimate e;
     double sms = (double)L->ncta < H100_SMS ? (double)L->ncta : H100_SMS;
-    e.issue_ns = ((double)L->warp_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
+    e.issue_ns = ((double)L->issued_insts + BAR_SLOTS * (double)p->bar_arrivals) / (sms * 4.0) / H100_GHZ;
     e.dram_ns = (double)(p->gld_sec + p->gst_sec) * 32.0 / H100_DRAM_BPS * 1e9;
     e.smem_ns = (double)(p->sld_wave + p->sst_wave) / sms / H100_GHZ;
     /* no shorter than its warps' own clocks say: a wave of blocks lasts as long as its

@@ -638,14 +638,16 @@ static void finish_cluster(Cluster *cl, Launch *L)
         init_free_cta(cl->ctas[r]);
         wgmma_free_queue(cl->ctas[r]);
     }
-    uint64_t wi = 0, ti = 0;
+    uint64_t wi = 0, ti = 0, idle = 0;
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             wi += cl->ctas[r]->warps[i].steps;
+            idle += cl->ctas[r]->warps[i].idle_steps;
             ti += cl->ctas[r]->warps[i].lane_steps;
             profile_warp_done(&cl->ctas[r]->warps[i]);
         }
-    __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->issued_insts, wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->warp_insts, wi - idle, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
 }
 

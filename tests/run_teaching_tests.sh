@@ -86,6 +86,16 @@ else
     bad "ptxemu race passes a correct program (exit $rc)"
 fi
 
+# 4. the profiler counts the instructions some lane executes: a fully converged copy kernel,
+# whose bounds check is a branch no lane takes, has all 32 lanes active (was 30.1)
+"$ptxemu" --profile --report-json "$tmp/r.json" "$prog" copy >"$tmp/out" 2>"$tmp/err"
+if grep -q "^ptxemu: profile:   instructions: 1024 warp, 32768 thread; 32.0 of 32 lanes active on average$" "$tmp/err" &&
+   grep -q '"kind":"profile",.*"warp_instructions":1024,"thread_instructions":32768' "$tmp/r.json"; then
+    ok "the profile counts only instructions some lane executes: 32.0 of 32 lanes active"
+else
+    bad "the profile counts only instructions some lane executes: 32.0 of 32 lanes active"
+fi
+
 # 5. kernel names as people read them in messages, the profile and the timeline; JSON keeps both
 "$ptxemu" --report-json "$tmp/r.json" --timeline "$tmp/tl.json" "$prog" oob >"$tmp/out" 2>"$tmp/err"
 if grep -q "^ptxemu: warning: kernel byte_hist(unsigned char const\*, int, unsigned int\*), " "$tmp/err" &&
