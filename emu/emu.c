@@ -270,6 +270,21 @@ void emu_host_copy_end(void)
     if (racecheck_mode && race_copy_end()) racecheck_found = 1;
 }
 
+size_t emu_race_host_pages(const uint64_t **pages)
+{
+    return racecheck_mode ? race_host_pages(pages) : 0;
+}
+
+void emu_race_print(const char *msg, const char *hint, const char *tail)
+{
+    race_print(msg, hint, tail);
+}
+
+void emu_racecheck_found(void)
+{
+    racecheck_found = 1;
+}
+
 /* The first instruction that is no PTX instruction at all, as "name:line:col: ..."; 0 if none. */
 static int unknown_instruction(const PtxModule *a, char *err, size_t errlen)
 {

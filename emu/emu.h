@@ -102,6 +102,12 @@ int emu_racecheck_on(void);
 void emu_host_copy_begin(const char *api);
 void emu_host_copy(uint64_t addr, size_t n, int write);
 void emu_host_copy_end(void);
+/* The race detector's view of the host (runtime/driver/hostrace.c): the page-locked pages
+ * (pinned, mapped, registered, managed) the last launch touched, as page number << 1 |
+ * written, sorted; and a race found outside a launch (PTXEMU_RACECHECK=error counts it). */
+size_t emu_race_host_pages(const uint64_t **pages);
+void emu_racecheck_found(void);
+void emu_race_print(const char *msg, const char *hint, const char *tail);   /* a race line */
 
 int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
                   const unsigned cluster[3], size_t dyn_shared, void **args, char *err,

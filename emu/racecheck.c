@@ -291,6 +291,8 @@ RaceLog *race_log_new(const Launch *L)
     if (!g) return NULL;
     g->n = g->dropped = 0;
     g->full = 0;
+    g->nhpages = 0;
+    g->hp_last = ~0ull;
     RaceLaunch *rl = new_launch(g);
     if (!rl) return NULL;
     rl->prog = L->prog;
@@ -1148,6 +1150,53 @@ static void shared_access(Warp *w, Cta *c, int l, uint32_t pc, uint32_t cur, con
     }
 }
 
+/* A launch's access to page-locked memory the host can touch while the launch is not
+ * waited for: its page is noted (hostrace.c in the driver protects it then). The page looked
+ * up last is remembered: a warp's lanes mostly share one. */
+static void note_host_page(RaceLog *g, uint64_t a, int write)
+{
+    uint64_t pg = a >> 12;
+    if (pg != g->hp_last) {
+        size_t size;
+        int kind = -1;
+        g->hp_last = pg;
+        g->hp_host = mem_find(a, &size, &kind) && (kind == MEM_HOST_PINNED || kind == MEM_MANAGED ||
+                                                   kind == MEM_REGISTERED || kind == MEM_REGISTERED_RO);
+    }
+    if (!g->hp_host) return;
+    for (size_t i = g->nhpages; i-- > 0 && i + 8 >= g->nhpages;)   /* the last few */
+        if (g->hpages[i] >> 1 == pg) { g->hpages[i] |= (uint64_t)write; return; }
+    if (g->nhpages == g->caphpages) {
+        size_t nc = g->caphpages ? g->caphpages * 2 : 64;
+        uint64_t *n = realloc(g->hpages, nc * sizeof *n);
+        if (!n) return;
+        g->hpages = n;
+        g->caphpages = nc;
+    }
+    g->hpages[g->nhpages++] = pg << 1 | (uint64_t)(write != 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+size_t race_host_pages(const uint64_t **pages)
+{
+    RaceLog *g = G;
+    if (!g || !g->nhpages) return 0;
+    qsort(g->hpages, g->nhpages, sizeof *g->hpages, cmp_u64);
+    size_t k = 0;   /* one entry a page: written if any access wrote */
+    for (size_t i = 0; i < g->nhpages; i++) {
+        if (k && g->hpages[k - 1] >> 1 == g->hpages[i] >> 1) g->hpages[k - 1] |= g->hpages[i] & 1;
+        else g->hpages[k++] = g->hpages[i];
+    }
+    g->nhpages = k;
+    *pages = g->hpages;
+    return k;
+}
+
 void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                  uint8_t *const host[WARP_SIZE])
 {
@@ -1163,6 +1212,7 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
         if (reads) acquire_loc(w, key, in);
         Cta *c = owner(w, host[l]);
         if (!c && mem_is_global((uint64_t)(uintptr_t)host[l])) {
+            note_host_page(g, (uint64_t)(uintptr_t)host[l], write);
             if (!curg) curg = log_index(w, &g->glog, 1, pc, 0);
             if (curg) global_access(w, l, curg, (uint64_t)(uintptr_t)host[l], size, write, atomic);
         } else if (c && c->race) {

@@ -96,6 +96,11 @@ void race_mbar_use(Warp *w, int lane, const uint8_t *mbar);
 void race_copy_begin(const char *api);
 void race_copy_bytes(uint64_t addr, size_t n, int write);
 int race_copy_end(void);
+/* One report line as the detector prints it: "ptxemu: race: MSG; HINT TAIL", wrapped on a
+ * terminal (racereport.c). */
+void race_print(const char *msg, const char *hint, const char *tail);
+/* The page-locked pages the last launch touched: page number << 1 | written, sorted. */
+size_t race_host_pages(const uint64_t **pages);
 /* An accumulator register of a wgmma.mma_async in flight (issued at wg_pc) is accessed by
  * lane of w before the wgmma.wait_group that completes it. */
 void race_wgmma_early(Warp *w, const Inst *in, int lane, uint32_t wg_pc);

@@ -88,6 +88,10 @@ struct RaceLog {
     int compact_always;         /* PTXEMU_RACECHECK_COMPACT=1: compact logs at every fill (tests) */
     size_t shadow, shadow_peak, logbytes_peak;
     size_t checked, checked_peak;   /* bytes of resident shared memory and touched allocations */
+    /* page-locked memory (pinned, mapped, registered, managed) the running launch touched,
+     * for the host's side (runtime/driver/hostrace.c): page << 1 | written */
+    uint64_t *hpages; size_t nhpages, caphpages;
+    uint64_t hp_last; int hp_host;      /* the page looked up last, and whether it is such */
 };
 
 #endif

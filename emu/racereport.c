@@ -140,6 +140,11 @@ static void json_access(FILE *js, const RaceLaunch *rl, uint32_t pc, uint32_t ct
     fputc('}', js);
 }
 
+/* What orders work of two streams (a race between launches, or a launch and a host copy). */
+#define STREAMS_HINT "nothing orders the two pieces of work: issue them on one stream, or make one " \
+    "stream wait for the other (cudaEventRecord after the first, cudaStreamWaitEvent before the " \
+    "second), or synchronise the host between them"
+
 /* The width to wrap reports at: stderr's terminal's (COLUMNS, else 80, when it will not
  * say), or 0 when stderr is no terminal: then a report is one line, for files, graders and
  * grep. */
@@ -192,6 +197,11 @@ static void emit(const char *hint, const char *tail, const char *fmt, ...)
     snprintf(msg + k, sizeof msg - k, " %s", tail);
     put_wrapped("ptxemu: race:", 4, msg, width);
     if (*hint) put_wrapped("    hint:", 10, hint, width);
+}
+
+void race_print(const char *msg, const char *hint, const char *tail)
+{
+    emit(hint, tail, "%s", msg);
 }
 
 /* The report of a finding. */
@@ -345,9 +355,10 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
         fprintf(js, ",\"allocation\":%llu,\"allocation_size\":%zu,\"offset\":%llu",
                 (unsigned long long)base, asz, (unsigned long long)(f->addr - base));
     }
-    if (f->kind <= K_WAW && f->launch1 == L->race->cur) {   /* what would order them */
+    if (f->kind <= K_WAW) {   /* what would order them */
         char hint[800];
-        order_hint(L, f, hint, sizeof hint);
+        if (f->launch1 == L->race->cur) order_hint(L, f, hint, sizeof hint);
+        else snprintf(hint, sizeof hint, "%s", STREAMS_HINT);
         fputs(",\"hint\":", js);
         report_str(js, hint);
     }
@@ -429,8 +440,8 @@ void race_report_copy(const RaceLog *g, const HostCopyFinding *fs, uint32_t n, u
             json_access(js, r1, f->pc1, f->cta1, f->t1);
             fputc(',', js);
             json_access(js, now, 0, 0, 0);
-            fprintf(js, "],\"allocation\":%llu,\"allocation_size\":%zu,\"offset\":%llu}\n",
-                    (unsigned long long)base, asz, (unsigned long long)(f->addr - base));
+            fprintf(js, "],\"allocation\":%llu,\"allocation_size\":%zu,\"offset\":%llu,\"hint\":\"%s\"}\n",
+                    (unsigned long long)base, asz, (unsigned long long)(f->addr - base), STREAMS_HINT);
         }
     }
     if (dropped) fprintf(stderr, "ptxemu: race: %u more distinct hazards of the host's %s not shown\n", dropped, now->api);

@@ -902,8 +902,12 @@ int sched_set_deterministic(uint64_t seed, const char *record_path, const char *
             snprintf(err, errlen, "ptxemu: %s is not a ptxemu schedule", replay_path);
             return -1;
         }
+        /* the recording's seed also chose when asynchronous work the host issued completed
+         * (runtime/driver/defer.c): the replay takes it */
+        unsigned long long rs;
+        if (sscanf(line + 17, " seed %llu", &rs) == 1) det_cfg.seed = rs;
     }
-    if (det_cfg.rec) fprintf(det_cfg.rec, "ptxemu-schedule 1\n");
+    if (det_cfg.rec) fprintf(det_cfg.rec, "ptxemu-schedule 1 seed %llu\n", (unsigned long long)det_cfg.seed);
     return 0;
 }
 

@@ -399,9 +399,21 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
                     break
             rc["_hint"] = rc.get("hint") or hint or fallback_hint(rc)
         for rc in races[:MAX_LIST]:
+            if rc.get("kind") == "host-device":   # the host's own access: the message says it all
+                det.append("host-device race in %s memory (the host and work in flight)" % rc.get("space", "?"))
+                det.extend(textwrap.wrap(rc.get("message", ""), width=92, initial_indent="    ",
+                                         subsequent_indent="    "))
+                det.extend(textwrap.wrap(rc["_hint"], width=92, initial_indent="    hint: ",
+                                         subsequent_indent="          "))
+                continue
             where = rc.get("space", "?") + " memory"
-            det.append("%s in %s, kernel %s (%s times)" % (rc.get("kind"), where, kname(rc), rc.get("count", 1)))
+            kacc = [a for a in rc.get("accesses", []) if a.get("kernel")]
+            kern = kname(rc) if rc.get("kernel") else kname(kacc[0]) if kacc else "?"
+            det.append("%s in %s, kernel %s (%s times)" % (rc.get("kind"), where, kern, rc.get("count", 1)))
             for a in rc.get("accesses", []):
+                if a.get("host_copy"):   # a copy or fill the host issued
+                    det.append("    the host's %s on %s" % (a["host_copy"], a.get("stream", "a stream")))
+                    continue
                 det.append("    %-3s by block %s thread %s at %s" % (
                     a.get("op", "?"), dim3(a.get("block")), dim3(a.get("thread")),
                     places.describe(a)))

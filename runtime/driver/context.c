@@ -152,6 +152,12 @@ CUresult drv_ctx_enter(CUcontext *out)
     return st;
 }
 
+CUresult drv_ctx_sticky(void)
+{
+    CUcontext c = drv_ctx_current();
+    return c && drv_handle_kind(c) == H_CTX ? __atomic_load_n(&c->sticky, __ATOMIC_ACQUIRE) : CUDA_SUCCESS;
+}
+
 void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg)
 {
     int first = 0;
@@ -427,7 +433,8 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
     return CUDA_SUCCESS;
 }
 
-/* All work is finished when the call that issued it returns; a fault is what remains. */
+/* All work is finished when the call that issued it returns (or here, for work deterministic
+ * mode kept, runtime/driver/defer.c); a fault is what remains. */
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
     CUcontext c;
@@ -436,7 +443,7 @@ CUresult CUDAAPI cuCtxSynchronize(void)
     drv_lock();
     drv_order_host_waits_all();
     drv_unlock();
-    return e;
+    return e == CUDA_SUCCESS ? __atomic_load_n(&c->sticky, __ATOMIC_ACQUIRE) : e;
 }
 
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)

@@ -26,14 +26,20 @@ static void drv_mutex_make(void)
     pthread_mutexattr_destroy(&a);
 }
 
+/* The lock's depth: the race detector's page protections (hostrace.c) are lifted while
+ * the driver runs and applied when the program runs again. */
+static int drv_depth;
+
 void drv_lock(void)
 {
     pthread_once(&drv_mutex_once, drv_mutex_make);
     pthread_mutex_lock(&drv_mutex);
+    if (drv_depth++ == 0) drv_hostrace_lift();
 }
 
 void drv_unlock(void)
 {
+    if (--drv_depth == 0) drv_hostrace_apply();
     pthread_mutex_unlock(&drv_mutex);
 }
 

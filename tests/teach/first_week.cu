@@ -9,6 +9,8 @@
 //   copy          a fully converged copy kernel (every lane active on every instruction)
 //   printf N      N threads print one line each
 //   hang          a kernel that spins for a long time
+//   nosync        a kernel and a download into pinned memory on a stream; the host sums the
+//                 download before it synchronises (the bug of a first streams lab)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +106,20 @@ int main(int argc, char **argv)
     } else if (!strcmp(c, "printf")) {
         int n = argc > 2 ? atoi(argv[2]) : 1;
         say<<<(n + 255) / 256, n < 256 ? n : 256>>>();
+    } else if (!strcmp(c, "nosync")) {
+        int n = 2048, *h;
+        cudaStream_t s;
+        cudaStreamCreate(&s);
+        cudaMallocHost(&h, n * sizeof(int));
+        memset(h, 0, n * sizeof(int));
+        half_return<<<1, 32, 0, s>>>(d);   /* d[0] = 120 */
+        cudaMemcpyAsync(h, d, n * sizeof(int), cudaMemcpyDeviceToHost, s);
+        long long early = 0;
+        for (int i = 0; i < n; i++) early += h[i];
+        cudaStreamSynchronize(s);
+        long long late = 0;
+        for (int i = 0; i < n; i++) late += h[i];
+        printf("sum before synchronising %lld, after %lld\n", early, late);
     } else if (!strcmp(c, "hang")) {
         hang<<<1, 1>>>(d);
     }
