@@ -60,6 +60,8 @@ void emu_set_heap_size(size_t b) { heap_size = b; }
 size_t emu_heap_size(void) { return heap_size; }
 void emu_set_stack_size(size_t b) { stack_size = b; }
 size_t emu_stack_size(void) { return stack_size; }
+static size_t printf_fifo = 8650752;    /* the H100's and H200's default (132 x 64 KiB) */
+void emu_set_printf_fifo(size_t b) { printf_fifo = b; }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -713,6 +715,7 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
     }
     L->dyn_shared = (uint32_t)dyn_shared;
     L->shared_total = p->shared_static + (uint32_t)dyn_shared;
+    L->printf_cap = printf_fifo / EMU_PRINTF_RECORD;
     L->ncta = (uint64_t)grid[0] * grid[1] * grid[2];
     if (p->uses_local) {
         size_t need = (p->frame_size + 15) & ~(size_t)15;
@@ -789,6 +792,13 @@ static int launch_finish(EmuPending *P, char *err, size_t errlen)
         fwrite(L->out, 1, L->out_len, stdout);
         fflush(stdout);
     }
+    if (L->printf_dropped && emu_log_level >= 1)   /* the GPU drops them without a word */
+        fprintf(stderr, "ptxemu: warning: kernel %s: device printf dropped %llu of its %llu lines: "
+                "the printf FIFO (cudaLimitPrintfFifoSize, %zu bytes) holds %llu, %u bytes each, "
+                "as on an H200; cudaDeviceSetLimit(cudaLimitPrintfFifoSize, ...) before the first "
+                "launch makes it larger\n", L->prog->dname, (unsigned long long)L->printf_dropped,
+                (unsigned long long)(L->printf_dropped + L->printf_n), (size_t)(L->printf_cap * EMU_PRINTF_RECORD),
+                (unsigned long long)L->printf_cap, EMU_PRINTF_RECORD);
     if (L->race && race_report(L)) racecheck_found = 1;
     const char *stats = getenv("PTXEMU_STATS");
     if (stats && *stats && *stats != '0')

@@ -189,6 +189,24 @@ else
     bad "ptxemu race shows no progress line in a file"
 fi
 
+# 5. device printf keeps the GPU's FIFO: a record of 256 bytes a line, at least 512 KiB, fixed
+# once a kernel printed; the lines that do not fit are dropped and counted (as an H200 does,
+# tests/gpu/printf_fifo_h200.txt; the GPU says nothing, ptxemu warns)
+"$ptxemu" --report-json "$tmp/r.json" "$prog" printf_fifo >"$tmp/out" 2>"$tmp/err"
+if [ "$(grep -c '^line ' "$tmp/out")" = 2048 ] && grep -q "^set cudaSuccess, now 524288$" "$tmp/err" &&
+   grep -q "^set after a launch: cudaErrorInvalidValue$" "$tmp/err" &&
+   grep -q "^ptxemu: warning: kernel say(): device printf dropped 2048 of its 4096 lines: the printf FIFO (cudaLimitPrintfFifoSize, 524288 bytes) holds 2048, 256 bytes each" "$tmp/err"; then
+    ok "device printf keeps the GPU's FIFO: 2048 lines in 512 KiB, the rest dropped and counted"
+else
+    bad "device printf keeps the GPU's FIFO: 2048 lines in 512 KiB, the rest dropped and counted"
+fi
+"$ptxemu" "$prog" printf 300 >"$tmp/out" 2>"$tmp/err"
+if [ "$(grep -c '^line ' "$tmp/out")" = 512 ] && ! grep -q "dropped" "$tmp/err"; then
+    ok "device printf within the default FIFO prints every line"
+else
+    bad "device printf within the default FIFO prints every line"
+fi
+
 # 5. option values are checked before the program starts: a clear error, exit status 2
 for o in "--timeout abc" "--timeout -3" "--threads 0" "-t many" "--log 7" "--seed -1" "--seed 1x" \
          "--device-count 17" "--clock fast"; do

@@ -478,7 +478,10 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
     switch (limit) {
     case CU_LIMIT_STACK_SIZE: emu_set_stack_size(value); break;
     case CU_LIMIT_MALLOC_HEAP_SIZE: emu_set_heap_size(value); break;
-    case CU_LIMIT_PRINTF_FIFO_SIZE: c->printf_fifo = value; break;   /* printf goes straight out */
+    case CU_LIMIT_PRINTF_FIFO_SIZE:   /* measured: at least 512 KiB; fixed once a kernel printed */
+        if (__atomic_load_n(&emu_printf_used, __ATOMIC_RELAXED)) e = CUDA_ERROR_INVALID_VALUE;
+        else c->printf_fifo = value < EMU_PRINTF_FIFO_MIN ? EMU_PRINTF_FIFO_MIN : value;
+        break;
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
         c->pending_launches = value;
         emu_set_pending_launch_limit(value);

@@ -316,6 +316,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
         return e;
     }
     char err[2048] = "";
+    emu_set_printf_fifo(c->printf_fifo);   /* the launching context's FIFO */
     if (after) drv_order_lane_launch(lane, after);
     else drv_order_launch(s);
     uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];

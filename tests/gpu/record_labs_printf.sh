@@ -35,12 +35,12 @@ while read -r kind fifo blocks limit; do
     hi=$(grep '^P' "$out/pf.out" | awk '{print $2}' | sort -n | tail -n 1)
     echo "kind $kind fifo $fifo blocks $blocks: exit $rc in $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s, $n of $((blocks * 256)) lines; first [$first] last [$last]; thread values $lo..$hi; $(tr '\n' ' ' <"$out/pf.err")"
 done >"$out/printf_fifo.txt" <<'CASES'
-1 1048576 16 10
-1 1048576 256 10
-1 65536 64 10
-0 65536 64 10
-8 65536 64 10
-1 0 256 10
-1 1048576 1024 10
+1 1048576 16 8
+1 1048576 256 8
+1 65536 64 8
+0 65536 64 8
+8 65536 64 8
+1 0 256 8
+1 1048576 1024 8
 CASES
 rm -f "$out/pf.out" "$out/pf.err"

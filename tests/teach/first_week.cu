@@ -8,6 +8,8 @@
 //   warp_race     lane 0 writes shared memory that the other lanes read with no __syncwarp
 //   copy          a fully converged copy kernel (every lane active on every instruction)
 //   printf N      N threads print one line each
+//   printf_fifo   a 64 KiB printf FIFO asked for (the driver gives 512 KiB: 2048 lines), 4096
+//                 threads print a line each, then the limit is asked to change
 //   hang          a kernel that spins for a long time
 //   nosync        a kernel and a download into pinned memory on a stream; the host sums the
 //                 download before it synchronises (the bug of a first streams lab)
@@ -120,6 +122,15 @@ int main(int argc, char **argv)
         long long late = 0;
         for (int i = 0; i < n; i++) late += h[i];
         printf("sum before synchronising %lld, after %lld\n", early, late);
+    } else if (!strcmp(c, "printf_fifo")) {
+        size_t v = 0;
+        cudaError_t e1 = cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 65536);
+        cudaDeviceGetLimit(&v, cudaLimitPrintfFifoSize);
+        fprintf(stderr, "set %s, now %zu\n", cudaGetErrorName(e1), v);
+        say<<<16, 256>>>();
+        cudaDeviceSynchronize();
+        fprintf(stderr, "set after a launch: %s\n",
+                cudaGetErrorName(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 20)));
     } else if (!strcmp(c, "hang")) {
         hang<<<1, 1>>>(d);
     }
