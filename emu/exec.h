@@ -47,7 +47,7 @@ static inline int ty_is_float(int t)
            t == TY_F64;
 }
 
-/* Engine services (engine.c). */
+/* Engine services (warp.c). */
 
 /* For warp-synchronous operations: returns 0 when every lane of `members` is in `mask` or
  * waits at a warp-synchronous instruction, so the operation can run now. Otherwise parks

@@ -1,7 +1,7 @@
 /* exec_warp.c - warp-level operations: shfl.sync, vote.sync, match.sync, redux.sync and
  * activemask.
  *
- * Every .sync form first waits (warp_converge_sync, engine.c) until all lanes of membermask
+ * Every .sync form first waits (warp_converge_sync, warp.c) until all lanes of membermask
  * that have not exited execute it together; the operation then runs once for the whole
  * group. The group of a result is mask & membermask. A lane that executes one of them with
  * a membermask that does not name it makes the instruction undefined in PTX: that is

@@ -3,8 +3,9 @@
  * Work runs here when it is issued, so a program that reads a copy's destination without
  * synchronising always sees the copy done - the most common bug of a first streams lab
  * could never show. On a GPU the copy lands somewhere between its issue and the
- * synchronisation that orders it. In deterministic mode (PTXEMU_SEED, without the race
- * detector, which checks one launch at a time) each asynchronous kernel launch, copy and
+ * synchronisation that orders it. In deterministic mode (PTXEMU_SEED, without a tool that
+ * follows stream order - the race detector checks one launch at a time) each asynchronous
+ * kernel launch, copy and
  * fill is either run at once or kept here, as the seed chooses; kept work completes at a
  * later turn (every later issue of work or query gives each kept piece an even chance), or
  * when something must come after it: work issued behind it in stream order or after an
@@ -41,7 +42,7 @@ int drv_defer_on(void)
 {
     if (state < 0) {
         uint64_t seed = 0;
-        state = sched_deterministic(&seed) && !emu_racecheck_on();
+        state = sched_deterministic(&seed) && !emu_wants_stream_order();
         rng = seed ^ 0x5eedde7e4a11ull;
     }
     return state;

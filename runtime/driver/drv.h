@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda.h>
-#include "emu/emu.h"
+#include "jit/jit.h"
 
 /* ---- init.c: cuInit, the lock, diagnostics ---- */
 int drv_is_initialized(void);
@@ -144,9 +144,9 @@ struct CUfunc_st {                  /* CUfunction and CUkernel (the same object 
 /* The registers ptxas gives f's kernel, or -1 without ptxas (module.c). */
 int drv_func_ptxas_regs(CUfunction f);
 /* The function's kernel with its info; says once why it cannot be used. */
-CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info);
+CUresult drv_func_kernel(CUfunction f, EmuKernel **k, JitKernelInfo *info);
 /* Dynamic shared memory the function may use by default or as set. */
-size_t drv_func_max_dyn(CUfunction f, const EmuKernelInfo *info);
+size_t drv_func_max_dyn(CUfunction f, const JitKernelInfo *info);
 /* Unload the context's modules (destruction, reset); reset libraries' state. */
 void drv_modules_release_ctx(CUcontext c);
 void drv_libraries_reset(void);
@@ -252,6 +252,8 @@ int drv_defer_follows(const DrvOrder *v);   /* kept work that v follows (an even
  * there (the pages the detector saw it touch), is kept until the host waits for it, its
  * page-locked bytes protected while the program runs. drv_hostrace_lift / _apply: the
  * driver lock's first entry and last exit lift and apply the protections. */
+int drv_hostrace_attach(void);   /* at cuInit, with PTXEMU_RACECHECK: 0, or -1 (no room) */
+int drv_hostrace_on(void);
 int drv_hostrace_visible(uint64_t p, int *kind);   /* page-locked memory the host sees */
 void drv_hostrace_copy(CUstream s, const char *api, uint64_t dst, uint64_t src, size_t n, int fill);
 void drv_hostrace_kernel(CUstream s, const char *name, const char *mangled);
@@ -270,9 +272,9 @@ void drv_run_held(void);
 CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                     unsigned smem, CUstream s, void **params, void **extra,
                     const unsigned *cluster, int cooperative);
-int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int block, size_t dyn);
+int drv_occupancy(CUfunction f, const JitKernelInfo *info, int block, size_t dyn);
 /* The packed parameter buffer of a launch's `extra` as one pointer per parameter. */
-CUresult drv_unpack_extra(void **extra, const EmuKernelInfo *info, void **args);
+CUresult drv_unpack_extra(void **extra, const JitKernelInfo *info, void **args);
 /* A kernel node of a graph: checked as a launch, ordered on `lane` after *after (which
  * becomes the launch's clock) instead of a stream. */
 CUresult drv_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3],

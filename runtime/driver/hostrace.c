@@ -3,7 +3,8 @@
  * host has not waited for touches.
  *
  * Every such piece of work - an asynchronous copy or fill with a page-locked side, a kernel
- * that touched page-locked memory (the detector collects the pages it used) - is kept here
+ * that touched page-locked memory (this file observes the kernels' accesses, emu/observe.h,
+ * beside the race detector) - is kept here
  * with its place in stream order until the host has waited for it (a stream, event or
  * device synchronisation, a synchronous copy). Meanwhile its pages are protected: no access
  * where the work writes, no writes where it only reads. A host access there traps
@@ -22,8 +23,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include "runtime/driver/drv.h"
-#include "emu/engine.h"
 #include "emu/memory.h"
+#include "emu/observe.h"
+#include "emu/report.h"
 #include "emu/scheduler.h"
 
 #define PAGE 4096ull
@@ -47,6 +49,11 @@ static size_t ngiven, capgiven;
 static int applied;             /* the protections are in force (the program runs)        */
 static struct sigaction prev;
 static int installed;
+static int on, fail_on_race, found;   /* PTXEMU_RACECHECK (=error), and a race reported */
+static uint64_t *pages;         /* page-locked pages the running launch touched: page << 1 | */
+static size_t npages, cappages; /*   written (kernel_access)                                 */
+static uint64_t last_page = ~0ull;
+static int last_host;
 
 int drv_hostrace_visible(uint64_t p, int *kind_out)
 {
@@ -145,7 +152,7 @@ static void report(Work *x, uint64_t a, int host_writes, uintptr_t pc)
     sched_deterministic(&seed);
     char tail[48];
     snprintf(tail, sizeof tail, "(seed %llu)", (unsigned long long)seed);
-    emu_race_print(msg, hint, tail);
+    report_line("ptxemu: race:", msg, hint, tail);
     FILE *js = report_open();
     if (js) {
         fprintf(js, "{\"kind\":\"host-device\",\"space\":\"%s\",\"address\":%llu,\"allocation\":%llu,"
@@ -170,7 +177,7 @@ static void report(Work *x, uint64_t a, int host_writes, uintptr_t pc)
         fprintf(js, ",\"count\":1,\"seed\":%llu}\n", (unsigned long long)seed);
         report_close(js);
     }
-    emu_racecheck_found();
+    found = 1;
 }
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
@@ -254,7 +261,7 @@ static void add(CUstream s, const char *what, const char *mangled, Range *r, siz
 
 void drv_hostrace_copy(CUstream s, const char *api, uint64_t dst, uint64_t src, size_t n, int fill)
 {
-    if (!emu_racecheck_on() || !n) return;
+    if (!on || !n) return;
     Range *r = calloc(2, sizeof *r);
     if (!r) return;
     size_t k = 0;
@@ -263,22 +270,94 @@ void drv_hostrace_copy(CUstream s, const char *api, uint64_t dst, uint64_t src, 
     add(s, api, NULL, r, k);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 void drv_hostrace_kernel(CUstream s, const char *name, const char *mangled)
 {
-    if (!emu_racecheck_on()) return;
-    const uint64_t *pages;
-    size_t n = emu_race_host_pages(&pages);
-    if (!n) return;
-    Range *r = calloc(n, sizeof *r);
-    if (!r) return;
+    if (!on || !npages) return;
+    qsort(pages, npages, sizeof *pages, cmp_u64);
+    Range *r = calloc(npages, sizeof *r);
+    if (!r) { npages = 0; return; }
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {   /* page << 1 | writes, sorted: merge neighbours */
+    for (size_t i = 0; i < npages; i++) {   /* page << 1 | writes, sorted: merge neighbours */
         uint64_t lo = (pages[i] >> 1) * PAGE;
         int wr = (int)(pages[i] & 1);
+        if (k && r[k - 1].hi > lo) { r[k - 1].writes |= wr; continue; }   /* the same page */
         if (k && r[k - 1].hi == lo && r[k - 1].writes == wr) r[k - 1].hi += PAGE;
         else r[k++] = (Range){ lo, lo + PAGE, wr };
     }
+    npages = 0;
     char what[200];
     snprintf(what, sizeof what, "kernel %s", name);
     add(s, what, mangled, r, k);
+}
+
+/* ---- the kernels' side: an observer of their memory accesses (emu/observe.h) ---- */
+
+static int launch_begin(Launch *L)
+{
+    (void)L;
+    npages = 0;
+    last_page = ~0ull;
+    return 0;
+}
+
+/* The page-locked pages a warp instruction touches, noted once each (the page looked up
+ * last is remembered: a warp's lanes mostly share one). */
+static void kernel_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                          uint8_t *const host[WARP_SIZE])
+{
+    (void)w; (void)in; (void)size;
+    int write = access != ACC_READ;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        uint64_t a = (uint64_t)(uintptr_t)host[__builtin_ctz(m)], pg = a / PAGE;
+        if (pg != last_page) {
+            last_page = pg;
+            last_host = drv_hostrace_visible(a, NULL);
+        }
+        if (!last_host) continue;
+        if (npages && pages[npages - 1] >> 1 == pg) { pages[npages - 1] |= (uint64_t)write; continue; }
+        if (npages == cappages) {
+            size_t nc = cappages ? cappages * 2 : 64;
+            uint64_t *g = realloc(pages, nc * sizeof *g);
+            if (!g) return;
+            pages = g;
+            cappages = nc;
+        }
+        pages[npages++] = pg << 1 | (uint64_t)write;
+    }
+}
+
+static const Observer hostrace = {
+    .tool_name = "hostrace", .events = OBS_LAUNCH | OBS_MEM, .launch_begin = launch_begin,
+    .mem = kernel_access,
+};
+
+/* PTXEMU_RACECHECK=error: a host-device race makes the process exit with status 1 too. */
+static void race_exit(void)
+{
+    if (found && fail_on_race) {
+        fflush(NULL);
+        _exit(1);
+    }
+}
+
+int drv_hostrace_attach(void)
+{
+    const char *rc = getenv("PTXEMU_RACECHECK");
+    if (!rc || !*rc || !strcmp(rc, "0")) return 0;
+    if (obs_attach(&hostrace) < 0) return -1;
+    on = 1;
+    fail_on_race = !strcmp(rc, "error");
+    atexit(race_exit);
+    return 0;
+}
+
+int drv_hostrace_on(void)
+{
+    return on;
 }

@@ -3,7 +3,7 @@
 #ifndef PTXEMU_RACECHECK_STATE_H
 #define PTXEMU_RACECHECK_STATE_H
 
-#include "machine.h"
+#include "racecheck.h"
 
 /* A map from 64-bit keys to pointers (open addressing, racecheck.c). */
 typedef struct Map { uint64_t *k; void **v; uint32_t cap, n; } Map;
@@ -88,10 +88,6 @@ struct RaceLog {
     int compact_always;         /* PTXEMU_RACECHECK_COMPACT=1: compact logs at every fill (tests) */
     size_t shadow, shadow_peak, logbytes_peak;
     size_t checked, checked_peak;   /* bytes of resident shared memory and touched allocations */
-    /* page-locked memory (pinned, mapped, registered, managed) the running launch touched,
-     * for the host's side (runtime/driver/hostrace.c): page << 1 | written */
-    uint64_t *hpages; size_t nhpages, caphpages;
-    uint64_t hp_last; int hp_host;      /* the page looked up last, and whether it is such */
 };
 
 #endif

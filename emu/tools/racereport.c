@@ -5,12 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 #include "racecheck.h"
 #include "racecheck_state.h"
-#include "memory.h"
-#include "engine.h"
 
 static const char *const kind_name[] = {
     "read-after-write", "write-after-read", "write-after-write",
@@ -47,7 +43,7 @@ static void short_place(const Program *p, uint32_t pc, char *buf, size_t n)
 static void order_hint(const Launch *L, const RaceFinding *f, char *buf, size_t n)
 {
     char a[320], b[320];
-    short_place(L->race->launches[f->launch1].prog, f->pc1, a, sizeof a);
+    short_place(RACE_LOG(L)->launches[f->launch1].prog, f->pc1, a, sizeof a);
     short_place(L->prog, f->pc2, b, sizeof b);
     if (f->cta1 == f->cta2 && !strcmp(a, b))
         snprintf(buf, n, "both accesses come from %s: threads that update one location there with a "
@@ -145,40 +141,8 @@ static void json_access(FILE *js, const RaceLaunch *rl, uint32_t pc, uint32_t ct
     "stream wait for the other (cudaEventRecord after the first, cudaStreamWaitEvent before the " \
     "second), or synchronise the host between them"
 
-/* The width to wrap reports at: stderr's terminal's (COLUMNS, else 80, when it will not
- * say), or 0 when stderr is no terminal: then a report is one line, for files, graders and
- * grep. */
-static int term_width(void)
-{
-    if (!isatty(STDERR_FILENO)) return 0;
-    struct winsize ws;
-    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
-    const char *c = getenv("COLUMNS");
-    int v = c ? atoi(c) : 0;
-    return v >= 40 ? v : 80;
-}
-
-/* text on lines of at most `width` columns, broken at spaces; the first line starts with
- * `first`, the others with `indent` spaces (a word longer than a line gets one of its own). */
-static void put_wrapped(const char *first, int indent, const char *text, int width)
-{
-    int col = fprintf(stderr, "%s", first);
-    for (const char *p = text; *p;) {
-        if (*p == ' ') { p++; continue; }
-        int n = (int)strcspn(p, " "), fresh = 0;
-        if (col > indent && col + 1 + n > width) {
-            fprintf(stderr, "\n%*s", indent, "");
-            col = indent;
-            fresh = 1;
-        }
-        col += fprintf(stderr, "%s%.*s", fresh ? "" : " ", n, p);
-        p += n;
-    }
-    fputc('\n', stderr);
-}
-
-/* One report: "ptxemu: race: MESSAGE; HINT (N times; seed S)" on one line, or on a terminal
- * the message wrapped to its width and the hint once, on lines of its own. */
+/* One report: "ptxemu: race: MESSAGE; HINT (N times; seed S)" (report.c wraps it on a
+ * terminal, the hint once on lines of its own). */
 static void emit(const char *hint, const char *tail, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void emit(const char *hint, const char *tail, const char *fmt, ...)
@@ -188,20 +152,7 @@ static void emit(const char *hint, const char *tail, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    int width = term_width();
-    if (!width) {
-        fprintf(stderr, "ptxemu: race: %s%s%s %s\n", msg, *hint ? "; " : "", hint, tail);
-        return;
-    }
-    size_t k = strlen(msg);
-    snprintf(msg + k, sizeof msg - k, " %s", tail);
-    put_wrapped("ptxemu: race:", 4, msg, width);
-    if (*hint) put_wrapped("    hint:", 10, hint, width);
-}
-
-void race_print(const char *msg, const char *hint, const char *tail)
-{
-    emit(hint, tail, "%s", msg);
+    report_line("ptxemu: race:", msg, hint, tail);
 }
 
 /* The report of a finding. */
@@ -213,7 +164,7 @@ static void print_finding(const Launch *L, const RaceFinding *f)
     const char *times = f->count == 1 ? "" : "s";
     char tail[80];
     snprintf(tail, sizeof tail, "(%u time%s; seed %llu)", f->count, times, seed);
-    const RaceLaunch *r1 = &L->race->launches[f->launch1];
+    const RaceLaunch *r1 = &RACE_LOG(L)->launches[f->launch1];
     if (!r1->prog) {   /* an earlier copy the host issued */
         char sn[64];
         size_t asz = 0;
@@ -235,7 +186,7 @@ static void print_finding(const Launch *L, const RaceFinding *f)
     coords(r1->block, f->t1, t1); coords(L->block, f->t2, t2);
     const char *k = kind_name[f->kind], *kn = L->prog->dname;
     char hint[800] = "";
-    if (f->kind <= K_WAW && f->launch1 == L->race->cur) order_hint(L, f, hint, sizeof hint);
+    if (f->kind <= K_WAW && f->launch1 == RACE_LOG(L)->cur) order_hint(L, f, hint, sizeof hint);
     switch (f->kind) {
     case K_MBINIT:
         if (f->pc1 == f->pc2 && f->cta1 == f->cta2 && f->t1 == f->t2) {   /* race_mbar_uninit */
@@ -299,7 +250,7 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                                        : " (wait_group / mbarrier wait missing?)");
         return;
     }
-    if (f->global && f->launch1 != L->race->cur) {
+    if (f->global && f->launch1 != RACE_LOG(L)->cur) {
         size_t asz = 0;
         uint64_t base = mem_find(f->addr, &asz, NULL);
         emit("", tail, "%s in global memory at 0x%llx (offset %llu of a %zu-byte "
@@ -344,10 +295,10 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
     fprintf(js, ",\"block\":[%u,%u,%u],\"count\":%u,\"seed\":%llu,\"accesses\":[",
             b[0], b[1], b[2], f->count, (unsigned long long)L->seed);
     if (!one) {
-        json_access(js, &L->race->launches[f->launch1], f->pc1, f->cta1, f->t1);
+        json_access(js, &RACE_LOG(L)->launches[f->launch1], f->pc1, f->cta1, f->t1);
         fputc(',', js);
     }
-    json_access(js, &L->race->launches[L->race->cur], f->pc2, f->cta2, f->t2);
+    json_access(js, &RACE_LOG(L)->launches[RACE_LOG(L)->cur], f->pc2, f->cta2, f->t2);
     fprintf(js, "]");
     if (f->global) {
         size_t asz = 0;
@@ -357,7 +308,7 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
     }
     if (f->kind <= K_WAW) {   /* what would order them */
         char hint[800];
-        if (f->launch1 == L->race->cur) order_hint(L, f, hint, sizeof hint);
+        if (f->launch1 == RACE_LOG(L)->cur) order_hint(L, f, hint, sizeof hint);
         else snprintf(hint, sizeof hint, "%s", STREAMS_HINT);
         fputs(",\"hint\":", js);
         report_str(js, hint);
@@ -369,7 +320,7 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
 
 int race_report(Launch *L)
 {
-    RaceLog *g = L->race;
+    RaceLog *g = RACE_LOG(L);
     if (!g) return 0;
     if (g->full)
         fprintf(stderr, "ptxemu: racecheck: kernel %s: the detector ran out of room for its shadow or "
