@@ -61,6 +61,9 @@ typedef struct RegName {
     uint8_t is_pred;
 } RegName;
 
+/* A static .shared variable's PTX name and place in the block's shared memory. */
+typedef struct SharedName { char *name; uint32_t offset, size; } SharedName;
+
 typedef struct Program {
     char *name;                 /* kernel name (mangled): JSON, the debugger's kernel filters */
     char *dname;                /* the same demangled, for messages people read             */
@@ -90,6 +93,8 @@ typedef struct Program {
     struct FnDesc *fdesc;       /* by module function index: callees of indirect calls       */
     uint32_t nfdesc;
     const char *ptx_name;       /* source name of the PTX, for messages                      */
+    struct SharedName *shared_names;   /* every static shared variable with its offset, for */
+    uint32_t nshared_names;            /*   the step debugger's source variables            */
     RegName *regnames;          /* every declared register and used special register, by     */
     uint32_t nregnames;         /*   function; names live in the same allocation             */
     const char *ptx_text;       /* the PTX, when the debugger keeps it (owned by the module) */

@@ -98,6 +98,7 @@ typedef struct Tr {
     uint32_t nvars, npreds;
     uint8_t *var_ty; uint32_t capvarty;   /* declared type of each register row       */
     NameMap shared_off;        /* module- and function-scope shared var -> offset      */
+    SharedName *snames; uint32_t nsnames, capsnames;   /* the same, for the debugger  */
     uint32_t shared_size, dyn_align;
     int has_dyn_shared;
     NameMap kparams;           /* kernel param name -> offset                          */
@@ -383,6 +384,18 @@ static int shared_var(Tr *t, const PtxVar *v, const char *key)
     off = (int)t->shared_size;
     t->shared_size += ptx_var_bytes(v);
     map_put(&t->shared_off, key, off);
+    if (t->nsnames == t->capsnames) {   /* for the step debugger: best effort */
+        uint32_t nc = t->capsnames ? t->capsnames * 2 : 8;
+        SharedName *g = realloc(t->snames, nc * sizeof *g);
+        if (g) { t->snames = g; t->capsnames = nc; }
+    }
+    if (t->nsnames < t->capsnames) {
+        SharedName *sn = &t->snames[t->nsnames];
+        sn->name = strdup(v->name);
+        sn->offset = (uint32_t)off;
+        sn->size = (uint32_t)ptx_var_bytes(v);
+        if (sn->name) t->nsnames++;
+    }
     return off;
 }
 
@@ -1496,6 +1509,8 @@ void program_free(Program *p)
     free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
     free(p->fdesc);
     free(p->param_size_of); free(p->name); free(p->dname); free(p->regnames);
+    for (uint32_t i = 0; i < p->nshared_names; i++) free(p->shared_names[i].name);
+    free(p->shared_names);
     free(p);
 }
 
@@ -1512,6 +1527,8 @@ static void free_tr(Tr *t, int keep_calls)
     free(t->owned);
     free(t->descs);
     free(t->shared_off.v);
+    for (uint32_t i = 0; i < t->nsnames; i++) free(t->snames[i].name);
+    free(t->snames);
     free(t->kparams.v);
     free(t->consts);
     free(t->var_ty);
@@ -1759,6 +1776,10 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     for (int i = 0; i < SR_COUNT_STATIC; i++)
         p->sreg_row[i] = t.sreg_id[i] < 0 ? -1 : (int32_t)(ROW_FIRST_FREE + t.nconsts + (uint32_t)t.sreg_id[i]);
     p->shared_static = t.has_dyn_shared ? t.shared_size : align_up(t.shared_size, 1);
+    p->shared_names = t.snames;   /* the Program owns them now */
+    p->nshared_names = t.nsnames;
+    t.snames = NULL;
+    t.nsnames = 0;
     p->dyn_shared_align = t.dyn_align;
     p->frame_size = t.fns[0].frame;
     p->uses_local = (uint32_t)t.uses_local;
