@@ -229,7 +229,7 @@ static int append_output(Warp *w, const char *t, size_t n)
     Launch *L = w->launch;
     int ok = 1;
     pthread_mutex_lock(&L->lock);
-    if (L->printf_n >= L->printf_cap) {
+    if (L->printf_cap && L->printf_n >= L->printf_cap) {   /* 0: no FIFO set up, no limit */
         L->printf_dropped++;
         pthread_mutex_unlock(&L->lock);
         return 0;

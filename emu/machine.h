@@ -294,7 +294,7 @@ struct Launch {
     Fault fault;
     pthread_mutex_t lock;       /* guards fault and printf buffer                            */
     char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */
-    uint64_t printf_cap;        /* printf records the FIFO holds (devprintf.c), and those    */
+    uint64_t printf_cap;        /* printf records the FIFO holds (devprintf.c; 0 no limit), */
     uint64_t printf_n, printf_dropped;   /*   written and dropped for want of room           */
     uint32_t warned_pc[16], nwarned;    /* instructions that already printed a warning   */
     uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
