@@ -25,6 +25,8 @@ static size_t stack_size = 1024;        /* CUDA's default stack per thread      
 
 void emu_set_stack_size(size_t b) { stack_size = b; }
 size_t emu_stack_size(void) { return stack_size; }
+static size_t printf_fifo = 8650752;    /* the H100's and H200's default (132 x 64 KiB) */
+void emu_set_printf_fifo(size_t b) { printf_fifo = b; }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -219,6 +221,7 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
     L->obs = p->obs;
     L->dyn_shared = (uint32_t)dyn_shared;
     L->shared_total = p->shared_static + (uint32_t)dyn_shared;
+    L->printf_cap = printf_fifo / EMU_PRINTF_RECORD;
     L->ncta = (uint64_t)grid[0] * grid[1] * grid[2];
     if (p->uses_local) {
         size_t need = (p->frame_size + 15) & ~(size_t)15;
@@ -232,7 +235,7 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
     L->cooperative = (flags & EMU_LAUNCH_COOPERATIVE) != 0;
     if (L->cooperative) L->grid_ws = grid_workspace();
     if (!L->param_addr || !L->const_rows || (L->cooperative && !L->grid_ws)) {
-        snprintf(err, errlen, "ptxemu: out of memory launching %s", p->name);
+        snprintf(err, errlen, "ptxemu: out of memory launching %s", p->dname);
         launch_free(L);
         return rc;
     }
@@ -240,7 +243,7 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
     for (uint32_t i = 0; i < p->nparams; i++)
         if (p->param_size_of[i]) {
             if (!args || !args[i]) {
-                snprintf(err, errlen, "ptxemu: kernel %s: argument %u is missing", p->name, i);
+                snprintf(err, errlen, "ptxemu: kernel %s: argument %u is missing", p->dname, i);
                 launch_free(L);
                 return EMU_ERR_INVALID_VALUE;
             }
@@ -258,14 +261,14 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
 
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: launch %s: grid (%u,%u,%u) block (%u,%u,%u) cluster "
-                "(%u,%u,%u), %u bytes of dynamic shared memory%s%s\n", p->name, grid[0], grid[1],
+                "(%u,%u,%u), %u bytes of dynamic shared memory%s%s\n", p->dname, grid[0], grid[1],
                 grid[2], block[0], block[1], block[2], L->cluster[0], L->cluster[1], L->cluster[2],
                 L->dyn_shared, L->cooperative ? ", cooperative" : "", depth ? ", from the device" : "");
     L->span_t0 = OBSERVING(L->obs, OBS_SPAN) ? ev_device_clock() : 0;
     P->t0 = now_s();
     model_launch(L);
     if (OBSERVE(L->obs, launch_begin, L)) {
-        snprintf(err, errlen, "ptxemu: out of memory launching %s", p->name);
+        snprintf(err, errlen, "ptxemu: out of memory launching %s", p->dname);
         launch_free(L);
         return EMU_ERR_MEMORY_ALLOCATION;
     }
@@ -283,14 +286,14 @@ static int launch_finish(EmuPending *P, char *err, size_t errlen)
         ev_launch_end();
         L->span_t1 = ev_device_clock();
         Event e = { .kind = EV_LAUNCH, .t0 = L->span_t0, .t1 = L->span_t1, .launch = L->seq, .L = L,
-                    .name = p->name };
+                    .name = p->dname };
         OBSERVE(L->obs, span, &e);
     }
     OBSERVE(L->obs, launch_end, L);
     model_set_last_launch(model_estimate(L).total_ns);   /* the driver's timeline model */
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "
-                "instructions\n", p->name, L->aborted ? " with a fault" : "",
+                "instructions\n", p->dname, L->aborted ? " with a fault" : "",
                 (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts);
 
     /* device printf output appears when the kernel completes, after earlier host output */
@@ -300,6 +303,13 @@ static int launch_finish(EmuPending *P, char *err, size_t errlen)
         fflush(stdout);
     }
     sched_report_limit(L);
+    if (L->printf_dropped && emu_log_level >= 1)   /* the GPU drops them without a word */
+        fprintf(stderr, "ptxemu: warning: kernel %s: device printf dropped %llu of its %llu lines: "
+                "the printf FIFO (cudaLimitPrintfFifoSize, %zu bytes) holds %llu, %u bytes each, "
+                "as on an H200; cudaDeviceSetLimit(cudaLimitPrintfFifoSize, ...) before the first "
+                "launch makes it larger\n", p->dname, (unsigned long long)L->printf_dropped,
+                (unsigned long long)(L->printf_dropped + L->printf_n), (size_t)(L->printf_cap * EMU_PRINTF_RECORD),
+                (unsigned long long)L->printf_cap, EMU_PRINTF_RECORD);
     OBSERVE(L->obs, launch_report, L);
     const char *stats = getenv("PTXEMU_STATS");
     if (stats && *stats && *stats != '0')

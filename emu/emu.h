@@ -122,6 +122,14 @@ size_t emu_heap_size(void);
 /* Per-thread stack size (cudaLimitStackSize). */
 void emu_set_stack_size(size_t bytes);
 size_t emu_stack_size(void);
+/* The device printf FIFO of the launches to come (cudaLimitPrintfFifoSize, the launching
+ * context's): a launch keeps the printf lines that fit, EMU_PRINTF_RECORD bytes each, and
+ * says how many it dropped. emu_printf_used: a kernel has called printf (the limit cannot
+ * change after that). Measured on an H200: tests/gpu/printf_fifo_h200.txt. */
+#define EMU_PRINTF_RECORD 256
+#define EMU_PRINTF_FIFO_MIN 524288
+void emu_set_printf_fifo(size_t bytes);
+extern int emu_printf_used;
 
 /* Device-side launches that may be pending at once (cudaLimitDevRuntimePendingLaunchCount);
  * one more fails with cudaErrorLaunchPendingCountExceeded (emu/cdp.c). */

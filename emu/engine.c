@@ -27,8 +27,11 @@ static int interp(Warp *w, uint32_t budget)
         w->steps++;
         w->slots += in->cost;
         if (__builtin_expect(m != FULL_MASK, 0)) missing += WARP_SIZE - popcount32(m);
-        /* an instruction no lane executes is skipped without calling its handler */
-        int r = m ? in->fn(w, in, m) : STEP_NEXT;
+        /* an instruction no lane executes is skipped without calling its handler, and
+         * counted apart: the profile's instructions are those some lane executes */
+        int r;
+        if (__builtin_expect(m != 0, 1)) r = in->fn(w, in, m);
+        else { r = STEP_NEXT; w->idle_steps++; }
         if (__builtin_expect(r == STEP_NEXT, 1)) {
             if (++w->pc == w->merge_pc) warp_regroup(w);   /* pc+1 cannot skip merge_pc */
             continue;
@@ -103,6 +106,7 @@ static inline __attribute__((always_inline)) int run_det(Warp *w, const int V)
         w->lane_steps += popcount32(m);
         OBSERVE(OBS_IF(V, w->launch->obs), step_before, w, in, m);
         int r = m ? in->fn(w, in, m) : STEP_NEXT;
+        w->idle_steps += !m;
         OBSERVE(OBS_IF(V, w->launch->obs), step_after, w, in, m);
         int stop = m && (in->flags & IF_PREEMPT);
         if (stop && may_publish(in->op)) { w->wrote = 1; w->mem_spin = 0; }

@@ -30,6 +30,9 @@ void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc,
 
 /* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
 void warp_unpark(Warp *w, uint32_t lanes);
+/* Some lanes exited (alive updated): lanes waiting at a warp sync try it again. Call
+ * before re-picking the running group. */
+void warp_lanes_exited(Warp *w);
 /* After a jump: inside a divergence region only its join ends the group's run (callee
  * code may lie beyond it); outside, a jump past waiting lanes lets them catch up. */
 static inline int past_merge(const Warp *w)

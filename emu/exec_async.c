@@ -711,8 +711,10 @@ const char *bind_getctarank(Inst *in, const InstDesc *d)
 static int h_elect(Warp *w, const Inst *in, uint32_t mask)
 {
     uint32_t members = (uint32_t)rowv(w, in->s[0], __builtin_ctz(mask));
-    int r = warp_converge(w, in, mask, members);
+    int r = warp_converge_sync(w, in, mask, members, JOIN_NONE);
     if (r) return r;
+    uint32_t out = mask & ~members;
+    if (out) warp_sync_outside(w, "elect.sync", out, in->s[0]);
     uint32_t cand = mask & members;
     uint32_t leader = cand ? (uint32_t)__builtin_ctz(cand) : 0;
     uint64_t *d = ROW(w, in->d[0]);

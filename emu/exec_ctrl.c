@@ -44,6 +44,7 @@ static int lanes_exit(Warp *w, uint32_t mask)
     w->active &= ~mask;
     w->pc++;                 /* lanes the guard kept out go on with the next instruction */
     cta_threads_exited(w->cta, popcount32(mask & w->valid));
+    warp_lanes_exited(w);
     warp_regroup(w);
     return STEP_EXIT;
 }
@@ -151,6 +152,7 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
     if (leaving) {
         w->alive &= ~leaving;
         cta_threads_exited(w->cta, popcount32(leaving & w->valid));
+        warp_lanes_exited(w);
     }
     /* fast path: the whole group returns to one place (inside a divergence region the
      * return may close it: regroup decides) */
@@ -386,14 +388,23 @@ static inline __attribute__((always_inline)) int h_cluster_wait(Warp *w, const I
 }
 OBS_VARIANTS(h_cluster_wait)
 
-/* bar.warp.sync membermask */
+/* bar.warp.sync membermask: lanes may pass different masks (the tiles of cooperative
+ * groups); a lane its own mask does not name is undefined (compute-sanitizer's synccheck
+ * reports it too, "Barrier error detected. Invalid arguments"; the H200 goes on). */
 static inline __attribute__((always_inline)) int h_bar_warp_sync(Warp *w, const Inst *in,
                                                                  uint32_t mask, const int V)
 {
-    uint32_t members = (uint32_t)ROW(w, in->s[0])[__builtin_ctz(mask)];
-    int r = warp_converge(w, in, mask, members);
-    if (!r) OBSERVE(OBS_IF(V, w->launch->obs), warp_sync, w, mask, ROW(w, in->s[0]));   /* orders the lanes' accesses */
-    return r;
+    const uint64_t *m = ROW(w, in->s[0]);
+    uint32_t members = 0, out = 0;
+    FOR_LANES(mask, l) {
+        members |= (uint32_t)m[l];
+        out |= (uint32_t)(~m[l] >> l & 1) << l;
+    }
+    int r = warp_converge_sync(w, in, mask, members, JOIN_NONE);
+    if (r) return r;
+    if (out) warp_sync_outside(w, "bar.warp.sync", out, in->s[0]);
+    OBSERVE(OBS_IF(V, w->launch->obs), warp_sync, w, mask, m);   /* orders the lanes' accesses */
+    return 0;
 }
 OBS_VARIANTS(h_bar_warp_sync)
 

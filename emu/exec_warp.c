@@ -1,10 +1,14 @@
 /* exec_warp.c - warp-level operations: shfl.sync, vote.sync, match.sync, redux.sync and
  * activemask.
  *
- * Every .sync form first waits (warp_converge, warp.c) until all live lanes of membermask
- * execute it together; the operation then runs once for the whole group. The group of a
- * result is mask & membermask: lanes outside membermask make the instruction undefined in
- * PTX, so they simply contribute nothing. The pre-sm_70 forms without .sync are rejected.
+ * Every .sync form first waits (warp_converge_sync, warp.c) until all lanes of membermask
+ * that have not exited execute it together; the operation then runs once for the whole
+ * group. The group of a result is mask & membermask. A lane that executes one of them with
+ * a membermask that does not name it makes the instruction undefined in PTX: that is
+ * reported (warp_sync_outside), and the instruction then runs as an H200 runs it, over every
+ * lane that executes it whatever the masks say (tests/gpu/warp_edges_h200.txt: a ballot
+ * with mask 0x0000ffff executed by 32 lanes gives 0xffffffff, a redux.add of 1 gives 32).
+ * The pre-sm_70 forms without .sync are rejected.
  */
 #include <string.h>
 #include "exec.h"
@@ -30,21 +34,44 @@ static inline uint32_t same_members(Warp *w, uint32_t row, uint32_t todo, uint32
     return lanes;
 }
 
+/* Lanes of mask whose membermask (row) does not name them. */
+static inline uint32_t outside(Warp *w, uint32_t row, uint32_t mask)
+{
+    const uint64_t *m = ROW(w, row);
+    uint32_t o = 0;
+    FOR_LANES(mask, l) o |= (uint32_t)(~m[l] >> l & 1) << l;
+    return o;
+}
+
+/* The groups of lanes that share a membermask; with a lane outside its mask (ub, reported
+ * once) the whole executing group is one group, as on the GPU. */
 #define FOR_GROUPS(row, lanes, grp)                                                  \
-    for (uint32_t todo_ = mask, lanes = 0, grp = 0;                                  \
-         todo_ && ((lanes = same_members(w, (row), todo_, &grp)), grp &= mask, 1);   \
+    for (uint32_t todo_ = mask, ub_ = sync_ub(w, (row), mask, op_name), lanes = 0, grp = 0; \
+         todo_ && (ub_ ? (lanes = grp = todo_)                                       \
+                       : ((lanes = same_members(w, (row), todo_, &grp)), grp &= mask), 1); \
          todo_ &= ~lanes)
+
+static inline uint32_t sync_ub(Warp *w, uint32_t row, uint32_t mask, const char *op)
+{
+    uint32_t o = outside(w, row, mask);
+    if (__builtin_expect(o != 0, 0)) warp_sync_outside(w, op, o, row);
+    return o;
+}
 
 static inline void set_pred(Warp *w, uint32_t p, uint32_t mask, uint32_t bits)
 {
     w->P[p] = (w->P[p] & ~mask) | (bits & mask);
 }
 
-#define CONVERGE(members)                                                            \
+/* kinds: the operands that are predicates (warp_converge_sync) */
+#define CONVERGE(members, kinds)                                                     \
     do {                                                                             \
-        int r_ = warp_converge(w, in, mask, (members));                              \
+        int r_ = warp_converge_sync(w, in, mask, (members), (kinds));                \
         if (r_) return r_;                                                           \
     } while (0)
+#define PRED_S0 1u
+#define PRED_D0 (1u << 8)
+#define PRED_D1 (1u << 9)
 
 /* ---- shfl.sync.mode.b32 d[|p], a, b, c, membermask ----
  * The source lane j follows the PTX ISA pseudo-code: c[4:0] is the clamp, c[12:8] the
@@ -88,13 +115,15 @@ typedef uint64_t u64x2 __attribute__((vector_size(16)));
 static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
 {
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
+    const uint64_t *m = ROW(w, in->s[3]);
     u64x2 b0 = { b[0], b[0] }, c0 = { c[0], c[0] }, diff = { 0, 0 };
 #pragma GCC unroll 16
-    for (int l = 0; l < WARP_SIZE; l += 2) {
-        u64x2 vb, vc;
+    for (int l = 0; l < WARP_SIZE; l += 2) {   /* every lane in its own membermask too */
+        u64x2 vb, vc, vm, sh = { (uint64_t)l, (uint64_t)l + 1 };
         memcpy(&vb, b + l, sizeof vb);
         memcpy(&vc, c + l, sizeof vc);
-        diff |= ((vb ^ b0) & 31) | ((vc ^ c0) & 0x1f1f);
+        memcpy(&vm, m + l, sizeof vm);
+        diff |= ((vb ^ b0) & 31) | ((vc ^ c0) & 0x1f1f) | ((~vm >> sh) & 1);
     }
     if (diff[0] | diff[1]) return 0;
     int bval = (int)(b[0] & 31), cval = (int)(c[0] & 31), seg = (int)((c[0] >> 8) & 31);
@@ -158,7 +187,8 @@ static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
 static inline int shfl_run(Warp *w, const Inst *in, uint32_t mask, int mode)
 {
     if (mask == FULL_MASK && shfl_full_uniform(w, in, mode)) return STEP_NEXT;
-    CONVERGE(all_members(w, in->s[3], mask));
+    CONVERGE(all_members(w, in->s[3], mask), PRED_D1);
+    sync_ub(w, in->s[3], mask, "shfl.sync");   /* the source lanes are the executing ones anyway */
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
     uint64_t *d = ROW(w, in->d[0]);
     uint32_t src[WARP_SIZE], out[WARP_SIZE], pv = 0;
@@ -203,7 +233,8 @@ static inline uint32_t vote_in(Warp *w, const Inst *in)
 #define DEF_VOTE(NAME, RESULT)                                                       \
     static int vote_##NAME(Warp *w, const Inst *in, uint32_t mask)                   \
     {                                                                                \
-        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        const char *op_name = "vote.sync." #NAME;                                   \
+        CONVERGE(all_members(w, in->s[1], mask), PRED_S0 | PRED_D0);                                    \
         FOR_GROUPS(in->s[1], lanes, grp) {                                           \
             uint32_t t = vote_in(w, in) & grp;                                       \
             set_pred(w, in->d[0], lanes, (RESULT) ? lanes : 0);                      \
@@ -216,7 +247,8 @@ DEF_VOTE(uni, t == grp || t == 0)
 
 static int vote_ballot(Warp *w, const Inst *in, uint32_t mask)
 {
-    CONVERGE(all_members(w, in->s[1], mask));
+    const char *op_name = "vote.sync.ballot";
+    CONVERGE(all_members(w, in->s[1], mask), PRED_S0);
     uint64_t *d = ROW(w, in->d[0]);
     FOR_GROUPS(in->s[1], lanes, grp) {
         uint32_t t = vote_in(w, in) & grp;
@@ -246,7 +278,8 @@ const char *bind_vote(Inst *in, const InstDesc *d)
 #define DEF_MATCH(T)                                                                 \
     static int match_any_##T(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
-        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        const char *op_name = "match.any.sync";                                     \
+        CONVERGE(all_members(w, in->s[1], mask), 0);                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
         uint64_t *d = ROW(w, in->d[0]);                                              \
         FOR_GROUPS(in->s[1], lanes, grp) {                                           \
@@ -264,7 +297,8 @@ const char *bind_vote(Inst *in, const InstDesc *d)
     }                                                                                \
     static int match_all_##T(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
-        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        const char *op_name = "match.all.sync";                                     \
+        CONVERGE(all_members(w, in->s[1], mask), PRED_D1);                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
         uint64_t *d = ROW(w, in->d[0]);                                              \
         FOR_GROUPS(in->s[1], lanes, grp) {                                           \
@@ -304,7 +338,8 @@ const char *bind_match(Inst *in, const InstDesc *d)
 #define DEF_REDUX(NAME, T, INIT, COMBINE)                                            \
     static int redux_##NAME(Warp *w, const Inst *in, uint32_t mask)                  \
     {                                                                                \
-        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        const char *op_name = "redux.sync";                                         \
+        CONVERGE(all_members(w, in->s[1], mask), 0);                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
         uint64_t *d = ROW(w, in->d[0]);                                              \
         FOR_GROUPS(in->s[1], lanes, grp) {                                           \

@@ -3,6 +3,7 @@
  * the GPU does not fault on; each also written to PTXEMU_REPORT. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "machine.h"
 #include "emu.h"
@@ -20,7 +21,7 @@ void warp_where(Warp *w, int lane, char *buf, size_t n)
     Cta *c = w->cta;
     uint32_t t = w->id * WARP_SIZE + (uint32_t)lane;
     uint32_t bx = L->block[0], by = L->block[1];
-    snprintf(buf, n, "kernel %s, %sPTX %s:%u, block (%u,%u,%u), thread (%u,%u,%u)", p->name, src,
+    snprintf(buf, n, "kernel %s, %sPTX %s:%u, block (%u,%u,%u), thread (%u,%u,%u)", p->dname, src,
              p->ptx_name ? p->ptx_name : "ptx", in->line, c->ctaid[0], c->ctaid[1], c->ctaid[2],
              t % bx, t / bx % by, t / (bx * by));
 }
@@ -33,8 +34,7 @@ static void report_lane(const char *kind, int code, Warp *w, int lane, const cha
     if (!js) return;
     fprintf(js, "{\"kind\":\"%s\",", kind);
     if (code >= 0) fprintf(js, "\"code\":%d,", code);
-    fprintf(js, "\"kernel\":");
-    report_str(js, w->prog->name);
+    report_kernel(js, w->prog);
     fputc(',', js);
     report_place(js, w, lane);
     fprintf(js, ",\"message\":");
@@ -43,25 +43,59 @@ static void report_lane(const char *kind, int code, Warp *w, int lane, const cha
     report_close(js);
 }
 
-void warp_warn(Warp *w, int lane, const char *fmt, ...)
+/* A note about one instruction, once per launch: on stderr as "ptxemu: LABEL: place: what"
+ * (warnings only at PTXEMU_LOG >= 1, errors always) and as a JSON line of `kind`. */
+static void note(Warp *w, int lane, const char *kind, const char *label, int is_error,
+                 const char *fmt, va_list ap)
 {
-    if (emu_log_level < 1) return;   /* PTXEMU_LOG=0: errors only */
     Launch *L = w->launch;
+    if (!is_error && emu_log_level < 1 && !getenv("PTXEMU_REPORT")) return;
     pthread_mutex_lock(&L->lock);
     int seen = 0;
     for (uint32_t i = 0; i < L->nwarned; i++) seen |= L->warned_pc[i] == w->pc;
     if (!seen && L->nwarned < sizeof L->warned_pc / sizeof L->warned_pc[0]) {
         L->warned_pc[L->nwarned++] = w->pc;
         char at[512], what[512];
-        va_list ap;
-        va_start(ap, fmt);
         vsnprintf(what, sizeof what, fmt, ap);
-        va_end(ap);
         warp_where(w, lane, at, sizeof at);
-        fprintf(stderr, "ptxemu: warning: %s: %s\n", at, what);
-        report_lane("warning", -1, w, lane, what);   /* and as JSON, for tools and graders */
+        if (is_error || emu_log_level >= 1) fprintf(stderr, "ptxemu: %s: %s: %s\n", label, at, what);
+        report_lane(kind, -1, w, lane, what);   /* and as JSON, for tools and graders */
     }
     pthread_mutex_unlock(&L->lock);
+}
+
+void warp_warn(Warp *w, int lane, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note(w, lane, "warning", "warning", 0, fmt, ap);
+    va_end(ap);
+}
+
+void warp_warn_kind(Warp *w, int lane, const char *kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note(w, lane, kind, "warning", 0, fmt, ap);
+    va_end(ap);
+}
+
+void warp_undefined(Warp *w, int lane, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note(w, lane, "undefined", "undefined behaviour", 1, fmt, ap);
+    va_end(ap);
+}
+
+void warp_sync_outside(Warp *w, const char *op, uint32_t lanes, uint32_t row)
+{
+    int l = __builtin_ctz(lanes);
+    warp_undefined(w, l, "lane %d executes %s with membermask 0x%08x, which does not name it "
+                   "(%d lane%s of the warp do%s so); the mask of a warp-synchronous "
+                   "instruction must name every lane that executes it", l, op,
+                   (uint32_t)ROW(w, row)[l], __builtin_popcount(lanes),
+                   __builtin_popcount(lanes) == 1 ? "" : "s", __builtin_popcount(lanes) == 1 ? "es" : "");
 }
 
 int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)

@@ -61,8 +61,12 @@ typedef struct RegName {
     uint8_t is_pred;
 } RegName;
 
+/* A static .shared variable's PTX name and place in the block's shared memory. */
+typedef struct SharedName { char *name; uint32_t offset, size; } SharedName;
+
 typedef struct Program {
-    char *name;                 /* kernel name (mangled)                                    */
+    char *name;                 /* kernel name (mangled): JSON, the debugger's kernel filters */
+    char *dname;                /* the same demangled, for messages people read             */
     Inst *code;                 /* the kernel body first, then every .func it can reach      */
     uint32_t ncode;
     uint32_t nrows;             /* GPR rows per warp                                        */
@@ -89,6 +93,8 @@ typedef struct Program {
     struct FnDesc *fdesc;       /* by module function index: callees of indirect calls       */
     uint32_t nfdesc;
     const char *ptx_name;       /* source name of the PTX, for messages                      */
+    struct SharedName *shared_names;   /* every static shared variable with its offset, for */
+    uint32_t nshared_names;            /*   the step debugger's source variables            */
     RegName *regnames;          /* every declared register and used special register, by     */
     uint32_t nregnames;         /*   function; names live in the same allocation             */
     const char *ptx_text;       /* the PTX, when the debugger keeps it (owned by the module) */
@@ -126,6 +132,8 @@ struct Warp {
     uint32_t fp[WARP_SIZE];     /* frame pointer (local-space offset) of each lane           */
     uint16_t depth[WARP_SIZE];  /* call depth of each lane                                   */
     uint32_t sync_wait;         /* lanes of `waiting` parked at a warp-synchronous instruction */
+    uint32_t sync_go;           /* lanes a completed warp sync released: they run theirs at once */
+    uint32_t sync_join;         /* running a warp sync for lanes of several sites (warp.c)    */
     uint32_t bar_wait;          /* lanes of `waiting` parked at a CTA barrier                */
     uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on: 0..15, or    */
 #define CLUSTER_BARRIER_ID 16   /*   barrier.cluster                                        */
@@ -150,6 +158,7 @@ struct Warp {
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
     uint64_t slots;             /* issue slots of those (Inst.cost: the units' rates)        */
+    uint64_t idle_steps;        /* of steps, those no lane executed (guard false in all)      */
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
@@ -288,8 +297,9 @@ struct Launch {
     char hot_pad0[64];
     uint64_t next_cta;          /* atomic: next CTA to hand out                              */
     uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
-    uint64_t warp_insts;
-    uint64_t warp_slots;        /* counter: their issue slots (Inst.cost), for the time model */
+    uint64_t warp_insts;        /* warp instructions some lane executed (the profile's count) */
+    uint64_t warp_slots;        /* issue slots of all issued, those no lane executed too (a   */
+                                /*   branch no lane takes): the time estimate counts them     */        /* counter: their issue slots (Inst.cost), for the time model */
     char hot_pad1[64];
     volatile int aborted;       /* set when a fault is recorded                              */
     uint64_t deadline_ns;       /* PTXEMU_TIMEOUT: monotonic time the launch must end by, 0 none */
@@ -302,6 +312,8 @@ struct Launch {
     Fault fault;
     pthread_mutex_t lock;       /* guards fault and printf buffer                            */
     char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */
+    uint64_t printf_cap;        /* printf records the FIFO holds (devprintf.c; 0 no limit), */
+    uint64_t printf_n, printf_dropped;   /*   written and dropped for want of room           */
     uint32_t warned_pc[16], nwarned;    /* instructions that already printed a warning   */
     void *kernel;               /* the EmuKernel running (device-side launches name others) */
     uint32_t cdp_depth;         /* nesting depth: 0 launched by the host                     */
@@ -358,6 +370,14 @@ static inline uint32_t popcount32(uint32_t x)
 /* Undefined behaviour the H100 does not fault on: one warning line on stderr per
  * instruction and launch; the kernel goes on as the hardware does. */
 void warp_warn(Warp *w, int lane, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same, with its own JSON kind: "out-of-bounds" (an access the H100's pages tolerate,
+ * which --report-json counts as an error). */
+void warp_warn_kind(Warp *w, int lane, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Undefined behaviour reported as an error ("ptxemu: undefined behaviour: ..." and a JSON
+ * line of kind "undefined"), once per instruction and launch; the kernel goes on as the
+ * GPU does. */
+void warp_undefined(Warp *w, int lane, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Run the body for each lane of `mask` (a variable of that name in scope), `l` being the
  * lane. The full-warp case is a plain counted loop so that gcc -O2 vectorizes the simple

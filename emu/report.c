@@ -2,6 +2,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include "report.h"
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,6 +36,15 @@ void report_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* "kernel":"mangled","demangled":"as people read it" */
+void report_kernel(FILE *f, const Program *p)
+{
+    fputs("\"kernel\":", f);
+    report_str(f, p->name);
+    fputs(",\"demangled\":", f);
+    report_str(f, p->dname);
+}
+
 /* "block":[..],"thread":[..],"warp":N,"ptx_line":N,"src_file":"..","src_line":N of lane l. */
 void report_place(FILE *f, Warp *w, int lane)
 {
@@ -54,3 +66,47 @@ void report_place(FILE *f, Warp *w, int lane)
     }
 }
 
+/* The width to wrap reports at: stderr's terminal's (COLUMNS, else 80, when it will not
+ * say), or 0 when stderr is no terminal: then a report is one line, for files, graders and
+ * grep. */
+static int term_width(void)
+{
+    if (!isatty(STDERR_FILENO)) return 0;
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    int v = c ? atoi(c) : 0;
+    return v >= 40 ? v : 80;
+}
+
+/* text on lines of at most `width` columns, broken at spaces; the first line starts with
+ * `first`, the others with `indent` spaces (a word longer than a line gets one of its own). */
+static void put_wrapped(const char *first, int indent, const char *text, int width)
+{
+    int col = fprintf(stderr, "%s", first);
+    for (const char *p = text; *p;) {
+        if (*p == ' ') { p++; continue; }
+        int n = (int)strcspn(p, " "), fresh = 0;
+        if (col > indent && col + 1 + n > width) {
+            fprintf(stderr, "\n%*s", indent, "");
+            col = indent;
+            fresh = 1;
+        }
+        col += fprintf(stderr, "%s%.*s", fresh ? "" : " ", n, p);
+        p += n;
+    }
+    fputc('\n', stderr);
+}
+
+void report_line(const char *prefix, const char *msg, const char *hint, const char *tail)
+{
+    int width = term_width();
+    if (!width) {
+        fprintf(stderr, "%s %s%s%s %s\n", prefix, msg, *hint ? "; " : "", hint, tail);
+        return;
+    }
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s %s", msg, tail);
+    put_wrapped(prefix, 4, buf, width);
+    if (*hint) put_wrapped("    hint:", 10, hint, width);
+}

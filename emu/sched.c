@@ -433,8 +433,8 @@ static void report_cluster(Cluster *cl, Launch *L, const char *kind, const char 
 {
     FILE *js = report_open();
     if (!js) return;
-    fprintf(js, "{\"kind\":\"%s\",\"code\":%d,\"kernel\":", kind, L->fault.code);
-    report_str(js, L->prog->name);
+    fprintf(js, "{\"kind\":\"%s\",\"code\":%d,", kind, L->fault.code);
+    report_kernel(js, L->prog);
     fprintf(js, ",\"message\":");
     report_str(js, msg);
     fprintf(js, ",\"warps\":[");
@@ -534,7 +534,7 @@ static void out_of_memory(Launch *L, uint32_t threads)
     if (!L->aborted) {
         L->fault.code = EMU_ERR_MEMORY_ALLOCATION;
         snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: out of host memory "
-                 "for a block of %u threads", L->prog->name, threads);
+                 "for a block of %u threads", L->prog->dname, threads);
         L->aborted = 1;
     }
     pthread_mutex_unlock(&L->lock);
@@ -648,7 +648,7 @@ static void ev_ctas(Cluster *cl, Launch *L)
     for (uint32_t r = 0; r < cl->n; r++) {
         Cta *c = cl->ctas[r];
         Event e = { .kind = EV_CTA, .t0 = c->span_t0, .t1 = ev_now(), .launch = L->seq, .L = L,
-                    .name = L->prog->name, .cta = { c->ctaid[0], c->ctaid[1], c->ctaid[2] },
+                    .name = L->prog->dname, .cta = { c->ctaid[0], c->ctaid[1], c->ctaid[2] },
                     .cta_linear = c->linear, .nwarps = c->nwarps, .worker = ev_worker() };
         OBSERVE(L->obs, span, &e);
     }
@@ -661,15 +661,16 @@ static void finish_cluster(Cluster *cl, Launch *L)
         OBSERVE(L->obs, cta_end, cl->ctas[r]);
         wgmma_free_queue(cl->ctas[r]);
     }
-    uint64_t wi = 0, ti = 0, si = 0;
+    uint64_t wi = 0, ti = 0, si = 0, idle = 0;
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             wi += cl->ctas[r]->warps[i].steps;
+            idle += cl->ctas[r]->warps[i].idle_steps;
             si += cl->ctas[r]->warps[i].slots;
             ti += cl->ctas[r]->warps[i].lane_steps;
             model_warp_done(&cl->ctas[r]->warps[i]);
         }
-    __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->warp_insts, wi - idle, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->warp_slots, si, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
     kernel_ran(L, ti);
@@ -704,18 +705,18 @@ static void time_limit(Cluster *cl, Launch *L)
         L->fault.code = stop ? EMU_ERR_LAUNCH_FAILURE : EMU_ERR_LAUNCH_TIMEOUT;
         if (stop)
             snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: stopped from outside (signal %d) "
-                     "while running; where its warps were is above", L->prog->name, stop);
+                     "while running; where its warps were is above", L->prog->dname, stop);
         else
             snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
                      "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
-                     L->prog->name, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
+                     L->prog->dname, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
         L->aborted = 1;
         L->limit_stop = stop != 0;
     }
     if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT || (L->limit_stop && first)) {
         if (first)
             fprintf(stderr, "ptxemu: %s: kernel %s still running; its resident warps:\n",
-                    L->limit_stop ? "stopped" : "time limit", L->prog->name);
+                    L->limit_stop ? "stopped" : "time limit", L->prog->dname);
         char *buf = NULL;
         size_t blen = 0;
         FILE *m = L->limit_stop ? NULL : open_memstream(&buf, &blen);
@@ -895,7 +896,7 @@ static void stop_with(Launch *L, const Launch *by)
     pthread_mutex_lock(&L->lock);
     if (!__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) {
         snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s stopped: a kernel launched "
-                 "with it to run at the same time (launch %llu) failed", L->prog->name,
+                 "with it to run at the same time (launch %llu) failed", L->prog->dname,
                  (unsigned long long)by->seq);
         L->fault.code = EMU_ERR_LAUNCH_FAILURE;
         __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
@@ -987,8 +988,12 @@ int sched_set_deterministic(uint64_t seed, const char *record_path, const char *
             snprintf(err, errlen, "ptxemu: %s is not a ptxemu schedule", replay_path);
             return -1;
         }
+        /* the recording's seed also chose when asynchronous work the host issued completed
+         * (runtime/driver/defer.c): the replay takes it */
+        unsigned long long rs;
+        if (sscanf(line + 17, " seed %llu", &rs) == 1) det_cfg.seed = rs;
     }
-    if (det_cfg.rec) fprintf(det_cfg.rec, "ptxemu-schedule 1\n");
+    if (det_cfg.rec) fprintf(det_cfg.rec, "ptxemu-schedule 1 seed %llu\n", (unsigned long long)det_cfg.seed);
     return 0;
 }
 
@@ -1025,7 +1030,7 @@ static void det_fault(Launch *L, const char *msg)
     pthread_mutex_lock(&L->lock);
     if (!L->aborted) {
         L->fault.code = EMU_ERR_LAUNCH_FAILURE;
-        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: %s", L->prog->name, msg);
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: %s", L->prog->dname, msg);
         L->aborted = 1;
     }
     pthread_mutex_unlock(&L->lock);

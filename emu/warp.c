@@ -119,6 +119,9 @@ void warp_unpark(Warp *w, uint32_t lanes)
     if (w->merge_pc <= w->pc) warp_regroup(w);
 }
 
+/* .aligned instructions (mma, wgmma, ldmatrix...): every lane of members executes this very
+ * instruction; a lane that has exited never will. The lanes wait here; when all are here
+ * the instruction runs again with the whole group (regroup merges lanes that share a pc). */
 int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
 {
     members &= w->valid;
@@ -133,8 +136,6 @@ int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
     for (uint32_t m = w->sync_wait; m; m &= m - 1)
         if (w->lane_pc[__builtin_ctz(m)] == pc) parked |= 1u << __builtin_ctz(m);
     if (!(members & ~(mask | parked))) {
-        /* everyone is here: release the parked lanes and run the instruction again with
-         * the whole group (regroup merges lanes that share a pc) */
         w->sync_wait &= ~parked;
         w->waiting &= ~parked;
         warp_regroup(w);
@@ -144,6 +145,118 @@ int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
     w->waiting |= mask;
     warp_regroup(w);
     return STEP_BLOCK;
+}
+
+/* One value of an operand of lane l: a GPR row, or a predicate bit (pred). */
+static inline uint64_t opnd_get(const Warp *w, uint32_t r, int pred, int l)
+{
+    return pred ? (w->P[r] >> l & 1) : ROW(w, r)[l];
+}
+
+static inline void opnd_put(Warp *w, uint32_t r, int pred, int l, uint64_t v)
+{
+    if (pred) w->P[r] = (w->P[r] & ~(1u << l)) | (uint32_t)(v & 1) << l;
+    else ROW(w, r)[l] = v;
+}
+
+/* Whether lanes at `other` can run in one execution of `in`: the same operation, and no two
+ * sources of `in` share a register that other's hold apart (the operands are lent lane by
+ * lane, see join_run). */
+static int joinable(const Inst *in, const Inst *other)
+{
+    if (other->fn != in->fn || other->flags != in->flags || other->nd != in->nd || other->ns != in->ns)
+        return 0;
+    for (int a = 0; a < in->ns; a++)
+        for (int b = a + 1; b < in->ns; b++)
+            if (in->s[a] == in->s[b] && other->s[a] != other->s[b]) return 0;
+    return 1;
+}
+
+/* Run `in` once for the running lanes (mask) and the lanes released with them (rel): those
+ * at this pc, and those at another instruction of the same kind, whose operands are lent to
+ * in's registers for the run and whose results go back to their own registers. This is
+ * what the GPU does: a __ballot_sync in an unrolled loop and the same ballot in the loop's
+ * remainder, reached by lanes that left the loop at different trip counts, give one result
+ * (tests/cuda/warp_exited.cu, leave_one_by_one). Returns STEP_JUMP with every lane past
+ * its instruction, or the handler's fault. */
+static int join_run(Warp *w, const Inst *in, uint32_t mask, uint32_t rel, uint32_t kinds)
+{
+    const Inst *code = w->prog->code;
+    uint32_t pc = (uint32_t)(in - code), far = 0;
+    uint64_t saved[WARP_SIZE][INST_MAXS + INST_MAXD];
+    int ns = in->ns < INST_MAXS ? in->ns : INST_MAXS, nd = in->nd < INST_MAXD ? in->nd : INST_MAXD;
+    for (uint32_t m = rel; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        const Inst *o = &code[w->lane_pc[l]];
+        if (w->lane_pc[l] == pc) continue;
+        far |= 1u << l;
+        for (int k = 0; k < ns; k++) saved[l][k] = opnd_get(w, in->s[k], kinds >> k & 1, l);
+        for (int k = 0; k < nd; k++) saved[l][INST_MAXS + k] = opnd_get(w, in->d[k], kinds >> (8 + k) & 1, l);
+        for (int k = 0; k < ns; k++) opnd_put(w, in->s[k], kinds >> k & 1, l, opnd_get(w, o->s[k], kinds >> k & 1, l));
+    }
+    w->sync_join = 1;
+    int r = in->fn(w, in, mask | rel);
+    w->sync_join = 0;
+    for (uint32_t m = far; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        const Inst *o = &code[w->lane_pc[l]];
+        uint64_t res[INST_MAXD];
+        for (int k = 0; k < nd; k++) res[k] = opnd_get(w, in->d[k], kinds >> (8 + k) & 1, l);
+        for (int k = 0; k < ns; k++) opnd_put(w, in->s[k], kinds >> k & 1, l, saved[l][k]);
+        for (int k = 0; k < nd; k++) opnd_put(w, in->d[k], kinds >> (8 + k) & 1, l, saved[l][INST_MAXS + k]);
+        for (int k = 0; k < nd; k++) opnd_put(w, o->d[k], kinds >> (8 + k) & 1, l, res[k]);
+    }
+    if (r == STEP_FAULT) return r;
+    for (uint32_t m = rel; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)]++;
+    w->waiting &= ~rel;
+    w->pc = pc + 1;
+    warp_regroup(w);
+    return STEP_JUMP;
+}
+
+/* .sync instructions with a membermask (shfl, vote, match, redux, bar.warp.sync, elect):
+ * wait until every lane of `members` that has not exited is at a warp-synchronous
+ * instruction (the CUDA programming guide defines the mask over non-exited threads;
+ * warp_lanes_exited gives waiting lanes another try when lanes exit). Lanes parked at one
+ * count wherever they are: on the GPU lanes at two different sites synchronise with each
+ * other. When all are there, the lanes parked at this instruction or at another of the same
+ * kind run with this one (join_run; kinds: bit k set when source k is a predicate, bit 8+k
+ * for destination k; JOIN_NONE for instructions that exchange no data), and lanes parked
+ * elsewhere are released with sync_go to run theirs without waiting again. */
+int warp_converge_sync(Warp *w, const Inst *in, uint32_t mask, uint32_t members, uint32_t kinds)
+{
+    if (w->sync_join) return 0;   /* join_run's own execution */
+    members &= w->valid & w->alive;
+    uint32_t go = mask & w->sync_go;
+    w->sync_go &= ~mask;
+    if (go == mask || !(members & ~mask)) return 0;
+    if (members & ~mask & ~w->sync_wait & ~w->sync_go) {   /* someone has yet to come */
+        w->sync_wait |= mask;
+        w->waiting |= mask;
+        warp_regroup(w);
+        return STEP_BLOCK;
+    }
+    const Inst *code = w->prog->code;
+    uint32_t pc = (uint32_t)(in - code), rel = w->sync_wait & members, join = 0;
+    for (uint32_t m = rel; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        if (w->lane_pc[l] == pc || (kinds != JOIN_NONE && joinable(in, &code[w->lane_pc[l]])))
+            join |= 1u << l;
+    }
+    w->sync_wait &= ~rel;
+    w->waiting &= ~(rel & ~join);
+    w->sync_go |= rel & ~join;
+    if (!join) return 0;
+    return join_run(w, in, mask, join, kinds);
+}
+
+/* Lanes of w exited: lanes parked at a warp sync may now have every non-exited member with
+ * them, so they run their instruction again (and park again if not). */
+void warp_lanes_exited(Warp *w)
+{
+    uint32_t parked = w->sync_wait & w->alive;
+    w->sync_wait = 0;
+    w->waiting &= ~parked;
 }
 
 /* A hash of what a warp's progress changes: its pc, lanes, registers and predicates, folded

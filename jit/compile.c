@@ -240,8 +240,8 @@ static const char prologue[] =
     "#include \"emu/engine.h\"\n"
     "#include \"emu/native.h\"\n"
     "#define ROWP(r) (R + (size_t)(r) * WARP_SIZE)\n"
-    "#define FLUSH() do { w->steps += steps; w->lane_steps += lanes; w->slots += slots; steps = lanes = slots = 0; } while (0)\n"
-    "#define GUARD(pg, pneg, c) mask = w->active & (P[pg] ^ (pneg)); steps++; slots += (c); lanes += (uint64_t)__builtin_popcount(mask)\n"
+    "#define FLUSH() do { w->steps += steps; w->lane_steps += lanes; w->slots += slots; w->idle_steps += idle; steps = lanes = slots = idle = 0; } while (0)\n"
+    "#define GUARD(pg, pneg, c) mask = w->active & (P[pg] ^ (pneg)); steps++; slots += (c); lanes += (uint64_t)__builtin_popcount(mask); idle += !mask\n"
     "#define NEXT() if (++w->pc == w->merge_pc) { rt->regroup(w); goto dispatch; }\n"
     "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n";
 
@@ -251,7 +251,7 @@ static const char main_head[] =
     "    const Inst *const code = w->prog->code;\n"
     "    uint64_t *const R = w->R;\n"
     "    uint32_t *const P = w->P;\n"
-    "    uint64_t steps = 0, lanes = 0, slots = 0;\n"
+    "    uint64_t steps = 0, lanes = 0, slots = 0, idle = 0;\n"
     "    uint32_t mask, at = 0;\n"
     "    int r = STEP_NEXT, result;\n"
     "    (void)R;\n"
@@ -352,13 +352,13 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     uint32_t cost = 0;   /* the run's issue slots, for the time model */
     for (uint32_t i = k; i < k + n; i++) cost += p->code[i].cost;
     put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
-           "        uint64_t ln;\n        if (!run%u(w, code, rt, &ln)) {\n            steps += %u;\n"
-           "            slots += %u;\n            lanes += ln;\n            w->pc = %u;\n            goto L%u;\n"
+           "        uint64_t ln, id;\n        if (!run%u(w, code, rt, &ln, &id)) {\n            steps += %u;\n"
+           "            slots += %u;\n            lanes += ln;\n            idle += id;\n            w->pc = %u;\n            goto L%u;\n"
            "        }\n    }\n",
         k, k + n, wgmma ? " && !w->wg_inflight" : "", k, n, cost, k + n, k + n);
     b = fb;   /* the function */
     put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static int run%u(Warp *w, const Inst *code, "
-           "const NativeRt *rt, uint64_t *lanes_out)\n{\n    uint64_t *const R = w->R;\n    uint32_t *const P = w->P;\n"
+           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n    uint32_t *const P = w->P;\n"
            "    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
     put(b, "    {\n");
     /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over the
@@ -420,6 +420,13 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         const Inst *in = &p->code[i];
         if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
         else if (!in->pneg) put(b, " + 32");
+    }
+    /* the guarded instructions no lane executes: the profile leaves them out (engine.c) */
+    put(b, ";\n        *idle_out = 0");
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        if (in->pg) put(b, " + (g%u == 0)", i);
+        else if (in->pneg) put(b, " + 1");
     }
     put(b, ";\n        return 0;\n    }\n}\n\n");
 }

@@ -16,6 +16,7 @@
 #include "contract.h"
 #include "emu/exec.h"
 #include "emu/call.h"
+#include "emu/demangle.h"
 
 /* Row ids carry a tag until pass 3 knows how many constants there are. */
 #define TAG_CONST 0x20000000u
@@ -97,6 +98,7 @@ typedef struct Tr {
     uint32_t nvars, npreds;
     uint8_t *var_ty; uint32_t capvarty;   /* declared type of each register row       */
     NameMap shared_off;        /* module- and function-scope shared var -> offset      */
+    SharedName *snames; uint32_t nsnames, capsnames;   /* the same, for the debugger  */
     uint32_t shared_size, dyn_align;
     int has_dyn_shared;
     NameMap kparams;           /* kernel param name -> offset                          */
@@ -382,6 +384,18 @@ static int shared_var(Tr *t, const PtxVar *v, const char *key)
     off = (int)t->shared_size;
     t->shared_size += ptx_var_bytes(v);
     map_put(&t->shared_off, key, off);
+    if (t->nsnames == t->capsnames) {   /* for the step debugger: best effort */
+        uint32_t nc = t->capsnames ? t->capsnames * 2 : 8;
+        SharedName *g = realloc(t->snames, nc * sizeof *g);
+        if (g) { t->snames = g; t->capsnames = nc; }
+    }
+    if (t->nsnames < t->capsnames) {
+        SharedName *sn = &t->snames[t->nsnames];
+        sn->name = strdup(v->name);
+        sn->offset = (uint32_t)off;
+        sn->size = (uint32_t)ptx_var_bytes(v);
+        if (sn->name) t->nsnames++;
+    }
     return off;
 }
 
@@ -1494,7 +1508,9 @@ void program_free(Program *p)
         }
     free(p->code); free(p->row_init); free(p->locs); free(p->param_offset); free(p->kparams);
     free(p->fdesc);
-    free(p->param_size_of); free(p->name); free(p->regnames);
+    free(p->param_size_of); free(p->name); free(p->dname); free(p->regnames);
+    for (uint32_t i = 0; i < p->nshared_names; i++) free(p->shared_names[i].name);
+    free(p->shared_names);
     free(p);
 }
 
@@ -1511,6 +1527,8 @@ static void free_tr(Tr *t, int keep_calls)
     free(t->owned);
     free(t->descs);
     free(t->shared_off.v);
+    for (uint32_t i = 0; i < t->nsnames; i++) free(t->snames[i].name);
+    free(t->snames);
     free(t->kparams.v);
     free(t->consts);
     free(t->var_ty);
@@ -1747,17 +1765,22 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     p = calloc(1, sizeof *p);
     if (!p) goto oom;
     p->name = strdup(entry->name);
+    p->dname = emu_demangle(entry->name);
     p->code = t.code;
     p->ncode = t.ncode;
     p->first_var_row = ROW_FIRST_FREE + t.nconsts + t.nsregs;
     p->nrows = p->first_var_row + t.nvars;
     p->npreds = PRED_FIRST_FREE + t.npreds;
     p->row_init = calloc(p->first_var_row, sizeof *p->row_init);
-    if (!p->name || !p->row_init) goto oom;
+    if (!p->name || !p->dname || !p->row_init) goto oom;
     for (uint32_t i = 0; i < t.nconsts; i++) p->row_init[ROW_FIRST_FREE + i] = t.consts[i];
     for (int i = 0; i < SR_COUNT_STATIC; i++)
         p->sreg_row[i] = t.sreg_id[i] < 0 ? -1 : (int32_t)(ROW_FIRST_FREE + t.nconsts + (uint32_t)t.sreg_id[i]);
     p->shared_static = t.has_dyn_shared ? t.shared_size : align_up(t.shared_size, 1);
+    p->shared_names = t.snames;   /* the Program owns them now */
+    p->nshared_names = t.nsnames;
+    t.snames = NULL;
+    t.nsnames = 0;
     p->dyn_shared_align = t.dyn_align;
     p->frame_size = t.fns[0].frame;
     p->uses_local = (uint32_t)t.uses_local;
@@ -1791,7 +1814,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
 oom:
     fail(&t, entry->line, entry->col, "out of memory while translating '%s'", entry->name);
 out:
-    if (p) { free(p->name); free(p->row_init); free(p->kparams); free(p->fdesc); free(p->regnames); free(p); }
+    if (p) { free(p->name); free(p->dname); free(p->row_init); free(p->kparams); free(p->fdesc); free(p->regnames); free(p); }
     free_tr(&t, 0);
     return NULL;
 }

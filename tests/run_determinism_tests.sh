@@ -55,7 +55,7 @@ fi
 run race --seeds 40 "$work/planted" >"$work/explore_rc"
 st=$?
 [ "$st" = 1 ] && grep -q "^ptxemu race: seed 1 reports a hazard or fault:" "$work/explore_rc" &&
-    grep -q "^ptxemu: race: [a-z-]* in shared memory at offset 0x0 of block (0,0,0), kernel _Z7plantedPi: thread (32,0,0)" "$work/explore_rc" &&
+    grep -q "^ptxemu: race: [a-z-]* in shared memory at offset 0x0 of block (0,0,0), kernel planted(int\*): thread (32,0,0)" "$work/explore_rc" &&
     grep -q "^replay: ptxemu --seed 1 --racecheck .*planted$" "$work/explore_rc"
 check "race runs the race detector on every seed and reports the race at seed 1" $?
 run race --seeds 8 --shard 1/2 --no-racecheck "$work/planted" >"$work/shard"

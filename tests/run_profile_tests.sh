@@ -22,10 +22,10 @@ grep -q "^done: no error" "$work/out"
 check "the probes run under --profile" $?
 # the counters: naive stores scatter over 32 sectors, the tiled transpose reads shared memory
 # with 32-way conflicts, padding removes them
-grep -A3 "kernel _Z15transpose_naivePKfPfi" "$work/err" | grep -q "global loads: 32768 requests, 4.00 sectors a request; stores: 32768 requests, 32.00 sectors a request" &&
-    grep -A3 "kernel _Z15transpose_tiledPKfPfi" "$work/err" | grep -q "shared loads: 32768 requests, 32.00 wavefronts a request; stores: 32768 requests, 1.00 wavefronts a request" &&
-    grep -A3 "kernel _Z16transpose_paddedPKfPfi" "$work/err" | grep -q "shared loads: 32768 requests, 1.00 wavefronts a request" &&
-    grep -A6 "kernel _Z15transpose_tiledPKfPfi" "$work/err" | grep -q "occupancy: theoretical 100% (8 blocks of 8 warps an SM.*achieved [0-9.]*% ([0-9]* waves* of blocks over 132 SMs)"
+grep -A3 "kernel transpose_naive(float const\*, float\*, int)" "$work/err" | grep -q "global loads: 32768 requests, 4.00 sectors a request; stores: 32768 requests, 32.00 sectors a request" &&
+    grep -A3 "kernel transpose_tiled(float const\*, float\*, int)" "$work/err" | grep -q "shared loads: 32768 requests, 32.00 wavefronts a request; stores: 32768 requests, 1.00 wavefronts a request" &&
+    grep -A3 "kernel transpose_padded(float const\*, float\*, int)" "$work/err" | grep -q "shared loads: 32768 requests, 1.00 wavefronts a request" &&
+    grep -A6 "kernel transpose_tiled(float const\*, float\*, int)" "$work/err" | grep -q "occupancy: theoretical 100% (8 blocks of 8 warps an SM.*achieved [0-9.]*% ([0-9]* waves* of blocks over 132 SMs)"
 check "sectors a request, wavefronts a request and occupancy of the transposes" $?
 python3 - "$work/r.json" "$here/expected/perf/probes.1024.txt" <<'PYEOF'
 import json, re, sys

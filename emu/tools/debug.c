@@ -14,13 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "tools.h"
+#include "debuginfo.h"
 
 enum { DBG_OFF = 0, DBG_INTERACTIVE = 1, DBG_TRACE = 2 };
 static int debug_on;
 static int slot;   /* Warp.tool[slot]: pc + 1 of the last instruction the warp ran, 0 none */
 
 enum { BP_SRC = 1, BP_PTX, BP_KERNEL };
-enum { M_RUN, M_STEPI, M_STEP, M_STOP_ANY };
+enum { M_RUN, M_STEPI, M_STEP, M_NEXT, M_FINISH, M_STOP_ANY };
 #define MAXBP 64
 #define MAXMB 512
 #define MAXTEXT 32
@@ -54,7 +55,9 @@ static struct {
     Key focus;
     int has_focus, lane;
     uint32_t from_file, from_line;   /* the source line a step started on                    */
+    uint16_t depth;             /* next: the call depth it started at; finish: the one to leave */
     int started;
+    int skip_first;             /* only -b breakpoints were given: no stop before them        */
     char last[256];             /* the command an empty line repeats                         */
     Warp *cur, *fw;             /* the warp stopped here, and the one commands look at       */
     /* the trace */
@@ -237,7 +240,7 @@ static void print_place(const Warp *w)
     uint32_t t[3];
     thread_of(w, 0, t);
     fprintf(D.out, "  kernel %s, block (%u,%u,%u) of (%u,%u,%u), warp %u (threads from (%u,%u,%u)), "
-            "lanes 0x%08x run (%d of %d alive); lane %d\n", p->name, c->ctaid[0], c->ctaid[1],
+            "lanes 0x%08x run (%d of %d alive); lane %d\n", p->dname, c->ctaid[0], c->ctaid[1],
             c->ctaid[2], L->grid[0], L->grid[1], L->grid[2], w->id, t[0], t[1], t[2], w->active,
             __builtin_popcount(w->active), __builtin_popcount(w->alive), D.lane);
     const char *file;
@@ -303,16 +306,128 @@ static void reg_value(const Warp *w, const RegName *r, int lane, char *buf, size
     else fmt_value(r->type, ROW(w, r->slot)[lane], buf, n);
 }
 
+/* threadIdx, blockIdx, blockDim, gridDim, warpSize of a lane, and their .x/.y/.z: 1 when
+ * `name` is one of them. */
+static int builtin_value(const Warp *w, const char *name, int lane, char *buf, size_t n)
+{
+    const Launch *L = w->launch;
+    uint32_t v[3], len = (uint32_t)strcspn(name, ".");
+    if (!strncmp(name, "threadIdx", len) && len == 9) thread_of(w, lane, v);
+    else if (!strncmp(name, "blockIdx", len) && len == 8) memcpy(v, w->cta->ctaid, sizeof v);
+    else if (!strncmp(name, "blockDim", len) && len == 8) memcpy(v, L->block, sizeof v);
+    else if (!strncmp(name, "gridDim", len) && len == 7) memcpy(v, L->grid, sizeof v);
+    else if (!strcmp(name, "warpSize")) { snprintf(buf, n, "32"); return 1; }
+    else return 0;
+    const char *f = name + len;
+    if (!*f) snprintf(buf, n, "{x = %u, y = %u, z = %u}", v[0], v[1], v[2]);
+    else if (!strcmp(f, ".x") || !strcmp(f, ".y") || !strcmp(f, ".z")) snprintf(buf, n, "%u", v[f[1] - 'x']);
+    else return 0;
+    return 1;
+}
+
+/* A source variable's value in a lane (nvcc -G's DWARF, debuginfo.c); 0 with why in buf when
+ * there is none to show. */
+static int var_value(const Warp *w, const DebugInfo *di, const DiVar *v, int lane, char *buf, size_t n)
+{
+    const Program *p = w->prog;
+    uint32_t pc = warp_pc(w);
+    DiWhere at = debuginfo_where(di, v, pc);
+    uint8_t bytes[512];
+    size_t size = debuginfo_size(di, v);
+    switch (at.kind) {
+    case DL_REG: {
+        const RegName *r = reg_find(p, at.reg, pc);
+        if (!r) { snprintf(buf, n, "<in %s, which this function does not declare>", at.reg); return 0; }
+        uint64_t x = r->is_pred ? (w->P[r->slot] >> lane & 1) : ROW(w, r->slot)[lane];
+        memcpy(bytes, &x, 8);
+        debuginfo_format(di, v, bytes, 8, buf, n);
+        return 1;
+    }
+    case DL_PARAM: {
+        const Launch *L = w->launch;
+        if (at.param < 0 || (uint32_t)at.param >= p->nparams || !L->params) break;
+        size_t sz = p->param_size_of[at.param] < sizeof bytes ? p->param_size_of[at.param] : sizeof bytes;
+        memcpy(bytes, L->params + p->param_offset[at.param], sz);
+        debuginfo_format(di, v, bytes, sz, buf, n);
+        return 1;
+    }
+    case DL_SHARED:
+        for (uint32_t i = 0; i < p->nshared_names; i++) {
+            const SharedName *s = &p->shared_names[i];
+            if (strcmp(s->name, at.symbol)) continue;
+            size_t sz = size < s->size ? size : s->size;
+            if (sz > sizeof bytes) sz = sizeof bytes;
+            if (s->offset + sz > w->cta->shared_size) break;
+            memcpy(bytes, w->cta->shared + s->offset, sz);
+            debuginfo_format(di, v, bytes, sz, buf, n);
+            return 1;
+        }
+        snprintf(buf, n, "<in shared memory, where the debugger cannot find it>");
+        return 0;
+    case DL_MEMORY:
+        snprintf(buf, n, "<in local memory: not shown yet>");
+        return 0;
+    }
+    snprintf(buf, n, "<not available at this point: optimized out, or not yet set>");
+    return 0;
+}
+
+static const char *var_type(const DebugInfo *di, const DiVar *v, char *buf, size_t n)
+{
+    debuginfo_type_name(di, v, buf, n);
+    return buf;
+}
+
+/* print NAME [lane N | all]: a source variable, threadIdx and its kin, or a PTX register */
 static void cmd_print(char **arg, int narg)
 {
     Warp *w = D.fw;
-    if (narg < 1) { fprintf(D.out, "print: which register? (print %%r5 [lane N | all])\n"); return; }
+    if (narg < 1) { fprintf(D.out, "print: what? (print VARIABLE | threadIdx.x | %%r5 [lane N | all])\n"); return; }
+    int all = narg >= 2 && !strcmp(arg[1], "all");
+    int lane = narg >= 3 && !strcmp(arg[1], "lane") ? atoi(arg[2]) : D.lane;
+    if (lane < 0 || lane >= WARP_SIZE) { fprintf(D.out, "print: lane %d is not 0..31\n", lane); return; }
+    char v[1024], ty[200];
+    if (arg[0][0] != '%' && builtin_value(w, arg[0], lane, v, sizeof v)) {
+        if (!all) { fprintf(D.out, "%s of lane %d = %s\n", arg[0], lane, v); return; }
+        fprintf(D.out, "%s, every lane ('-' exited):\n", arg[0]);
+        for (int l = 0; l < WARP_SIZE; l++) {
+            if (w->valid >> l & 1) builtin_value(w, arg[0], l, v, sizeof v); else snprintf(v, sizeof v, "-");
+            fprintf(D.out, "%s[%2d] %-14s", l % 4 ? "" : "  ", l, v);
+            if (l % 4 == 3) fputc('\n', D.out);
+        }
+        return;
+    }
+    const DebugInfo *di = arg[0][0] != '%' ? debuginfo_of(w->prog) : NULL;
+    const DiVar *var = di ? debuginfo_find(di, warp_pc(w), arg[0]) : NULL;
+    if (var) {
+        var_type(di, var, ty, sizeof ty);
+        if (!all) {
+            var_value(w, di, var, lane, v, sizeof v);
+            fprintf(D.out, "%s (%s) of lane %d = %s%s\n", arg[0], ty, lane, v,
+                    w->alive >> lane & 1 ? "" : " (the lane has exited)");
+            return;
+        }
+        fprintf(D.out, "%s (%s), every lane ('-' exited):\n", arg[0], ty);
+        for (int l = 0; l < WARP_SIZE; l++) {
+            if (w->alive >> l & 1) var_value(w, di, var, l, v, sizeof v); else snprintf(v, sizeof v, "-");
+            fprintf(D.out, "%s[%2d] %-14s", l % 4 ? "" : "  ", l, v);
+            if (l % 4 == 3) fputc('\n', D.out);
+        }
+        return;
+    }
     char name[128];
     snprintf(name, sizeof name, "%s%s", arg[0][0] == '%' ? "" : "%", arg[0]);
     const RegName *r = reg_find(w->prog, name, warp_pc(w));
-    if (!r) { fprintf(D.out, "print: kernel %s has no register %s\n", w->prog->name, name); return; }
-    char v[96];
-    if (narg >= 2 && !strcmp(arg[1], "all")) {
+    if (!r) {
+        if (arg[0][0] == '%') fprintf(D.out, "print: kernel %s has no register %s\n", w->prog->dname, name);
+        else if (!debuginfo_of(w->prog))
+            fprintf(D.out, "print: no variable '%s' here: kernel %s has no source variables (build "
+                    "with nvcc -G to see them; -lineinfo gives source lines only); threadIdx, blockIdx, "
+                    "blockDim, gridDim and PTX registers (%%r5) are always there\n", arg[0], w->prog->dname);
+        else fprintf(D.out, "print: no variable '%s' in scope here (info locals lists them)\n", arg[0]);
+        return;
+    }
+    if (all) {
         fprintf(D.out, "%s (%s), every lane ('-' exited):\n", name, ptx_type_name(r->type));
         for (int l = 0; l < WARP_SIZE; l++) {
             if (w->alive >> l & 1) reg_value(w, r, l, v, sizeof v); else snprintf(v, sizeof v, "-");
@@ -321,11 +436,33 @@ static void cmd_print(char **arg, int narg)
         }
         return;
     }
-    int lane = narg >= 3 && !strcmp(arg[1], "lane") ? atoi(arg[2]) : D.lane;
-    if (lane < 0 || lane >= WARP_SIZE) { fprintf(D.out, "print: lane %d is not 0..31\n", lane); return; }
     reg_value(w, r, lane, v, sizeof v);
     fprintf(D.out, "%s (%s) of lane %d = %s%s\n", name, ptx_type_name(r->type), lane, v,
             w->alive >> lane & 1 ? "" : " (the lane has exited)");
+}
+
+/* info locals / info args: the source variables in scope and their values in the lane */
+static void cmd_locals(int args)
+{
+    Warp *w = D.fw;
+    const DebugInfo *di = debuginfo_of(w->prog);
+    if (!di) {
+        fprintf(D.out, "no source variables: kernel %s was built without -G (-lineinfo gives lines only)\n",
+                w->prog->dname);
+        return;
+    }
+    const DiVar *vars[128];
+    size_t n = debuginfo_scope(di, warp_pc(w), vars, 128);
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (debuginfo_is_param(vars[i]) != args) continue;
+        char v[1024], ty[200];
+        var_value(w, di, vars[i], D.lane, v, sizeof v);
+        fprintf(D.out, "  %s (%s) = %s\n", debuginfo_name(vars[i]), var_type(di, vars[i], ty, sizeof ty), v);
+        any = 1;
+    }
+    if (!any) fprintf(D.out, "no %s here\n", args ? "arguments" : "local variables");
+    else fprintf(D.out, "  (lane %d; print NAME all shows every lane)\n", D.lane);
 }
 
 static void cmd_regs(char **arg, int narg)
@@ -637,7 +774,7 @@ static void cmd_break(char **arg, int narg)
     describe_bp(&b, d, sizeof d);
     fprintf(D.out, "breakpoint %d at %s\n", b.id, d);
     if (D.fw && b.kind != BP_KERNEL && !bp_has_code(&b, D.fw->prog))
-        fprintf(D.out, "  (kernel %s has no code there; it may stop in another kernel)\n", D.fw->prog->name);
+        fprintf(D.out, "  (kernel %s has no code there; it may stop in another kernel)\n", D.fw->prog->dname);
 }
 
 static void cmd_delete(char **arg, int narg)
@@ -668,7 +805,8 @@ static int bp_hits(Bp *b, const Warp *w, const Inst *in, uint32_t pc, int new_pt
 {
     const Program *p = w->prog;
     if (b->kind == BP_KERNEL) {
-        if (pc != 0 || w->tool[slot] || b->last_seq == w->launch->seq + 1 || !strstr(p->name, b->kernel)) return 0;
+        if (pc != 0 || w->tool[slot] || b->last_seq == w->launch->seq + 1 ||
+            (!strstr(p->name, b->kernel) && !strstr(p->dname, b->kernel))) return 0;
     } else if (b->kind == BP_PTX) {
         if (!new_ptx || in->line != b->line) return 0;
     } else {
@@ -691,20 +829,25 @@ static const char help_text[] =
     "Stopping:\n"
     "  break LOC [block X,Y,Z] [warp N] [lane N] [thread X,Y,Z]   LOC: FILE:LINE, LINE, ptx:LINE or a kernel name\n"
     "  delete [N]           delete breakpoint N (every one without N)\n"
-    "  breaks               list the breakpoints\n"
+    "  info breakpoints     list the breakpoints (also: breaks)\n"
     "Running (other warps run as the seed's schedule says, until the focused warp gets there):\n"
     "  continue | c         run to the next breakpoint\n"
-    "  step | s [N]         run the focused warp to its next CUDA source line (N times)\n"
+    "  next | n [N]         run the focused warp to its next CUDA source line, over calls (N times)\n"
+    "  step | s [N]         the same, into the device functions it calls\n"
+    "  finish               run until the focused lane returns from the current device function\n"
     "  stepi | si [N]       run the focused warp one PTX instruction (N of them)\n"
     "  detach               stop debugging and let the program finish\n"
     "  kill | quit | q      end the program now (exit status 1)\n"
     "Looking (at the focused warp and lane):\n"
-    "  where                where the focused warp stands\n"
+    "  where | backtrace    where the focused warp stands\n"
     "  list | ptx           the CUDA source / the PTX around it\n"
     "  warps                every warp of the block: where it stands and what it waits for\n"
-    "  warp N | lane N      focus on another warp of this block / another lane\n"
-    "  lanes                active mask, exited and parked lanes, divergence regions\n"
-    "  print | p REG [lane N | all]   a register (%r5, %f2, %p1, %tid.x, ...)\n"
+    "  cuda warp N | cuda lane N   focus on another warp of this block / another lane (also: warp N, lane N)\n"
+    "  info cuda warps      every warp of the block (also: warps)\n"
+    "  info cuda lanes      active mask, exited and parked lanes, divergence regions (also: lanes)\n"
+    "  print | p NAME [lane N | all]   a source variable (built with nvcc -G), threadIdx, blockIdx,\n"
+    "                       blockDim, gridDim (.x .y .z), or a PTX register (%r5, %f2, %p1, %tid.x)\n"
+    "  info locals | info args   the source variables in scope and the function's arguments\n"
     "  regs [lane N]        every register of the current function\n"
     "  shared ADDR [N]      N 4-byte words of the block's shared memory (ADDR: offset or register)\n"
     "  x ADDR [N]           the same for a generic or global address\n"
@@ -749,38 +892,60 @@ static void resume(int mode, char **arg, int narg)
     const Inst *in = &D.fw->prog->code[warp_pc(D.fw)];
     D.from_line = src_of(D.fw->prog, in, &file, &D.from_line) ? D.from_line : 0;
     D.from_file = in->loc < D.fw->prog->nlocs ? D.fw->prog->locs[in->loc].ofile : 0;
+    D.depth = D.fw->depth[D.lane];
 }
 
 /* Runs commands until one resumes the machine. */
 static void command_loop(void)
 {
-    char line[512], copy[512], *arg[16];
+    char line[512], copy[512], *args[16], **arg;
     for (;;) {
         if (!read_command(line, sizeof line)) {
             fprintf(D.out, "ptxemu debug: end of commands; the program runs on without stopping\n");
             debug_on = DBG_OFF;
             return;
         }
+        arg = args;
         int narg = split(strcpy(copy, line), arg, 16);
         if (!narg) {   /* repeat a step or continue */
             if (!D.last[0]) continue;
             narg = split(strcpy(copy, D.last), arg, 16);
         }
         const char *c = arg[0];
-        int isstep = !strcmp(c, "step") || !strcmp(c, "s") || !strcmp(c, "next") || !strcmp(c, "n");
+        int isstep = !strcmp(c, "step") || !strcmp(c, "s");
+        int isnext = !strcmp(c, "next") || !strcmp(c, "n");
         int isstepi = !strcmp(c, "stepi") || !strcmp(c, "si") || !strcmp(c, "nexti") || !strcmp(c, "ni");
         int iscont = !strcmp(c, "continue") || !strcmp(c, "c") || !strcmp(c, "cont");
+        int isfinish = !strcmp(c, "finish") || !strcmp(c, "fin");
         D.last[0] = 0;
-        if (isstep || isstepi || iscont) {
+        if (isfinish && !D.fw->depth[D.lane]) {
+            fprintf(D.out, "finish: lane %d is in the kernel's own code, not in a device function it "
+                    "called (continue runs on)\n", D.lane);
+            continue;
+        }
+        if (isstep || isnext || isstepi || iscont || isfinish) {
             snprintf(D.last, sizeof D.last, "%s", c);
-            resume(iscont ? M_RUN : isstep ? M_STEP : M_STEPI, arg + 1, narg - 1);
+            resume(iscont ? M_RUN : isstep ? M_STEP : isnext ? M_NEXT : isfinish ? M_FINISH : M_STEPI,
+                   arg + 1, narg - 1);
             return;
+        }
+        /* cuda-gdb's names: info cuda lanes/warps, cuda lane/warp N */
+        if (!strcmp(c, "info") && narg > 2 && !strcmp(arg[1], "cuda")) { c = arg[2]; arg += 2; narg -= 2; }
+        else if (!strcmp(c, "cuda") && narg > 2) { c = arg[1]; arg += 1; narg -= 1; }
+        else if (!strcmp(c, "info") && narg > 1) {
+            const char *what = arg[1];
+            if (!strncmp(what, "locals", strlen(what))) { cmd_locals(0); continue; }
+            if (!strncmp(what, "args", strlen(what))) { cmd_locals(1); continue; }
+            if (!strncmp(what, "lanes", strlen(what))) { cmd_lanes(); continue; }
+            if (!strncmp(what, "warps", strlen(what))) { cmd_warps(); continue; }
+            if (!strncmp(what, "registers", strlen(what))) { cmd_regs(arg + 2, narg - 2); continue; }
+            if (!strncmp(what, "line", strlen(what))) { print_place(D.fw); continue; }
         }
         if (!strcmp(c, "help") || !strcmp(c, "h")) fputs(help_text, D.out);
         else if (!strcmp(c, "break") || !strcmp(c, "b")) cmd_break(arg + 1, narg - 1);
         else if (!strcmp(c, "delete") || !strcmp(c, "d")) cmd_delete(arg + 1, narg - 1);
         else if (!strcmp(c, "breaks") || (!strcmp(c, "info") && narg > 1 && arg[1][0] == 'b')) cmd_breaks();
-        else if (!strcmp(c, "where") || !strcmp(c, "bt") || !strcmp(c, "w")) print_place(D.fw);
+        else if (!strcmp(c, "where") || !strcmp(c, "bt") || !strcmp(c, "w") || !strcmp(c, "backtrace")) print_place(D.fw);
         else if (!strcmp(c, "list") || !strcmp(c, "l")) cmd_list(0);
         else if (!strcmp(c, "ptx")) cmd_list(1);
         else if (!strcmp(c, "warps")) cmd_warps();
@@ -828,7 +993,6 @@ static void stop(Warp *w, const Inst *in, const char *why, const Filter *f)
 
 static void debug_before(Warp *w, const Inst *in, uint32_t mask)
 {
-    (void)mask;
     if (debug_on != DBG_INTERACTIVE) return;
     const Program *p = w->prog;
     uint32_t pc = (uint32_t)(in - p->code);
@@ -836,14 +1000,36 @@ static void debug_before(Warp *w, const Inst *in, uint32_t mask)
     int seq = prev && w->tool[slot] == pc;
     int new_ptx = !seq || prev->line != in->line;
     int new_src = in->loc && (!seq || !same_src(p, prev, in));
+    /* coming back from a call into the middle of the caller's line is no new entry into it
+     * (a breakpoint on that line stopped before the call) */
+    if (prev && prev->op == OP_ret && pc > 0 && p->code[pc - 1].op == OP_call) new_ptx = new_src = 0;
+    (void)mask;
     char why[400];
     why[0] = 0;
-    if (!D.started) {
+    if (!D.started && D.skip_first) {   /* -b only: set them, and run to the first */
+        D.started = 1;
+        D.fw = w;
+        char line[512], *arg[16];
+        while (D.pend_at && *D.pend_at) {
+            char *nl = strchr(D.pend_at, '\n');
+            size_t len = nl ? (size_t)(nl - D.pend_at) : strlen(D.pend_at);
+            snprintf(line, sizeof line, "%.*s", (int)len, D.pend_at);
+            D.pend_at += len + (nl != NULL);
+            int narg = split(line, arg, 16);
+            if (narg) cmd_break(arg + 1, narg - 1);
+        }
+        D.fw = NULL;
+    } else if (!D.started && pc == 0 && w->cta->linear == 0 && w->id == 0) {
+        /* the first stop: where a student looks first, thread (0,0,0) of block 0 */
         D.started = 1;
         const Launch *L = w->launch;
         snprintf(why, sizeof why, "stopped before the first instruction of kernel %s, grid (%u,%u,%u), "
-                 "block (%u,%u,%u); `help` lists the commands", p->name, L->grid[0], L->grid[1],
+                 "block (%u,%u,%u); `help` lists the commands", p->dname, L->grid[0], L->grid[1],
                  L->grid[2], L->block[0], L->block[1], L->block[2]);
+    } else if (!D.started) {
+        /* other warps run until block 0's warp 0 starts (breakpoints still stop them) */
+    } else if (D.mode == M_FINISH && D.ran && is_focus(w)) {
+        if (w->depth[D.lane] < D.depth) snprintf(why, sizeof why, "finish: returned from the device function");
     } else if (D.mode == M_STOP_ANY) {
         snprintf(why, sizeof why, "the focused warp has exited; stopped at the next warp to run");
     } else if (D.mode != M_RUN && D.ran && is_focus(w)) {
@@ -852,8 +1038,14 @@ static void debug_before(Warp *w, const Inst *in, uint32_t mask)
         int has = src_of(p, in, &file, &line);
         int entered = D.mode == M_STEPI ? new_ptx
                     : new_src && has && (line != D.from_line || p->locs[in->loc].ofile != D.from_file);
-        if (entered && --D.count == 0) snprintf(why, sizeof why, "%s done", D.mode == M_STEPI ? "stepi" : "step");
-        else if (entered && D.mode == M_STEP) { D.from_line = line; D.from_file = p->locs[in->loc].ofile; }
+        if (D.mode == M_NEXT && w->depth[D.lane] > D.depth) entered = 0;   /* inside a call: over it */
+        if (entered && --D.count == 0)
+            snprintf(why, sizeof why, "%s done", D.mode == M_STEPI ? "stepi" : D.mode == M_NEXT ? "next" : "step");
+        else if (entered && D.mode != M_STEPI) {
+            D.from_line = line;
+            D.from_file = p->locs[in->loc].ofile;
+            if (w->depth[D.lane] < D.depth) D.depth = w->depth[D.lane];   /* returned: next goes on from there */
+        }
     }
     const Filter *f = NULL;
     for (int i = 0; i < D.nbp; i++)
@@ -871,7 +1063,7 @@ static void debug_before(Warp *w, const Inst *in, uint32_t mask)
 static int trace_matches(const Warp *w, const Inst *in, uint32_t mask)
 {
     const Program *p = w->prog;
-    if (D.tkernel[0] && !strstr(p->name, D.tkernel)) return 0;
+    if (D.tkernel[0] && !strstr(p->name, D.tkernel) && !strstr(p->dname, D.tkernel)) return 0;
     if (!filter_matches(&D.tf, w, mask | w->active)) return 0;
     if (D.tline_kind == BP_PTX) return in->line == D.tline;
     if (D.tline_kind == BP_SRC) {
@@ -931,7 +1123,7 @@ static void trace_record(Warp *w, const Inst *in, uint32_t mask)
     if (!*text) { snprintf(op, sizeof op, "%s", op_info[in->op].name); text = op; }
     int lane = filter_lane(&D.tf, w, mask);
     if (mask) trace_dests(w, text, pc, lane, dest, sizeof dest);
-    fprintf(D.tout, "trace: %s block (%u,%u,%u) warp %u lanes 0x%08x PTX %u%s | %s", p->name,
+    fprintf(D.tout, "trace: %s block (%u,%u,%u) warp %u lanes 0x%08x PTX %u%s | %s", p->dname,
             c->ctaid[0], c->ctaid[1], c->ctaid[2], w->id, mask, in->line, src, text);
     if (!mask) fprintf(D.tout, " | no lane ran (guard false)");
     else if (dest[0]) fprintf(D.tout, " | lane %d: %s", lane, dest);
@@ -1020,6 +1212,16 @@ static int debug_init(void)
     debug_on = DBG_INTERACTIVE;
     const char *cmds = getenv("PTXEMU_DEBUG_COMMANDS"), *ex = getenv("PTXEMU_DEBUG_EX");
     if (ex && *ex) D.pending = D.pend_at = strdup(ex);
+    if (D.pending) {   /* only -b breakpoints: the first stop is the first of them */
+        int only = 1;
+        for (const char *s = D.pending; *s; ) {
+            only &= !strncmp(s, "break ", 6);
+            const char *nl = strchr(s, '\n');
+            if (!nl) break;
+            s = nl + 1;
+        }
+        D.skip_first = only;
+    }
     if (cmds && *cmds) {
         if (!(D.in = fopen(cmds, "r"))) fprintf(stderr, "ptxemu debug: cannot read %s\n", cmds);
         D.echo = 1;

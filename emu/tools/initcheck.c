@@ -154,9 +154,9 @@ static void report(Warp *w, int lane, const char *space, uint64_t addr, unsigned
     FILE *js = report_open();
     if (!js) return;
     fprintf(js, "{\"kind\":\"uninitialized-read\",\"space\":\"%s\",\"address\":%llu,\"offset\":%llu,"
-            "\"bytes\":%u,\"allocation_size\":%zu,\"kernel\":", space, (unsigned long long)addr,
+            "\"bytes\":%u,\"allocation_size\":%zu,", space, (unsigned long long)addr,
             (unsigned long long)off, size, asize);
-    report_str(js, w->prog->name);
+    report_kernel(js, w->prog);
     fputc(',', js);
     report_place(js, w, lane);
     fprintf(js, ",\"seed\":%llu}\n", (unsigned long long)(w->launch->det ? w->launch->seed : 0));

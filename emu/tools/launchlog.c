@@ -8,8 +8,8 @@ static void log_launch(Launch *L)
 {
     FILE *f = report_open();
     if (!f) return;
-    fprintf(f, "{\"kind\":\"launch\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);
-    report_str(f, L->prog->name);
+    fprintf(f, "{\"kind\":\"launch\",\"launch\":%llu,", (unsigned long long)L->seq);
+    report_kernel(f, L->prog);
     fprintf(f, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"cluster\":[%u,%u,%u],\"dynamic_shared\":%u,"
             "\"warp_instructions\":%llu,\"thread_instructions\":%llu,\"emulated_ns\":%llu,\"status\":%d}\n",
             L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2], L->cluster[0],

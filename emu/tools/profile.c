@@ -208,8 +208,8 @@ static void profile_report(Launch *L, const char *name)
             e.clock_ns / 1000.0, dram_ns / 1000.0, smem_ns / 1000.0, e.atom_ns / 1000.0);
     FILE *js = report_open();
     if (!js) return;
-    fprintf(js, "{\"kind\":\"profile\",\"launch\":%llu,\"kernel\":", (unsigned long long)L->seq);
-    report_str(js, name);
+    fprintf(js, "{\"kind\":\"profile\",\"launch\":%llu,", (unsigned long long)L->seq);
+    report_kernel(js, L->prog);
     fprintf(js, ",\"warp_instructions\":%llu,\"thread_instructions\":%llu,\"global_load_requests\":%llu,"
             "\"global_load_sectors\":%llu,\"global_store_requests\":%llu,\"global_store_sectors\":%llu,"
             "\"shared_load_requests\":%llu,\"shared_load_wavefronts\":%llu,\"shared_store_requests\":%llu,"
@@ -225,7 +225,7 @@ static void profile_report(Launch *L, const char *name)
 
 static void prof_launch_end(Launch *L)
 {
-    if (print_reports) profile_report(L, L->prog->name);
+    if (print_reports) profile_report(L, L->prog->dname);
 }
 
 static const Observer profile = {

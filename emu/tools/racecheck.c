@@ -756,18 +756,37 @@ static int same_place(const Program *p, uint32_t a, uint32_t b)
     return la && lb && p->locs[la].file == p->locs[lb].file && p->locs[la].line == p->locs[lb].line;
 }
 
+/* How far apart two threads of a race are: what must order them (the hint says). */
+enum { RS_THREAD, RS_WARP, RS_BLOCK, RS_GRID };
+static uint32_t race_scope(int same_launch, uint32_t cta1, uint32_t t1, uint32_t cta2, uint32_t t2)
+{
+    if (!same_launch || cta1 != cta2) return RS_GRID;
+    if (t1 / WARP_SIZE != t2 / WARP_SIZE) return RS_BLOCK;
+    return t1 == t2 ? RS_THREAD : RS_WARP;
+}
+
 /* Note a finding (or count it, when one of the same kind at the same pair of places
- * exists). The earlier access may belong to an earlier launch (launch1, program p1). */
+ * exists). The earlier access may belong to an earlier launch (launch1, program p1). A
+ * finding shows the widest pair of threads it met: a missing __syncthreads() whose first
+ * instance happened to be two lanes of one warp is shown, and hinted at, as the block-level
+ * race it is. Returns the finding when it is new or now shows a wider pair, else NULL. */
 static RaceFinding *record_in(Launch *L, int kind, uint32_t off, uint32_t launch1, uint32_t cta1,
                               uint32_t t1, uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2)
 {
     RaceLog *g = RACE_LOG(L);
     const Program *p1 = g->launches[launch1].prog;
+    uint32_t scope = race_scope(launch1 == g->cur, cta1, t1, cta2, t2);
     for (uint32_t i = 0; i < g->n; i++) {
         RaceFinding *f = &g->f[i];
         if (f->kind == kind && f->prog1 == p1 && same_place(p1, f->pc1, pc1) &&
             same_place(L->prog, f->pc2, pc2)) {
             f->count++;
+            if (kind <= K_WAW && scope > f->scope) {   /* the caller sets its address too */
+                f->scope = scope;
+                f->pc1 = pc1; f->pc2 = pc2; f->cta1 = cta1; f->cta2 = cta2;
+                f->t1 = t1; f->t2 = t2; f->offset = off; f->owner = g->owner;
+                return f;
+            }
             return NULL;
         }
     }
@@ -776,7 +795,7 @@ static RaceFinding *record_in(Launch *L, int kind, uint32_t off, uint32_t launch
     memset(f, 0, sizeof *f);
     f->kind = kind; f->pc1 = pc1; f->pc2 = pc2; f->cta1 = cta1; f->cta2 = cta2;
     f->t1 = t1; f->t2 = t2; f->offset = off; f->count = 1;
-    f->prog1 = p1; f->launch1 = launch1; f->owner = g->owner;
+    f->prog1 = p1; f->launch1 = launch1; f->owner = g->owner; f->scope = scope;
     return f;
 }
 

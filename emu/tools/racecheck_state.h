@@ -36,6 +36,8 @@ typedef struct RaceFinding {
     uint32_t owner;             /* shared memory: the CTA whose memory it is (DSMEM: another) */
     uint32_t launch1;
     uint32_t pc1, pc2, cta1, cta2, t1, t2, offset, count;   /* t: thread index in its CTA */
+    uint32_t scope;             /* the widest pair of threads met (RS_*, racecheck.c); the      */
+                                /*   pair shown (cta, t) is one of that scope                   */
     uint64_t addr;
 } RaceFinding;
 

@@ -152,6 +152,12 @@ CUresult drv_ctx_enter(CUcontext *out)
     return st;
 }
 
+CUresult drv_ctx_sticky(void)
+{
+    CUcontext c = drv_ctx_current();
+    return c && drv_handle_kind(c) == H_CTX ? __atomic_load_n(&c->sticky, __ATOMIC_ACQUIRE) : CUDA_SUCCESS;
+}
+
 void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg)
 {
     int first = 0;
@@ -433,7 +439,8 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
     return CUDA_SUCCESS;
 }
 
-/* All work is finished when the call that issued it returns; a fault is what remains. */
+/* All work is finished when the call that issued it returns (or here, for work deterministic
+ * mode kept, runtime/driver/defer.c); a fault is what remains. */
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
     CUcontext c;
@@ -477,7 +484,10 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
     switch (limit) {
     case CU_LIMIT_STACK_SIZE: emu_set_stack_size(value); break;
     case CU_LIMIT_MALLOC_HEAP_SIZE: emu_set_heap_size(value); break;
-    case CU_LIMIT_PRINTF_FIFO_SIZE: c->printf_fifo = value; break;   /* printf goes straight out */
+    case CU_LIMIT_PRINTF_FIFO_SIZE:   /* measured: at least 512 KiB; fixed once a kernel printed */
+        if (__atomic_load_n(&emu_printf_used, __ATOMIC_RELAXED)) e = CUDA_ERROR_INVALID_VALUE;
+        else c->printf_fifo = value < EMU_PRINTF_FIFO_MIN ? EMU_PRINTF_FIFO_MIN : value;
+        break;
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
         c->pending_launches = value;
         emu_set_pending_launch_limit(value);

@@ -56,6 +56,7 @@ struct CUctx_st {
 /* The current context, checked: CUDA_ERROR_NOT_INITIALIZED before cuInit,
  * CUDA_ERROR_INVALID_CONTEXT without one, its sticky error after a fault. */
 CUresult drv_ctx_enter(CUcontext *out);
+CUresult drv_ctx_sticky(void);   /* the current context's sticky error, CUDA_SUCCESS if none */
 /* The same without the sticky check (calls that work after a fault). */
 CUresult drv_ctx_enter_any(CUcontext *out);
 CUcontext drv_ctx_current(void);
@@ -228,6 +229,44 @@ void drv_order_lane_launch(uint32_t lane, DrvOrder *v);
 void drv_order_join(DrvOrder *d, const DrvOrder *s);
 uint32_t drv_order_stream_index(CUstream s);   /* the same for every name of one stream */
 int drv_order_host_waited(const DrvOrder *v);  /* the host has waited for all v follows  */
+const DrvOrder *drv_order_host(void);          /* what the host has waited for            */
+
+/* ---- defer.c: deterministic mode completes asynchronous work when the seed says ----
+ * drv_defer_choose: this piece of asynchronous work is kept for later (never when off).
+ * Kept work is completed by drv_defer_settle_* before anything that must come after it
+ * (work on a stream that follows it, what the host has waited for, everything) and, on the
+ * seed's coins, at each drv_defer_turn (issues and queries). Caller holds the lock. */
+int drv_defer_on(void);
+int drv_defer_choose(void);
+void drv_defer_kernel(EmuPending *p, CUcontext c, CUfunction f, CUstream s);
+void drv_defer_copy(uint64_t dst, int dd, uint64_t src, int sd, size_t n, CUstream s);
+void drv_defer_fill(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                    size_t height, CUstream s);
+void drv_defer_settle_stream(CUstream s);
+void drv_defer_settle_host(void);
+void drv_defer_settle_all(void);
+void drv_defer_turn(void);
+int drv_defer_holds(CUstream s);   /* s has kept work, or follows some */
+int drv_defer_follows(const DrvOrder *v);   /* kept work that v follows (an event) */
+
+/* ---- hostrace.c: host reads and writes of page-locked memory that work the host has not
+ * waited for touches (PTXEMU_RACECHECK) ----
+ * drv_hostrace_copy / _kernel: the copy or fill (api) just run on s, or the kernel just run
+ * there (the pages the detector saw it touch), is kept until the host waits for it, its
+ * page-locked bytes protected while the program runs. drv_hostrace_lift / _apply: the
+ * driver lock's first entry and last exit lift and apply the protections. */
+int drv_hostrace_attach(void);   /* at cuInit, with PTXEMU_RACECHECK: 0, or -1 (no room) */
+int drv_hostrace_on(void);
+int drv_hostrace_visible(uint64_t p, int *kind);   /* page-locked memory the host sees */
+void drv_hostrace_copy(CUstream s, const char *api, uint64_t dst, uint64_t src, size_t n, int fill);
+void drv_hostrace_kernel(CUstream s, const char *name, const char *mangled);
+void drv_hostrace_lift(void);
+void drv_hostrace_apply(void);
+/* What kept work runs: a prepared launch (launch.c), a copy or a fill (memory.c). */
+void drv_launch_complete(EmuPending *p, CUcontext c, CUfunction f);
+void drv_mem_copy_run(uint64_t dst, int dd, uint64_t src, int sd, size_t n);
+void drv_mem_fill_run(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                      size_t height);
 
 /* ---- launch.c ---- */
 /* Run the cooperative launches kept to run together (launch.c), if any: before the host

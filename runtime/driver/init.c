@@ -27,14 +27,20 @@ static void drv_mutex_make(void)
     pthread_mutexattr_destroy(&a);
 }
 
+/* The lock's depth: the race detector's page protections (hostrace.c) are lifted while
+ * the driver runs and applied when the program runs again. */
+static int drv_depth;
+
 void drv_lock(void)
 {
     pthread_once(&drv_mutex_once, drv_mutex_make);
     pthread_mutex_lock(&drv_mutex);
+    if (drv_depth++ == 0) drv_hostrace_lift();
 }
 
 void drv_unlock(void)
 {
+    if (--drv_depth == 0) drv_hostrace_apply();
     pthread_mutex_unlock(&drv_mutex);
 }
 
@@ -87,6 +93,7 @@ static void init_run(void)
     }
     int threads = env_int("PTXEMU_THREADS", 0, 4096, 0);
     tools_attach();   /* what it could not attach it said why; the program runs without it */
+    drv_hostrace_attach();   /* the race detector's host side (hostrace.c) */
     if (emu_init(threads) != EMU_OK) {
         drv_diag("cannot start the emulator: device memory could not be reserved");
         init_status = CUDA_ERROR_OUT_OF_MEMORY;

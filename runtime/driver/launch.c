@@ -7,12 +7,14 @@
  * uses the context.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
 #include "runtime/driver/graph.h"
 #include "emu/model.h"
 #include "emu/scheduler.h"
+#include "emu/demangle.h"
 
 static int regs_limit(int regs, int warps);
 
@@ -300,6 +302,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     if (!keep) {
         if (nqueue) drv_run_queue(DRV_QUEUE_TURN, 0);   /* a turn for launches waiting for the host */
         drv_run_held_coop();
+        drv_defer_turn();                               /* and for work deterministic mode kept */
     }
     unsigned clbuf[3];
     const unsigned *cl = drv_handle_kind(f) == H_FUNC ? launch_cluster(f, cluster, clbuf) : NULL;
@@ -313,6 +316,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
         return e;
     }
     char err[2048] = "";
+    emu_set_printf_fifo(c->printf_fifo);   /* the launching context's FIFO */
     if (after) drv_order_lane_launch(lane, after);
     else drv_order_launch(s);
     uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
@@ -327,6 +331,17 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     int parkable = !after && !cooperative && !sched_deterministic(NULL) && !emu_wants_stream_order() &&
                    !model_clock_on();
     uint32_t si = drv_order_stream_index(s);
+    if (!after && !cooperative && drv_defer_choose()) {   /* it runs later, as the seed says */
+        EmuPending *p;
+        int rc = emu_launch_defer(k, grid, block, cl, smem, params, 0, &p, err, sizeof err);
+        if (rc == EMU_OK) drv_defer_kernel(p, c, f, s);
+        drv_unlock();
+        if (rc == EMU_OK) return CUDA_SUCCESS;
+        if (err[0] && !f->reported) drv_diag("%s", err);
+        f->reported = 1;
+        return drv_from_emu(rc);
+    }
+    if (!after) drv_defer_settle_stream(s);   /* kept work it follows runs first */
     if (nqueue && (!parkable || nqueue == QUEUE_MAX)) drv_run_queue(DRV_QUEUE_ALL, 0);
     if (parkable && nqueue && queued_before(si)) {
         e = queue_defer(c, f, k, grid, block, cl, smem, params, si);
@@ -342,6 +357,11 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
                                cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
     if (parked) queue_add(parked, c, f, si);
     else if (rc == EMU_OK) drv_model_kernel(s, after != NULL, blocks);
+    if (rc == EMU_OK && !parked && !after && drv_hostrace_on()) {   /* the host must wait for it */
+        char *dn = emu_demangle(f->name);
+        drv_hostrace_kernel(s, dn ? dn : f->name, f->name);
+        free(dn);
+    }
     drv_unlock();
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);
@@ -352,6 +372,17 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     if (err[0] && !f->reported) drv_diag("%s", err);
     f->reported = 1;
     return e;
+}
+
+/* A launch deterministic mode kept (defer.c) runs now, to its end. */
+void drv_launch_complete(EmuPending *p, CUcontext c, CUfunction f)
+{
+    char err[EMU_ERR_LEN];
+    int parked;
+    mem_set_access(drv_peer_mask(c));
+    mem_set_launch_device(c->device);
+    int rc = emu_launch_resume(p, 0, &parked, err, sizeof err);
+    if (rc != EMU_OK) launch_failed(c, f, drv_from_emu(rc), err);
 }
 
 /* A launch that failed while it ran: the context's sticky error, as on a GPU. */

@@ -475,15 +475,43 @@ static int copy_order_start(CUstream s, const char *api)
     return 1;
 }
 
-static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
+void drv_mem_copy_run(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
-    if (n == 0) return CUDA_SUCCESS;
-    if (!side_ok(dst, n, dst_dev) || !side_ok(src, n, src_dev)) return CUDA_ERROR_INVALID_VALUE;
-    drv_run_held_for_copy();   /* kept launches the copy follows come first */
     emu_host_copy(src, n, 0);
     emu_host_copy(dst, n, 1);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     copy_span(dst, dst_dev, src, src_dev, n);
+}
+
+/* The asynchronous copy or fill a program is issuing (COPY_ASYNC_AT), which deterministic
+ * mode may keep for later (defer.c); graph nodes and synchronous copies run at once. */
+static CUstream issue_stream;
+static int issue_async;
+static const char *issue_api;
+
+/* An asynchronous copy the host could see early (defer.c): neither side is pageable host
+ * memory, from or to which a GPU copies before the call returns. */
+static int may_defer(uint64_t dst, int dst_dev, uint64_t src, int src_dev)
+{
+    int pinned = 0;
+    int dd = side_device(dst, dst_dev, &pinned), sd = side_device(src, src_dev, &pinned);
+    return (dd || pinned) && (sd || pinned) && (dd || sd || pinned);
+}
+
+static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
+{
+    if (n == 0) return CUDA_SUCCESS;
+    if (!side_ok(dst, n, dst_dev) || !side_ok(src, n, src_dev)) return CUDA_ERROR_INVALID_VALUE;
+    CUstream s = issue_stream;
+    int async = issue_async;
+    if (async && may_defer(dst, dst_dev, src, src_dev) && drv_defer_choose()) {
+        drv_defer_copy(dst, dst_dev, src, src_dev, n, s);   /* lands later, as the seed says */
+        return CUDA_SUCCESS;
+    }
+    drv_run_held_for_copy();   /* kept launches the copy follows come first */
+    if (async) drv_defer_settle_stream(s);
+    drv_mem_copy_run(dst, dst_dev, src, src_dev, n);
+    if (async) drv_hostrace_copy(s, issue_api, dst, src, n, 0);   /* until the host waits for it */
     return CUDA_SUCCESS;
 }
 
@@ -518,8 +546,16 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
         int cap_ = 0;                                                     \
         if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
         int rc_ = e_ == CUDA_SUCCESS && !cap_ && copy_order_start(stream, api); \
+        if (e_ == CUDA_SUCCESS && !cap_ && !rc_ && drv_defer_on()) {      \
+            drv_defer_turn();                                             \
+            drv_order_launch(stream);   /* its place, for what follows */ \
+        }                                                                 \
         drv_model_copy_stream(stream, 1);                                 \
+        issue_stream = (stream);                                          \
+        issue_async = 1;                                                  \
+        issue_api = (api);                                                \
         if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \
+        issue_async = 0;                                                  \
         drv_model_copy_stream(NULL, 0);                                   \
         if (rc_) emu_host_copy_end();                                     \
         drv_unlock();                                                     \
@@ -655,6 +691,7 @@ static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t dep
     size_t sspan = s.pitch * (s.height * (depth - 1) + height - 1) + width;
     if (!side_ok(d.base, dspan, d.dev) || !side_ok(s.base, sspan, s.dev)) return CUDA_ERROR_INVALID_VALUE;
     if (dry) return CUDA_SUCCESS;
+    if (issue_async) drv_defer_settle_stream(issue_stream);   /* kept work it follows first */
     for (size_t z = 0; z < depth; z++)
         for (size_t y = 0; y < height; y++) {
             uint64_t row = d.base + (z * d.height + y) * d.pitch, srow = s.base + (z * s.height + y) * s.pitch;
@@ -750,15 +787,29 @@ static CUresult fill_dry(uint64_t p, size_t pitch, unsigned value, unsigned size
     if (p % size || (height > 1 && (pitch < width * size || pitch % size)))
         return CUDA_ERROR_INVALID_VALUE;
     if (!drv_mem_ok(p, pitch * (height - 1) + width * size)) return CUDA_ERROR_INVALID_VALUE;
-    if (!dry) drv_run_held_for_copy();
     if (dry) return CUDA_SUCCESS;
+    CUstream s = issue_stream;
+    int async = issue_async;
+    if (async && drv_defer_choose()) {
+        drv_defer_fill(p, pitch, value, size, width, height, s);   /* done later, as the seed says */
+        return CUDA_SUCCESS;
+    }
+    drv_run_held_for_copy();
+    if (async) drv_defer_settle_stream(s);
+    drv_mem_fill_run(p, pitch, value, size, width, height);
+    if (async) drv_hostrace_copy(s, issue_api, p, 0, pitch * (height - 1) + width * size, 1);
+    return CUDA_SUCCESS;
+}
+
+void drv_mem_fill_run(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                      size_t height)
+{
     for (size_t r = 0; r < height; r++) {
         unsigned char *row = (unsigned char *)(uintptr_t)(p + r * pitch);
         emu_host_copy(p + r * pitch, width * size, 1);
         if (size == 1) { memset(row, (int)(value & 0xff), width); continue; }
         for (size_t i = 0; i < width; i++) memcpy(row + i * size, &value, size);
     }
-    return CUDA_SUCCESS;
 }
 
 static CUresult fill(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,

@@ -312,6 +312,8 @@ int drv_order_host_waited(const DrvOrder *v)
     return 1;
 }
 
+const DrvOrder *drv_order_host(void) { return &host; }
+
 /* The host waited for stream s's work (NULL, the legacy stream: also the blocking ones). */
 void drv_order_host_waits(CUstream s)
 {
@@ -323,11 +325,13 @@ void drv_order_host_waits(CUstream s)
     if (i == 0)
         for (uint32_t j = 1; j < nord; j++)
             if (ord_blocking[j]) ord_join(&host, &ords[j]);
+    drv_defer_settle_host();
 }
 
 void drv_order_host_waits_all(void)
 {
     drv_run_held();
+    drv_defer_settle_all();
     for (uint32_t j = 0; j < nord; j++) mt_host = dmax(mt_host, *mt_at(j));
     for (uint32_t j = 0; j < nord && ord_of(j); j++) ord_join(&host, &ords[j]);
 }
@@ -455,6 +459,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
     CUresult e = stream_enter_any_ctx(hStream, 1);
     if (e != CUDA_SUCCESS) return e;
     if ((e = drv_capture_sync_stream(hStream)) == CUDA_SUCCESS) drv_order_host_waits(hStream);
+    if (e == CUDA_SUCCESS) e = drv_ctx_sticky();   /* a kept launch that just ran may have failed */
     drv_unlock();
     return drv_after_wait(drv_ctx_current(), e);
 }
@@ -468,8 +473,9 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream)
     if (e != CUDA_SUCCESS) return e;
     drv_run_queue(DRV_QUEUE_TURN, 0);
     drv_run_held_coop();
+    drv_defer_turn();
     e = drv_capture_sync_stream(hStream);
-    if (e == CUDA_SUCCESS && drv_queue_holds(hStream)) e = CUDA_ERROR_NOT_READY;
+    if (e == CUDA_SUCCESS && (drv_queue_holds(hStream) || drv_defer_holds(hStream))) e = CUDA_ERROR_NOT_READY;
     drv_unlock();
     return e;
 }
@@ -797,8 +803,10 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     drv_run_held();
+    drv_defer_turn();
     int ok = event_live(hEvent);
     e = ok ? drv_capture_event_host(hEvent, 0) : CUDA_ERROR_INVALID_HANDLE;
+    if (e == CUDA_SUCCESS && drv_defer_follows(&hEvent->order)) e = CUDA_ERROR_NOT_READY;
     drv_unlock();
     return drv_after_wait(c, e);
 }
@@ -813,6 +821,8 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     int ok = event_live(hEvent);
     e = ok ? drv_capture_event_host(hEvent, 1) : CUDA_ERROR_INVALID_HANDLE;
     if (e == CUDA_SUCCESS) ord_join(&host, &hEvent->order);
+    if (e == CUDA_SUCCESS) drv_defer_settle_host();
+    if (e == CUDA_SUCCESS) e = drv_ctx_sticky();
     if (e == CUDA_SUCCESS) mt_host = dmax(mt_host, hEvent->model_ns);
     drv_unlock();
     return drv_after_wait(c, e);

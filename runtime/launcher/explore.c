@@ -1,12 +1,15 @@
 /* explore.c - `ptxemu race`: run a program under many seeds of deterministic mode and stop
  * at the first seed whose output or exit status differs from the reference seed's, or
- * whose stderr reports a hazard; print the command that replays it.
+ * that reports a hazard (a race, fault, deadlock, time limit, undefined behaviour or an
+ * access past an allocation, read from the run's PTXEMU_REPORT lines); print the command
+ * that replays it.
  *
  * Seeds start..start+N-1 are split over shards (--shard I/N takes every N-th, from I) so
  * that batch systems can run them in parallel; every shard compares with the same
  * reference run (seed `start`). Up to --jobs programs run at once. Every run has the race
  * detector on (PTXEMU_RACECHECK=1; --no-racecheck turns it off): a racy program whose every
- * seed fails the same way still gets its report.
+ * seed fails the same way still gets its report. On a terminal a progress line (seeds done,
+ * rate, time left) is kept up to date on stderr.
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,10 +18,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "explore.h"
 
-typedef struct Run { pid_t pid; unsigned long long seed; char out[64], err[64]; int status; } Run;
+typedef struct Run { pid_t pid; unsigned long long seed; char out[64], err[64], rep[64]; int status; } Run;
 
 static int racecheck = 1;
 
@@ -27,6 +31,7 @@ static int start_run(Run *r, unsigned long long seed, char **prog, const char *d
     r->seed = seed;
     snprintf(r->out, sizeof r->out, "%s/%llu.out", dir, seed);
     snprintf(r->err, sizeof r->err, "%s/%llu.err", dir, seed);
+    snprintf(r->rep, sizeof r->rep, "%s/%llu.json", dir, seed);
     r->pid = fork();
     if (r->pid < 0) return -1;
     if (r->pid == 0) {
@@ -35,6 +40,7 @@ static int start_run(Run *r, unsigned long long seed, char **prog, const char *d
         setenv("PTXEMU_SEED", s, 1);
         if (racecheck) setenv("PTXEMU_RACECHECK", "1", 1);
         else unsetenv("PTXEMU_RACECHECK");
+        setenv("PTXEMU_REPORT", r->rep, 1);   /* what the run found, by kind */
         if (!freopen(r->out, "w", stdout) || !freopen(r->err, "w", stderr)) _exit(126);
         execvp(prog[0], prog);
         _exit(127);
@@ -66,10 +72,34 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* A hazard report of the race detector, or a kernel fault, in a run's stderr. */
-static int reports_hazard(const char *err)
+/* A run's report (PTXEMU_REPORT lines) holds an error: anything but launches, CUDA errors
+ * the program may handle, leaks, warnings and profiles - a race, a fault, a deadlock, a time limit,
+ * undefined behaviour, or an access past an allocation that the GPU's pages tolerate (an
+ * error as compute-sanitizer's memcheck counts it, though a plain run only warns). */
+static int report_has_error(const char *rep)
 {
-    return err && (strstr(err, "ptxemu: race:") || strstr(err, "ptxemu: kernel "));
+    static const char *const benign[] = { "\"kind\":\"launch\"", "\"kind\":\"api_error\"",
+                                          "\"kind\":\"leak\"", "\"kind\":\"warning\"",
+                                          "\"kind\":\"profile\"" };
+    for (const char *l = rep; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        if (*l == '{') {
+            int ok = 0;
+            for (size_t i = 0; i < sizeof benign / sizeof benign[0]; i++)
+                ok |= !strncmp(l + 1, benign[i], strlen(benign[i]));
+            if (!ok) return 1;
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+    return 0;
+}
+
+/* A hazard: a report of the race detector, a kernel fault or undefined behaviour on a run's
+ * stderr, or any error in its report. */
+static int reports_hazard(const char *err, const char *rep)
+{
+    return (err && (strstr(err, "ptxemu: race:") || strstr(err, "ptxemu: kernel ") ||
+                    strstr(err, "ptxemu: undefined behaviour:"))) || report_has_error(rep);
 }
 
 static void print_replay(unsigned long long seed, char **prog)
@@ -77,6 +107,29 @@ static void print_replay(unsigned long long seed, char **prog)
     printf("replay: ptxemu --seed %llu%s", seed, racecheck ? " --racecheck" : "");
     for (int i = 0; prog[i]; i++) printf(" %s", prog[i]);
     printf("\n");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* On a terminal (stderr), one line that keeps being rewritten: seeds done of the total,
+ * the rate, and the time left at that rate. Nothing when stderr is a file or a pipe. */
+static void progress(int on, unsigned long long done, unsigned long long total, double t0)
+{
+    if (!on) return;
+    double el = now_s() - t0, rate = el > 0 ? (double)done / el : 0;
+    if (done >= total) { fprintf(stderr, "\r\033[K"); return; }   /* erased at the end */
+    fprintf(stderr, "\r\033[Kptxemu race: %llu of %llu seeds done, %.2f seeds/s", done, total, rate);
+    if (rate > 0) {
+        unsigned long left = (unsigned long)((double)(total - done) / rate + 0.5);
+        if (left >= 60) fprintf(stderr, ", about %lu min %02lu s left", left / 60, left % 60);
+        else fprintf(stderr, ", about %lu s left", left);
+    }
+    fflush(stderr);
 }
 
 static int parse_uint(const char *s, unsigned long long *v)
@@ -129,21 +182,29 @@ int explore_main(int argc, char **argv)
     char **prog = &argv[i];
     char dir[] = "/tmp/ptxemu-race.XXXXXX";
     if (!mkdtemp(dir)) { perror("ptxemu race: mkdtemp"); return 2; }
+    unsigned long long first = start + 1 + shard;   /* this shard's seeds after the reference */
+    unsigned long long total = 1 + (first < start + seeds ? (start + seeds - first + nshards - 1) / nshards : 0);
+    int tty = isatty(STDERR_FILENO);
+    double t0 = now_s();
     Run ref;
     size_t ref_len = 0, err_len = 0;
     if (start_run(&ref, start, prog, dir) < 0 || waitpid(ref.pid, &ref.status, 0) < 0) {
         perror("ptxemu race");
         return 2;
     }
+    progress(tty, 1, total, t0);
+    size_t rep_len;
     char *ref_out = slurp(ref.out, &ref_len), *ref_err = slurp(ref.err, &err_len);
+    char *ref_rep = slurp(ref.rep, &rep_len);
     int found = 0;
-    if (reports_hazard(ref_err)) {
+    if (reports_hazard(ref_err, ref_rep)) {
+        progress(tty, total, total, t0);
         printf("ptxemu race: seed %llu reports a hazard or fault:\n%s", start, ref_err);
         print_replay(start, prog);
         found = 1;
     }
     Run *runs = calloc(jobs, sizeof *runs);
-    unsigned long long next = start + 1 + shard, step = nshards, end = start + seeds, tried = 1;
+    unsigned long long next = first, step = nshards, end = start + seeds, tried = 1;
     unsigned running = 0;
     while (!found && runs && (next < end || running)) {
         while (running < jobs && next < end && !found) {
@@ -162,10 +223,12 @@ int explore_main(int argc, char **argv)
             r->pid = 0;
             running--;
             tried++;
-            size_t len, elen;
-            char *out = slurp(r->out, &len), *err = slurp(r->err, &elen);
+            size_t len, elen, rlen;
+            char *out = slurp(r->out, &len), *err = slurp(r->err, &elen), *rep = slurp(r->rep, &rlen);
             int differs = !out || len != ref_len || memcmp(out, ref_out, len) || st != ref.status;
-            if (!found && (differs || reports_hazard(err))) {
+            progress(tty, tried, total, t0);
+            if (!found && (differs || reports_hazard(err, rep))) {
+                progress(tty, total, total, t0);
                 found = 1;
                 if (differs)
                     printf("ptxemu race: seed %llu gives different %s than seed %llu\n", r->seed,
@@ -176,20 +239,31 @@ int explore_main(int argc, char **argv)
             }
             free(out);
             free(err);
+            free(rep);
             unlink(r->out);
             unlink(r->err);
+            unlink(r->rep);
         }
     }
     if (found > 0)   /* let the runs still going finish quietly */
         for (unsigned k = 0; runs && k < jobs; k++)
-            if (runs[k].pid) { kill(runs[k].pid, SIGTERM); waitpid(runs[k].pid, NULL, 0); unlink(runs[k].out); unlink(runs[k].err); }
+            if (runs[k].pid) {
+                kill(runs[k].pid, SIGTERM);
+                waitpid(runs[k].pid, NULL, 0);
+                unlink(runs[k].out);
+                unlink(runs[k].err);
+                unlink(runs[k].rep);
+            }
+    progress(tty, total, total, t0);
     if (!found) printf("ptxemu race: %llu seeds, all outputs identical to seed %llu, no hazard "
                        "reported%s\n", tried, start, racecheck ? " (race detector on)" : "");
     free(runs);
     free(ref_out);
     free(ref_err);
+    free(ref_rep);
     unlink(ref.out);
     unlink(ref.err);
+    unlink(ref.rep);
     rmdir(dir);
     return found > 0 ? 1 : found < 0 ? 2 : 0;
 }

@@ -132,7 +132,8 @@ static void usage(FILE *f)
         "  PTXEMU_DEBUG     1 or trace, and PTXEMU_DEBUG_* / PTXEMU_TRACE_*: what ptxemu debug\n"
         "                   sets (docs/debug.md)\n"
         "\n"
-        "Exit status: PROGRAM's, or 127 if PROGRAM cannot be found, 126 if it cannot be run.\n");
+        "Exit status: PROGRAM's, or 127 if PROGRAM cannot be found, 126 if it cannot be run,\n"
+        "2 for a bad option or option value (also of the variables above that options set).\n");
 }
 
 static int has_file(const char *dir, const char *name)
@@ -212,14 +213,83 @@ static int prepend_library_path(const char *dir)
     return 0;
 }
 
+/* ---- values of options and of the environment variables they set ----
+ * A bad value is refused before the program starts (exit status 2), naming the option or
+ * the variable: `--timeout abc` would otherwise mean no time limit at all. */
+
+static int is_uint(const char *s, unsigned long long lo, unsigned long long hi)
+{
+    char *end;
+    if (!*s || *s == '-' || *s == '+' || *s == ' ') return 0;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    return !errno && !*end && v >= lo && v <= hi;
+}
+
+static int ok_threads(const char *s) { return is_uint(s, 1, 4096); }
+static int ok_log(const char *s) { return s[0] >= '0' && s[0] <= '3' && !s[1]; }
+static int ok_seed(const char *s) { return is_uint(s, 0, ~0ull); }
+static int ok_devices(const char *s) { return is_uint(s, 1, 16); }
+static int ok_clock(const char *s) { return !strcmp(s, "model") || !strcmp(s, "host"); }
+static int ok_timeout(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    return *s && !errno && !*end && v >= 0 && v < 1e9 && v == v;
+}
+
+static const struct ValueCheck {
+    const char *var, *opt;
+    int (*ok)(const char *);
+    const char *expected;
+} value_checks[] = {
+    { "PTXEMU_THREADS", "--threads", ok_threads, "a number of worker threads from 1 to 4096" },
+    { "PTXEMU_LOG", "--log", ok_log, "a diagnostics level from 0 to 3" },
+    { "PTXEMU_SEED", "--seed", ok_seed, "a seed: a whole number from 0 to 2^64-1" },
+    { "PTXEMU_DEVICES", "--device-count", ok_devices, "the number of devices to emulate, an integer from 1 to 16" },
+    { "PTXEMU_TIMEOUT", "--timeout", ok_timeout, "a number of seconds (0: no limit), e.g. 10 or 2.5" },
+    { "PTXEMU_CLOCK", "--clock", ok_clock, "model or host" },
+};
+
+/* The check of the variable an option sets, NULL when it has none. */
+static const struct ValueCheck *check_of(const char *var)
+{
+    for (size_t k = 0; k < sizeof value_checks / sizeof value_checks[0]; k++)
+        if (!strcmp(value_checks[k].var, var)) return &value_checks[k];
+    return NULL;
+}
+
+/* Every checked variable that is set (by an option or by the user) has a good value; says
+ * which is not, by the option when one set it (given[k]). */
+static int values_ok(const char *const *given)
+{
+    for (size_t k = 0; k < sizeof value_checks / sizeof value_checks[0]; k++) {
+        const struct ValueCheck *c = &value_checks[k];
+        const char *v = getenv(c->var);
+        if (!v || !*v || c->ok(v)) continue;
+        if (given[k])
+            fprintf(stderr, "ptxemu: %s %s: expected %s\n", given[k], v, c->expected);
+        else
+            fprintf(stderr, "ptxemu: %s=%s: expected %s (%s)\n", c->var, v, c->expected, c->opt);
+        return 0;
+    }
+    return 1;
+}
+
+/* The option that set each checked variable (values_ok names it in its message). */
+static const char *opt_given[16];
+
 /* An option's value: "--opt N" or "-o N"; returns the index of the value or -1. */
 static int set_from_option(int argc, char **argv, int i, const char *var)
 {
-    if (i + 1 >= argc) {
+    if (i + 1 >= argc || !argv[i + 1][0]) {
         fprintf(stderr, "ptxemu: %s needs a value\n", argv[i]);
         return -1;
     }
     if (setenv(var, argv[i + 1], 1) != 0) return -1;
+    const struct ValueCheck *c = check_of(var);
+    if (c) opt_given[c - value_checks] = argv[i];
     return i + 1;
 }
 
@@ -267,6 +337,10 @@ static int parse_options(int argc, char **argv, int *status)
         else fprintf(stderr, "ptxemu: unknown option %s (try ptxemu --help)\n", a);
         if (v < 0) { *status = 2; return -1; }
         i = v;
+    }
+    if (!values_ok(opt_given)) {
+        *status = 2;
+        return -1;
     }
     if (json && !devices_mode) {
         fprintf(stderr, "ptxemu: --json goes with --devices\n");
@@ -326,13 +400,14 @@ static int resolve(const char *prog, char *out, size_t n)
     return 0;
 }
 
-/* Says before the program starts when its kernels cannot run here (PTXEMU_CHECK=0: not). */
-static int preflight(const char *prog)
+/* Says before the program starts when its kernels cannot run here (PTXEMU_CHECK=0: not),
+ * leaving the reason in msg. */
+static int preflight(const char *prog, char *msg, size_t n)
 {
     const char *env = getenv("PTXEMU_CHECK");
     if (env && !strcmp(env, "0")) return 0;
-    char path[PATH_MAX], msg[1536];
-    if (!resolve(prog, path, sizeof path) || !inspect_program(path, msg, sizeof msg)) return 0;
+    char path[PATH_MAX];
+    if (!resolve(prog, path, sizeof path) || !inspect_program(path, msg, n)) return 0;
     fprintf(stderr, "ptxemu: %s\n", msg);
     return 1;
 }
@@ -352,7 +427,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[prog], "race")) return explore_main(argc - prog - 1, &argv[prog + 1]);
     if (!strcmp(argv[prog], "debug")) return debug_main(argc - prog - 1, &argv[prog + 1]);
-    if (preflight(argv[prog])) return 1;
+    char why[1536];
+    if (preflight(argv[prog], why, sizeof why)) {
+        if (report_json) report_refused(&argv[prog], report_json, why);   /* a grader learns why */
+        return 1;
+    }
     if (report_json || exit_on_error) return report_run(&argv[prog], report_json, exit_on_error);
     execvp(argv[prog], &argv[prog]);
     int err = errno;

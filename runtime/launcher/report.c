@@ -18,9 +18,11 @@
 #include <unistd.h>
 #include "report.h"
 
-enum { R_LAUNCH, R_FAULT, R_RACE, R_DEADLOCK, R_TIMEOUT, R_API, R_LEAK, R_WARN, R_STOP, R_N };
+enum { R_LAUNCH, R_FAULT, R_RACE, R_DEADLOCK, R_TIMEOUT, R_API, R_LEAK, R_WARN, R_UNDEF, R_OOB,
+       R_PROFILE, R_STOP, R_N };
 static const char *const section[R_N] = { "launches", "faults", "races", "deadlocks", "timeouts",
-                                          "api_errors", "leaks", "warnings", "stopped" };
+                                          "api_errors", "leaks", "warnings", "undefined",
+                                          "out_of_bounds", "profiles", "stopped" };
 
 static int kind_of(const char *line)
 {
@@ -28,7 +30,9 @@ static int kind_of(const char *line)
         { "\"kind\":\"launch\"", R_LAUNCH }, { "\"kind\":\"fault\"", R_FAULT },
         { "\"kind\":\"deadlock\"", R_DEADLOCK }, { "\"kind\":\"timeout\"", R_TIMEOUT },
         { "\"kind\":\"api_error\"", R_API }, { "\"kind\":\"leak\"", R_LEAK },
-        { "\"kind\":\"warning\"", R_WARN }, { "\"kind\":\"stopped\"", R_STOP } };
+        { "\"kind\":\"warning\"", R_WARN }, { "\"kind\":\"undefined\"", R_UNDEF },
+        { "\"kind\":\"out-of-bounds\"", R_OOB }, { "\"kind\":\"profile\"", R_PROFILE },
+        { "\"kind\":\"stopped\"", R_STOP } };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strncmp(line + 1, map[i].k, strlen(map[i].k))) return map[i].r;
     return R_RACE;   /* the detector names its kinds: read-after-write, ... */
@@ -45,10 +49,12 @@ static void put_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Writes the document; returns how many faults, races, deadlocks and time limits it holds.
- * A program killed by a signal that left no "stopped" record gets one (also in user, the
- * user's PTXEMU_REPORT, which has the program's own lines already). */
-static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user)
+/* Writes the document; returns how many faults, races, deadlocks, time limits, undefined
+ * behaviours and out-of-bounds accesses it holds. refused: the launcher's message when it
+ * did not start the program (lines is then NULL), else NULL. A program killed by a signal
+ * that left no "stopped" record gets one (also in user, the user's PTXEMU_REPORT, which has
+ * the program's own lines already). */
+static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user, const char *refused)
 {
     int stopped = 0;
     char *buf = NULL;
@@ -56,7 +62,7 @@ static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user
     ssize_t n;
     char **items[R_N] = {0};
     size_t count[R_N] = {0};
-    while ((n = getline(&buf, &cap, lines)) > 0) {
+    while (lines && (n = getline(&buf, &cap, lines)) > 0) {
         while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) buf[--n] = 0;
         if (n < 2 || buf[0] != '{') continue;
         int k = kind_of(buf);
@@ -87,7 +93,12 @@ static int write_doc(FILE *out, FILE *lines, char **argv, int status, FILE *user
     fputs("],\n", out);
     if (WIFEXITED(status)) fprintf(out, "\"exit_status\":%d,\"signal\":null,\n", WEXITSTATUS(status));
     else fprintf(out, "\"exit_status\":null,\"signal\":%d,\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    int errors = (int)(count[R_FAULT] + count[R_RACE] + count[R_DEADLOCK] + count[R_TIMEOUT]);
+    fputs("\"refused\":", out);
+    if (refused) put_str(out, refused);
+    else fputs("null", out);
+    fputs(",\n", out);
+    int errors = (int)(count[R_FAULT] + count[R_RACE] + count[R_DEADLOCK] + count[R_TIMEOUT] +
+                       count[R_UNDEF] + count[R_OOB]);
     fprintf(out, "\"errors\":%d,\n", errors);
     for (int k = 0; k < R_N; k++) {
         fprintf(out, "\"%s\":[", section[k]);
@@ -175,7 +186,7 @@ int report_run(char **argv, const char *json, int exit_on_error)
     FILE *lines = fopen(tmp, "r"), *out = json ? fopen(json, "w") : fopen("/dev/null", "w");
     int errors = 0;
     if (!out) fprintf(stderr, "ptxemu: cannot write %s: %s\n", json, strerror(errno));
-    else if (lines) errors = write_doc(out, lines, argv, status, uf);
+    else if (lines) errors = write_doc(out, lines, argv, status, uf, NULL);
     if (out) fclose(out);
     if (lines) fclose(lines);
     if (uf) fclose(uf);
@@ -189,4 +200,15 @@ int report_run(char **argv, const char *json, int exit_on_error)
         rc = 1;
     }
     return rc;
+}
+
+void report_refused(char **argv, const char *json, const char *why)
+{
+    FILE *out = json ? fopen(json, "w") : NULL;
+    if (!out) {
+        if (json) fprintf(stderr, "ptxemu: cannot write %s: %s\n", json, strerror(errno));
+        return;
+    }
+    write_doc(out, NULL, argv, 1 << 8 /* exited with status 1 */, NULL, why);
+    fclose(out);
 }
