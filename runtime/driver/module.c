@@ -203,6 +203,16 @@ static DrvModule *module_live(const void *h)
     return h && drv_handle_kind(h) == H_MODULE ? (DrvModule *)h : NULL;
 }
 
+/* A live module's context (NULL for a library, or when not live), for drv_ctx_enter_owner. */
+static CUcontext module_owner(const void *h)
+{
+    drv_lock();
+    DrvModule *m = module_live(h);
+    CUcontext c = m ? m->ctx : NULL;
+    drv_unlock();
+    return c;
+}
+
 /* Module calls: current context (modules) or just cuInit (libraries), then the lock. */
 static CUresult enter(int need_ctx, CUcontext *c)
 {
@@ -284,7 +294,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter_any(&c);
+    CUresult e = drv_ctx_enter_owner(module_owner(hmod), 0, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     DrvModule *m = module_live(hmod);
@@ -341,7 +351,7 @@ static CUresult get_function(CUfunction *out, const void *h, const char *name, i
 {
     if (!out || !name) return CUDA_ERROR_INVALID_VALUE;
     CUcontext c;
-    CUresult e = enter(need_ctx, &c);
+    CUresult e = need_ctx ? drv_ctx_enter_owner(module_owner(h), 1, &c) : enter(0, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     DrvModule *m = module_live(h);
