@@ -56,6 +56,11 @@ int emu_check_child(EmuKernel *k, const unsigned grid[3], const unsigned block[3
 int emu_launch_child(EmuKernel *k, const unsigned grid[3], const unsigned block[3], size_t dyn,
                      void **args, uint32_t depth, char *err, size_t errlen);
 
+/* The device runtime's cooperative-groups entry points, which are PTX (devrt_cg.c): whether
+ * name is one, and their text, linked into a module that calls them and defines none. */
+int devrt_cg_provides(const char *name);
+const char *devrt_cg_ptx(size_t *len);
+
 /* Device-side malloc's heap (exec_call.c): device cudaMalloc/cudaFree use it too. */
 uint64_t exec_heap_alloc(uint64_t size);
 int exec_heap_free(uint64_t ptr);

@@ -3,6 +3,9 @@
 # driver, run on ptxemu's libcuda.so.1: its sections whose every line is a fact must print
 # what the driver printed (tests/expected/driver/). noctx: which calls work with no context
 # current on objects a context holds (Numba frees memory after popping its context).
+# tests/gpu/cg_devrt.cu, the device runtime's cooperative-groups calls, must print what it
+# printed on the H200; tests/driver/cglink.c links an -rdc object and libcudadevrt.a with
+# the JIT linker, as Numba's grid.sync() does, and checks the grid barrier under seeds.
 # Exit: 0 all passed, 1 some failed, 77 (skipped) without the CUDA headers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,5 +31,32 @@ for section in noctx; do
         fail=$((fail + 1))
     fi
 done
+check() { if [ "$2" = 0 ]; then echo "PASS: $1"; pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+devrt=$(dirname "$NVCC")/../lib64/libcudadevrt.a
+if [ -x "$NVCC" ] && [ -f "$devrt" ]; then
+    "$NVCC" -arch=sm_90 -rdc=true -o "$tmp/cg_devrt" "$srcdir/tests/gpu/cg_devrt.cu" -lcudadevrt || exit 99
+    for m in coop plain; do
+        echo "== cg $m"
+        timeout 120 "$builddir/runtime/ptxemu" "$tmp/cg_devrt" $m 2>"$tmp/cg.err"
+        echo "exit=$?"
+    done >"$tmp/cg.out"
+    diff "$srcdir/tests/expected/driver/cg_devrt.txt" "$tmp/cg.out" >"$tmp/diff"
+    st=$?
+    [ $st = 0 ] || head -n 20 "$tmp/diff"
+    check "cg_devrt: libcudadevrt's cudaCGGetIntrinsicHandle/Synchronize/GetSize/GetRank as on the H200" $st
+    "$NVCC" -arch=sm_90 -rdc=true -c -o "$tmp/k.o" "$srcdir/tests/driver/cglink_kernel.cu" || exit 99
+    ${CC:-cc} -Wall -I"$inc" -o "$tmp/cglink" "$srcdir/tests/driver/cglink.c" "$lib/libcuda.so.1" || exit 99
+    st=0
+    for seed in "" 1 2 3 4; do
+        PTXEMU_SEED=$seed LD_LIBRARY_PATH=$lib timeout 120 "$tmp/cglink" "$tmp/k.o" "$devrt" \
+            >"$tmp/link.out" 2>&1 &&
+            grep -q "^grid sync: every block saw the flag" "$tmp/link.out" &&
+            grep -q "^plain launch: cudaCGSynchronize returned 999" "$tmp/link.out" ||
+            { st=1; echo "seed ${seed:-none}:"; tail -n 5 "$tmp/link.out"; }
+    done
+    check "cuLinkAddFile of an -rdc object and libcudadevrt.a; the grid barrier holds under seeds" $st
+else
+    echo "SKIP: no nvcc or libcudadevrt.a for the cooperative-groups checks"
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -235,7 +235,7 @@ static CUresult load(CUmodule *out, const void *image, int library, Jit *jit)
     return e;
 }
 
-static void *read_whole(const char *path, CUresult *e)
+static void *read_whole(const char *path, CUresult *e, size_t *size)
 {
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
@@ -257,6 +257,7 @@ static void *read_whole(const char *path, CUresult *e)
     if (!b) { *e = CUDA_ERROR_OUT_OF_MEMORY; return NULL; }
     b[n] = 0;   /* PTX files are text */
     *e = CUDA_SUCCESS;
+    if (size) *size = n;
     return b;
 }
 
@@ -284,7 +285,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
-    void *b = read_whole(fname, &e);
+    void *b = read_whole(fname, &e, NULL);
     if (!b) return e;
     e = load(module, b, 0, NULL);
     free(b);
@@ -562,7 +563,7 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!library || !fileName) return CUDA_ERROR_INVALID_VALUE;
     CUresult e;
-    void *b = read_whole(fileName, &e);
+    void *b = read_whole(fileName, &e, NULL);
     if (!b) return e;
     e = cuLibraryLoadData(library, b, jitOptions, jitOptionsValues, numJitOptions,
                           libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -673,9 +674,9 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
 {
     (void)numOptions; (void)options; (void)optionValues;
     if (!data || !size) return CUDA_ERROR_INVALID_VALUE;
-    if (type == CU_JIT_INPUT_LIBRARY || type == CU_JIT_INPUT_NVVM) {
-        drv_diag("cuLinkAddData: input type %d (%s) cannot be linked by ptxemu: it links PTX",
-                 (int)type, type == CU_JIT_INPUT_NVVM ? "NVVM IR" : "host library");
+    if (type == CU_JIT_INPUT_NVVM) {
+        drv_diag("cuLinkAddData: NVVM IR cannot be linked by ptxemu: it links PTX (compile it "
+                 "with libNVVM first)");
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     drv_lock();
@@ -691,6 +692,10 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
             /* PTX need not be NUL-terminated within size */
             size_t len = strnlen(data, size);
             e = image_add(&part, data, len, nm) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+        } else if (type == CU_JIT_INPUT_LIBRARY) {
+            e = image_read_archive(data, size, name && *name ? name : "library", &part, err, sizeof err);
+        } else if (type == CU_JIT_INPUT_OBJECT) {
+            e = image_read_object(data, size, name && *name ? name : "object", &part, err, sizeof err);
         } else {
             e = image_read(data, &part, err, sizeof err);
         }
@@ -710,10 +715,13 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const 
                                   unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     CUresult e;
-    void *b = read_whole(path, &e);
+    size_t n = 0;
+    void *b = read_whole(path, &e, &n);
     if (!b) return e;
     const char *slash = path ? strrchr(path, '/') : NULL;
-    e = cuLinkAddData_v2(state, type, b, strlen(b) ? strlen(b) + 1 : 1,
+    /* archives and objects are binary: their whole size; texts end at their first NUL */
+    int binary = type == CU_JIT_INPUT_LIBRARY || type == CU_JIT_INPUT_OBJECT;
+    e = cuLinkAddData_v2(state, type, b, binary ? (n ? n : 1) : strlen(b) ? strlen(b) + 1 : 1,
                          slash ? slash + 1 : path, numOptions, options, optionValues);
     free(b);
     return e;
