@@ -58,5 +58,19 @@ if [ -x "$NVCC" ] && [ -f "$devrt" ]; then
 else
     echo "SKIP: no nvcc or libcudadevrt.a for the cooperative-groups checks"
 fi
+if [ -x "$NVCC" ]; then
+    "$NVCC" -arch=sm_90 -ptx -o "$tmp/heavy.ptx" "$srcdir/tests/driver/maxregs_kernel.cu" || exit 99
+    ${CC:-cc} -Wall -I"$inc" -o "$tmp/maxregs" "$srcdir/tests/driver/maxregs.c" "$lib/libcuda.so.1" || exit 99
+    # the register counts come from ptxas, which the test finds where the driver looks
+    PATH=$(dirname "$NVCC"):$PATH LD_LIBRARY_PATH=$lib "$tmp/maxregs" "$tmp/heavy.ptx" >"$tmp/regs.out" 2>&1
+    free=$(sed -n 's/^free //p' "$tmp/regs.out")
+    link=$(sed -n 's/^link 32 //p' "$tmp/regs.out")
+    load=$(sed -n 's/^load 40 //p' "$tmp/regs.out")
+    [ -n "$free" ] && [ "$free" -gt 40 ] && [ -n "$link" ] && [ "$link" -gt 0 ] && [ "$link" -le 32 ] &&
+        [ -n "$load" ] && [ "$load" -gt 0 ] && [ "$load" -le 40 ]
+    st=$?
+    [ $st = 0 ] || cat "$tmp/regs.out"
+    check "CU_JIT_MAX_REGISTERS limits the registers reported (free $free, link 32: $link, load 40: $load)" $st
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

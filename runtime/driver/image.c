@@ -71,6 +71,28 @@ int image_add(Image *im, const char *text, size_t len, const char *name)
     return 0;
 }
 
+int image_add_option(Image *im, const char *opt)
+{
+    for (int i = 0; i < im->n; i++) {
+        char *t = im->text[i], *mark = NULL;
+        for (char *p = strstr(t, PTX_OPTIONS_MARK); p; p = strstr(p + 1, PTX_OPTIONS_MARK)) mark = p;
+        size_t keep = mark ? (size_t)(mark - t) : im->len[i];
+        const char *old = mark ? mark + strlen(PTX_OPTIONS_MARK) : "";
+        size_t oldlen = strcspn(old, "\n");
+        if (strstr(old, opt) && strstr(old, opt) < old + oldlen) continue;   /* there already */
+        size_t n = keep + strlen(PTX_OPTIONS_MARK) + oldlen + strlen(opt) + 4;
+        char *nt = malloc(n);
+        if (!nt) return -1;
+        int k = snprintf(nt, n, "%.*s%s%s%.*s%s%s\n", (int)keep, t,
+                         keep && t[keep - 1] != '\n' ? "\n" : "", PTX_OPTIONS_MARK, (int)oldlen, old,
+                         oldlen ? " " : "", opt);
+        free(t);
+        im->text[i] = nt;
+        im->len[i] = (size_t)k;
+    }
+    return 0;
+}
+
 /* The program's file name, for naming PTX without a recorded source file. */
 static void program_name(char *out, size_t n)
 {

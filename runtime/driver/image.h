@@ -24,6 +24,8 @@ CUresult image_read_object(const void *data, size_t size, const char *name, Imag
 CUresult image_read_archive(const void *data, size_t size, const char *name, Image *im,
                             char *err, size_t errlen);
 int image_add(Image *im, const char *text, size_t len, const char *name);
+/* Adds a ptxas option to every text's options line (PTX_OPTIONS_MARK), after those it has. */
+int image_add_option(Image *im, const char *opt);
 void image_free(Image *im);
 /* ptxemu's linked image (cuLinkComplete's output): several texts in one buffer. */
 void *image_pack(const Image *im, size_t *size);

@@ -40,6 +40,7 @@ typedef struct Jit {
     size_t *info_size_out, *error_size_out;
     float *wall;
     int verbose;                /* CU_JIT_LOG_VERBOSE: the info log reports each kernel */
+    unsigned max_regs;          /* CU_JIT_MAX_REGISTERS: ptxas's --maxrregcount, 0 none */
 } Jit;
 
 static void jit_read(Jit *j, unsigned n, const CUjit_option *opts, void **vals)
@@ -59,6 +60,7 @@ static void jit_read(Jit *j, unsigned n, const CUjit_option *opts, void **vals)
             break;
         case CU_JIT_WALL_TIME: j->wall = (float *)&vals[i]; break;
         case CU_JIT_LOG_VERBOSE: j->verbose = vals[i] != NULL; break;
+        case CU_JIT_MAX_REGISTERS: j->max_regs = (unsigned)(uintptr_t)vals[i]; break;
         default: break;   /* targets, optimisation levels, caches: nothing to tune here */
         }
     }
@@ -86,6 +88,16 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* CU_JIT_MAX_REGISTERS: ptxas is told the limit for every text, with the options the text
+ * carries already (image_add_option), so that the registers reported are what the GPU's JIT
+ * gives the kernels. */
+static int jit_max_regs(Image *im, unsigned n)
+{
+    char opt[48];
+    snprintf(opt, sizeof opt, "--maxrregcount %u", n);
+    return image_add_option(im, opt);
+}
+
 /* ---- loading ---- */
 
 /* Parse (and link) the image's texts into an emulator module. */
@@ -106,6 +118,8 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
     double t0 = now_ms();
     Image im;
     CUresult e = image_read(image, &im, err, sizeof err);
+    if (e == CUDA_SUCCESS && jit && jit->max_regs && jit_max_regs(&im, jit->max_regs))
+        e = CUDA_ERROR_OUT_OF_MEMORY;
     EmuModule *em = NULL;
     if (e == CUDA_SUCCESS) e = load_em(&im, &em, err, sizeof err);
     if (e != CUDA_SUCCESS) {
@@ -745,6 +759,8 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
     if (em) emu_module_free(em);
     /* measured: an undefined .extern fails the link with CUDA_ERROR_UNKNOWN */
     if (e == CUDA_ERROR_INVALID_PTX && strstr(err, "link error")) e = CUDA_ERROR_UNKNOWN;
+    if (e == CUDA_SUCCESS && s->jit.max_regs && jit_max_regs(&s->img, s->jit.max_regs))
+        e = CUDA_ERROR_OUT_OF_MEMORY;
     if (e == CUDA_SUCCESS) {
         free(s->out);
         s->out = image_pack(&s->img, sizeOut);
