@@ -132,13 +132,9 @@ static inline int past_merge(const Warp *w)
 
 int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
 {
-    members &= w->valid;
+    members &= w->valid & w->alive;   /* exited lanes are not waited for (exec.h) */
     uint32_t missing = members & ~mask;
     if (!missing) return 0;
-    if (missing & ~w->alive)
-        return warp_fault(w, __builtin_ctz(mask), EMU_ERR_ILLEGAL_INSTRUCTION,
-                          "warp-synchronous %s waits for lane %d, which has exited",
-                          op_info[in->op].name, __builtin_ctz(missing & ~w->alive));
     uint32_t pc = (uint32_t)(in - w->prog->code);
     uint32_t parked = 0;
     for (uint32_t m = w->sync_wait; m; m &= m - 1)
@@ -155,6 +151,14 @@ int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
     w->waiting |= mask;
     warp_regroup(w);
     return STEP_BLOCK;
+}
+
+void warp_lanes_exited(Warp *w)
+{
+    uint32_t parked = w->sync_wait & w->alive;
+    if (!parked) return;
+    w->sync_wait &= ~parked;
+    w->waiting &= ~parked;   /* they run their instruction again: regroup merges them */
 }
 
 /* "kernel K, file:line, PTX name:line, block (..), thread (..)" for messages. */

@@ -52,9 +52,16 @@ static inline int ty_is_float(int t)
 /* For .sync warp operations (shfl.sync, vote.sync, bar.warp.sync, ...): returns 0 when
  * every live lane of `members` is in `mask`, so the operation can run now. Otherwise parks
  * the lanes of mask at this instruction until the other members arrive and returns
- * STEP_BLOCK; the handler must return that value unchanged. A member lane that has exited
- * makes the operation undefined: that is reported as a fault. */
+ * STEP_BLOCK; the handler must return that value unchanged. Member lanes that have exited,
+ * or exit while the others wait (warp_lanes_exited), are not waited for: the operations wait
+ * for "all non-exited threads" of membermask (PTX ISA; the CUDA Programming Guide for
+ * __syncwarp: "all non-exited threads named in mask must execute" it). Numba's reductions
+ * rely on it: lanes 0 and 1 call __syncwarp() with the full mask while the rest go on to
+ * exit. */
 int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members);
+/* Lanes of w exited: lanes parked at a warp-synchronous instruction try it again, as they may
+ * have waited only for those. */
+void warp_lanes_exited(Warp *w);
 
 /* A hash of what a warp's progress changes (pc, lanes, registers, predicates), folded into
  * h: the spin checks of deterministic mode and of parking (sched.c) compare it. */

@@ -42,6 +42,7 @@ static int lanes_exit(Warp *w, uint32_t mask)
     w->active &= ~mask;
     w->pc++;                 /* lanes the guard kept out go on with the next instruction */
     cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(mask & w->valid));
+    warp_lanes_exited(w);
     warp_regroup(w);
     return STEP_EXIT;
 }
@@ -144,6 +145,7 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
     if (leaving) {
         w->alive &= ~leaving;
         cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(leaving & w->valid));
+        warp_lanes_exited(w);
     }
     /* fast path: the whole group returns to one place (inside a divergence region the
      * return may close it: regroup decides) */

@@ -72,5 +72,14 @@ if [ -x "$NVCC" ]; then
     [ $st = 0 ] || cat "$tmp/regs.out"
     check "CU_JIT_MAX_REGISTERS limits the registers reported (free $free, link 32: $link, load 40: $load)" $st
 fi
+if [ -x "$NVCC" ]; then
+    "$NVCC" -arch=sm_90 -o "$tmp/swe" "$srcdir/tests/driver/syncwarp_exit.cu" || exit 99
+    st=0
+    for seed in "" 1 2 3 4 5; do
+        PTXEMU_SEED=$seed timeout 120 "$builddir/runtime/ptxemu" "$tmp/swe" >"$tmp/swe.out" 2>&1 &&
+            grep -qx "late 6 early 10 (no error)" "$tmp/swe.out" || { st=1; cat "$tmp/swe.out"; }
+    done
+    check "__syncwarp() waits for no exited lane, whether it exited before or after the others arrived" $st
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
