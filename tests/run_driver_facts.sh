@@ -72,6 +72,14 @@ if [ -x "$NVCC" ]; then
     [ $st = 0 ] || cat "$tmp/regs.out"
     check "CU_JIT_MAX_REGISTERS limits the registers reported (free $free, link 32: $link, load 40: $load)" $st
 fi
+${CC:-cc} -Wall -I"$inc" -o "$tmp/forked" "$srcdir/tests/driver/forked.c" "$lib/libcuda.so.1" || exit 99
+LD_LIBRARY_PATH=$lib "$tmp/forked" >"$tmp/forked.out" 2>&1
+grep -qx "forked before cuInit: cuInit 0, cuDeviceGetCount 0, cuDeviceGet 0" "$tmp/forked.out" &&
+    grep -qx "forked after cuInit: cuInit 3, cuDeviceGetCount 3, cuDeviceGet 3" "$tmp/forked.out" &&
+    grep -qx "parent after the fork: cuDeviceGetCount 0" "$tmp/forked.out"
+st=$?
+[ $st = 0 ] || cat "$tmp/forked.out"
+check "a child forked after cuInit gets CUDA_ERROR_NOT_INITIALIZED; one forked before starts its own" $st
 if [ -x "$NVCC" ]; then
     "$NVCC" -arch=sm_90 -o "$tmp/swe" "$srcdir/tests/driver/syncwarp_exit.cu" || exit 99
     st=0

@@ -89,7 +89,9 @@ CUresult drv_cls_delete(CUcontext c, void *key);
 #define DRV_BLOCKS_PER_SM 32
 #define DRV_DRIVER_VERSION 13000
 #define DRV_MAX_DEVICES 16
-int drv_devices_init(void);                     /* reads PTXEMU_DEVICES; -1 (said) if bad */
+/* Reads PTXEMU_DEVICES (-1, said, if bad) and CUDA_VISIBLE_DEVICES (-2, said, when it
+ * leaves no device): which of the emulated devices the ordinals name, in what order. */
+int drv_devices_init(void);
 int drv_device_count(void);
 CUresult drv_device_check(CUdevice dev);        /* CUDA_ERROR_INVALID_DEVICE unless < count */
 int drv_device_attr(CUdevice dev, CUdevice_attribute attr, int *value);   /* -1: unknown  */
