@@ -130,6 +130,8 @@ static void usage(FILE *f)
         "                   verbose JIT log (default: PATH, CUDA_HOME, /usr/local/cuda;\n"
         "                   empty: none)\n"
         "  PTXEMU_CHECK     0: start PROGRAM even when the launcher finds no PTX it can run\n"
+        "  PTXEMU_NUMBA_COMPAT 0: leave Python programs alone (default: Numba older than 0.57\n"
+        "                   is adapted to CUDA 13's libNVVM and driver; docs/python.md)\n"
         "  PTXEMU_DEBUG     1 or trace, and PTXEMU_DEBUG_* / PTXEMU_TRACE_*: what ptxemu debug\n"
         "                   sets (docs/debug.md)\n"
         "\n"
@@ -166,6 +168,9 @@ static int find_in_build_tree(char *out, size_t n)
     return 0;
 }
 
+/* Set by find_libdir when the libraries are those of the build tree (not installed ones). */
+static int in_build_tree;
+
 static int find_libdir(char *out, size_t n)
 {
     const char *env = getenv("PTXEMU_LIBDIR");
@@ -174,7 +179,7 @@ static int find_libdir(char *out, size_t n)
         fprintf(stderr, "ptxemu: PTXEMU_LIBDIR=%s does not contain %s\n", env, LIBNAME);
         return 0;
     }
-    if (find_in_build_tree(out, n)) return 1;
+    if (find_in_build_tree(out, n)) return in_build_tree = 1;
 #ifdef PTXEMU_PKGLIBDIR
     if (is_lib_dir(PTXEMU_PKGLIBDIR) && snprintf(out, n, "%s", PTXEMU_PKGLIBDIR) < (int)n)
         return 1;
@@ -211,6 +216,24 @@ static int prepend_library_path(const char *dir)
     if (prepend_env("LD_PRELOAD", PTXEMU_ASAN_RUNTIME)) return -1;
 #endif
     return 0;
+}
+
+/* Python programs (Numba) find ptxemu's start-up folder first on PYTHONPATH: its
+ * sitecustomize.py adapts a Numba older than CUDA 12 to CUDA 13 (python/startup/, installed
+ * in $(pkgdatadir)/python-startup). PTXEMU_NUMBA_COMPAT=0 leaves Python alone. */
+static int prepend_python_path(void)
+{
+    const char *env = getenv("PTXEMU_NUMBA_COMPAT");
+    if (env && !strcmp(env, "0")) return 0;
+    const char *dir = NULL;
+#ifdef PTXEMU_SRCDIR
+    if (in_build_tree) dir = PTXEMU_SRCDIR "/python/startup";
+#endif
+#ifdef PTXEMU_PKGDATADIR
+    if (!in_build_tree) dir = PTXEMU_PKGDATADIR "/python-startup";
+#endif
+    if (!dir || !has_file(dir, "sitecustomize.py")) return 0;
+    return prepend_env("PYTHONPATH", dir);
 }
 
 /* An option's value: "--opt N" or "-o N"; returns the index of the value or -1. */
@@ -347,8 +370,8 @@ int main(int argc, char **argv)
     if (!find_libdir(dir, sizeof dir)) return 1;
     if (devices_mode) return devices_main(dir, devices_mode == 2);
     if (choose_cudart(dir, sizeof dir)) return 2;
-    if (prepend_library_path(dir) != 0) {
-        fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH: %s\n", strerror(errno));
+    if (prepend_library_path(dir) != 0 || prepend_python_path() != 0) {
+        fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH or PYTHONPATH: %s\n", strerror(errno));
         return 1;
     }
     if (!strcmp(argv[prog], "race")) return explore_main(argc - prog - 1, &argv[prog + 1]);
