@@ -8,6 +8,8 @@
 # Exit: 0 passed, 1 failed, 77 (skipped) without nvcc, jupyter-nbconvert, ipykernel or
 # matplotlib (apt-get install jupyter-nbconvert python3-ipykernel python3-matplotlib).
 set -u
+[ -z "${PTXEMU_SANITIZER_BUILD:-}" ] ||
+    { echo "SKIP: a sanitizer build (scripts/sanitize-check.sh): the Python interpreter's allocations are not ptxemu's"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "${abs_top_srcdir:-$here/..}" && pwd)
 builddir=${abs_top_builddir:-$(pwd)}

@@ -13,6 +13,8 @@
 # tests/numba/survey.sh runs the whole suite (docs/python.md).
 # Exit: 0 passed, 1 failed, 77 (skipped) without nvcc/libNVVM or without python3-numba.
 set -u
+[ -z "${PTXEMU_SANITIZER_BUILD:-}" ] ||
+    { echo "SKIP: a sanitizer build (scripts/sanitize-check.sh): the Python interpreter's allocations are not ptxemu's"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "${abs_top_srcdir:-$here/..}" && pwd)
 builddir=${abs_top_builddir:-$(pwd)}
