@@ -2,7 +2,7 @@
  * cudaCGGetIntrinsicHandle, cudaCGSynchronize, cudaCGGetSize, cudaCGGetRank), which Numba's
  * cg.this_grid().sync() calls and nvcc programs may. They are device code that waits for
  * other blocks, which a host function (exec_call.c) cannot do, so they are PTX: ptxemu's own,
- * linked into a module that calls them and defines none of them (emu_module_link).
+ * linked into a module that calls them and defines none of them (jit_module_link).
  *
  * What they do, recorded on an H200 with driver 580 (tests/expected/driver/cg_devrt.txt):
  * in a cooperative launch the handle is nonzero and every block waits at each
@@ -14,7 +14,7 @@
  * arrived blocks and a generation that the last block to arrive advances.
  */
 #include <string.h>
-#include "cdp.h"
+#include "call.h"
 
 static const char cg_ptx[] =
     "//\n// ptxemu: the device runtime's cooperative-groups entry points (emu/devrt_cg.c)\n//\n"

@@ -47,7 +47,7 @@ static inline int ty_is_float(int t)
            t == TY_F64;
 }
 
-/* Engine services (engine.c). */
+/* Engine services (warp.c). */
 
 /* For .sync warp operations (shfl.sync, vote.sync, bar.warp.sync, ...): returns 0 when
  * every live lane of `members` is in `mask`, so the operation can run now. Otherwise parks

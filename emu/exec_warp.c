@@ -1,7 +1,7 @@
 /* exec_warp.c - warp-level operations: shfl.sync, vote.sync, match.sync, redux.sync and
  * activemask.
  *
- * Every .sync form first waits (warp_converge, engine.c) until all live lanes of membermask
+ * Every .sync form first waits (warp_converge, warp.c) until all live lanes of membermask
  * execute it together; the operation then runs once for the whole group. The group of a
  * result is mask & membermask: lanes outside membermask make the instruction undefined in
  * PTX, so they simply contribute nothing. The pre-sm_70 forms without .sync are rejected.

@@ -109,6 +109,8 @@ typedef struct InstDesc {
     uint32_t src_pred_mask;     /* bit i: source i is a predicate                      */
     uint64_t imm_val[INST_MAXS];/* value of source i when it was an immediate          */
     const char *text;           /* the opcode with modifiers, for messages */
+    uint32_t obs;               /* the groups of events tools watch (observe.h): the binder
+                                 * picks an observed handler variant for them, else plain */
 } InstDesc;
 
 static inline int desc_has(const InstDesc *d, int mod)

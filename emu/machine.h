@@ -17,6 +17,7 @@
 #define WARP_SIZE 32
 #define DIV_MAX 64        /* nested divergence regions a warp tracks (deeper ones merge) */
 #define FULL_MASK 0xffffffffu
+#define OBS_MAX_TOOLS 8   /* tools attached at once (observe.h): each has a slot in tool[] */
 
 /* Special registers that are constant for a warp become rows filled at warp start. */
 enum {
@@ -78,6 +79,9 @@ typedef struct Program {
     uint32_t nparams;
     uint32_t *param_offset, *param_size_of; /* layout of each kernel parameter              */
     int reqntid[3], maxntid[3];
+    int reqncta[3];             /* .reqnctapercluster, 0s if none                            */
+    int explicit_cluster;       /* .explicitcluster                                          */
+    uint32_t obs;               /* the groups of observed events it was bound for (observe.h) */
     const char *const *files;   /* .file paths by index (owned by the Module)               */
     uint32_t nfiles;
     SrcLoc *locs; uint32_t nlocs;
@@ -94,7 +98,6 @@ typedef struct Launch Launch;
 typedef struct Cta Cta;
 typedef struct Cluster Cluster;
 typedef struct AsyncQueue AsyncQueue;
-typedef struct RaceLog RaceLog;
 
 #define MAX_CLUSTER 16
 /* shared::cluster addresses: (rank + 1) << CLUSTER_RANK_SHIFT | offset names the shared
@@ -115,7 +118,9 @@ struct Warp {
     uint16_t depth[WARP_SIZE];  /* call depth of each lane                                   */
     uint32_t sync_wait;         /* lanes of `waiting` parked at a warp-synchronous instruction */
     uint32_t bar_wait;          /* lanes of `waiting` parked at a CTA barrier                */
-    uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on               */
+    uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on: 0..15, or    */
+#define CLUSTER_BARRIER_ID 16   /*   barrier.cluster                                        */
+#define WGMMA_GATE_ID 17        /*   its warpgroup's wgmma gate (exec_wgmma.c)              */
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
     int spin_resume;            /* deterministic mode: this turn resumes such a polling loop */
@@ -139,9 +144,7 @@ struct Warp {
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
     uint32_t wg_issued;         /* the warp that opened the gate issued this warp's wgmma    */
-    uint32_t mbinit_fenced;     /* fence.mbarrier_init since its last cluster arrival        */
-    uint64_t ev_since;          /* timeline: start of the running or waiting interval        */
-    uint32_t dbg_last;          /* step debugger: pc + 1 of the last instruction run, 0 none */
+    uint64_t span_since;        /* spans (OBS_SPAN): start of the running or waiting interval */
     /* deterministic mode: a loop that spins on memory without progress (engine.c) */
     uint32_t back_jumps;        /* backward jumps taken                                      */
     uint32_t loop_pc;           /* the backward branch seen at the last check                */
@@ -149,7 +152,8 @@ struct Warp {
     uint8_t wrote;              /* wrote memory (or synchronised) since that check           */
     uint8_t mem_spin;           /* the last check found the state unchanged and nothing written */
     uint32_t m_sect, m_wave;    /* --clock model: global sectors and shared wavefronts it moved */
-    uint8_t ev_wait, ev_reason; /*   waiting (EVW_* reason) rather than running             */
+    uint8_t span_wait, span_reason; /* spans: waiting (EVW_* reason) rather than running     */
+    uintptr_t tool[OBS_MAX_TOOLS]; /* a word each attached tool keeps with the warp (observe.h) */
     Cta *cta;
     Launch *launch;
     const Program *prog;
@@ -217,15 +221,12 @@ struct Cta {
     Cluster *cluster;
     uint32_t rank;              /* %cluster_ctarank                                          */
     uint32_t cl_ctaid[3];       /* %cluster_ctaid                                            */
-    void *race;                 /* racecheck: shadow, warps' clocks, barriers (racecheck.c)  */
-    uint32_t race_pgen;         /* racecheck: fence.proxy.async executed so far              */
     uint8_t wg_arrived[8];      /* warps of each warpgroup arrived at the current wgmma      */
     uint32_t wg_gen[8];         /* wgmma gates each warpgroup has passed                     */
     struct WgQueue *wgq;        /* wgmma.mma_async operations in flight (exec_wgmma.c)       */
-    uint32_t race_init_unfenced;/* racecheck: mbarrier.init since the last fence.mbarrier_init */
     uint32_t cdp_issued;        /* device-side launches and copies this CTA has issued (cdp.c) */
-    uint64_t ev_t0;             /* timeline: when the CTA became resident                     */
-    uint8_t *init_bits;         /* PTXEMU_INITCHECK: shared bytes written, a bit each          */
+    uint64_t span_t0;           /* spans: when the CTA became resident                        */
+    void *tool[OBS_MAX_TOOLS];  /* each attached tool's state for the block (observe.h)       */
 };
 
 /* The CTAs that run together (a CTA alone when the launch has no clusters). */
@@ -237,7 +238,7 @@ struct Cluster {
     uint32_t bar_arrived;       /* barrier.cluster: threads arrived in the current phase     */
     uint8_t bar_phase;          /* parity of the current barrier.cluster phase               */
     AsyncQueue *aq;             /* asynchronous operations in flight (async.c)              */
-    void *race;                 /* racecheck: the cluster's access log, barrier.cluster clocks */
+    void *tool[OBS_MAX_TOOLS];  /* each attached tool's state for the cluster (observe.h)     */
     Launch *launch;
 };
 
@@ -264,8 +265,9 @@ struct Launch {
     uint64_t *const_rows;       /* constant rows broadcast to 32 lanes, copied at warp start */
     uint64_t seq;               /* launch number, unique in the process                      */
     int det;                    /* deterministic mode: every choice from `seed` (sched.c)    */
-    int racecheck;              /* PTXEMU_RACECHECK: memory accesses are checked             */
-    RaceLog *race;
+    uint32_t obs;               /* the groups of events its tools subscribe to (observe.h)   */
+    void *tool[OBS_MAX_TOOLS];  /* each attached tool's state for the launch (observe.h)      */
+    uint64_t span_t0, span_t1;  /* spans: when it began and ended on the emulated clock       */
     uint64_t seed;
     uint64_t det_steps;         /* scheduling steps taken (the virtual %globaltimer)         */
     uint64_t ncta;
@@ -284,7 +286,8 @@ struct Launch {
     void *kernel;               /* the EmuKernel running (device-side launches name others) */
     uint32_t cdp_depth;         /* nesting depth: 0 launched by the host                     */
     struct CdpState *cdp;       /* work the grid launched from the device (cdp.c), or NULL   */
-    struct Profile {            /* PTXEMU_PROFILE counters (profile.c)                        */
+    struct Profile {            /* what the timing model reads (model.c): traffic and waits the
+                                 * profile tool counts, the model's setup of the launch       */
         uint64_t gld_req, gld_sec, gst_req, gst_sec;     /* global loads / stores, sectors    */
         uint64_t sld_req, sld_wave, sst_req, sst_wave;   /* shared loads / stores, wavefronts */
         uint64_t wait_ns, run_ns;                        /* warps waiting / running (emulated) */
@@ -297,11 +300,27 @@ struct Launch {
 };
 typedef struct Profile Profile;
 
+/* Generic addresses of shared and local memory are windows no host mapping uses. */
+#define SHARED_WINDOW 0x0000020000000000ull   /* generic = SHARED_WINDOW + shared offset  */
+#define LOCAL_WINDOW  0x0000030000000000ull   /* generic = LOCAL_WINDOW + local offset    */
+#define WINDOW_SIZE   0x0000000100000000ull   /* each window spans 4 GiB                   */
+
+/* Kinds of device memory (mem_alloc), and how an instruction accesses memory. */
+enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_HEAP,
+       MEM_CONST /* module .const variables: not in the generic .global window */,
+       MEM_REGISTERED /* the program's own memory, registered: outside the arena */,
+       MEM_REGISTERED_RO /* the same, registered read-only: device writes fault */,
+       MEM_VMM /* physical memory mapped into a reserved range (cuMemMap), accessible */ };
+
+enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
+
 /* Record a fault for the lane and abort the launch. The message names the kernel, the PTX
  * line and CUDA file:line of the current instruction, the block, the thread and whatever the
  * caller formats. Returns STEP_FAULT so handlers can `return warp_fault(...)`. */
 int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* "kernel K, file:line, PTX name:line, block (..), thread (..)" of lane `lane` at w's pc. */
+void warp_where(Warp *w, int lane, char *buf, size_t n);
 
 /* Population count without relying on the popcnt instruction (baseline x86-64 lacks it
  * and the libgcc call cost 3% of the run loop). */

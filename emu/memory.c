@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "memory.h"
-#include "racecheck.h"
+#include "observe.h"
 #include "emu.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -187,12 +187,6 @@ static size_t used_on(int dev)
     return A.used - own + (dev == MEM_ANY_DEVICE ? most : A.used_dev[dev]);
 }
 
-/* Observers of device allocations and of kernel accesses (PTXEMU_INITCHECK), or NULL. */
-void (*mem_on_alloc)(uint64_t base, size_t size);
-void (*mem_on_free)(uint64_t base);
-void (*mem_on_access)(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
-                      uint8_t *const host[WARP_SIZE]);
-
 uint64_t mem_alloc(size_t size, int kind)
 {
     return mem_alloc_on(size, kind, MEM_ANY_DEVICE);
@@ -223,7 +217,7 @@ uint64_t mem_alloc_on(size_t size, int kind, int dev)
     if (counts_as_device(kind) && dev != MEM_ANY_DEVICE) A.used_dev[dev] += size;
 out:
     pthread_rwlock_unlock(&A.lock);
-    if (s && kind == MEM_DEVICE && mem_on_alloc) mem_on_alloc(s, size);
+    if (s) OBSERVE(obs_mask, alloc, s, size, kind);
     return s;
 }
 
@@ -241,8 +235,7 @@ int mem_free(uint64_t addr, int kind)
     if (give_range(b.start, b.start + fsz, &r)) goto out;
     memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
     A.nlive--;
-    race_forget(b.start, b.size);   /* the race detector's shadow of it starts over */
-    if (mem_on_free) mem_on_free(b.start);
+    OBSERVE(obs_mask, release, b.start, b.size);   /* tools' shadows of it start over */
     if (counts_as_device(b.kind)) A.used -= b.size;
     if (counts_as_device(b.kind) && b.dev != MEM_ANY_DEVICE) A.used_dev[b.dev] -= b.size;
     A.freed[A.nfreed++ % HISTORY] = b;
@@ -405,7 +398,7 @@ int mem_unregister(uint64_t addr)
     const Block *b = find_live(addr);
     if (!b || !registered(b->kind)) { rc = MEM_REG_NONE; goto out; }
     if (b->start != addr) { rc = MEM_REG_INSIDE; goto out; }
-    race_forget(b->start, b->size);
+    OBSERVE(obs_mask, release, b->start, b->size);
     memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
     A.nlive--;
     __atomic_sub_fetch(&mem_nregistered, 1, __ATOMIC_RELEASE);
@@ -501,7 +494,7 @@ static void vmm_forget_block(const Vmap *m)
     if (i < 0 || A.live[i].start != m->start || A.live[i].kind != MEM_VMM) return;
     memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
     A.nlive--;
-    race_forget(m->start, m->size);
+    OBSERVE(obs_mask, release, m->start, m->size);
 }
 
 int mem_vmm_unmap(uint64_t addr, size_t size)
@@ -910,9 +903,14 @@ static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int 
 int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                   uint8_t *host[WARP_SIZE])
 {
+    return warp_ptrs(w, in, mask, size, access, host);
+}
+
+int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                           uint8_t *host[WARP_SIZE])
+{
     int r = warp_ptrs(w, in, mask, size, access, host);
-    if (__builtin_expect(w->launch && w->launch->racecheck, 0) && !r) race_access(w, in, mask, size, access, host);
-    if (__builtin_expect(mem_on_access != NULL, 0) && !r) mem_on_access(w, in, mask, size, access, host);
+    if (!r && w->launch) OBSERVE(w->launch->obs, mem, w, in, mask, size, access, host);
     return r;
 }
 

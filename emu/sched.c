@@ -14,11 +14,11 @@
 #include "exec.h"
 #include "memory.h"
 #include "async.h"
-#include "racecheck.h"
 #include "asyncop.h"
 #include "events.h"
-#include "initcheck.h"
-#include "profile.h"
+#include "model.h"
+#include "observe.h"
+#include "report.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -55,7 +55,7 @@ static void *reserve(void **p, size_t *cap, size_t need)
 static void bar_release(Cta *c, int id)
 {
     int kind = c->bar_red_op[id];
-    uint32_t result = c->bar_red[id];
+    uint32_t result = c->bar_red[id], obs = c->launch->obs;   /* once: calls below may not change it */
     c->bar_arrived[id] = 0;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
@@ -63,7 +63,7 @@ static void bar_release(Cta *c, int id)
         for (uint32_t m = w->bar_wait; m; m &= m - 1)
             if (w->bar_id[__builtin_ctz(m)] == id) lanes |= 1u << __builtin_ctz(m);
         if (!lanes) continue;
-        if (c->race) race_bar_acquire(w, id);
+        OBSERVE(obs, bar_acquire, w, id);
         if (kind >= BAR_RED_POPC)
             for (uint32_t m = lanes; m; m &= m - 1) {
                 int l = __builtin_ctz(m);
@@ -74,7 +74,7 @@ static void bar_release(Cta *c, int id)
         w->bar_wait &= ~lanes;
         warp_unpark(w, lanes);
     }
-    if (c->race) race_bar_reset(c, id);
+    OBSERVE(obs, bar_reset, c, id);
 }
 
 static void bar_check(Cta *c, int id)
@@ -84,17 +84,17 @@ static void bar_check(Cta *c, int id)
     if (c->bar_arrived[id] >= expected) bar_release(c, id);
 }
 
-int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits)
+int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits,
+                       uint32_t obs)
 {
     Cta *c = w->cta;
-    if (profile_mode) __atomic_fetch_add(&w->launch->prof.bar_arrivals, 1, __ATOMIC_RELAXED);
     if (!c->bar_arrived[id]) {
         c->bar_expected[id] = count;
         c->bar_red_op[id] = kind;
         c->bar_red[id] = kind == BAR_RED_AND ? 1 : 0;
     }
     c->bar_arrived[id] += (uint32_t)__builtin_popcount(mask & w->valid);
-    if (c->race) race_bar_arrive(w, id);
+    OBSERVE(obs, bar_arrive, w, id);
     if (kind == BAR_RED_POPC) c->bar_red[id] += (uint32_t)__builtin_popcount(cbits);
     else if (kind == BAR_RED_AND) c->bar_red[id] &= (cbits & mask) == mask;
     else if (kind == BAR_RED_OR) c->bar_red[id] |= cbits != 0;
@@ -117,9 +117,10 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
 static void cluster_bar_check(Cluster *cl)
 {
     if (!cl->bar_arrived || cl->bar_arrived < cl->nthreads - cl->exited_threads) return;
+    uint32_t obs = cl->launch->obs;
     cl->bar_arrived = 0;
     cl->bar_phase ^= 1;
-    if (cl->race) race_cbar_complete(cl, cl->bar_phase ^ 1);
+    OBSERVE(obs, cbar_complete, cl, cl->bar_phase ^ 1);
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             Warp *w = &cl->ctas[r]->warps[i];
@@ -127,24 +128,24 @@ static void cluster_bar_check(Cluster *cl)
             for (uint32_t m = w->bar_wait; m; m &= m - 1)
                 if (w->bar_id[__builtin_ctz(m)] == CLUSTER_BARRIER_ID) lanes |= 1u << __builtin_ctz(m);
             if (!lanes) continue;
-            if (cl->race) race_cbar_acquire(w, cl->bar_phase ^ 1);
+            OBSERVE(obs, cbar_acquire, w, cl->bar_phase ^ 1);
             w->bar_wait &= ~lanes;
             warp_unpark(w, lanes);
         }
 }
 
-int cluster_barrier_arrive(Warp *w, uint32_t mask, int release)
+int cluster_barrier_arrive(Warp *w, uint32_t mask, int release, uint32_t obs)
 {
     Cluster *cl = w->cta->cluster;
     for (uint32_t m = mask; m; m &= m - 1) w->cl_phase[__builtin_ctz(m)] = cl->bar_phase;
     cl->bar_arrived += popcount32(mask & w->valid);
-    if (cl->race && release) race_cbar_arrive(w, cl->bar_phase);
+    OBSERVE(obs, cbar_arrive, w, cl->bar_phase, release);
     w->pc++;
     cluster_bar_check(cl);
     return STEP_JUMP;
 }
 
-int cluster_barrier_wait(Warp *w, uint32_t mask)
+int cluster_barrier_wait(Warp *w, uint32_t mask, uint32_t obs)
 {
     Cluster *cl = w->cta->cluster;
     uint32_t park = 0;
@@ -152,7 +153,7 @@ int cluster_barrier_wait(Warp *w, uint32_t mask)
     for (uint32_t m = mask; m; m &= m - 1)
         if (w->cl_phase[__builtin_ctz(m)] == cl->bar_phase) park |= 1u << __builtin_ctz(m);
     w->pc++;
-    if (park != mask && cl->race) race_cbar_acquire(w, cl->bar_phase ^ 1);
+    if (park != mask) OBSERVE(obs, cbar_acquire, w, cl->bar_phase ^ 1);
     if (!park) return STEP_JUMP;
     w->waiting |= park;
     w->bar_wait |= park;
@@ -300,8 +301,6 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
         return -1;
     /* shared memory starts zeroed so runs are repeatable (the GPU leaves it undefined) */
     memset(b->shared, 0, c->shared_size);
-    if (L->racecheck && race_setup_cta(c) < 0) return -1;
-    if (init_setup_cta(c) < 0) return -1;
     c->shared = b->shared;
     c->warps = b->warps;
     for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -327,7 +326,7 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
     }
     if (b->ready_launch != L->seq) { b->ready_launch = L->seq; b->ready_warps = 0; }
     if (c->nwarps > b->ready_warps) b->ready_warps = c->nwarps;
-    return 0;
+    return OBSERVE(L->obs, cta_begin, c) ? -1 : 0;
 }
 
 /* What a warp is doing, for the deadlock and time-limit reports. */
@@ -558,16 +557,16 @@ static int setup_cluster(WorkerBuf *b, Launch *L, uint64_t index)
             return -1;
         }
         cl->nthreads += b->cta[r].nthreads;
-        if (ev_on) {
+        if (OBSERVING(L->obs, OBS_SPAN)) {
             Cta *c = &b->cta[r];
-            c->ev_t0 = ev_now();
-            for (uint32_t i = 0; i < c->nwarps; i++) c->warps[i].ev_since = c->ev_t0;
+            c->span_t0 = ev_now();
+            for (uint32_t i = 0; i < c->nwarps; i++) c->warps[i].span_since = c->span_t0;
         }
     }
     return 0;
 }
 
-/* ---- the timeline (events.h): blocks on workers, each warp's running and waiting ---- */
+/* ---- spans (events.h): blocks on workers, each warp's running and waiting ---- */
 
 static int wait_reason(const Warp *w)
 {
@@ -582,10 +581,9 @@ static int wait_reason(const Warp *w)
 
 static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
 {
-    Event e = { .kind = k, .what = what, .t0 = t0, .t1 = t1, .launch = w->launch->seq,
+    Event e = { .kind = k, .what = what, .t0 = t0, .t1 = t1, .launch = w->launch->seq, .L = w->launch,
                 .cta_linear = w->cta->linear, .warp = w->id, .worker = ev_worker() };
-    ev_emit(&e);
-    if (profile_mode) (k == EV_WAIT ? profile_wait : profile_run)(w->launch, t1 > t0 ? t1 - t0 : 0);
+    OBSERVE(w->launch->obs, span, &e);
 }
 
 /* One turn of w. A warp runs until it blocks (a barrier), starts polling an mbarrier
@@ -593,28 +591,28 @@ static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
  * succeeds (mbarrier). Time slices in between merge into one running interval. */
 static int run_warp(Warp *w, int det)
 {
-    if (!ev_on) return det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
+    if (!OBSERVING(w->launch->obs, OBS_SPAN)) return det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
     uint64_t t = ev_now();
-    if (w->ev_wait && w->ev_reason != EVW_MBARRIER) {   /* released from its barrier */
-        ev_warp(w, EV_WAIT, w->ev_reason, w->ev_since, t);
-        w->ev_wait = 0;
-        w->ev_since = t;
+    if (w->span_wait && w->span_reason != EVW_MBARRIER) {   /* released from its barrier */
+        ev_warp(w, EV_WAIT, w->span_reason, w->span_since, t);
+        w->span_wait = 0;
+        w->span_since = t;
     }
     ev_run_begin(&w->steps);
     int rc = det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
     ev_run_end();
     uint64_t now = ev_now();
-    if (w->ev_wait) {   /* it polled an mbarrier */
+    if (w->span_wait) {   /* it polled an mbarrier */
         if (w->spin) return rc;
-        ev_warp(w, EV_WAIT, EVW_MBARRIER, w->ev_since, t);
-        w->ev_wait = 0;
-        w->ev_since = t;
+        ev_warp(w, EV_WAIT, EVW_MBARRIER, w->span_since, t);
+        w->span_wait = 0;
+        w->span_since = t;
     }
     if (rc == RUN_DONE || rc == RUN_BLOCKED || (rc != RUN_FAULT && w->spin)) {
-        ev_warp(w, EV_RUN, 0, w->ev_since, now);
-        w->ev_since = now;
-        w->ev_wait = rc != RUN_DONE;
-        w->ev_reason = (uint8_t)wait_reason(w);
+        ev_warp(w, EV_RUN, 0, w->span_since, now);
+        w->span_since = now;
+        w->span_wait = rc != RUN_DONE;
+        w->span_reason = (uint8_t)wait_reason(w);
     }
     return rc;
 }
@@ -623,19 +621,18 @@ static void ev_ctas(Cluster *cl, Launch *L)
 {
     for (uint32_t r = 0; r < cl->n; r++) {
         Cta *c = cl->ctas[r];
-        Event e = { .kind = EV_CTA, .t0 = c->ev_t0, .t1 = ev_now(), .launch = L->seq,
+        Event e = { .kind = EV_CTA, .t0 = c->span_t0, .t1 = ev_now(), .launch = L->seq, .L = L,
                     .name = L->prog->name, .cta = { c->ctaid[0], c->ctaid[1], c->ctaid[2] },
                     .cta_linear = c->linear, .nwarps = c->nwarps, .worker = ev_worker() };
-        ev_emit(&e);
+        OBSERVE(L->obs, span, &e);
     }
 }
 
 static void finish_cluster(Cluster *cl, Launch *L)
 {
-    if (ev_on) ev_ctas(cl, L);
+    if (OBSERVING(L->obs, OBS_SPAN)) ev_ctas(cl, L);
     for (uint32_t r = 0; r < cl->n; r++) {
-        race_free_cta(cl->ctas[r]);
-        init_free_cta(cl->ctas[r]);
+        OBSERVE(L->obs, cta_end, cl->ctas[r]);
         wgmma_free_queue(cl->ctas[r]);
     }
     uint64_t wi = 0, ti = 0;
@@ -643,7 +640,7 @@ static void finish_cluster(Cluster *cl, Launch *L)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             wi += cl->ctas[r]->warps[i].steps;
             ti += cl->ctas[r]->warps[i].lane_steps;
-            profile_warp_done(&cl->ctas[r]->warps[i]);
+            model_warp_done(&cl->ctas[r]->warps[i]);
         }
     __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
@@ -984,7 +981,7 @@ static void run_det(Launch *L)
     Det d;
     memset(&d, 0, sizeof d);
     d.L = L;
-    if (ev_on) ev_launch_begin();
+    if (OBSERVING(L->obs, OBS_SPAN)) ev_launch_begin();
     d.rng = det_cfg.seed ^ (L->seq * 0x632be59bd9b4e019ull);
     d.low = 1ull << 61;
     d.spin_low = 1ull << 40;   /* random drops land in [2^40, 2^40 + 2^24) */
@@ -1154,7 +1151,7 @@ static void tls_buf_key_init(void)
 
 static void work(Launch *L)
 {
-    if (ev_on) ev_launch_begin();
+    if (OBSERVING(L->obs, OBS_SPAN)) ev_launch_begin();
     if (L->cooperative) {
         uint32_t idx = (uint32_t)__atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
         run_together(&L, 1, idx, L->coop_workers);
@@ -1297,7 +1294,7 @@ void sched_run_together(Launch **Ls, int n)
         return;
     }
     sched_init(want_threads);
-    if (ev_on) ev_launch_begin();
+    if (OBSERVING(obs_mask, OBS_SPAN)) ev_launch_begin();
     int helpers = pool.nthreads - 1;
     if (helpers) {
         pthread_mutex_lock(&pool.lock);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda.h>
-#include "emu/emu.h"
+#include "jit/jit.h"
 
 /* ---- init.c: cuInit, the lock, diagnostics ---- */
 int drv_is_initialized(void);
@@ -152,9 +152,9 @@ struct CUfunc_st {                  /* CUfunction and CUkernel (the same object 
 /* The registers ptxas gives f's kernel, or -1 without ptxas (module.c). */
 int drv_func_ptxas_regs(CUfunction f);
 /* The function's kernel with its info; says once why it cannot be used. */
-CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info);
+CUresult drv_func_kernel(CUfunction f, EmuKernel **k, JitKernelInfo *info);
 /* Dynamic shared memory the function may use by default or as set. */
-size_t drv_func_max_dyn(CUfunction f, const EmuKernelInfo *info);
+size_t drv_func_max_dyn(CUfunction f, const JitKernelInfo *info);
 /* Unload the context's modules (destruction, reset); reset libraries' state. */
 void drv_modules_release_ctx(CUcontext c);
 void drv_libraries_reset(void);
@@ -243,9 +243,9 @@ void drv_run_held(void);
 CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                     unsigned smem, CUstream s, void **params, void **extra,
                     const unsigned *cluster, int cooperative);
-int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int block, size_t dyn);
+int drv_occupancy(CUfunction f, const JitKernelInfo *info, int block, size_t dyn);
 /* The packed parameter buffer of a launch's `extra` as one pointer per parameter. */
-CUresult drv_unpack_extra(void **extra, const EmuKernelInfo *info, void **args);
+CUresult drv_unpack_extra(void **extra, const JitKernelInfo *info, void **args);
 /* A kernel node of a graph: checked as a launch, ordered on `lane` after *after (which
  * becomes the launch's clock) instead of a stream. */
 CUresult drv_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3],

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cudaProfiler.h>
 #include "runtime/driver/drv.h"
+#include "emu/tools/attach.h"
 
 /* Recursive: host functions run from streams and nested helpers may re-enter the driver. */
 static pthread_mutex_t drv_mutex;
@@ -96,6 +97,7 @@ static void init_run(void)
         return;
     }
     int threads = env_int("PTXEMU_THREADS", 0, 4096, 0);
+    tools_attach();   /* what it could not attach it said why; the program runs without it */
     if (emu_init(threads) != EMU_OK) {
         drv_diag("cannot start the emulator: device memory could not be reserved");
         init_status = CUDA_ERROR_OUT_OF_MEMORY;

@@ -168,7 +168,7 @@ static void take_report(Buf *log, char *rep, unsigned long *gmem, Props *p, int 
     }
 }
 
-char *jitlog_verbose(const char *const *texts, int n, EmuModule *em)
+char *jitlog_verbose(const char *const *texts, int n, JitModule *em)
 {
     Buf log = { 0 };
     char *rep = jitlog_ptxas_report(texts, n);
@@ -178,15 +178,15 @@ char *jitlog_verbose(const char *const *texts, int n, EmuModule *em)
                   "reported");
         return log.s;
     }
-    int nk = em ? emu_module_kernel_count(em) : 0;
+    int nk = em ? jit_module_kernel_count(em) : 0;
     Props *p = calloc(nk ? (size_t)nk : 1, sizeof *p);
-    EmuKernelInfo *info = calloc(nk ? (size_t)nk : 1, sizeof *info);
+    JitKernelInfo *info = calloc(nk ? (size_t)nk : 1, sizeof *info);
     if (!p || !info) { free(p); free(info); free(rep); return NULL; }
     for (int i = 0; i < nk; i++) {
-        EmuKernel *k = emu_module_kernel_at(em, i);
-        const char *name = emu_kernel_name(k);
+        EmuKernel *k = jit_module_kernel_at(em, i);
+        const char *name = jit_kernel_name(k);
         snprintf(p[i].name, sizeof p[i].name, "%s", name ? name : "");
-        emu_kernel_info(k, &info[i]);
+        jit_kernel_info(k, &info[i]);
     }
     unsigned long gmem = 0;
     take_report(&log, rep, &gmem, p, nk);

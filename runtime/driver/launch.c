@@ -11,7 +11,7 @@
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
 #include "runtime/driver/graph.h"
-#include "emu/profile.h"
+#include "emu/model.h"
 #include "emu/scheduler.h"
 
 static int regs_limit(int regs, int warps);
@@ -27,7 +27,7 @@ static CUresult check_shape(const unsigned g[3], const unsigned b[3])
 }
 
 /* The kernel's own limits: .maxntid/.reqntid and its dynamic shared memory allowance. */
-static CUresult check_kernel(CUfunction f, const EmuKernelInfo *info, const unsigned b[3],
+static CUresult check_kernel(CUfunction f, const JitKernelInfo *info, const unsigned b[3],
                              size_t smem)
 {
     uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
@@ -40,7 +40,7 @@ static CUresult check_kernel(CUfunction f, const EmuKernelInfo *info, const unsi
 }
 
 /* The packed parameter buffer of `extra` as one pointer per parameter. */
-CUresult drv_unpack_extra(void **extra, const EmuKernelInfo *info, void **args)
+CUresult drv_unpack_extra(void **extra, const JitKernelInfo *info, void **args)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -78,7 +78,7 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
     if (drv_handle_kind(f) != H_FUNC) return CUDA_ERROR_INVALID_HANDLE;
     CUresult e = drv_stream_check(s);
     if (e == CUDA_SUCCESS) e = check_shape(grid, block);
-    EmuKernelInfo info;
+    JitKernelInfo info;
     if (e == CUDA_SUCCESS) e = drv_func_kernel(f, k, &info);
     if (e == CUDA_SUCCESS) e = check_kernel(f, &info, block, smem);
     if (e != CUDA_SUCCESS) return e;
@@ -127,7 +127,7 @@ static struct {
 static int may_hold(int cooperative, const DrvOrder *after)
 {
     return cooperative && !after && drv_device_count() > 1 && !sched_deterministic(NULL) &&
-           !emu_racecheck_on() && !clock_model;
+           !emu_wants_stream_order() && !model_clock_on();
 }
 
 static void launch_failed(CUcontext c, CUfunction f, CUresult e, const char *err);
@@ -317,7 +317,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     if (after) drv_order_lane_launch(lane, after);
     else drv_order_launch(s);
     uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
-    if (clock_model) profile_set_next_start(drv_model_kernel_start(s, after != NULL, blocks));
+    if (model_clock_on()) model_set_next_start(drv_model_kernel_start(s, after != NULL, blocks));
     if (keep) {
         e = hold(c, f, k, grid, block, cl, smem, params);
         drv_unlock();
@@ -325,8 +325,8 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     }
     /* a launch may wait for the host (parks), and one after a parked one in stream order
      * waits behind it; graph nodes and the modes that follow one launch at a time do not */
-    int parkable = !after && !cooperative && !sched_deterministic(NULL) && !emu_racecheck_on() &&
-                   !clock_model;
+    int parkable = !after && !cooperative && !sched_deterministic(NULL) && !emu_wants_stream_order() &&
+                   !model_clock_on();
     uint32_t si = drv_order_stream_index(s);
     if (nqueue && (!parkable || nqueue == QUEUE_MAX)) drv_run_queue(DRV_QUEUE_ALL, 0);
     if (parkable && nqueue && queued_before(si)) {
@@ -531,7 +531,7 @@ CUresult drv_attr_set(DrvLaunchAttrs *a, CUdevice dev, CUlaunchAttributeID id,
 /* ---- function attributes ---- */
 
 /* The function behind a handle with its kernel info, under the lock (released on error). */
-static CUresult func_info(const void *h, CUfunction *f, EmuKernelInfo *info)
+static CUresult func_info(const void *h, CUfunction *f, JitKernelInfo *info)
 {
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     drv_lock();
@@ -550,7 +550,7 @@ static CUresult func_info(const void *h, CUfunction *f, EmuKernelInfo *info)
 }
 
 /* The largest block the kernel can launch: its own limit, and what its registers allow. */
-static int max_threads(CUfunction f, const EmuKernelInfo *info)
+static int max_threads(CUfunction f, const JitKernelInfo *info)
 {
     int n = (int)info->max_threads;
     if (f->regs > 0) {
@@ -561,7 +561,7 @@ static int max_threads(CUfunction f, const EmuKernelInfo *info)
     return n;
 }
 
-static CUresult get_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_attribute a, int *v)
+static CUresult get_attr(CUfunction f, const JitKernelInfo *info, CUfunction_attribute a, int *v)
 {
     switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = max_threads(f, info); break;
@@ -589,7 +589,7 @@ static CUresult get_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_att
     return CUDA_SUCCESS;
 }
 
-static CUresult set_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_attribute a, int v)
+static CUresult set_attr(CUfunction f, const JitKernelInfo *info, CUfunction_attribute a, int v)
 {
     switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
@@ -625,7 +625,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 {
     if (!pi) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(hfunc, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     e = get_attr(f, &info, attrib, pi);
@@ -636,7 +636,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(hfunc, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     e = set_attr(f, &info, attrib, value);
@@ -661,7 +661,7 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
     if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(hfunc, &f, &info);
     if (e == CUDA_SUCCESS) drv_unlock();
     return e;
@@ -677,7 +677,7 @@ CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig confi
 {
     if ((unsigned)config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(hfunc, &f, &info);
     if (e == CUDA_SUCCESS) drv_unlock();
     return e;
@@ -698,7 +698,7 @@ static int regs_limit(int regs, int warps)
     return DRV_REGS_PER_SM / 4 / per_warp * 4 / warps;
 }
 
-int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int bs, size_t dyn)
+int drv_occupancy(CUfunction f, const JitKernelInfo *info, int bs, size_t dyn)
 {
     if (bs <= 0 || (unsigned)bs > info->max_threads || dyn > drv_func_max_dyn(f, info)) return 0;
     int warps = (bs + 31) / 32;
@@ -724,7 +724,7 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
     if (!numBlocks || blockSize <= 0 || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
         return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     *numBlocks = drv_occupancy(f, &info, blockSize, dynamicSMemSize);
@@ -751,7 +751,7 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int
         (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
         return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     int limit = (int)info.max_threads;
@@ -788,7 +788,7 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
 {
     if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     size_t per = DRV_SMEM_PER_SM / (size_t)numBlocks;
@@ -828,7 +828,7 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
     CUresult e = read_attrs(config, cluster, &has_cluster, &coop);
     if (e != CUDA_SUCCESS) return e;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     int declared = info.reqncta[0] || f->cluster[0];
@@ -856,7 +856,7 @@ CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction
 {
     if (!clusterSize || !config) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     int bs = (int)(config->blockDimX * config->blockDimY * config->blockDimZ);

@@ -13,8 +13,7 @@
 #include "runtime/driver/graph.h"
 #include "emu/memory.h"
 #include "emu/events.h"
-#include "emu/initcheck.h"
-#include "emu/profile.h"
+#include "emu/model.h"
 
 /* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
 
@@ -488,20 +487,20 @@ static int side_device(uint64_t p, int dev, int *pinned)
 }
 
 /* The timeline's copies row (emu/events.h) and the model's clock: which way the bytes went. */
-static void timeline_copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
+static void copy_span(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
     int pinned = 0;
     int dd = side_device(dst, dst_dev, &pinned), sd = side_device(src, src_dev, &pinned);
     drv_model_copy(dd, sd, pinned, n);
-    if (ev_on) ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
+    ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
 }
 
-/* The race detector (PTXEMU_RACECHECK) checks the copies and fills the host issues against
- * the kernels stream order leaves unordered with them: each one is work on its stream,
- * placed like a launch. Copies and fills a graph runs are not checked. */
-static int race_copy_start(CUstream s, const char *api)
+/* A tool that wants stream order (the race detector) checks the copies and fills the host
+ * issues against the kernels stream order leaves unordered with them: each one is work on its
+ * stream, placed like a launch. Copies and fills a graph runs are not checked. */
+static int copy_order_start(CUstream s, const char *api)
 {
-    if (!emu_racecheck_on()) return 0;
+    if (!emu_wants_stream_order()) return 0;
     drv_order_launch(s);
     emu_host_copy_begin(api);
     return 1;
@@ -515,8 +514,7 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
     emu_host_copy(src, n, 0);
     emu_host_copy(dst, n, 1);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-    init_write(dst, n);
-    timeline_copy(dst, dst_dev, src, src_dev, n);
+    copy_span(dst, dst_dev, src, src_dev, n);
     return CUDA_SUCCESS;
 }
 
@@ -531,7 +529,7 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
         drv_lock();                                                       \
         e_ = drv_capture_work(NULL, NULL);                                \
         drv_order_host_waits(NULL);                                       \
-        int rc_ = e_ == CUDA_SUCCESS && race_copy_start(NULL, api);       \
+        int rc_ = e_ == CUDA_SUCCESS && copy_order_start(NULL, api);       \
         if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
         if (rc_) { emu_host_copy_end(); drv_order_host_waits(NULL); }     \
         drv_unlock();                                                     \
@@ -550,7 +548,7 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
         e_ = drv_stream_check_copy(stream);                               \
         int cap_ = 0;                                                     \
         if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
-        int rc_ = e_ == CUDA_SUCCESS && !cap_ && race_copy_start(stream, api); \
+        int rc_ = e_ == CUDA_SUCCESS && !cap_ && copy_order_start(stream, api); \
         drv_model_copy_stream(stream, 1);                                 \
         if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \
         drv_model_copy_stream(NULL, 0);                                   \
@@ -694,9 +692,8 @@ static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t dep
             emu_host_copy(srow, width, 0);
             emu_host_copy(row, width, 1);
             memmove((void *)(uintptr_t)row, (const void *)(uintptr_t)srow, width);
-            init_write(row, width);
         }
-    timeline_copy(d.base, d.dev, s.base, s.dev, width * height * depth);
+    copy_span(d.base, d.dev, s.base, s.dev, width * height * depth);
     return CUDA_SUCCESS;
 }
 
@@ -789,7 +786,6 @@ static CUresult fill_dry(uint64_t p, size_t pitch, unsigned value, unsigned size
     for (size_t r = 0; r < height; r++) {
         unsigned char *row = (unsigned char *)(uintptr_t)(p + r * pitch);
         emu_host_copy(p + r * pitch, width * size, 1);
-        init_write(p + r * pitch, width * size);
         if (size == 1) { memset(row, (int)(value & 0xff), width); continue; }
         for (size_t i = 0; i < width; i++) memcpy(row + i * size, &value, size);
     }

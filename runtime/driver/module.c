@@ -20,7 +20,7 @@
 
 struct DrvModule {
     char *ptxas;                /* ptxas's report on the texts, once asked for; "" if none */
-    EmuModule *em;
+    JitModule *em;
     CUcontext ctx;              /* NULL for a library                                     */
     int library;
     int keep;                   /* managed variables are in use: never reload             */
@@ -101,11 +101,11 @@ static int jit_max_regs(Image *im, unsigned n)
 /* ---- loading ---- */
 
 /* Parse (and link) the image's texts into an emulator module. */
-static CUresult load_em(const Image *im, EmuModule **out, char *err, size_t errlen)
+static CUresult load_em(const Image *im, JitModule **out, char *err, size_t errlen)
 {
     int cerr = EMU_ERR_INVALID_PTX;
     err[0] = 0;
-    *out = emu_module_link((const char *const *)im->text, im->len, (const char *const *)im->name,
+    *out = jit_module_link((const char *const *)im->text, im->len, (const char *const *)im->name,
                            im->n, err, errlen, &cerr);
     if (*out) return CUDA_SUCCESS;
     return drv_from_emu(cerr != EMU_OK ? cerr : EMU_ERR_INVALID_PTX);
@@ -120,7 +120,7 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
     CUresult e = image_read(image, &im, err, sizeof err);
     if (e == CUDA_SUCCESS && jit && jit->max_regs && jit_max_regs(&im, jit->max_regs))
         e = CUDA_ERROR_OUT_OF_MEMORY;
-    EmuModule *em = NULL;
+    JitModule *em = NULL;
     if (e == CUDA_SUCCESS) e = load_em(&im, &em, err, sizeof err);
     if (e != CUDA_SUCCESS) {
         image_free(&im);
@@ -132,7 +132,7 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
     DrvModule *m = calloc(1, sizeof *m);
     if (!m || drv_handle_add(m, H_MODULE)) {
         free(m);
-        emu_module_free(em);
+        jit_module_free(em);
         image_free(&im);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -181,7 +181,7 @@ static void module_free(DrvModule *m)
     }
     free(m->funcs);
     drv_handle_del(m);
-    if (m->em) emu_module_free(m->em);
+    if (m->em) jit_module_free(m->em);
     image_free(&m->img);
     free(m->ptxas);
     free(m);
@@ -207,7 +207,7 @@ void drv_libraries_reset(void)
             m->funcs[i]->carveout = -1;
             m->funcs[i]->reported = 0;
         }
-        emu_module_free(m->em);
+        jit_module_free(m->em);
         m->em = NULL;
     }
 }
@@ -336,7 +336,7 @@ static CUfunction func_get(DrvModule *m, const char *name, CUresult *e)
     for (int i = 0; i < m->nfuncs; i++)
         if (!strcmp(m->funcs[i]->name, name)) return m->funcs[i];
     if ((*e = module_em(m)) != CUDA_SUCCESS) return NULL;
-    if (!emu_module_kernel(m->em, name)) {
+    if (!jit_module_kernel(m->em, name)) {
         *e = CUDA_ERROR_NOT_FOUND;
         return NULL;
     }
@@ -388,7 +388,7 @@ CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     drv_lock();
     DrvModule *m = module_live(mod);
     CUresult e = m ? module_em(m) : CUDA_ERROR_INVALID_HANDLE;
-    if (e == CUDA_SUCCESS) *count = (unsigned)emu_module_kernel_count(m->em);
+    if (e == CUDA_SUCCESS) *count = (unsigned)jit_module_kernel_count(m->em);
     drv_unlock();
     return e;
 }
@@ -400,9 +400,9 @@ static CUresult enumerate(CUfunction *fns, unsigned n, const void *h)
     DrvModule *m = module_live(h);
     CUresult e = m ? module_em(m) : CUDA_ERROR_INVALID_HANDLE;
     for (unsigned i = 0; e == CUDA_SUCCESS && i < n; i++) {
-        EmuKernel *k = emu_module_kernel_at(m->em, (int)i);
+        EmuKernel *k = jit_module_kernel_at(m->em, (int)i);
         if (!k) break;
-        CUfunction f = func_get(m, emu_kernel_name(k), &e);
+        CUfunction f = func_get(m, jit_kernel_name(k), &e);
         if (f) fns[i] = f;
     }
     drv_unlock();
@@ -416,15 +416,15 @@ CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, unsigned int 
 }
 
 /* Caller holds the lock. Says once, per function, why it cannot run. */
-CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info)
+CUresult drv_func_kernel(CUfunction f, EmuKernel **k, JitKernelInfo *info)
 {
     CUresult e = module_em(f->mod);
     if (e != CUDA_SUCCESS) return e;
-    if (!f->k) f->k = emu_module_kernel(f->mod->em, f->name);
+    if (!f->k) f->k = jit_module_kernel(f->mod->em, f->name);
     if (!f->k) return CUDA_ERROR_NOT_FOUND;
-    if (emu_kernel_info(f->k, info) != EMU_OK) {
+    if (jit_kernel_info(f->k, info) != EMU_OK) {
         if (!f->reported)
-            drv_diag("cannot translate kernel %s: %s", f->name, emu_kernel_error(f->k));
+            drv_diag("cannot translate kernel %s: %s", f->name, jit_kernel_error(f->k));
         f->reported = 1;
         return CUDA_ERROR_INVALID_PTX;
     }
@@ -433,7 +433,7 @@ CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info)
 }
 
 /* By default a kernel may use 48 KB of shared memory in all, static included. */
-size_t drv_func_max_dyn(CUfunction f, const EmuKernelInfo *info)
+size_t drv_func_max_dyn(CUfunction f, const JitKernelInfo *info)
 {
     if (f->max_dyn >= 0) return (size_t)f->max_dyn;
     return info->shared_static >= DRV_SMEM_PER_BLOCK ? 0 : DRV_SMEM_PER_BLOCK - info->shared_static;
@@ -485,7 +485,7 @@ static CUresult param_info(CUfunction hfunc, size_t index, size_t *off, size_t *
     drv_lock();
     CUfunction f = func_live(hfunc);
     EmuKernel *k;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = f ? drv_func_kernel(f, &k, &info) : CUDA_ERROR_INVALID_HANDLE;
     if (e == CUDA_SUCCESS && index >= (size_t)info.nparams) e = CUDA_ERROR_INVALID_VALUE;
     if (e == CUDA_SUCCESS) {
@@ -541,7 +541,7 @@ static CUresult get_global(CUdeviceptr *dptr, size_t *bytes, const void *h, cons
     e = m ? module_em(m) : CUDA_ERROR_INVALID_HANDLE;
     uint64_t addr = 0;
     size_t size = 0;
-    if (e == CUDA_SUCCESS && emu_module_symbol(m->em, name, &addr, &size) != 0) e = CUDA_ERROR_NOT_FOUND;
+    if (e == CUDA_SUCCESS && jit_module_symbol(m->em, name, &addr, &size) != 0) e = CUDA_ERROR_NOT_FOUND;
     if (e == CUDA_SUCCESS) {
         if (dptr) *dptr = (CUdeviceptr)addr;
         if (bytes) *bytes = size;
@@ -751,12 +751,12 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
     struct CUlinkState_st *s = link_live(state);
     CUresult e = s ? (s->img.n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE) : CUDA_ERROR_INVALID_HANDLE;
     char err[4096] = "";
-    EmuModule *em = NULL;
+    JitModule *em = NULL;
     if (e == CUDA_SUCCESS) e = load_em(&s->img, &em, err, sizeof err);
     char *info = NULL;
     if (em && s->jit.verbose && s->jit.info)
         info = jitlog_verbose((const char *const *)s->img.text, s->img.n, em);
-    if (em) emu_module_free(em);
+    if (em) jit_module_free(em);
     /* measured: an undefined .extern fails the link with CUDA_ERROR_UNKNOWN */
     if (e == CUDA_ERROR_INVALID_PTX && strstr(err, "link error")) e = CUDA_ERROR_UNKNOWN;
     if (e == CUDA_SUCCESS && s->jit.max_regs && jit_max_regs(&s->img, s->jit.max_regs))

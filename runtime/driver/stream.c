@@ -9,7 +9,7 @@
 #include <time.h>
 #include "runtime/driver/drv.h"
 #include "runtime/driver/graph.h"
-#include "emu/profile.h"
+#include "emu/model.h"
 
 /* Stream priorities of the emulated device: 0 (least) down to -5 (greatest). */
 #define PRIO_LEAST 0
@@ -213,7 +213,7 @@ void drv_model_kernel(CUstream s, int graph, uint64_t blocks)
     unsigned order[MODEL_SMS], k = model_sms(blocks);
     sms_by_free(order);
     uint32_t i = ord_index(graph ? mt_stream : s);
-    double start = dmax(mt_ready(i), mt_sm[order[k - 1]]), end = start + profile_last_launch_ns();
+    double start = dmax(mt_ready(i), mt_sm[order[k - 1]]), end = start + model_last_launch_ns();
     for (unsigned n = 0; n < k; n++) mt_sm[order[n]] = end;
     mt_stream_ends(i, end);
 }
@@ -726,7 +726,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 
 static double now_ms(void)
 {
-    if (clock_model) return mt_host / 1e6;   /* --clock model: where the model's host is */
+    if (model_clock_on()) return mt_host / 1e6;   /* --clock model: where the model's host is */
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -791,7 +791,7 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
         return e;
     }
     hEvent->model_ns = drv_model_stream_end(hStream);
-    hEvent->ms = clock_model ? hEvent->model_ns / 1e6 : now_ms();
+    hEvent->ms = model_clock_on() ? hEvent->model_ns / 1e6 : now_ms();
     hEvent->recorded = 1;
     Order *o = ord_of(ord_index(hStream));
     if (o) {

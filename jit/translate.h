@@ -1,6 +1,8 @@
 /* translate.h - lowers one parsed .entry (and every .func it reaches) to a decoded Program.
  *
- * Contract: runs once per kernel, at its first launch. Resolves every name (registers,
+ * Contract: runs once per kernel and mask of observed events (observe.h), at its first
+ * launch with that mask: the binders choose plain or observed handler variants by it.
+ * Resolves every name (registers,
  * variables, labels, functions), turns immediates and per-warp special registers into
  * constant rows, lays out shared memory and each function's local frame, and asks each
  * opcode's binder for its handler. Any unsupported construct fails here, with
@@ -11,15 +13,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ptx_ast.h"
-#include "../emu/machine.h"
+#include "frontend/ptx_ast.h"
+#include "emu/machine.h"
 
 /* Module-scope variables live in device memory placed by the module loader; the translator
  * asks for their space and address by name. Returns 0 when found. */
 typedef int (*TrLookupFn)(void *ctx, const char *name, int *space, uint64_t *addr);
 
 Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn lookup,
-                          void *ctx, char *err, size_t errlen);
+                          void *ctx, uint32_t obs, char *err, size_t errlen);
 void program_free(Program *p);
 
 /* Layout of an .entry's parameters, without translating its body (cudaFuncGetAttributes and

@@ -1,4 +1,4 @@
-/* racecheck.c - the race detector (see racecheck.h for the contract).
+/* racecheck.c - the race detector tool (see racecheck.h for what it checks).
  *
  * Clocks. Each warp has its own clock, advanced after every release it performs, and a
  * vector clock of what it has acquired: a dense part over the warps of its cluster (index
@@ -28,10 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "racecheck.h"
 #include "racecheck_state.h"
-#include "asyncop.h"
-#include "memory.h"
+
+#define CHILD_DEPTH 256   /* nested launches from the device the order is kept for */
 
 /* ---- vector clocks ---------------------------------------------------------------------- */
 
@@ -172,6 +173,7 @@ typedef struct RaceWarp {
     uint32_t ver;               /* bumped whenever clk or vc changes                        */
     struct { uint32_t rec, ver, gen; } ok[2];   /* shared, global: a log record known to
                                                  * happen before, at version ver, log gen */
+    uint8_t mbinit_fenced;      /* fence.mbarrier_init since its last cluster arrival        */
 } RaceWarp;
 
 /* Shared bytes a bulk or tensor store reads, from its issue until its issuing thread's
@@ -185,6 +187,8 @@ typedef struct RaceCta {
     Clock bar[16];              /* the join of each named barrier's arrivals so far           */
     Range *rd; uint32_t nrd, caprd;   /* sources bulk/tensor stores are reading              */
     uint32_t agent_clk;         /* the CTA's async agent: copies that landed in its memory   */
+    uint32_t pgen;              /* fence.proxy.async executed so far                         */
+    uint32_t init_unfenced;     /* mbarrier.init since the last fence.mbarrier_init          */
 } RaceCta;
 
 /* Asynchronous copies write through the CTA's async agent: a clock of its own (dense index
@@ -236,7 +240,7 @@ static RaceLog *state(void)
     return G;
 }
 
-void race_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n)
+static void race_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n)
 {
     RaceLog *g = state();
     if (!g) return;
@@ -247,7 +251,7 @@ void race_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t
     g->have_order = 1;
 }
 
-int race_child_order(uint32_t *stream, uint64_t *clock, uint64_t **after, uint32_t *n)
+static int race_child_order(uint32_t *stream, uint64_t *clock, uint64_t **after, uint32_t *n)
 {
     RaceLog *g = G;
     if (!g || !g->nlaunches) return -1;
@@ -285,7 +289,7 @@ static RaceLaunch *new_launch(RaceLog *g)
     return rl;
 }
 
-RaceLog *race_log_new(const Launch *L)
+static RaceLog *race_log_new(const Launch *L)
 {
     RaceLog *g = state();
     if (!g) return NULL;
@@ -322,13 +326,13 @@ static void release_launch(RaceLog *g)
     map_free(&g->locs, free_loc);
 }
 
-void race_log_free(RaceLog *g)
+static void race_log_free(RaceLog *g)
 {
     if (g) release_launch(g);
 }
 
 /* Global memory [addr, addr+size) was freed: its words start over. */
-void race_forget(uint64_t addr, size_t size)
+static void race_forget(uint64_t addr, size_t size)
 {
     RaceLog *g = G;
     if (!g || !size) return;
@@ -344,7 +348,7 @@ void race_forget(uint64_t addr, size_t size)
 }
 
 /* Programs are going away (a module unloads): forget every earlier launch. */
-void race_forget_all(void)
+static void race_forget_all(void)
 {
     RaceLog *g = G;
     if (!g) return;
@@ -366,15 +370,15 @@ static void note_shadow(RaceLog *g, long delta, long checked)
     if (g->checked > g->checked_peak) g->checked_peak = g->checked;
 }
 
-int race_setup_cta(Cta *c)
+static int race_setup_cta(Cta *c)
 {
-    RaceLog *g = c->launch->race;
+    RaceLog *g = RACE_LOG(c->launch);
     Cluster *cl = c->cluster;
     g->nw = c->nwarps;
     g->D = cl->n * (c->nwarps + 1);   /* the warps, then each CTA's async agent */
     RaceCta *rc = calloc(1, sizeof *rc);
     if (!rc) return -1;
-    c->race = rc;
+    c->tool[race_slot] = rc;
     rc->ncell = c->shared_size / 4 + 1;
     rc->cell = calloc(rc->ncell, sizeof *rc->cell);
     rc->w = calloc(c->nwarps, sizeof *rc->w);
@@ -391,7 +395,7 @@ int race_setup_cta(Cta *c)
         uint32_t n0 = L->grid[0] / L->cluster[0], n1 = L->grid[1] / L->cluster[1];
         rcl->index = cl->id[0] + n0 * (cl->id[1] + n1 * cl->id[2]);
         rcl->log.n = 1;   /* index 0 means "none" */
-        cl->race = rcl;
+        cl->tool[race_slot] = rcl;
     }
     return 0;
 }
@@ -400,24 +404,24 @@ int race_setup_cta(Cta *c)
  * announced (a negative transaction count) was sent more than any phase expected. */
 static void check_leftover_tx(Cta *c)
 {
-    Map *m = &c->launch->race->mbars;
+    Map *m = &RACE_LOG(c->launch)->mbars;
     uint64_t lo = (uint64_t)(uintptr_t)c->shared, hi = lo + c->shared_size;
     for (uint32_t i = 0; i < m->cap; i++) {
         RaceMbar *b = m->v[i];
         if (!b || !b->signalled || b->tx_reported || m->k[i] < lo || m->k[i] + 8 > hi) continue;
-        uint64_t v = *(const uint64_t *)(uintptr_t)m->k[i];
-        if (!(v & MB_VALID) || mbar_tx(v) >= 0) continue;
+        QueryMbar q = query_mbar(*(const uint64_t *)(uintptr_t)m->k[i]);
+        if (!q.valid || q.tx >= 0) continue;
         RaceFinding *f = record(c->launch, K_TX, (uint32_t)(m->k[i] - lo), b->tx_cta, b->tx_t,
                                 b->tx_pc, b->tx_cta, b->tx_t, b->tx_pc);
-        if (f) { f->addr = b->phase; f->unannounced = -mbar_tx(v); }
+        if (f) { f->addr = b->phase; f->unannounced = -q.tx; }
     }
 }
 
-void race_free_cta(Cta *c)
+static void race_free_cta(Cta *c)
 {
-    RaceCta *rc = c->race;
+    RaceCta *rc = RACE_CTA(c);
     if (!rc) return;
-    RaceLog *g = c->launch->race;
+    RaceLog *g = RACE_LOG(c->launch);
     check_leftover_tx(c);
     note_shadow(g, -(long)(rc->ncell * sizeof *rc->cell), -(long)c->shared_size);
     for (uint32_t i = 0; rc->w && i < c->nwarps; i++) {
@@ -425,22 +429,22 @@ void race_free_cta(Cta *c)
     }
     for (int i = 0; i < 16; i++) clock_free(&rc->bar[i]);
     free(rc->cell); free(rc->w); free(rc->rd); free(rc);
-    c->race = NULL;
-    RaceCluster *rcl = c->cluster->race;
+    c->tool[race_slot] = NULL;
+    RaceCluster *rcl = RACE_CL(c->cluster);
     if (rcl && c->rank + 1 == c->cluster->n) {
         size_t lb = (size_t)rcl->log.cap * sizeof(Acc);
         if (lb > g->logbytes_peak) g->logbytes_peak = lb;
         free(rcl->log.a);
         clock_free(&rcl->cbar[0]); clock_free(&rcl->cbar[1]);
         free(rcl);
-        c->cluster->race = NULL;
+        c->cluster->tool[race_slot] = NULL;
     }
 }
 
-static RaceWarp *rw_of(const Warp *w) { return &((RaceCta *)w->cta->race)->w[w->id]; }
+static RaceWarp *rw_of(const Warp *w) { return &RACE_CTA(w->cta)->w[w->id]; }
 static uint32_t self_index(const Warp *w) { return w->cta->rank * w->cta->nwarps + w->id; }
 static uint64_t gwarp(uint32_t cta, uint32_t warp, uint32_t nw) { return (uint64_t)cta * nw + warp; }
-static uint32_t clus_index(const Warp *w) { return ((RaceCluster *)w->cta->cluster->race)->index; }
+static uint32_t clus_index(const Warp *w) { return RACE_CL(w->cta->cluster)->index; }
 static uint32_t agent_index(const Warp *w, uint32_t rank) { return w->cta->cluster->n * w->cta->nwarps + rank; }
 
 /* ---- releases and acquires ------------------------------------------------------------- */
@@ -459,7 +463,7 @@ static void advance(RaceWarp *me)
 static void release_into(Warp *w, Clock *c)
 {
     RaceWarp *me = rw_of(w);
-    uint32_t D = w->launch->race->D, s = self_index(w);
+    uint32_t D = RACE_LOG(w->launch)->D, s = self_index(w);
     if (clock_init(c, D)) return;
     clock_join(c, &me->vc, D);
     if (me->clk > c->d[s]) c->d[s] = me->clk;
@@ -469,11 +473,11 @@ static void release_into(Warp *w, Clock *c)
 static void acquire_from(Warp *w, const Clock *c)
 {
     RaceWarp *me = rw_of(w);
-    clock_join(&me->vc, c, w->launch->race->D);
+    clock_join(&me->vc, c, RACE_LOG(w->launch)->D);
     me->ver++;
 }
 
-void race_fence(Warp *w, const Inst *in)
+static void race_fence(Warp *w, const Inst *in)
 {
     RaceWarp *me = rw_of(w);
     me->fence_clk = me->clk;
@@ -505,7 +509,7 @@ static void sync_lanes(RaceWarp *me, uint32_t g)
 
 /* A wgmma of w read its shared-memory operands (whichever warp's wait completed it): the
  * reads carry w's clock then, and w moves on. */
-void race_wgmma_done(Warp *w)
+static void race_wgmma_done(Warp *w)
 {
     RaceWarp *me = rw_of(w);
     me->wg_clk = me->clk;
@@ -514,18 +518,18 @@ void race_wgmma_done(Warp *w)
 
 /* A wgmma.wait_group of w returned: the warpgroup's operations are complete, so w is ordered
  * after the operand reads of every warp of its warpgroup. */
-void race_wgmma_acquire(Warp *w)
+static void race_wgmma_acquire(Warp *w)
 {
     RaceWarp *me = rw_of(w);
     Cta *c = w->cta;
     for (uint32_t i = w->id / 4 * 4; i < w->id / 4 * 4 + 4 && i < c->nwarps; i++) {
-        uint32_t k = ((RaceCta *)c->race)->w[i].wg_clk, *d = &me->vc.d[c->rank * c->nwarps + i];
+        uint32_t k = RACE_CTA(c)->w[i].wg_clk, *d = &me->vc.d[c->rank * c->nwarps + i];
         if (k > *d) *d = k;
     }
     me->ver++;
 }
 
-void race_warp_sync(Warp *w, uint32_t mask, const uint64_t *members)
+static void race_warp_sync(Warp *w, uint32_t mask, const uint64_t *members)
 {
     RaceWarp *me = rw_of(w);
     uint32_t all = 1;
@@ -544,26 +548,26 @@ void race_warp_sync(Warp *w, uint32_t mask, const uint64_t *members)
     }
 }
 
-void race_bar_arrive(Warp *w, int id) { release_into(w, &((RaceCta *)w->cta->race)->bar[id]); }
-void race_bar_acquire(Warp *w, int id) { acquire_from(w, &((RaceCta *)w->cta->race)->bar[id]); }
-void race_bar_reset(Cta *c, int id) { clock_clear(&((RaceCta *)c->race)->bar[id], c->launch->race->D); }
+static void race_bar_arrive(Warp *w, int id) { release_into(w, &RACE_CTA(w->cta)->bar[id]); }
+static void race_bar_acquire(Warp *w, int id) { acquire_from(w, &RACE_CTA(w->cta)->bar[id]); }
+static void race_bar_reset(Cta *c, int id) { clock_clear(&RACE_CTA(c)->bar[id], RACE_LOG(c->launch)->D); }
 
-void race_cbar_arrive(Warp *w, int phase)
+static void race_cbar_arrive(Warp *w, int phase)
 {
-    release_into(w, &((RaceCluster *)w->cta->cluster->race)->cbar[phase & 1]);
+    release_into(w, &RACE_CL(w->cta->cluster)->cbar[phase & 1]);
 }
 
-void race_cbar_acquire(Warp *w, int phase)
+static void race_cbar_acquire(Warp *w, int phase)
 {
-    acquire_from(w, &((RaceCluster *)w->cta->cluster->race)->cbar[phase & 1]);
+    acquire_from(w, &RACE_CL(w->cta->cluster)->cbar[phase & 1]);
 }
 
 /* Phase `phase` ended: the other slot (phase - 1, whose waiters have all moved on, since
  * every thread arrived in `phase` after waiting) takes the next phase's arrivals. */
-void race_cbar_complete(Cluster *cl, int phase)
+static void race_cbar_complete(Cluster *cl, int phase)
 {
-    RaceCluster *r = cl->race;
-    if (r) clock_clear(&r->cbar[(phase + 1) & 1], cl->launch->race->D);
+    RaceCluster *r = RACE_CL(cl);
+    if (r) clock_clear(&r->cbar[(phase + 1) & 1], RACE_LOG(cl->launch)->D);
 }
 
 /* Whether scope s of a thread in (cta, clus) includes a thread in (cta2, clus2). */
@@ -578,7 +582,7 @@ static int in_scope(int s, uint32_t cta, uint32_t clus, uint32_t cta2, uint32_t 
  * the dense part. */
 static void acquire_far(Warp *w, const Far *f)
 {
-    RaceLog *g = w->launch->race;
+    RaceLog *g = RACE_LOG(w->launch);
     RaceWarp *me = rw_of(w);
     Cluster *cl = w->cta->cluster;
     me->ver++;
@@ -603,7 +607,7 @@ static void acquire_far(Warp *w, const Far *f)
  * tickets, the hardware honours it, and reporting it would be a false alarm on their code. */
 static void acquire_loc(Warp *w, uint64_t key, const Inst *in)
 {
-    RaceLog *g = w->launch->race;
+    RaceLog *g = RACE_LOG(w->launch);
     void **s = map_slot(&g->locs, key, 0);
     if (!s) return;
     RaceLoc *loc = *s;
@@ -627,7 +631,7 @@ static void acquire_loc(Warp *w, uint64_t key, const Inst *in)
  * or follows a fence (then up to the fence's clock), within the narrower of the scopes. */
 static void publish_loc(Warp *w, uint64_t key, const Inst *in)
 {
-    RaceLog *g = w->launch->race;
+    RaceLog *g = RACE_LOG(w->launch);
     RaceWarp *me = rw_of(w);
     int sem = SYNC_SEM(in->sync), scope = SYNC_SCOPE(in->sync);
     uint32_t own;
@@ -658,42 +662,42 @@ static void publish_loc(Warp *w, uint64_t key, const Inst *in)
 
 static RaceMbar *mbar_of(Launch *L, const uint64_t *m, int create)
 {
-    void **s = map_slot(&L->race->mbars, (uint64_t)(uintptr_t)m, create);
+    void **s = map_slot(&RACE_LOG(L)->mbars, (uint64_t)(uintptr_t)m, create);
     if (!s) return NULL;
     if (!*s && create) *s = calloc(1, sizeof(RaceMbar));
     return *s;
 }
 
-void race_mbar_init(Warp *w, const uint64_t *m)
+static void race_mbar_init(Warp *w, const uint64_t *m)
 {
     RaceMbar *b = mbar_of(w->launch, m, 1);
     if (!b) return;
-    uint32_t D = w->launch->race->D;
+    uint32_t D = RACE_LOG(w->launch)->D;
     b->phase = 0; b->parity = 0;
     b->signalled = b->tx_reported = 0;
     clock_clear(&b->acc, D); clock_clear(&b->done[0], D); clock_clear(&b->done[1], D);
     if (b->seen) memset(b->seen, 0, b->nseen * sizeof *b->seen);
 }
 
-void race_mbar_arrive(Warp *w, const Inst *in, const uint64_t *m)
+static void race_mbar_arrive(Warp *w, const Inst *in, const uint64_t *m)
 {
     RaceMbar *b = mbar_of(w->launch, m, 1);
     if (b && (!in || SYNC_SEM(in->sync) != SEM_RELAXED)) release_into(w, &b->acc);
 }
 
-void race_mbar_sync(Launch *L, const uint64_t *m)
+static void race_mbar_sync(Launch *L, const uint64_t *m)
 {
     RaceMbar *b = mbar_of(L, m, 0);
     if (!b || (uint8_t)(*m >> 62 & 1) == b->parity) return;
     Clock t = b->done[b->phase & 1];
     b->done[b->phase & 1] = b->acc;
     b->acc = t;
-    clock_clear(&b->acc, L->race->D);
+    clock_clear(&b->acc, RACE_LOG(L)->D);
     b->phase++;
     b->parity ^= 1;
 }
 
-uint32_t race_mbar_phase(Launch *L, const uint64_t *m)
+static uint32_t race_mbar_phase(Launch *L, const uint64_t *m)
 {
     RaceMbar *b = mbar_of(L, m, 0);
     return b ? b->phase + 1 : 0;
@@ -703,7 +707,7 @@ uint32_t race_mbar_phase(Launch *L, const uint64_t *m)
 /* A successful wait observed the phase before the current one (-1 on a fresh barrier): it
  * acquires that phase's arrivals. A parity wait that observes a phase the thread already
  * observed means the parity was not flipped since its last wait. */
-void race_mbar_waited(Warp *w, const Inst *in, int lane, const uint64_t *m, int parity)
+static void race_mbar_waited(Warp *w, const Inst *in, int lane, const uint64_t *m, int parity)
 {
     RaceMbar *b = mbar_of(w->launch, m, 0);
     if (!b) return;
@@ -727,7 +731,7 @@ void race_mbar_waited(Warp *w, const Inst *in, int lane, const uint64_t *m, int 
     }
 }
 
-void race_mbar_tx(Warp *w, uint32_t pc, int lane, const uint64_t *m, uint32_t issued)
+static void race_mbar_tx(Warp *w, uint32_t pc, int lane, const uint64_t *m, uint32_t issued)
 {
     RaceMbar *b = mbar_of(w->launch, m, 0);
     if (!b || !issued) return;
@@ -755,7 +759,7 @@ static int same_place(const Program *p, uint32_t a, uint32_t b)
 static RaceFinding *record_in(Launch *L, int kind, uint32_t off, uint32_t launch1, uint32_t cta1,
                               uint32_t t1, uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2)
 {
-    RaceLog *g = L->race;
+    RaceLog *g = RACE_LOG(L);
     const Program *p1 = g->launches[launch1].prog;
     for (uint32_t i = 0; i < g->n; i++) {
         RaceFinding *f = &g->f[i];
@@ -777,7 +781,7 @@ static RaceFinding *record_in(Launch *L, int kind, uint32_t off, uint32_t launch
 static RaceFinding *record(Launch *L, int kind, uint32_t off, uint32_t cta1, uint32_t t1,
                            uint32_t pc1, uint32_t cta2, uint32_t t2, uint32_t pc2)
 {
-    return record_in(L, kind, off, L->race->cur, cta1, t1, pc1, cta2, t2, pc2);
+    return record_in(L, kind, off, RACE_LOG(L)->cur, cta1, t1, pc1, cta2, t2, pc2);
 }
 
 /* ---- accesses ------------------------------------------------------------------------- */
@@ -826,13 +830,13 @@ static void log_compact(Log *log, Cell *const *arr, const uint32_t *len, uint32_
  * once it is a quarter of the global shadow, so the walks cost little against the run. */
 static void maybe_compact(Warp *w, Log *log, int space)
 {
-    RaceLog *g = w->launch->race;
+    RaceLog *g = RACE_LOG(w->launch);
     Cell *arr[MAX_CLUSTER];
     uint32_t len[MAX_CLUSTER];
     if (space == 0) {
         Cluster *cl = w->cta->cluster;
         for (uint32_t r = 0; r < cl->n; r++) {
-            RaceCta *rc = cl->ctas[r]->race;
+            RaceCta *rc = RACE_CTA(cl->ctas[r]);
             arr[r] = rc ? rc->cell : NULL;
             len[r] = rc ? rc->ncell : 0;
         }
@@ -871,16 +875,16 @@ static uint32_t log_index(Warp *w, Log *log, int space, uint32_t pc, uint32_t pg
         return m->idx;
     if (log->n + 1 >= log->cap) {
         uint32_t gen = log->gen;
-        if (log->cap >= 4096 || w->launch->race->compact_always) maybe_compact(w, log, space);
+        if (log->cap >= 4096 || RACE_LOG(w->launch)->compact_always) maybe_compact(w, log, space);
         /* grow unless a compaction left at least half the room free */
-        if ((log->gen == gen || log->n > log->cap / 2) && log_grow(log, w->launch->race->compact_always ? 4 : 1024) < 0) {
-            w->launch->race->full = 1;
+        if ((log->gen == gen || log->n > log->cap / 2) && log_grow(log, RACE_LOG(w->launch)->compact_always ? 4 : 1024) < 0) {
+            RACE_LOG(w->launch)->full = 1;
             return 0;
         }
     }
     if (!log->n) log->n = 1;
     Acc *a = &log->a[log->n];
-    a->launch = w->launch->race->cur;
+    a->launch = RACE_LOG(w->launch)->cur;
     a->cta = w->cta->linear; a->clus = clus_index(w); a->pc = pc; a->clk = me->clk;
     a->pgen = pgen; a->warp = (uint16_t)w->id; a->rank = (uint8_t)w->cta->rank;
     m->idx = log->n++; m->pc = pc; m->clk = me->clk; m->pgen = pgen; m->gen = log->gen;
@@ -890,13 +894,13 @@ static uint32_t log_index(Warp *w, Log *log, int space, uint32_t pc, uint32_t pg
 /* Whether the access (a, lane al) happens before the warp's present (lane l). */
 static int before(const Warp *w, const RaceWarp *me, const Acc *a, uint32_t al, int l)
 {
-    const RaceLog *g = w->launch->race;
+    const RaceLog *g = RACE_LOG(w->launch);
     if (a->launch != g->cur) return launch_before(g, a->launch);
     if (a->warp == AGENT_WARP) return a->clus == clus_index(w) && a->clk <= me->vc.d[agent_index(w, a->rank)];
     if (a->cta == w->cta->linear && a->warp == w->id)
         return al == (uint32_t)l || a->clk < me->sync_clk || (me->seen && a->clk < me->seen[l][al]);
     if (a->clus == clus_index(w)) return a->clk <= me->vc.d[a->rank * w->cta->nwarps + a->warp];
-    return a->clk <= far_get(&me->vc.far, gwarp(a->cta, a->warp, w->launch->race->nw));
+    return a->clk <= far_get(&me->vc.far, gwarp(a->cta, a->warp, RACE_LOG(w->launch)->nw));
 }
 
 /* Strong operations (atomics; ld/st .volatile, .relaxed, .acquire, .release: Inst.sync has
@@ -950,7 +954,7 @@ static int is_cas(const Program *p, const Inst *in)
 
 static const Inst *inst_of(const Launch *L, const Acc *a)
 {
-    return &L->race->launches[a->launch].prog->code[a->pc];
+    return &RACE_LOG(L)->launches[a->launch].prog->code[a->pc];
 }
 
 /* Two strong accesses are morally strong only when each one's scope includes the other's
@@ -1004,7 +1008,7 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
     RaceWarp *me = rw_of(w);
     Launch *L = w->launch;
     const Acc *now = &log->a[cur];
-    const Inst *nin = &L->race->launches[now->launch].prog->code[now->pc];
+    const Inst *nin = &RACE_LOG(L)->launches[now->launch].prog->code[now->pc];
     uint32_t t = w->id * WARP_SIZE + (uint32_t)l;
     RaceFinding *f = NULL;
     uint32_t wi = (x->w & ~CELL_PENDING) >> 5;
@@ -1019,7 +1023,7 @@ static void check_word(Warp *w, Cell *x, const Log *log, uint32_t k, int l, uint
             if (g && global) { g->global = 1; g->addr = addr; }
         }
         else if (!ai || (!(atomic && both_strong(ai, a, nin, w)) &&
-                         !(!write && is_cas(L->race->launches[a->launch].prog, ai))))
+                         !(!write && is_cas(RACE_LOG(L)->launches[a->launch].prog, ai))))
             f = record_in(L, write ? K_WAW : K_RAW, k * 4, a->launch, a->cta,
                           a->warp * WARP_SIZE + (x->w & 31), a->pc, w->cta->linear, t, now->pc);
     }
@@ -1094,7 +1098,7 @@ static Cell *global_cells(RaceLog *g, uint64_t word)
 static void global_access(Warp *w, int l, uint32_t cur, uint64_t a, unsigned size, int write,
                           int atomic)
 {
-    RaceLog *g = w->launch->race;
+    RaceLog *g = RACE_LOG(w->launch);
     for (uint64_t k = a / 4; k <= (a + size - 1) / 4; k++) {
         Cell *x = global_cells(g, k);
         if (!x) { g->full = 1; return; }
@@ -1114,10 +1118,10 @@ static void shared_access(Warp *w, Cta *c, int l, uint32_t pc, uint32_t cur, con
                           unsigned size, int write, int atomic)
 {
     Launch *L = w->launch;
-    RaceCta *rc = c->race;
-    RaceCluster *rcl = w->cta->cluster->race;
+    RaceCta *rc = RACE_CTA(c);
+    RaceCluster *rcl = RACE_CL(w->cta->cluster);
     uint32_t off = (uint32_t)(p - c->shared), t = w->id * WARP_SIZE + (uint32_t)l;
-    L->race->owner = c->linear;
+    RACE_LOG(L)->owner = c->linear;
     for (uint32_t k = off / 4; cur && k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
         Cell *x = &rc->cell[k];
         if (x->w & CELL_PENDING)
@@ -1129,26 +1133,26 @@ static void shared_access(Warp *w, Cta *c, int l, uint32_t pc, uint32_t cur, con
     }
 }
 
-void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+static void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                  uint8_t *const host[WARP_SIZE])
 {
     uint32_t pc = (uint32_t)(in - w->prog->code);
     int strong = strong_inst(in) && access != ACC_ATOMIC;
     int write = access != ACC_READ, atomic = access == ACC_ATOMIC || strong;
     int reads = atomic && in->op != OP_st && in->op != OP_red;   /* acquires, for strong ops */
-    RaceLog *g = w->launch->race;
+    RaceLog *g = RACE_LOG(w->launch);
     uint32_t curg = 0, curs = 0;   /* the instruction's log records, once it needs them */
     const Cta *sown = NULL;
     FOR_LANES(mask, l) {
         uint64_t key = (uint64_t)(uintptr_t)host[l] / 4;
         if (reads) acquire_loc(w, key, in);
         Cta *c = owner(w, host[l]);
-        if (!c && mem_is_global((uint64_t)(uintptr_t)host[l])) {
+        if (!c && query_is_global((uint64_t)(uintptr_t)host[l])) {
             if (!curg) curg = log_index(w, &g->glog, 1, pc, 0);
             if (curg) global_access(w, l, curg, (uint64_t)(uintptr_t)host[l], size, write, atomic);
-        } else if (c && c->race) {
+        } else if (c && RACE_CTA(c)) {
             if (c != sown) {   /* the record names the proxy-fence count of the owner */
-                curs = log_index(w, &((RaceCluster *)w->cta->cluster->race)->log, 0, pc, c->race_pgen);
+                curs = log_index(w, &RACE_CL(w->cta->cluster)->log, 0, pc, RACE_CTA(c)->pgen);
                 sown = c;
             }
             if (curs) shared_access(w, c, l, pc, curs, host[l], size, write, atomic);
@@ -1160,15 +1164,15 @@ void race_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
 /* An mbarrier operation's access to the barrier object (exec_async.c): only the shadow
  * check, since its ordering (arrive releases, a wait that passes acquires) is the phase
  * logic's business above. */
-void race_mbar_touch(Warp *w, const Inst *in, int lane, uint8_t *mbar, int write)
+static void race_mbar_touch(Warp *w, const Inst *in, int lane, uint8_t *mbar, int write)
 {
     uint32_t pc = (uint32_t)(in - w->prog->code);
     Cta *c = owner(w, mbar);
     /* another block's barrier: its init reaches this block through fence.mbarrier_init and a
      * cluster barrier, which race_mbar_use checks */
-    if (!c || c != w->cta || !c->race) return;
-    Log *log = &((RaceCluster *)w->cta->cluster->race)->log;
-    uint32_t cur = log_index(w, log, 0, pc, c->race_pgen);
+    if (!c || c != w->cta || !RACE_CTA(c)) return;
+    Log *log = &RACE_CL(w->cta->cluster)->log;
+    uint32_t cur = log_index(w, log, 0, pc, RACE_CTA(c)->pgen);
     if (!cur) return;
     shared_access(w, c, lane, pc, cur, mbar, 8, write, strong_inst(in));
     /* the shadow keeps the last write, which a thread's own arrival after its init replaces:
@@ -1190,17 +1194,17 @@ void race_mbar_touch(Warp *w, const Inst *in, int lane, uint8_t *mbar, int write
 
 /* An arrival or a transaction count on an mbarrier nobody initialised yet: the init it
  * needed was not ordered before it (the launch faults right after). */
-void race_mbar_uninit(Warp *w, const Inst *in, int lane, const uint8_t *mbar)
+static void race_mbar_uninit(Warp *w, const Inst *in, int lane, const uint8_t *mbar)
 {
     Cta *c = owner(w, mbar);
     uint32_t pc = (uint32_t)(in - w->prog->code), t = w->id * WARP_SIZE + (uint32_t)lane;
-    if (c && c->race) record(w->launch, K_MBINIT, (uint32_t)(mbar - c->shared), c->linear, t, pc,
+    if (c && RACE_CTA(c)) record(w->launch, K_MBINIT, (uint32_t)(mbar - c->shared), c->linear, t, pc,
                              w->cta->linear, t, pc);
 }
 
 /* An accumulator register of a wgmma in flight (issued at wg_pc) is accessed by lane of w
  * before the wait_group that completes it. */
-void race_wgmma_early(Warp *w, const Inst *in, int lane, uint32_t wg_pc)
+static void race_wgmma_early(Warp *w, const Inst *in, int lane, uint32_t wg_pc)
 {
     uint32_t pc = (uint32_t)(in - w->prog->code), t = w->id * WARP_SIZE + (uint32_t)lane;
     record(w->launch, K_WGACC, 0, w->cta->linear, t, wg_pc, w->cta->linear, t, pc);
@@ -1210,17 +1214,17 @@ void race_wgmma_early(Warp *w, const Inst *in, int lane, uint32_t wg_pc)
 
 /* A bulk or tensor store will read [src, src+size) of shared memory through the async
  * proxy: data written by threads since the last fence.proxy.async may not be seen. */
-void race_async_proxy_read(Warp *w, int lane, const uint8_t *src, uint32_t size)
+static void race_async_proxy_read(Warp *w, int lane, const uint8_t *src, uint32_t size)
 {
     Cta *c = owner(w, src);
-    if (!c || !c->race || !size) return;
-    RaceCta *rc = c->race;
-    RaceCluster *rcl = w->cta->cluster->race;
+    if (!c || !RACE_CTA(c) || !size) return;
+    RaceCta *rc = RACE_CTA(c);
+    RaceCluster *rcl = RACE_CL(w->cta->cluster);
     uint32_t off = (uint32_t)(src - c->shared), pc = w->pc;
-    w->launch->race->owner = c->linear;
+    RACE_LOG(w->launch)->owner = c->linear;
     for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++) {
         uint32_t wi = (rc->cell[k].w & ~CELL_PENDING) >> 5;
-        if (wi && rcl->log.a[wi].pgen == c->race_pgen) {
+        if (wi && rcl->log.a[wi].pgen == RACE_CTA(c)->pgen) {
             const Acc *a = &rcl->log.a[wi];
             record(w->launch, K_PROXY, k * 4, a->cta, a->warp * WARP_SIZE + (rc->cell[k].w & 31), a->pc,
                    w->cta->linear, w->id * WARP_SIZE + (uint32_t)lane, pc);
@@ -1228,12 +1232,12 @@ void race_async_proxy_read(Warp *w, int lane, const uint8_t *src, uint32_t size)
     }
 }
 
-void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
+static void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
 {
     Cta *c = owner(w, src);
-    if (!c || !c->race || !size) return;
+    if (!c || !RACE_CTA(c) || !size) return;
     race_async_proxy_read(w, lane, src, size);
-    RaceCta *rc = c->race;
+    RaceCta *rc = RACE_CTA(c);
     uint32_t off = (uint32_t)(src - c->shared);
     if (rc->nrd == rc->caprd) {
         uint32_t nc = rc->caprd ? rc->caprd * 2 : 8;
@@ -1244,11 +1248,11 @@ void race_async_read_issue(Warp *w, int lane, const uint8_t *src, uint32_t size)
     rc->rd[rc->nrd++] = (Range){off, size, w->cta->linear, w->bulk_group[lane], (uint16_t)w->id, (uint8_t)lane};
 }
 
-void race_async_read_waited(Warp *w, int lane, uint32_t before)
+static void race_async_read_waited(Warp *w, int lane, uint32_t before)
 {
     Cluster *cl = w->cta->cluster;
     for (uint32_t r = 0; r < cl->n; r++) {
-        RaceCta *rc = cl->ctas[r]->race;
+        RaceCta *rc = RACE_CTA(cl->ctas[r]);
         for (uint32_t i = 0; rc && i < rc->nrd;) {
             const Range *g = &rc->rd[i];
             if (g->cta == w->cta->linear && g->warp == w->id && g->lane == lane && g->group < before)
@@ -1259,10 +1263,10 @@ void race_async_read_waited(Warp *w, int lane, uint32_t before)
     }
 }
 
-void race_mbar_use(Warp *w, int lane, const uint8_t *mbar)
+static void race_mbar_use(Warp *w, int lane, const uint8_t *mbar)
 {
     Cta *c = owner(w, mbar);
-    if (c && c != w->cta && c->race_init_unfenced && c->race)
+    if (c && c != w->cta && RACE_CTA(c)->init_unfenced && RACE_CTA(c))
         record(w->launch, K_MBINIT, (uint32_t)(mbar - c->shared), c->linear, 0, w->pc, w->cta->linear,
                w->id * WARP_SIZE + (uint32_t)lane, w->pc);
 }
@@ -1270,8 +1274,8 @@ void race_mbar_use(Warp *w, int lane, const uint8_t *mbar)
 static void mark_async(Warp *w, const uint8_t *dst, uint32_t size)
 {
     Cta *c = owner(w, dst);
-    if (!c || !c->race || !size) return;
-    RaceCta *rc = c->race;
+    if (!c || !RACE_CTA(c) || !size) return;
+    RaceCta *rc = RACE_CTA(c);
     uint32_t off = (uint32_t)(dst - c->shared);
     for (uint32_t k = off / 4; k <= (off + size - 1) / 4 && k < rc->ncell; k++)
         rc->cell[k].w |= CELL_PENDING;
@@ -1280,7 +1284,7 @@ static void mark_async(Warp *w, const uint8_t *dst, uint32_t size)
 /* A bulk store's global destination: pending until the store lands. */
 static void mark_async_global(Warp *w, const uint8_t *dst, uint32_t size)
 {
-    RaceLog *g = w->launch->race;
+    RaceLog *g = RACE_LOG(w->launch);
     uint64_t a = (uint64_t)(uintptr_t)dst;
     for (uint64_t k = a / 4; size && k <= (a + size - 1) / 4; k++) {
         Cell *x = global_cells(g, k);
@@ -1289,10 +1293,10 @@ static void mark_async_global(Warp *w, const uint8_t *dst, uint32_t size)
     }
 }
 
-void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size)
+static void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size)
 {
     (void)lane;
-    if (!owner(w, dst) && mem_is_global((uint64_t)(uintptr_t)dst)) mark_async_global(w, dst, size);
+    if (!owner(w, dst) && query_is_global((uint64_t)(uintptr_t)dst)) mark_async_global(w, dst, size);
     else mark_async(w, dst, size);
 }
 
@@ -1300,8 +1304,8 @@ void race_async_issue(Warp *w, int lane, const uint8_t *dst, uint32_t size)
  * did not happen before the issue raced with it. */
 static void land_global(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_t size)
 {
-    RaceLog *g = w->launch->race;
-    RaceCta *rc = w->cta->race;
+    RaceLog *g = RACE_LOG(w->launch);
+    RaceCta *rc = RACE_CTA(w->cta);
     Log *log = &g->glog;
     if (!rc || !size) return;
     if (!log->n) log->n = 1;
@@ -1333,24 +1337,24 @@ static void land_global(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint
 static void agent_release(Warp *w, const Cta *c, const uint64_t *mbar)
 {
     RaceMbar *b = mbar ? mbar_of(w->launch, mbar, 1) : NULL;
-    if (!b || clock_init(&b->acc, w->launch->race->D)) return;
+    if (!b || clock_init(&b->acc, RACE_LOG(w->launch)->D)) return;
     uint32_t *d = &b->acc.d[agent_index(w, c->rank)];
-    if (((RaceCta *)c->race)->agent_clk > *d) *d = ((RaceCta *)c->race)->agent_clk;
+    if (RACE_CTA(c)->agent_clk > *d) *d = RACE_CTA(c)->agent_clk;
 }
 
-void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_t size,
+static void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_t size,
                      const uint64_t *mbar)
 {
     Cta *c = owner(w, dst);
-    if (!c && mem_is_global((uint64_t)(uintptr_t)dst)) { land_global(w, lane, pc, dst, size); return; }
-    if (!c || !c->race || !size) return;
-    RaceCta *rc = c->race;
-    Log *log = &((RaceCluster *)w->cta->cluster->race)->log;
+    if (!c && query_is_global((uint64_t)(uintptr_t)dst)) { land_global(w, lane, pc, dst, size); return; }
+    if (!c || !RACE_CTA(c) || !size) return;
+    RaceCta *rc = RACE_CTA(c);
+    Log *log = &RACE_CL(w->cta->cluster)->log;
     if (!log->n) log->n = 1;
-    if (log->n + 1 >= log->cap && log_grow(log, 1024) < 0) { w->launch->race->full = 1; return; }
+    if (log->n + 1 >= log->cap && log_grow(log, 1024) < 0) { RACE_LOG(w->launch)->full = 1; return; }
     rc->agent_clk++;
     uint32_t idx = log->n++;
-    log->a[idx] = (Acc){ .launch = w->launch->race->cur, .cta = c->linear, .clus = clus_index(w),
+    log->a[idx] = (Acc){ .launch = RACE_LOG(w->launch)->cur, .cta = c->linear, .clus = clus_index(w),
                          .pc = pc, .clk = rc->agent_clk, .pgen = UINT32_MAX, .warp = AGENT_WARP,
                          .rank = (uint8_t)c->rank };
     uint32_t off = (uint32_t)(dst - c->shared);
@@ -1377,13 +1381,13 @@ void race_async_land(Warp *w, int lane, uint32_t pc, const uint8_t *dst, uint32_
     agent_release(w, c, mbar);
 }
 
-void race_async_signal(Warp *w, const uint64_t *mbar) { agent_release(w, w->cta, mbar); }
+static void race_async_signal(Warp *w, const uint64_t *mbar) { agent_release(w, w->cta, mbar); }
 
-void race_async_acquire(Warp *w)
+static void race_async_acquire(Warp *w)
 {
     RaceWarp *me = rw_of(w);
     uint32_t *d = &me->vc.d[agent_index(w, w->cta->rank)];
-    uint32_t clk = ((RaceCta *)w->cta->race)->agent_clk;
+    uint32_t clk = RACE_CTA(w->cta)->agent_clk;
     if (clk > *d) { *d = clk; me->ver++; }
 }
 
@@ -1399,7 +1403,7 @@ static struct {
     uint32_t n, dropped;
 } hc;
 
-void race_copy_begin(const char *api)
+static void race_copy_begin(const char *api)
 {
     RaceLog *g = state();
     if (!g) return;
@@ -1444,10 +1448,10 @@ static int host_ordered(const RaceLog *g, uint32_t v)
     return launch == g->cur || launch_before(g, launch);
 }
 
-void race_copy_bytes(uint64_t addr, size_t n, int write)
+static void race_copy_bytes(uint64_t addr, size_t n, int write)
 {
     RaceLog *g = G;
-    if (!g || !hc.on || !n || !mem_is_global(addr)) return;
+    if (!g || !hc.on || !n || !query_is_global(addr)) return;
     if (!hc.rec && !(hc.rec = host_record(g))) return;
     uint32_t v = hc.rec << 5;
     for (uint64_t k = addr / 4; k <= (addr + n - 1) / 4; k++) {
@@ -1469,11 +1473,143 @@ void race_copy_bytes(uint64_t addr, size_t n, int write)
     }
 }
 
-int race_copy_end(void)
+static int race_copy_end(void)
 {
     RaceLog *g = G;
     if (!g || !hc.on) return 0;
     hc.on = 0;
     race_report_copy(g, hc.f, hc.n, hc.dropped);
     return (int)hc.n;
+}
+
+/* ---- the tool: events (observe.h) to the checks above ---------------------------------- */
+
+int race_slot;
+static int fail_on_hazard, hazards_found;   /* PTXEMU_RACECHECK=error: exit 1 after any */
+
+static void hazard_exit(void)
+{
+    if (hazards_found && fail_on_hazard) {
+        fflush(NULL);
+        _exit(1);
+    }
+}
+
+static int on_launch_begin(Launch *L)
+{
+    L->tool[race_slot] = race_log_new(L);
+    return L->tool[race_slot] ? 0 : -1;
+}
+
+static void on_launch_free(Launch *L) { race_log_free(RACE_LOG(L)); }
+
+static void on_launch_report(Launch *L)
+{
+    if (RACE_LOG(L) && race_report(L)) hazards_found = 1;
+}
+
+/* The work a launch made from the device comes after the launch and before what follows it
+ * (its stream's order, launches nested as deep as dynamic parallelism goes). */
+static struct ChildOrder { uint32_t stream, n; uint64_t clock, *after; int ok; } child[CHILD_DEPTH];
+static int nchild;
+
+static void on_children_begin(Launch *L)
+{
+    (void)L;
+    if (nchild == CHILD_DEPTH) return;
+    struct ChildOrder *o = &child[nchild++];
+    o->ok = !race_child_order(&o->stream, &o->clock, &o->after, &o->n);
+}
+
+static void on_child_launch(Launch *L)
+{
+    (void)L;
+    if (nchild && nchild <= CHILD_DEPTH && child[nchild - 1].ok)
+        race_order(child[nchild - 1].stream, child[nchild - 1].clock, child[nchild - 1].after, child[nchild - 1].n);
+}
+
+static void on_children_end(Launch *L)
+{
+    (void)L;
+    if (!nchild) return;
+    struct ChildOrder *o = &child[--nchild];
+    if (o->ok) free(o->after);
+    o->ok = 0;
+}
+
+static void on_fence(Warp *w, const Inst *in, int kind)
+{
+    RaceCta *rc = RACE_CTA(w->cta);
+    if (kind == FENCE_PROXY_ASYNC && rc) rc->pgen++;
+    if (kind == FENCE_MBAR_INIT) {
+        if (rc) rc->init_unfenced = 0;
+        rw_of(w)->mbinit_fenced = 1;   /* the next barrier.cluster.arrive.relaxed publishes the inits */
+    }
+    race_fence(w, in);
+}
+
+/* A .relaxed cluster arrival orders nothing before it, except the mbarrier inits a
+ * fence.mbarrier_init made ready for it: after such a fence the arrival is a release (of the
+ * inits, and with them of what came before). */
+static void on_cbar_arrive(Warp *w, int phase, int release)
+{
+    RaceWarp *me = rw_of(w);
+    int rel = release || me->mbinit_fenced;
+    me->mbinit_fenced = 0;
+    if (rel) race_cbar_arrive(w, phase);
+}
+
+static void on_mbar_init(Warp *w, const uint64_t *m)
+{
+    RACE_CTA(w->cta)->init_unfenced = 1;   /* other CTAs may not use it before the fence */
+    race_mbar_init(w, m);
+}
+
+static int on_wgmma_early(Warp *w, const Inst *in, int lane, uint32_t wg_pc)
+{
+    race_wgmma_early(w, in, lane, wg_pc);
+    return 1;   /* reported: no warning besides */
+}
+
+static void on_async_mbar_issue(Launch *L, const uint64_t *m, uint32_t *tag)
+{
+    *tag = race_mbar_phase(L, m);
+}
+
+static void on_host_copy_end(void)
+{
+    if (race_copy_end()) hazards_found = 1;
+}
+
+static const Observer racecheck = {
+    .tool_name = "racecheck",
+    .events = OBS_LAUNCH | OBS_CTA | OBS_MEM | OBS_ALLOC | OBS_HOST | OBS_SYNC | OBS_ASYNC,
+    .needs = OBS_NEEDS_DETERMINISTIC | OBS_NEEDS_STREAM_ORDER,
+    .launch_begin = on_launch_begin, .launch_report = on_launch_report, .launch_free = on_launch_free,
+    .children_begin = on_children_begin, .child_launch = on_child_launch, .children_end = on_children_end,
+    .cta_begin = race_setup_cta, .cta_end = race_free_cta,
+    .mem = race_access,
+    .release = race_forget, .programs_gone = race_forget_all,
+    .stream_order = race_order, .host_copy_begin = race_copy_begin, .host_access = race_copy_bytes,
+    .host_copy_end = on_host_copy_end,
+    .bar_arrive = race_bar_arrive, .bar_acquire = race_bar_acquire, .bar_reset = race_bar_reset,
+    .cbar_arrive = on_cbar_arrive, .cbar_acquire = race_cbar_acquire, .cbar_complete = race_cbar_complete,
+    .warp_sync = race_warp_sync, .fence = on_fence,
+    .mbar_touch = race_mbar_touch, .mbar_uninit = race_mbar_uninit, .mbar_init = on_mbar_init,
+    .mbar_use = race_mbar_use, .mbar_arrive = race_mbar_arrive, .mbar_sync = race_mbar_sync,
+    .mbar_waited = race_mbar_waited,
+    .wgmma_done = race_wgmma_done, .wgmma_acquire = race_wgmma_acquire, .wgmma_early = on_wgmma_early,
+    .async_issue = race_async_issue, .async_read_issue = race_async_read_issue,
+    .async_mbar_issue = on_async_mbar_issue, .async_land = race_async_land,
+    .async_signal = race_async_signal, .async_acquire = race_async_acquire,
+    .async_read_waited = race_async_read_waited, .async_proxy_read = race_async_proxy_read,
+    .mbar_tx = race_mbar_tx,
+};
+
+int racecheck_attach(int fail)
+{
+    if ((race_slot = obs_attach(&racecheck)) < 0) return -1;
+    fail_on_hazard = fail;
+    atexit(hazard_exit);
+    return 0;
 }

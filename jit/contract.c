@@ -19,7 +19,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "frontend/contract.h"
+#include "jit/contract.h"
 #include "emu/call.h"
 
 #define MAX_DEFS 62      /* definitions of one register tracked (bit 0: undefined) */

@@ -13,14 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "debug.h"
-#include "engine.h"
-#include "scheduler.h"
-#include "memory.h"
-#include "async.h"
-#include "asyncop.h"
+#include "tools.h"
 
-int debug_on;
+enum { DBG_OFF = 0, DBG_INTERACTIVE = 1, DBG_TRACE = 2 };
+static int debug_on;
+static int slot;   /* Warp.tool[slot]: pc + 1 of the last instruction the warp ran, 0 none */
 
 enum { BP_SRC = 1, BP_PTX, BP_KERNEL };
 enum { M_RUN, M_STEPI, M_STEP, M_STOP_ANY };
@@ -419,11 +416,12 @@ static void cmd_mbarriers(void)
         const uint64_t *m = (const uint64_t *)(c->shared + D.mb[i].off);
         uint64_t v = *m;
         any = 1;
-        if (!(v & MB_VALID)) { fprintf(D.out, "  mbarrier at shared 0x%x: invalidated\n", D.mb[i].off); continue; }
+        QueryMbar q = query_mbar(v);
+        if (!q.valid) { fprintf(D.out, "  mbarrier at shared 0x%x: invalidated\n", D.mb[i].off); continue; }
         fprintf(D.out, "  mbarrier at shared 0x%x: phase of parity %u in progress (%s), %u of %u arrivals "
-                "pending, %d transaction bytes pending\n", D.mb[i].off, (unsigned)(v >> 62 & 1),
-                v & MB_DONE ? "earlier phases completed" : "no phase completed yet", MB_PENDING(v),
-                MB_EXPECTED(v), mbar_tx(v));
+                "pending, %d transaction bytes pending\n", D.mb[i].off, (unsigned)q.phase,
+                q.done ? "earlier phases completed" : "no phase completed yet", q.pending,
+                q.expected, q.tx);
         for (uint32_t k = 0; k < c->nwarps; k++) {
             if (!c->warps[k].spin || c->warps[k].spin_mbar != m) continue;
             if (c->warps[k].spin_parity < 2)
@@ -435,27 +433,14 @@ static void cmd_mbarriers(void)
     if (!any) fprintf(D.out, "no mbarrier initialised in this block yet\n");
 }
 
-static const char *aop_name(int k)
-{
-    switch (k) {
-    case AOP_CPASYNC: return "cp.async";
-    case AOP_CPASYNC_ARRIVE: return "cp.async.mbarrier.arrive";
-    case AOP_BULK: return "cp.async.bulk";
-    case AOP_BULK_REDUCE: return "cp.reduce.async.bulk";
-    case AOP_TENSOR: return "cp.async.bulk.tensor";
-    case AOP_ST_ASYNC: return "st.async";
-    case AOP_RED_ASYNC: return "red.async";
-    default: return "async operation";
-    }
-}
-
 static void cmd_async(void)
 {
     Cluster *cl = D.fw->cta->cluster;
     uint32_t n = async_count(cl), shown = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const AsyncOp *op = async_op_at(cl, i);
-        if (!op || op->done) continue;
+        QueryAsync q;
+        const QueryAsync *op = &q;
+        if (query_async(cl, i, &q) || op->done) continue;
         if (++shown > 16) continue;   /* counted, not shown */
         const Warp *w = op->w;
         const Program *p = w->prog;
@@ -470,11 +455,11 @@ static void cmd_async(void)
         else
             snprintf(dst, sizeof dst, "0x%llx", (unsigned long long)(uintptr_t)op->dst);
         fprintf(D.out, "  %s of %u bytes to %s, issued by block rank %u warp %u lane %u at %sPTX line %u",
-                aop_name(op->kind), op->size, dst, w->cta->rank, w->id, op->lane, src, in->line);
+                op->what, op->size, dst, w->cta->rank, w->id, op->lane, src, in->line);
         if (op->mbar && (const uint8_t *)op->mbar >= sh && (const uint8_t *)op->mbar < sh + w->cta->shared_size)
             fprintf(D.out, "; completes on the mbarrier at shared 0x%x", (unsigned)((const uint8_t *)op->mbar - sh));
         else if (op->group_kind)
-            fprintf(D.out, "; in %s group %u", op->group_kind == GROUP_CPASYNC ? "cp.async" : "bulk", op->group);
+            fprintf(D.out, "; in %s group %u", op->group_kind == 1 ? "cp.async" : "bulk", op->group);
         fputc('\n', D.out);
     }
     if (shown > 16) fprintf(D.out, "  ... and %u more (%u in flight)\n", shown - 16, shown);
@@ -683,7 +668,7 @@ static int bp_hits(Bp *b, const Warp *w, const Inst *in, uint32_t pc, int new_pt
 {
     const Program *p = w->prog;
     if (b->kind == BP_KERNEL) {
-        if (pc != 0 || w->dbg_last || b->last_seq == w->launch->seq + 1 || !strstr(p->name, b->kernel)) return 0;
+        if (pc != 0 || w->tool[slot] || b->last_seq == w->launch->seq + 1 || !strstr(p->name, b->kernel)) return 0;
     } else if (b->kind == BP_PTX) {
         if (!new_ptx || in->line != b->line) return 0;
     } else {
@@ -841,14 +826,14 @@ static void stop(Warp *w, const Inst *in, const char *why, const Filter *f)
     fflush(D.out);
 }
 
-void debug_before(Warp *w, const Inst *in, uint32_t mask)
+static void debug_before(Warp *w, const Inst *in, uint32_t mask)
 {
     (void)mask;
     if (debug_on != DBG_INTERACTIVE) return;
     const Program *p = w->prog;
     uint32_t pc = (uint32_t)(in - p->code);
-    const Inst *prev = w->dbg_last ? &p->code[w->dbg_last - 1] : NULL;
-    int seq = prev && w->dbg_last == pc;
+    const Inst *prev = w->tool[slot] ? &p->code[w->tool[slot] - 1] : NULL;
+    int seq = prev && w->tool[slot] == pc;
     int new_ptx = !seq || prev->line != in->line;
     int new_src = in->loc && (!seq || !same_src(p, prev, in));
     char why[400];
@@ -953,11 +938,11 @@ static void trace_record(Warp *w, const Inst *in, uint32_t mask)
     fputc('\n', D.tout);
 }
 
-void debug_after(Warp *w, const Inst *in, uint32_t mask)
+static void debug_after(Warp *w, const Inst *in, uint32_t mask)
 {
     const Program *p = w->prog;
     uint32_t pc = (uint32_t)(in - p->code);
-    w->dbg_last = pc + 1;
+    w->tool[slot] = pc + 1;
     if (debug_on == DBG_TRACE) {
         /* one record a PTX instruction: after the last decoded instruction of its line */
         int last = pc + 1 >= p->ncode || p->code[pc + 1].line != in->line || w->pc != pc;
@@ -970,7 +955,7 @@ void debug_after(Warp *w, const Inst *in, uint32_t mask)
     }
 }
 
-void debug_mbar_init(Warp *w, const uint64_t *m)
+static void debug_mbar_init(Warp *w, const uint64_t *m)
 {
     Cluster *cl = w->cta->cluster;
     for (uint32_t r = 0; r < (cl ? cl->n : 1); r++) {
@@ -988,7 +973,6 @@ void debug_mbar_init(Warp *w, const uint64_t *m)
     }
 }
 
-int debug_wants_ptx(void) { return debug_on != DBG_OFF; }
 
 /* ---- setup ---- */
 
@@ -1023,7 +1007,7 @@ static void trace_setup(void)
     }
 }
 
-int debug_init(void)
+static int debug_init(void)
 {
     const char *e = getenv("PTXEMU_DEBUG");
     if (!e || !*e || !strcmp(e, "0")) return 0;
@@ -1047,5 +1031,18 @@ int debug_init(void)
         D.in = stdin;   /* commands piped in */
         D.echo = 1;
     }
+    return 1;
+}
+
+static const Observer debugger = {
+    .tool_name = "debug", .events = OBS_STEP | OBS_SYNC,
+    .needs = OBS_NEEDS_DETERMINISTIC | OBS_NEEDS_PTX_TEXT,
+    .step_before = debug_before, .step_after = debug_after, .mbar_init = debug_mbar_init,
+};
+
+int debug_attach(void)
+{
+    if (!debug_init()) return 0;
+    if ((slot = obs_attach(&debugger)) < 0) return -1;
     return 1;
 }

@@ -1,4 +1,12 @@
-/* initcheck.c - PTXEMU_INITCHECK (see initcheck.h).
+/* initcheck.c - the initcheck tool (PTXEMU_INITCHECK=1): reads of device memory that nothing
+ * wrote.
+ *
+ * Device allocations (cudaMalloc, cuMemAlloc and their kin: not pinned, managed or module
+ * memory, which the host or an initializer fills) start unwritten, a bit a byte; host copies
+ * and fills, kernel stores and atomics, and landing asynchronous copies mark bytes written.
+ * A CTA's shared memory starts unwritten for each CTA. A kernel read of an unwritten byte is
+ * reported once per instruction on stderr (a warning naming kernel, line, thread, address and
+ * allocation) and as a "kind":"uninitialized-read" line to PTXEMU_REPORT.
  *
  * Allocations are few and change only between launches on the host side, kernels read
  * them from every worker: a sorted array of (base, size, bitmap) behind a read-write lock;
@@ -7,11 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "initcheck.h"
-#include "engine.h"
-#include "memory.h"
+#include "tools.h"
 
-int initcheck_mode;
+static int slot;   /* Cta.tool[slot]: its shared bytes written, a bit each */
 
 typedef struct Tracked { uint64_t base; size_t size; uint8_t *bits; } Tracked;
 static Tracked *tr;
@@ -31,9 +37,9 @@ static Tracked *find(uint64_t addr)
     return addr - t->base < t->size ? t : NULL;
 }
 
-void init_alloc(uint64_t base, size_t size)
+static void init_alloc(uint64_t base, size_t size, int kind)
 {
-    if (!initcheck_mode || !size) return;
+    if (kind != MEM_DEVICE || !size) return;
     uint8_t *bits = calloc((size + 7) / 8, 1);
     if (!bits) return;   /* untracked: no reports about it */
     pthread_rwlock_wrlock(&tr_lock);
@@ -50,9 +56,9 @@ void init_alloc(uint64_t base, size_t size)
     pthread_rwlock_unlock(&tr_lock);
 }
 
-void init_free(uint64_t base)
+static void init_free(uint64_t base, size_t size)
 {
-    if (!initcheck_mode) return;
+    (void)size;
     pthread_rwlock_wrlock(&tr_lock);
     Tracked *t = find(base);
     if (t && t->base == base) {
@@ -78,9 +84,9 @@ static long first_unset(const uint8_t *bits, size_t from, size_t n)
     return -1;
 }
 
-void init_write(uint64_t addr, size_t n)
+static void init_write(uint64_t addr, size_t n)
 {
-    if (!initcheck_mode || !n) return;
+    if (!n) return;
     pthread_rwlock_rdlock(&tr_lock);
     while (n) {   /* a copy may span allocations that lie back to back */
         Tracked *t = find(addr);
@@ -92,24 +98,28 @@ void init_write(uint64_t addr, size_t n)
     pthread_rwlock_unlock(&tr_lock);
 }
 
-int init_setup_cta(Cta *c)
+static int init_cta_begin(Cta *c)
 {
-    if (!initcheck_mode) return 0;
-    free(c->init_bits);
-    c->init_bits = calloc(c->shared_size / 8 + 1, 1);
-    return c->init_bits ? 0 : -1;
+    free(c->tool[slot]);
+    c->tool[slot] = calloc(c->shared_size / 8 + 1, 1);
+    return c->tool[slot] ? 0 : -1;
 }
 
-void init_free_cta(Cta *c)
+static void init_cta_end(Cta *c)
 {
-    free(c->init_bits);
-    c->init_bits = NULL;
+    free(c->tool[slot]);
+    c->tool[slot] = NULL;
 }
 
-void init_shared_write(Cta *c, const uint8_t *p, size_t n)
+/* Host copies and fills write what they write; reads change nothing. */
+static void init_host_access(uint64_t addr, size_t n, int write)
 {
-    if (c && c->init_bits && p >= c->shared && p + n <= c->shared + c->shared_size)
-        set_bits(c->init_bits, (size_t)(p - c->shared), n);
+    if (write) init_write(addr, n);
+}
+
+static void init_tensor_wrote(uint64_t addr, size_t n)
+{
+    init_write(addr, n);
 }
 
 /* Reported instructions: one report each (program, pc) for the process. */
@@ -164,8 +174,8 @@ static Cta *shared_owner(Warp *w, const uint8_t *p)
     return NULL;
 }
 
-void init_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
-                 uint8_t *const host[WARP_SIZE])
+static void init_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                       uint8_t *const host[WARP_SIZE])
 {
     (void)in;
     int reads = access != ACC_WRITE;   /* atomics read, then write */
@@ -174,11 +184,11 @@ void init_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
         const uint8_t *p = host[l];
         Cta *c = w->cta ? shared_owner(w, p) : NULL;
         if (c) {
-            if (!c->init_bits) continue;
+            if (!((uint8_t *)c->tool[slot])) continue;
             size_t off = (size_t)(p - c->shared);
-            if (reads && first_unset(c->init_bits, off, size) >= 0)
+            if (reads && first_unset(((uint8_t *)c->tool[slot]), off, size) >= 0)
                 report(w, l, "shared", off, size, off, c->shared_size);
-            if (access != ACC_READ) set_bits(c->init_bits, off, size);
+            if (access != ACC_READ) set_bits(((uint8_t *)c->tool[slot]), off, size);
             continue;
         }
         Tracked *t = find((uint64_t)(uintptr_t)p);
@@ -189,4 +199,27 @@ void init_access(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acce
         if (access != ACC_READ) set_bits(t->bits, off, n);
     }
     pthread_rwlock_unlock(&tr_lock);
+}
+
+/* An asynchronous copy landed: its bytes are written (shared memory of a CTA of the
+ * cluster, or global memory). */
+static void init_async_wrote(Warp *w, const uint8_t *d, uint32_t size)
+{
+    Cta *c = shared_owner(w, d);
+    if (c && c->tool[slot] && d + size <= c->shared + c->shared_size)
+        set_bits(c->tool[slot], (size_t)(d - c->shared), size);
+    else if (!c)
+        init_write((uint64_t)(uintptr_t)d, size);
+}
+
+static const Observer initcheck = {
+    .tool_name = "initcheck", .events = OBS_CTA | OBS_MEM | OBS_ALLOC | OBS_HOST,
+    .cta_begin = init_cta_begin, .cta_end = init_cta_end, .mem = init_access,
+    .async_wrote = init_async_wrote, .tensor_wrote = init_tensor_wrote, .alloc = init_alloc,
+    .release = init_free, .host_access = init_host_access,
+};
+
+int initcheck_attach(void)
+{
+    return (slot = obs_attach(&initcheck)) < 0 ? -1 : 0;
 }

@@ -14,8 +14,8 @@
 #include <strings.h>
 #include "translate.h"
 #include "contract.h"
-#include "../emu/exec.h"
-#include "../emu/call.h"
+#include "emu/exec.h"
+#include "emu/call.h"
 
 /* Row ids carry a tag until pass 3 knows how many constants there are. */
 #define TAG_CONST 0x20000000u
@@ -107,6 +107,7 @@ typedef struct Tr {
     FnDesc *fdesc;
     int uses_local;
     int has_indirect;          /* some reachable function calls through a pointer     */
+    uint32_t obs;              /* the groups of events tools watch: binders pick variants */
     char *err; size_t errlen;
     int failed;
 } Tr;
@@ -1574,11 +1575,11 @@ static const char *bind_inst(Inst *in, InstDesc *d)
 }
 
 Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn lookup,
-                          void *ctx, char *err, size_t errlen)
+                          void *ctx, uint32_t obs, char *err, size_t errlen)
 {
     Tr t;
     memset(&t, 0, sizeof t);
-    t.m = m; t.lookup = lookup; t.ctx = ctx; t.err = err; t.errlen = errlen;
+    t.m = m; t.lookup = lookup; t.ctx = ctx; t.err = err; t.errlen = errlen; t.obs = obs;
     for (int i = 0; i < SR_COUNT_STATIC; i++) t.sreg_id[i] = -1;
     t.dyn_align = 16;
     Program *p = NULL;
@@ -1712,6 +1713,7 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     if (contract(&t, m) < 0) goto oom;
     for (uint32_t pc = 0; pc < t.ncode; pc++) {
         Inst *in = &t.code[pc];
+        t.descs[pc].obs = t.obs;
         const char *msg = bind_inst(in, &t.descs[pc]);
         if (msg) {
             const PtxInst *pi = NULL;
@@ -1765,7 +1767,13 @@ Program *translate_kernel(const PtxModule *m, const PtxFunc *entry, TrLookupFn l
     p->nparams = t.nkp;
     p->param_offset = t.kp_off;
     p->param_size_of = t.kp_size;
-    for (int k = 0; k < 3; k++) { p->reqntid[k] = entry->reqntid[k]; p->maxntid[k] = entry->maxntid[k]; }
+    for (int k = 0; k < 3; k++) {
+        p->reqntid[k] = entry->reqntid[k];
+        p->maxntid[k] = entry->maxntid[k];
+        p->reqncta[k] = entry->reqnctapercluster[k];
+    }
+    p->explicit_cluster = entry->explicitcluster;
+    p->obs = t.obs;
     p->locs = t.locs;
     p->nlocs = t.nlocs;
     p->kparams = t.kprows;

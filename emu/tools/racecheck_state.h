@@ -3,7 +3,7 @@
 #ifndef PTXEMU_RACECHECK_STATE_H
 #define PTXEMU_RACECHECK_STATE_H
 
-#include "machine.h"
+#include "racecheck.h"
 
 /* A map from 64-bit keys to pointers (open addressing, racecheck.c). */
 typedef struct Map { uint64_t *k; void **v; uint32_t cap, n; } Map;

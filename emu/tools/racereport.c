@@ -5,7 +5,6 @@
 #include <string.h>
 #include "racecheck.h"
 #include "racecheck_state.h"
-#include "memory.h"
 
 static const char *const kind_name[] = {
     "read-after-write", "write-after-read", "write-after-write",
@@ -42,7 +41,7 @@ static void short_place(const Program *p, uint32_t pc, char *buf, size_t n)
 static void order_hint(const Launch *L, const RaceFinding *f, char *buf, size_t n)
 {
     char a[320], b[320];
-    short_place(L->race->launches[f->launch1].prog, f->pc1, a, sizeof a);
+    short_place(RACE_LOG(L)->launches[f->launch1].prog, f->pc1, a, sizeof a);
     short_place(L->prog, f->pc2, b, sizeof b);
     if (f->cta1 == f->cta2 && !strcmp(a, b))
         snprintf(buf, n, "; both accesses come from %s: threads that update one location there with a "
@@ -140,7 +139,7 @@ static void print_finding(const Launch *L, const RaceFinding *f)
     uint32_t b1[3], b2[3], t1[3], t2[3];
     unsigned long long seed = (unsigned long long)L->seed;
     const char *times = f->count == 1 ? "" : "s";
-    const RaceLaunch *r1 = &L->race->launches[f->launch1];
+    const RaceLaunch *r1 = &RACE_LOG(L)->launches[f->launch1];
     if (!r1->prog) {   /* an earlier copy the host issued */
         char sn[64];
         size_t asz = 0;
@@ -162,7 +161,7 @@ static void print_finding(const Launch *L, const RaceFinding *f)
     coords(r1->block, f->t1, t1); coords(L->block, f->t2, t2);
     const char *k = kind_name[f->kind], *kn = L->prog->name;
     char hint[800] = "";
-    if (f->kind <= K_WAW && f->launch1 == L->race->cur) order_hint(L, f, hint, sizeof hint);
+    if (f->kind <= K_WAW && f->launch1 == RACE_LOG(L)->cur) order_hint(L, f, hint, sizeof hint);
     switch (f->kind) {
     case K_MBINIT:
         if (f->pc1 == f->pc2 && f->cta1 == f->cta2 && f->t1 == f->t2) {   /* race_mbar_uninit */
@@ -229,7 +228,7 @@ static void print_finding(const Launch *L, const RaceFinding *f)
                                        : " (wait_group / mbarrier wait missing?)", f->count, times, seed);
         return;
     }
-    if (f->global && f->launch1 != L->race->cur) {
+    if (f->global && f->launch1 != RACE_LOG(L)->cur) {
         size_t asz = 0;
         uint64_t base = mem_find(f->addr, &asz, NULL);
         fprintf(stderr, "ptxemu: race: %s in global memory at 0x%llx (offset %llu of a %zu-byte "
@@ -275,10 +274,10 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
             (unsigned long long)(f->global ? f->addr : f->offset), L->prog->name,
             b[0], b[1], b[2], f->count, (unsigned long long)L->seed);
     if (!one) {
-        json_access(js, &L->race->launches[f->launch1], f->pc1, f->cta1, f->t1);
+        json_access(js, &RACE_LOG(L)->launches[f->launch1], f->pc1, f->cta1, f->t1);
         fputc(',', js);
     }
-    json_access(js, &L->race->launches[L->race->cur], f->pc2, f->cta2, f->t2);
+    json_access(js, &RACE_LOG(L)->launches[RACE_LOG(L)->cur], f->pc2, f->cta2, f->t2);
     fprintf(js, "]");
     if (f->global) {
         size_t asz = 0;
@@ -293,7 +292,7 @@ static void json_finding(FILE *js, const Launch *L, const RaceFinding *f)
 
 int race_report(Launch *L)
 {
-    RaceLog *g = L->race;
+    RaceLog *g = RACE_LOG(L);
     if (!g) return 0;
     if (g->full)
         fprintf(stderr, "ptxemu: racecheck: kernel %s: the detector ran out of room for its shadow or "
