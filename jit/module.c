@@ -228,20 +228,43 @@ JitModule *jit_module_load(const char *ptx, size_t len, const char *source_name,
     return keep_text(module_from_ast(a, source_name, err, errlen, cuda_err), ptx, len);
 }
 
+/* Whether the parts call one of the device runtime's PTX functions (emu/devrt_cg.c) that
+ * none of them defines. */
+static int needs_devrt_cg(PtxModule *const *parts, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < parts[i]->nfuncs; j++) {
+            const PtxFunc *f = &parts[i]->funcs[j];
+            if (f->has_body || !devrt_cg_provides(f->name)) continue;
+            int defined = 0;
+            for (int a = 0; a < n && !defined; a++)
+                for (int b = 0; b < parts[a]->nfuncs && !defined; b++)
+                    defined = parts[a]->funcs[b].has_body && !strcmp(parts[a]->funcs[b].name, f->name);
+            if (!defined) return 1;
+        }
+    return 0;
+}
+
 JitModule *jit_module_link(const char *const *ptx, const size_t *len, const char *const *names,
                            int n, char *err, size_t errlen, int *cuda_err)
 {
     if (!arena_ready(err, errlen, cuda_err)) return NULL;
-    PtxModule **parts = calloc((size_t)(n > 0 ? n : 1), sizeof *parts);
+    PtxModule **parts = calloc((size_t)(n > 0 ? n + 1 : 1), sizeof *parts);
     if (!parts) { *cuda_err = EMU_ERR_MEMORY_ALLOCATION; return NULL; }
-    int ok = n > 0, verr = 0;
+    int ok = n > 0, verr = 0, nparts = n;
     for (int i = 0; ok && i < n; i++) {
         parts[i] = ptx_parse(ptx[i], len[i], names[i], err, errlen, &verr);
         ok = parts[i] != NULL;
     }
-    PtxModule *a = ok ? ptx_link(parts, n, call_host_provided, err, errlen) : NULL;
+    if (ok && needs_devrt_cg(parts, n)) {   /* libcudadevrt's part, in ptxemu's PTX */
+        size_t dl;
+        const char *dt = devrt_cg_ptx(&dl);
+        parts[nparts] = ptx_parse(dt, dl, "ptxemu-devrt.ptx", err, errlen, &verr);
+        ok = parts[nparts++] != NULL;
+    }
+    PtxModule *a = ok ? ptx_link(parts, nparts, call_host_provided, err, errlen) : NULL;
     if (!a) {
-        for (int i = 0; i < n; i++) ptx_module_free(parts[i]);
+        for (int i = 0; i < nparts; i++) ptx_module_free(parts[i]);
         free(parts);
         *cuda_err = verr ? EMU_ERR_UNSUPPORTED_PTX_VERSION : EMU_ERR_INVALID_PTX;
         if (ok && !err[0]) snprintf(err, errlen, "link error");

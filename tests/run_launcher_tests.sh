@@ -159,6 +159,28 @@ if [ $rc = 2 ] && grep -q 'PTXEMU_DEVICES=0: expected the number of devices to e
 else
     bad "PTXEMU_DEVICES=0 is refused (exit $rc)"
 fi
+# CUDA_VISIBLE_DEVICES, as CUDA reads it: the listed devices in that order (by index or
+# UUID), up to the first entry that names none; set and empty, none at all
+CUDA_VISIBLE_DEVICES=1,0 "$ptxemu" -d 2 --devices >"$tmp/out" 2>"$tmp/err"
+rc=$?
+CUDA_VISIBLE_DEVICES=0,7,1 "$ptxemu" -d 2 --devices >"$tmp/out2" 2>>"$tmp/err"
+rc2=$?
+CUDA_VISIBLE_DEVICES=GPU-70747865-6d75-2d73-6d39-302d64657631 "$ptxemu" -d 2 --devices >"$tmp/out3" 2>>"$tmp/err"
+rc3=$?
+CUDA_VISIBLE_DEVICES= "$ptxemu" -d 2 --devices >"$tmp/out4" 2>"$tmp/err4"
+rc4=$?
+if [ $rc = 0 ] && grep -q '^ptxemu: 2 emulated devices (PTXEMU_DEVICES, CUDA_VISIBLE_DEVICES)' "$tmp/out" &&
+   [ "$(grep -E '^  UUID' "$tmp/out" | awk '{print $2}' | tr '\n' ' ')" = \
+     "GPU-70747865-6d75-2d73-6d39-302d64657631 GPU-70747865-6d75-2d73-6d39-302d64657630 " ] &&
+   [ $rc2 = 0 ] && grep -q '^ptxemu: 1 emulated device ' "$tmp/out2" &&
+   [ $rc3 = 0 ] && grep -q '^  UUID  *GPU-70747865-6d75-2d73-6d39-302d64657631$' "$tmp/out3" &&
+   grep -q '^ptxemu: 1 emulated device ' "$tmp/out3" &&
+   [ $rc4 = 1 ] && grep -q 'CUDA_VISIBLE_DEVICES= leaves none of the 2 emulated devices visible' "$tmp/err4"; then
+    ok "CUDA_VISIBLE_DEVICES hides and reorders the emulated devices"
+else
+    bad "CUDA_VISIBLE_DEVICES hides and reorders the emulated devices (exit $rc $rc2 $rc3 $rc4)"
+    cat "$tmp/out" "$tmp/out4" "$tmp/err4" | head -n 20
+fi
 "$ptxemu" --json >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc = 2 ] && grep -q -- '--json goes with --devices' "$tmp/err"; then

@@ -152,10 +152,16 @@ CUresult drv_ctx_enter(CUcontext *out)
     return st;
 }
 
-CUresult drv_ctx_sticky(void)
+CUresult drv_ctx_enter_owner(CUcontext owner, int sticky, CUcontext *out)
 {
-    CUcontext c = drv_ctx_current();
-    return c && drv_handle_kind(c) == H_CTX ? __atomic_load_n(&c->sticky, __ATOMIC_ACQUIRE) : CUDA_SUCCESS;
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (drv_ctx_current() || !owner) return sticky ? drv_ctx_enter(out) : drv_ctx_enter_any(out);
+    drv_lock();
+    CUresult e = ctx_usable(owner);
+    drv_unlock();
+    if (e == CUDA_SUCCESS && sticky) e = __atomic_load_n(&owner->sticky, __ATOMIC_ACQUIRE);
+    if (e == CUDA_SUCCESS) *out = owner;
+    return e;
 }
 
 void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg)

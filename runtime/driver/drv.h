@@ -56,10 +56,16 @@ struct CUctx_st {
 /* The current context, checked: CUDA_ERROR_NOT_INITIALIZED before cuInit,
  * CUDA_ERROR_INVALID_CONTEXT without one, its sticky error after a fault. */
 CUresult drv_ctx_enter(CUcontext *out);
-CUresult drv_ctx_sticky(void);   /* the current context's sticky error, CUDA_SUCCESS if none */
 /* The same without the sticky check (calls that work after a fault). */
 CUresult drv_ctx_enter_any(CUcontext *out);
 CUcontext drv_ctx_current(void);
+/* A call on an object (an allocation, stream, event, module, function) runs in the current
+ * context when there is one, else in the object's own, owner (NULL: it has none, or is not
+ * live). Measured on an H200, driver 580 (tests/expected/driver/noctx.txt): with no context
+ * current, frees, unregistering, stream and event calls, module calls and work issued into
+ * a created stream succeed; calls that name no object (cuMemAlloc, synchronous copies,
+ * cuCtxSynchronize) fail with CUDA_ERROR_INVALID_CONTEXT. sticky: also its sticky error. */
+CUresult drv_ctx_enter_owner(CUcontext owner, int sticky, CUcontext *out);
 CUcontext drv_primary(CUdevice dev);            /* the primary context object (always)  */
 int drv_primary_active(CUdevice dev);
 /* Whether c is a context that can be used (retained, if primary), or why not. */
@@ -86,7 +92,9 @@ CUresult drv_cls_delete(CUcontext c, void *key);
 #define DRV_BLOCKS_PER_SM 32
 #define DRV_DRIVER_VERSION 13000
 #define DRV_MAX_DEVICES 16
-int drv_devices_init(void);                     /* reads PTXEMU_DEVICES; -1 (said) if bad */
+/* Reads PTXEMU_DEVICES (-1, said, if bad) and CUDA_VISIBLE_DEVICES (-2, said, when it
+ * leaves no device): which of the emulated devices the ordinals name, in what order. */
+int drv_devices_init(void);
 int drv_device_count(void);
 CUresult drv_device_check(CUdevice dev);        /* CUDA_ERROR_INVALID_DEVICE unless < count */
 int drv_device_attr(CUdevice dev, CUdevice_attribute attr, int *value);   /* -1: unknown  */
@@ -178,6 +186,7 @@ struct CUstream_st;
 CUresult drv_stream_check(CUstream s);
 CUresult drv_stream_check_copy(CUstream s);   /* also streams of other contexts */
 CUstream drv_ptsz(CUstream s);                  /* NULL -> CU_STREAM_PER_THREAD         */
+CUcontext drv_stream_owner(CUstream s);         /* a live created stream's context, else NULL */
 /* Stream order for the race detector: a launch is issued on s; the host waited. */
 void drv_order_launch(CUstream s);
 void drv_order_host_waits(CUstream s);

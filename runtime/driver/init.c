@@ -84,11 +84,22 @@ static CUresult init_status = CUDA_ERROR_NOT_INITIALIZED;
 static int init_done;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/* A child forked after cuInit cannot use the driver: every call, cuInit too, answers
+ * CUDA_ERROR_NOT_INITIALIZED, as a GPU's driver does (Numba detects a fork by exactly that:
+ * its test_fork, written for GPUs, expects it). The child has none of the parent's worker
+ * threads, so using the copied state could never work anyway. */
+static void forked_child(void)
+{
+    __atomic_store_n(&init_done, 0, __ATOMIC_RELEASE);
+    init_status = CUDA_ERROR_NOT_INITIALIZED;
+}
+
 static void init_run(void)
 {
     emu_log_level = env_int("PTXEMU_LOG", 0, 3, 1);
-    if (drv_devices_init()) {
-        init_status = CUDA_ERROR_INVALID_VALUE;
+    int d = drv_devices_init();
+    if (d) {   /* -2: CUDA_VISIBLE_DEVICES hides every device */
+        init_status = d == -2 ? CUDA_ERROR_NO_DEVICE : CUDA_ERROR_INVALID_VALUE;
         return;
     }
     int threads = env_int("PTXEMU_THREADS", 0, 4096, 0);
@@ -101,6 +112,7 @@ static void init_run(void)
     }
     init_status = CUDA_SUCCESS;
     __atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
+    pthread_atfork(NULL, NULL, forked_child);
 }
 
 int drv_is_initialized(void)

@@ -296,7 +296,8 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
 {
     CUcontext c;
     int keep = may_hold(cooperative, after);
-    CUresult e = drv_ctx_enter(&c);
+    /* into a created stream with no context current: the stream's context */
+    CUresult e = drv_ctx_enter_owner(after ? NULL : drv_stream_owner(s), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     if (!keep) {

@@ -192,6 +192,30 @@ int drv_mem_ok(uint64_t p, size_t n)
         return e_;                                                        \
     } while (0)
 
+/* The same in the context that owns the object (drv_ctx_enter_owner): the current one, or
+ * the owner when none is current. */
+#define IN_OWNER(owner, expr)                                             \
+    do {                                                                  \
+        CUcontext ctx_;                                                   \
+        CUresult e_ = drv_ctx_enter_owner(owner, 1, &ctx_);               \
+        if (e_ != CUDA_SUCCESS) return e_;                                \
+        drv_lock();                                                       \
+        e_ = (expr);                                                      \
+        drv_unlock();                                                     \
+        return e_;                                                        \
+    } while (0)
+
+/* The context that made the allocation (or registration) starting at p, else NULL. */
+static CUcontext alloc_owner(uint64_t p)
+{
+    if (!p) return NULL;
+    drv_lock();
+    Alloc *s = alloc_slot(p);
+    CUcontext c = s ? s->ctx : NULL;
+    drv_unlock();
+    return c;
+}
+
 /* ---- allocation ---- */
 
 static CUresult mem_alloc_kind(CUcontext c, CUdeviceptr *dptr, size_t size, int kind,
@@ -210,14 +234,20 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     IN_CTX(mem_alloc_kind(ctx_, dptr, bytesize, DRV_MEM_DEVICE, 0));
 }
 
+/* Measured with no context current (tests/expected/driver/noctx.txt): memory of a live
+ * context is freed, null is nothing to free, and an address no allocation starts at is
+ * CUDA_ERROR_INVALID_VALUE. */
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
     if (drv_capture_unsafe_call() != CUDA_SUCCESS) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    if (!dptr) {   /* freeing nothing needs a context all the same */
+    CUcontext owner = alloc_owner(dptr);
+    if (!drv_ctx_current() && drv_is_initialized() && !owner)
+        return dptr ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (!dptr) {   /* with a context current, freeing nothing returns its state */
         CUcontext c;
         return drv_ctx_enter(&c);
     }
-    IN_CTX((drv_order_host_waits_all(), drv_pool_free(dptr)));
+    IN_OWNER(owner, (drv_order_host_waits_all(), drv_pool_free(dptr)));
 }
 
 /* Rows of cuMemAllocPitch are padded to this many bytes. */
@@ -267,8 +297,9 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 CUresult CUDAAPI cuMemFreeHost(void *p)
 {
     if (drv_capture_unsafe_call() != CUDA_SUCCESS) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    IN_CTX((drv_order_host_waits_all(),
-            alloc_release((uint64_t)(uintptr_t)p, DRV_MEM_HOST, DRV_MEM_HOST)));
+    IN_OWNER(alloc_owner((uint64_t)(uintptr_t)p),
+             (drv_order_host_waits_all(),
+              alloc_release((uint64_t)(uintptr_t)p, DRV_MEM_HOST, DRV_MEM_HOST)));
 }
 
 CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
@@ -383,7 +414,7 @@ CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Fla
 CUresult CUDAAPI cuMemHostUnregister(void *p)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(alloc_owner((uint64_t)(uintptr_t)p), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     if (!p) return CUDA_ERROR_INVALID_VALUE;
     uint64_t a = (uint64_t)(uintptr_t)p;
@@ -539,7 +570,7 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
 #define COPY_ASYNC_AT(expr, stream, captured, api)                        \
     do {                                                                  \
         CUcontext c_;                                                     \
-        CUresult e_ = drv_ctx_enter(&c_);                                 \
+        CUresult e_ = drv_ctx_enter_owner(drv_stream_owner(stream), 1, &c_); \
         if (e_ != CUDA_SUCCESS) return e_;                                \
         drv_lock();                                                       \
         e_ = drv_stream_check_copy(stream);                               \

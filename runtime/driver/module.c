@@ -40,6 +40,7 @@ typedef struct Jit {
     size_t *info_size_out, *error_size_out;
     float *wall;
     int verbose;                /* CU_JIT_LOG_VERBOSE: the info log reports each kernel */
+    unsigned max_regs;          /* CU_JIT_MAX_REGISTERS: ptxas's --maxrregcount, 0 none */
 } Jit;
 
 static void jit_read(Jit *j, unsigned n, const CUjit_option *opts, void **vals)
@@ -59,6 +60,7 @@ static void jit_read(Jit *j, unsigned n, const CUjit_option *opts, void **vals)
             break;
         case CU_JIT_WALL_TIME: j->wall = (float *)&vals[i]; break;
         case CU_JIT_LOG_VERBOSE: j->verbose = vals[i] != NULL; break;
+        case CU_JIT_MAX_REGISTERS: j->max_regs = (unsigned)(uintptr_t)vals[i]; break;
         default: break;   /* targets, optimisation levels, caches: nothing to tune here */
         }
     }
@@ -86,6 +88,16 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* CU_JIT_MAX_REGISTERS: ptxas is told the limit for every text, with the options the text
+ * carries already (image_add_option), so that the registers reported are what the GPU's JIT
+ * gives the kernels. */
+static int jit_max_regs(Image *im, unsigned n)
+{
+    char opt[48];
+    snprintf(opt, sizeof opt, "--maxrregcount %u", n);
+    return image_add_option(im, opt);
+}
+
 /* ---- loading ---- */
 
 /* Parse (and link) the image's texts into an emulator module. */
@@ -106,6 +118,8 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
     double t0 = now_ms();
     Image im;
     CUresult e = image_read(image, &im, err, sizeof err);
+    if (e == CUDA_SUCCESS && jit && jit->max_regs && jit_max_regs(&im, jit->max_regs))
+        e = CUDA_ERROR_OUT_OF_MEMORY;
     JitModule *em = NULL;
     if (e == CUDA_SUCCESS) e = load_em(&im, &em, err, sizeof err);
     if (e != CUDA_SUCCESS) {
@@ -203,6 +217,16 @@ static DrvModule *module_live(const void *h)
     return h && drv_handle_kind(h) == H_MODULE ? (DrvModule *)h : NULL;
 }
 
+/* A live module's context (NULL for a library, or when not live), for drv_ctx_enter_owner. */
+static CUcontext module_owner(const void *h)
+{
+    drv_lock();
+    DrvModule *m = module_live(h);
+    CUcontext c = m ? m->ctx : NULL;
+    drv_unlock();
+    return c;
+}
+
 /* Module calls: current context (modules) or just cuInit (libraries), then the lock. */
 static CUresult enter(int need_ctx, CUcontext *c)
 {
@@ -225,7 +249,7 @@ static CUresult load(CUmodule *out, const void *image, int library, Jit *jit)
     return e;
 }
 
-static void *read_whole(const char *path, CUresult *e)
+static void *read_whole(const char *path, CUresult *e, size_t *size)
 {
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
@@ -247,6 +271,7 @@ static void *read_whole(const char *path, CUresult *e)
     if (!b) { *e = CUDA_ERROR_OUT_OF_MEMORY; return NULL; }
     b[n] = 0;   /* PTX files are text */
     *e = CUDA_SUCCESS;
+    if (size) *size = n;
     return b;
 }
 
@@ -274,7 +299,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
-    void *b = read_whole(fname, &e);
+    void *b = read_whole(fname, &e, NULL);
     if (!b) return e;
     e = load(module, b, 0, NULL);
     free(b);
@@ -284,7 +309,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter_any(&c);
+    CUresult e = drv_ctx_enter_owner(module_owner(hmod), 0, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     DrvModule *m = module_live(hmod);
@@ -341,7 +366,7 @@ static CUresult get_function(CUfunction *out, const void *h, const char *name, i
 {
     if (!out || !name) return CUDA_ERROR_INVALID_VALUE;
     CUcontext c;
-    CUresult e = enter(need_ctx, &c);
+    CUresult e = need_ctx ? drv_ctx_enter_owner(module_owner(h), 1, &c) : enter(0, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     DrvModule *m = module_live(h);
@@ -552,7 +577,7 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!library || !fileName) return CUDA_ERROR_INVALID_VALUE;
     CUresult e;
-    void *b = read_whole(fileName, &e);
+    void *b = read_whole(fileName, &e, NULL);
     if (!b) return e;
     e = cuLibraryLoadData(library, b, jitOptions, jitOptionsValues, numJitOptions,
                           libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -663,9 +688,9 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
 {
     (void)numOptions; (void)options; (void)optionValues;
     if (!data || !size) return CUDA_ERROR_INVALID_VALUE;
-    if (type == CU_JIT_INPUT_LIBRARY || type == CU_JIT_INPUT_NVVM) {
-        drv_diag("cuLinkAddData: input type %d (%s) cannot be linked by ptxemu: it links PTX",
-                 (int)type, type == CU_JIT_INPUT_NVVM ? "NVVM IR" : "host library");
+    if (type == CU_JIT_INPUT_NVVM) {
+        drv_diag("cuLinkAddData: NVVM IR cannot be linked by ptxemu: it links PTX (compile it "
+                 "with libNVVM first)");
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     drv_lock();
@@ -681,6 +706,10 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
             /* PTX need not be NUL-terminated within size */
             size_t len = strnlen(data, size);
             e = image_add(&part, data, len, nm) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+        } else if (type == CU_JIT_INPUT_LIBRARY) {
+            e = image_read_archive(data, size, name && *name ? name : "library", &part, err, sizeof err);
+        } else if (type == CU_JIT_INPUT_OBJECT) {
+            e = image_read_object(data, size, name && *name ? name : "object", &part, err, sizeof err);
         } else {
             e = image_read(data, &part, err, sizeof err);
         }
@@ -700,10 +729,13 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const 
                                   unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     CUresult e;
-    void *b = read_whole(path, &e);
+    size_t n = 0;
+    void *b = read_whole(path, &e, &n);
     if (!b) return e;
     const char *slash = path ? strrchr(path, '/') : NULL;
-    e = cuLinkAddData_v2(state, type, b, strlen(b) ? strlen(b) + 1 : 1,
+    /* archives and objects are binary: their whole size; texts end at their first NUL */
+    int binary = type == CU_JIT_INPUT_LIBRARY || type == CU_JIT_INPUT_OBJECT;
+    e = cuLinkAddData_v2(state, type, b, binary ? (n ? n : 1) : strlen(b) ? strlen(b) + 1 : 1,
                          slash ? slash + 1 : path, numOptions, options, optionValues);
     free(b);
     return e;
@@ -727,6 +759,8 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
     if (em) jit_module_free(em);
     /* measured: an undefined .extern fails the link with CUDA_ERROR_UNKNOWN */
     if (e == CUDA_ERROR_INVALID_PTX && strstr(err, "link error")) e = CUDA_ERROR_UNKNOWN;
+    if (e == CUDA_SUCCESS && s->jit.max_regs && jit_max_regs(&s->img, s->jit.max_regs))
+        e = CUDA_ERROR_OUT_OF_MEMORY;
     if (e == CUDA_SUCCESS) {
         free(s->out);
         s->out = image_pack(&s->img, sizeOut);

@@ -345,12 +345,23 @@ CUstream drv_ptsz(CUstream s)
     return s ? s : CU_STREAM_PER_THREAD;
 }
 
-/* Caller holds the lock. A created stream must belong to the current context. */
+/* Caller holds the lock. A created stream must belong to the current context; with none
+ * current the call runs in the stream's own (drv_ctx_enter_owner). */
 CUresult drv_stream_check(CUstream s)
 {
     if (stream_builtin(s)) return CUDA_SUCCESS;
     if (drv_handle_kind(s) != H_STREAM) return CUDA_ERROR_INVALID_HANDLE;
-    return s->ctx == drv_ctx_current() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    CUcontext cur = drv_ctx_current();
+    return !cur || s->ctx == cur ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUcontext drv_stream_owner(CUstream s)
+{
+    if (stream_builtin(s)) return NULL;
+    drv_lock();
+    CUcontext c = drv_handle_kind(s) == H_STREAM ? s->ctx : NULL;
+    drv_unlock();
+    return c;
 }
 
 /* Copies may go into a stream of another device's context (CUDA Programming Guide, "Stream
@@ -399,7 +410,7 @@ CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
 CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(drv_stream_owner(hStream), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     int ok = !stream_builtin(hStream) && drv_handle_kind(hStream) == H_STREAM;
@@ -443,10 +454,9 @@ static CUresult stream_enter(CUstream s, int sticky)
 /* Calls that only ask about a stream or wait for it take a stream of any live context, as
  * CUDA's do (a program synchronizes another device's stream without switching to it:
  * p2pBandwidthLatencyTest); work is only enqueued into streams of the current context. */
-static CUresult stream_enter_any_ctx(CUstream s, int sticky)
+static CUresult stream_enter_ctx_of(CUstream s, int sticky, CUcontext *c)
 {
-    CUcontext c;
-    CUresult e = sticky ? drv_ctx_enter(&c) : drv_ctx_enter_any(&c);
+    CUresult e = drv_ctx_enter_owner(drv_stream_owner(s), sticky, c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     e = drv_stream_check_copy(s);   /* the same rule as for copies */
@@ -454,14 +464,20 @@ static CUresult stream_enter_any_ctx(CUstream s, int sticky)
     return e;
 }
 
+static CUresult stream_enter_any_ctx(CUstream s, int sticky)
+{
+    CUcontext c;
+    return stream_enter_ctx_of(s, sticky, &c);
+}
+
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
-    CUresult e = stream_enter_any_ctx(hStream, 1);
+    CUcontext c;
+    CUresult e = stream_enter_ctx_of(hStream, 1, &c);
     if (e != CUDA_SUCCESS) return e;
     if ((e = drv_capture_sync_stream(hStream)) == CUDA_SUCCESS) drv_order_host_waits(hStream);
-    if (e == CUDA_SUCCESS) e = drv_ctx_sticky();   /* a kept launch that just ran may have failed */
     drv_unlock();
-    return drv_after_wait(drv_ctx_current(), e);
+    return drv_after_wait(c, e);   /* a kept launch that just ran may have failed: sticky */
 }
 
 /* Work is complete when the call that issued it returns, so a valid stream is idle, unless
@@ -492,6 +508,15 @@ struct CUevent_st {
 static int event_live(CUevent e)
 {
     return e && drv_handle_kind(e) == H_EVENT;
+}
+
+/* The context of a live event, else NULL (for drv_ctx_enter_owner). */
+static CUcontext event_owner(CUevent ev)
+{
+    drv_lock();
+    CUcontext c = event_live(ev) ? ev->ctx : NULL;
+    drv_unlock();
+    return c;
 }
 
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -750,7 +775,7 @@ static void event_free(CUevent ev)
 CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(event_owner(hEvent), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     int ok = event_live(hEvent);
@@ -799,7 +824,7 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(event_owner(hEvent), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     drv_run_held();
@@ -814,7 +839,7 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(event_owner(hEvent), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     drv_run_held();
@@ -822,7 +847,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     e = ok ? drv_capture_event_host(hEvent, 1) : CUDA_ERROR_INVALID_HANDLE;
     if (e == CUDA_SUCCESS) ord_join(&host, &hEvent->order);
     if (e == CUDA_SUCCESS) drv_defer_settle_host();
-    if (e == CUDA_SUCCESS) e = drv_ctx_sticky();
+    if (e == CUDA_SUCCESS) e = drv_after_wait(c, e);
     if (e == CUDA_SUCCESS) mt_host = dmax(mt_host, hEvent->model_ns);
     drv_unlock();
     return drv_after_wait(c, e);
@@ -850,7 +875,7 @@ void drv_event_graph_wait(CUevent ev, DrvOrder *v)
 CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(event_owner(hStart), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     if (!pMilliseconds) return CUDA_ERROR_INVALID_VALUE;
     drv_lock();

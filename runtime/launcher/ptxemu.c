@@ -43,12 +43,13 @@ static void usage(FILE *f)
         "sm_90 (H100) GPU. See man ptxemu and the README.\n"
         "\n"
         "Options:\n"
-        "       ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] [--no-racecheck]\n"
-        "                   PROGRAM [ARGS...]\n"
+        "       ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] [--json FILE]\n"
+        "                   [--no-racecheck] PROGRAM [ARGS...]\n"
+        "       ptxemu race --merge FILE...\n"
         "         runs PROGRAM under seeds S.. of deterministic mode (default 1..100) with the\n"
         "         race detector on and stops at the first whose output or exit status differs\n"
         "         from seed S's, or that reports a race or fault; prints the command that\n"
-        "         replays it\n"
+        "         replays it; --merge: the shards' JSON as one run (docs/cluster.md)\n"
         "       ptxemu debug [-s SEED] [-x FILE] [-c CMD]... [-b LOC]... PROGRAM [ARGS...]\n"
         "       ptxemu debug --trace [--kernel K] [--block X,Y,Z] [--warp N] [--lane N]\n"
         "                    [--thread X,Y,Z] [--line LOC] [--trace-file FILE] PROGRAM [ARGS...]\n"
@@ -129,6 +130,8 @@ static void usage(FILE *f)
         "                   verbose JIT log (default: PATH, CUDA_HOME, /usr/local/cuda;\n"
         "                   empty: none)\n"
         "  PTXEMU_CHECK     0: start PROGRAM even when the launcher finds no PTX it can run\n"
+        "  PTXEMU_NUMBA_COMPAT 0: leave Python programs alone (default: Numba older than 0.57\n"
+        "                   is adapted to CUDA 13's libNVVM and driver; docs/python.md)\n"
         "  PTXEMU_DEBUG     1 or trace, and PTXEMU_DEBUG_* / PTXEMU_TRACE_*: what ptxemu debug\n"
         "                   sets (docs/debug.md)\n"
         "\n"
@@ -166,6 +169,9 @@ static int find_in_build_tree(char *out, size_t n)
     return 0;
 }
 
+/* Set by find_libdir when the libraries are those of the build tree (not installed ones). */
+static int in_build_tree;
+
 static int find_libdir(char *out, size_t n)
 {
     const char *env = getenv("PTXEMU_LIBDIR");
@@ -174,7 +180,7 @@ static int find_libdir(char *out, size_t n)
         fprintf(stderr, "ptxemu: PTXEMU_LIBDIR=%s does not contain %s\n", env, LIBNAME);
         return 0;
     }
-    if (find_in_build_tree(out, n)) return 1;
+    if (find_in_build_tree(out, n)) return in_build_tree = 1;
 #ifdef PTXEMU_PKGLIBDIR
     if (is_lib_dir(PTXEMU_PKGLIBDIR) && snprintf(out, n, "%s", PTXEMU_PKGLIBDIR) < (int)n)
         return 1;
@@ -279,6 +285,24 @@ static int values_ok(const char *const *given)
 
 /* The option that set each checked variable (values_ok names it in its message). */
 static const char *opt_given[16];
+
+/* Python programs (Numba) find ptxemu's start-up folder first on PYTHONPATH: its
+ * sitecustomize.py adapts a Numba older than CUDA 12 to CUDA 13 (python/startup/, installed
+ * in $(pkgdatadir)/python-startup). PTXEMU_NUMBA_COMPAT=0 leaves Python alone. */
+static int prepend_python_path(void)
+{
+    const char *env = getenv("PTXEMU_NUMBA_COMPAT");
+    if (env && !strcmp(env, "0")) return 0;
+    const char *dir = NULL;
+#ifdef PTXEMU_SRCDIR
+    if (in_build_tree) dir = PTXEMU_SRCDIR "/python/startup";
+#endif
+#ifdef PTXEMU_PKGDATADIR
+    if (!in_build_tree) dir = PTXEMU_PKGDATADIR "/python-startup";
+#endif
+    if (!dir || !has_file(dir, "sitecustomize.py")) return 0;
+    return prepend_env("PYTHONPATH", dir);
+}
 
 /* An option's value: "--opt N" or "-o N"; returns the index of the value or -1. */
 static int set_from_option(int argc, char **argv, int i, const char *var)
@@ -421,8 +445,8 @@ int main(int argc, char **argv)
     if (!find_libdir(dir, sizeof dir)) return 1;
     if (devices_mode) return devices_main(dir, devices_mode == 2);
     if (choose_cudart(dir, sizeof dir)) return 2;
-    if (prepend_library_path(dir) != 0) {
-        fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH: %s\n", strerror(errno));
+    if (prepend_library_path(dir) != 0 || prepend_python_path() != 0) {
+        fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH or PYTHONPATH: %s\n", strerror(errno));
         return 1;
     }
     if (!strcmp(argv[prog], "race")) return explore_main(argc - prog - 1, &argv[prog + 1]);
