@@ -60,12 +60,12 @@ if [ "$BENCH_BUILD" != 0 ]; then
         omp=no
         "$CC" -std=gnu11 $REF_CFLAGS -o "$BENCH_OUT/ref" "$here/ref.c" || die "cc failed on ref.c"
     fi
-else
+elif [ "$report_only" = 0 ]; then
     for b in $benches ref; do [ -x "$BENCH_OUT/$b" ] || die "BENCH_BUILD=0 but $BENCH_OUT/$b is missing"; done
 fi
 
 # Peak RSS: GNU time if installed, else the tiny wait4() wrapper.
-if /usr/bin/time -v true >/dev/null 2>&1; then
+if /usr/bin/time -v true >/dev/null 2>&1 || [ "$report_only" != 0 ]; then
     rss_cmd=(/usr/bin/time -v)
 else
     [ -x "$BENCH_OUT/maxrss" ] || "$CC" -std=gnu11 -O2 -o "$BENCH_OUT/maxrss" "$here/maxrss.c" ||
