@@ -763,8 +763,8 @@ void sched_report_limit(Launch *L)
     if (L->fault.code != EMU_ERR_LAUNCH_TIMEOUT) return;
     FILE *js = report_open();
     if (js) {
-        fprintf(js, "{\"kind\":\"timeout\",\"code\":%d,\"kernel\":", L->fault.code);
-        report_str(js, L->prog->name);
+        fprintf(js, "{\"kind\":\"timeout\",\"code\":%d,", L->fault.code);
+        report_kernel(js, L->prog);
         fprintf(js, ",\"message\":");
         report_str(js, "the launch ran past its time limit (PTXEMU_TIMEOUT)");
         fprintf(js, ",\"warps\":[%s],\"seed\":%llu}\n", L->limit_js ? L->limit_js : "",

@@ -86,6 +86,10 @@ static void usage(FILE *f)
         "                   deadlock or time limit (for autograders)\n"
         "  --timeout SECONDS  stop a kernel that runs longer, say where every warp is and\n"
         "                   fail the launch with cudaErrorLaunchTimeout (PTXEMU_TIMEOUT)\n"
+        "  --tier WHICH     how kernels run: auto (default: interpreted, and a kernel that\n"
+        "                   runs long is compiled to native code in the background), interp\n"
+        "                   (always interpreted), compiled (each kernel compiled before its\n"
+        "                   first launch); same as PTXEMU_TIER=WHICH, docs/architecture.md\n"
         "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
         "  -h, --help       show this help and exit\n"
         "  -V, --version    show the version and exit\n"
@@ -126,6 +130,14 @@ static void usage(FILE *f)
         "                   the pages an H100 maps for it (default: it completes, with a warning)\n"
         "  PTXEMU_FMA_CONTRACT 0: never fuse a mul and an add into an fma as ptxas would\n"
         "                   (docs/fma-contraction.md)\n"
+        "  PTXEMU_TIER      auto, interp or compiled (--tier)\n"
+        "  PTXEMU_JIT_HOT   auto tier: thread instructions a kernel runs before it is\n"
+        "                   compiled (default 100000000)\n"
+        "  PTXEMU_JIT_CACHE a directory for compiled kernels (default: $XDG_CACHE_HOME or\n"
+        "                   ~/.cache, ptxemu/jit), shared by runs and safe to delete\n"
+        "  PTXEMU_JIT_CC    the C compiler that builds them (default: cc)\n"
+        "  PTXEMU_JIT_KEEP  1: keep each compiled kernel's C source and compiler log in the\n"
+        "                   cache (to read what was compiled)\n"
         "  PTXEMU_PTXAS     the ptxas that tells registers for occupancy, numRegs and a\n"
         "                   verbose JIT log (default: PATH, CUDA_HOME, /usr/local/cuda;\n"
         "                   empty: none)\n"
@@ -237,6 +249,7 @@ static int ok_log(const char *s) { return s[0] >= '0' && s[0] <= '3' && !s[1]; }
 static int ok_seed(const char *s) { return is_uint(s, 0, ~0ull); }
 static int ok_devices(const char *s) { return is_uint(s, 1, 16); }
 static int ok_clock(const char *s) { return !strcmp(s, "model") || !strcmp(s, "host"); }
+static int ok_tier(const char *s) { return !strcmp(s, "auto") || !strcmp(s, "interp") || !strcmp(s, "compiled"); }
 static int ok_timeout(const char *s)
 {
     char *end;
@@ -256,6 +269,7 @@ static const struct ValueCheck {
     { "PTXEMU_DEVICES", "--device-count", ok_devices, "the number of devices to emulate, an integer from 1 to 16" },
     { "PTXEMU_TIMEOUT", "--timeout", ok_timeout, "a number of seconds (0: no limit), e.g. 10 or 2.5" },
     { "PTXEMU_CLOCK", "--clock", ok_clock, "model or host" },
+    { "PTXEMU_TIER", "--tier", ok_tier, "auto, interp or compiled" },
 };
 
 /* The check of the variable an option sets, NULL when it has none. */
@@ -355,6 +369,7 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "--profile")) v = setenv("PTXEMU_PROFILE", "1", 1) == 0 ? i : -1;
         else if (!strcmp(a, "--clock")) v = set_from_option(argc, argv, i, "PTXEMU_CLOCK");
         else if (!strcmp(a, "--timeout")) v = set_from_option(argc, argv, i, "PTXEMU_TIMEOUT");
+        else if (!strcmp(a, "--tier")) v = set_from_option(argc, argv, i, "PTXEMU_TIER");
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else if (!strcmp(a, "--cudart")) v = set_from_option(argc, argv, i, "PTXEMU_CUDART");
         else if (!strcmp(a, "-d") || !strcmp(a, "--device-count")) v = set_from_option(argc, argv, i, "PTXEMU_DEVICES");
