@@ -21,6 +21,7 @@ stubs "$src/runtime/cudart/unimplemented.c" >"$tmp/rt_stubs"
 sort -u "$src/tests/expected/driver/exports.txt" >"$tmp/drv_all"
 nm -D --defined-only "$cudart" | awk '$2 == "T" && $3 ~ /^_*cuda/ { sub(/@.*/, "", $3); print $3 }' | sort -u >"$tmp/rt_all"
 status=$src/tests/cuda-samples/status.txt
+hstatus=$src/tests/hecbench/status.txt
 
 count() { grep -c . "$1" || true; }
 n_drv=$(count "$tmp/drv_all"); n_drv_stub=$(comm -12 "$tmp/drv_all" "$tmp/drv_stubs" | grep -c . || true)
@@ -75,6 +76,43 @@ if [ -f "$status" ]; then
 SAMPLES
 fi
 
+# a HeCBench program's status in words, from its status.txt fields
+hecbench_status() {
+    local mine=$1 gpu=$2 out=$3
+    case $mine in
+        skipped*) echo "needs ${mine#skipped (needs }" | sed 's/)$//' ;;
+        build-failed) echo "does not build here" ;;
+        *)
+            case $gpu in
+                runs) ;;
+                -|'') echo "not run on the GPU"; return ;;
+                *) echo "fails on the GPU too ($gpu)"; return ;;
+            esac
+            case $mine in
+                runs) if [ "$out" = same ]; then echo "passes: prints what the H200 prints"
+                      else echo "differs from the H200's output"; fi ;;
+                timeout) echo "too slow: does not finish within the survey's time limit" ;;
+                *) echo "$mine (the H200 runs it)" ;;
+            esac ;;
+    esac
+}
+if [ -f "$hstatus" ]; then
+    awk -F'|' 'NF != 5 { printf "gen_compatibility.sh: %s:%d is not five fields: %s\n", FILENAME, NR, $0 > "/dev/stderr"; bad = 1 }
+               END { exit bad }' "$hstatus" || exit 1
+    while IFS='|' read -r name mine gpu out note; do
+        hecbench_status "$mine" "$gpu" "$out" | sed 's/[:(].*//; s/ *$//'
+    done <"$hstatus" | sort | uniq -c | sort -rn >"$tmp/hcounts"
+    hcount() { awk -v k="$1" '{ n = $1; $1 = ""; sub(/^ /, ""); if (index($0, k) == 1) t += n } END { print t + 0 }' "$tmp/hcounts"; }
+    cat <<HECBENCH
+- HeCBench's CUDA programs (github.com/zjin-lcf/HeCBench, src/*-cuda, each built with its
+  Makefile at sm_90, \`tests/hecbench/survey.sh\`): of $(count "$hstatus") programs,
+  $(hcount passes) pass with the output the H200 gives, $(hcount differs) run with an output that
+  differs, $(hcount "too slow") do not finish within the survey's time limit, $(hcount "fails on the GPU") fail on the
+  H200 too, $(hcount "needs a library") need a library beside the CUDA runtime and driver, and
+  $(( $(count "$hstatus") - $(hcount passes) - $(hcount differs) - $(hcount "too slow") - $(hcount "fails on the GPU") - $(hcount "needs a library") )) need something else the survey does not give them (the table says what).
+HECBENCH
+fi
+
 if [ -f "$status" ]; then
     echo
     echo "## CUDA samples"
@@ -90,6 +128,24 @@ if [ -f "$status" ]; then
         fi
         printf '| %s | %s | %s |\n' "$name" "$(sample_status "$mine" "$gpu" "$out")" "$note"
     done <"$status"
+fi
+
+if [ -f "$hstatus" ]; then
+    echo
+    echo "## HeCBench"
+    echo
+    echo "Every CUDA program of HeCBench (github.com/zjin-lcf/HeCBench, \`src/*-cuda\`), built with its"
+    echo "own Makefile at sm_90 and run with its Makefile's \`run\` command, or the smaller one"
+    echo "\`tests/hecbench/reduced.txt\` gives with the reason, by \`tests/hecbench/survey.sh\`; the same"
+    echo "executables ran on an H200 (\`tests/hecbench/record_gpu.sh\`; its outputs, three runs each, are in"
+    echo "\`tests/expected/hecbench/\`). Outputs are compared with lines of times, bandwidths and rates,"
+    echo "and those \`tests/hecbench/volatile.txt\` names, set aside."
+    echo
+    echo "| Program | Status on ptxemu | Note |"
+    echo "|---|---|---|"
+    while IFS='|' read -r name mine gpu out note; do
+        printf '| %s | %s | %s |\n' "$name" "$(hecbench_status "$mine" "$gpu" "$out")" "$note"
+    done <"$hstatus"
 fi
 
 # PTX instructions: every name of the ISA the parser knows (frontend/ptx_names.c) against the
