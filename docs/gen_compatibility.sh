@@ -4,7 +4,8 @@
 # tests/expected/driver/exports.txt) and of ptxemu's libcudart.so.13 (its dynamic symbols),
 # each with its status (the stubs are the lists in runtime/*/unimplemented.c); the PTX
 # instructions (frontend/ptx_names.c) the emulator executes (emu/ops.def); and the CUDA
-# samples with their measured status (tests/cuda-samples/status.txt). `make compatibility`
+# samples with their measured status (tests/cuda-samples/status.txt); Numba's CUDA test suite as
+# tests/numba/survey.sh recorded it, with tests/numba/reasons.txt (docs/gen_numba_table.py). `make compatibility`
 # rewrites the file; tests/run_compat_check.sh (make check) fails when it is out of date.
 #
 # Usage: docs/gen_compatibility.sh SRCDIR BUILDDIR
@@ -75,6 +76,16 @@ if [ -f "$status" ]; then
   cuSOLVER, NPP, nvJPEG).
 SAMPLES
 fi
+if [ -f "$src/tests/numba/survey.txt" ]; then
+    npass=$(grep -cE '^(pass|xpass|xfail) ' "$src/tests/numba/survey.txt" || true)
+    nfail=$(grep -cE '^(fail|error) ' "$src/tests/numba/survey.txt" || true)
+    nskip=$(grep -cE '^skip ' "$src/tests/numba/survey.txt" || true)
+    cat <<NUMBA
+- Numba's own CUDA test suite (Debian's \`python3-numba\`, \`tests/numba/survey.sh\`): $npass tests
+  pass, $nfail fail and $nskip are skipped; every failure for a reason outside ptxemu but those
+  the table names as ptxemu's (below).
+NUMBA
+fi
 
 # a HeCBench program's status in words, from its status.txt fields
 hecbench_status() {
@@ -128,6 +139,12 @@ if [ -f "$status" ]; then
         fi
         printf '| %s | %s | %s |\n' "$name" "$(sample_status "$mine" "$gpu" "$out")" "$note"
     done <"$status"
+fi
+
+numba_survey=$src/tests/numba/survey.txt
+if [ -f "$numba_survey" ]; then
+    echo
+    python3 "$src/docs/gen_numba_table.py" "$numba_survey" "$src/tests/numba/reasons.txt" || exit 1
 fi
 
 if [ -f "$hstatus" ]; then

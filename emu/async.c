@@ -7,9 +7,9 @@
 #include "exec.h"
 #include "memory.h"
 #include "tma.h"
-#include "racecheck.h"
 #include "events.h"
-#include "initcheck.h"
+#include "fp.h"
+#include "observe.h"
 
 struct AsyncQueue {
     AsyncOp *ops;
@@ -58,7 +58,7 @@ AsyncOp *async_push(Warp *w, int lane, int kind)
     op->w = w;
     op->lane = (uint8_t)lane;
     op->pc = w->pc;
-    if (ev_on) op->ev_t0 = ev_now();
+    if (OBSERVING(w->launch->obs, OBS_SPAN)) op->span_t0 = ev_now();
     return op;
 }
 
@@ -83,6 +83,31 @@ void mbar_arrive_async(uint64_t *m)
 /* ---- completion ------------------------------------------------------------------------ */
 
 static void reduce_elems(uint8_t *dst, const uint8_t *src, uint32_t size, int redop, int type);
+
+/* f16/bf16 element-wise reductions */
+static void red_half(uint8_t *dst, const uint8_t *src, uint32_t size, int type, int op)
+{
+    for (uint32_t i = 0; i + 2 <= size; i += 2) {
+        uint16_t a, b;
+        memcpy(&a, dst + i, 2); memcpy(&b, src + i, 2);
+        uint32_t r;
+        if (op == ARED_ADD) r = type == TY_F16 ? fp_f16_add_rn(a, b) : fp_bf16_add_rn(a, b);
+        else {
+            /* as measured on an H100: a NaN operand yields the other, two give 0x7fff,
+             * -0 orders below +0 */
+            uint16_t inf = type == TY_F16 ? 0x7c00 : 0x7f80;
+            int an = (a & 0x7fff) > inf, bn = (b & 0x7fff) > inf;
+            if (an || bn) r = an && bn ? 0x7fff : an ? b : a;
+            else {
+                int32_t ka = a & 0x8000 ? -(int32_t)(a & 0x7fff) - 1 : (int32_t)a;
+                int32_t kb = b & 0x8000 ? -(int32_t)(b & 0x7fff) - 1 : (int32_t)b;
+                r = (op == ARED_MIN) == (ka < kb) ? a : b;
+            }
+        }
+        uint16_t v = (uint16_t)r;
+        memcpy(dst + i, &v, 2);
+    }
+}
 
 /* A tensor copy the H100 refuses: illegal instruction, misaligned address for alignment. */
 static int op_fault(AsyncOp *op, const char *msg)
@@ -115,41 +140,36 @@ static int for_targets(AsyncOp *op, uint8_t **dst, uint64_t **mbar, int max)
 static void signal_tx(AsyncOp *op, uint64_t *m, uint32_t bytes)
 {
     Launch *L = op->w->launch;
-    if (L->racecheck && !op->cta_mask) race_mbar_tx(op->w, op->pc, op->lane, m, op->race_phase);
+    if (!op->cta_mask) OBSERVE(L->obs, mbar_tx, op->w, op->pc, op->lane, m, op->tag);
     mbar_complete_tx(m, bytes);
-    if (L->racecheck) race_mbar_sync(L, m);
+    OBSERVE(L->obs, mbar_sync, L, m);
 }
 
-/* PTXEMU_INITCHECK: the bytes an operation wrote are written (shared memory of a CTA of
- * the cluster, or global memory; tensor stores report theirs through tma_store_hook). */
-static void init_landed(const AsyncOp *op, uint8_t *const *dst, int n)
+/* The bytes an operation wrote, for the tools: each destination (shared memory of a CTA of
+ * the cluster, or global memory; tensor stores tell theirs through tma_store_hook). */
+static void tell_written(const AsyncOp *op, uint8_t *const *dst, int n)
 {
-    Cluster *cl = op->w->cta->cluster;
     uint32_t size = op->kind == AOP_TENSOR ? tma_box_bytes(op->tmap) : op->size;
     if (op->kind == AOP_CPASYNC_ARRIVE || (op->kind == AOP_TENSOR && op->tdir != TMA_LOAD)) return;
-    for (int i = 0; i < (op->kind == AOP_BULK || op->kind == AOP_TENSOR ? n : 1); i++) {
-        uint8_t *d = op->kind == AOP_BULK || op->kind == AOP_TENSOR ? dst[i] : op->dst;
-        Cta *c = NULL;
-        for (uint32_t r = 0; r < cl->n && !c; r++)
-            if (d >= cl->ctas[r]->shared && d < cl->ctas[r]->shared + cl->ctas[r]->shared_size) c = cl->ctas[r];
-        if (c) init_shared_write(c, d, size);
-        else init_write((uint64_t)(uintptr_t)d, size);
-    }
+    for (int i = 0; i < (op->kind == AOP_BULK || op->kind == AOP_TENSOR ? n : 1); i++)
+        OBSERVE(op->w->launch->obs, async_wrote, op->w,
+                op->kind == AOP_BULK || op->kind == AOP_TENSOR ? dst[i] : op->dst, size);
 }
 
-/* The timeline: the operation from its issue to now, on its block's async row. */
-static void timeline_op(const AsyncOp *op)
+/* Its span: the operation from its issue to now. */
+static void span_op(const AsyncOp *op)
 {
     static const char *const names[] = { [AOP_CPASYNC] = "cp.async",
         [AOP_CPASYNC_ARRIVE] = "cp.async.mbarrier.arrive", [AOP_BULK] = "cp.async.bulk",
         [AOP_BULK_REDUCE] = "cp.reduce.async.bulk", [AOP_TENSOR] = "cp.async.bulk.tensor",
         [AOP_ST_ASYNC] = "st.async", [AOP_RED_ASYNC] = "red.async" };
     const Cta *c = op->w->cta;
-    Event e = { .kind = EV_ASYNC, .t0 = op->ev_t0, .t1 = ev_now(), .launch = op->w->launch->seq,
+    Event e = { .kind = EV_ASYNC, .t0 = op->span_t0, .t1 = ev_now(), .launch = op->w->launch->seq,
+                .L = op->w->launch,
                 .name = op->kind < sizeof names / sizeof names[0] && names[op->kind] ? names[op->kind] : "async",
                 .cta_linear = c->linear, .warp = op->w->id, .worker = ev_worker(),
                 .bytes = op->kind == AOP_TENSOR ? tma_box_bytes(op->tmap) : op->size };
-    ev_emit(&e);
+    OBSERVE(op->w->launch->obs, span, &e);
 }
 
 static int complete(AsyncOp *op)
@@ -157,19 +177,19 @@ static int complete(AsyncOp *op)
     uint8_t *dst[MAX_CLUSTER];
     uint64_t *mbar[MAX_CLUSTER];
     int n = for_targets(op, dst, mbar, MAX_CLUSTER);
-    int rc = op->w->launch->racecheck;   /* the race detector sees each landing */
+    uint32_t obs = op->w->launch->obs;   /* the tools see each landing */
     char err[300];
     switch (op->kind) {
     case AOP_CPASYNC:
         if (op->src_size) memcpy(op->dst, op->src, op->src_size);
         memset(op->dst + op->src_size, 0, op->size - op->src_size);
-        if (rc) race_async_land(op->w, op->lane, op->pc, op->dst, op->size, NULL);
+        OBSERVE(obs, async_land, op->w, op->lane, op->pc, op->dst, op->size, NULL);
         break;
     case AOP_CPASYNC_ARRIVE:
-        if (rc) race_async_signal(op->w, op->mbar);
-        if (op->w->launch->racecheck) race_mbar_arrive(op->w, NULL, op->mbar);
+        OBSERVE(obs, async_signal, op->w, op->mbar);
+        OBSERVE(obs, mbar_arrive, op->w, NULL, op->mbar);
         mbar_arrive_async(op->mbar);
-        if (op->w->launch->racecheck) race_mbar_sync(op->w->launch, op->mbar);
+        OBSERVE(obs, mbar_sync, op->w->launch, op->mbar);
         break;
     case AOP_BULK:
         for (int i = 0; i < n; i++) {
@@ -178,13 +198,13 @@ static int complete(AsyncOp *op)
                     if (op->byte_mask >> (k % 16) & 1) dst[i][k] = op->src[k];
             } else
                 memmove(dst[i], op->src, op->size);
-            if (rc) race_async_land(op->w, op->lane, op->pc, dst[i], op->size, mbar[i]);
+            OBSERVE(obs, async_land, op->w, op->lane, op->pc, dst[i], op->size, mbar[i]);
             if (mbar[i]) signal_tx(op, mbar[i], op->size);
         }
         break;
     case AOP_BULK_REDUCE:
         reduce_elems(op->dst, op->src, op->size, op->redop, op->rtype);
-        if (rc) race_async_land(op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
+        OBSERVE(obs, async_land, op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
         if (op->mbar) signal_tx(op, op->mbar, op->size);
         break;
     case AOP_TENSOR: {
@@ -195,27 +215,27 @@ static int complete(AsyncOp *op)
             if (tma_transfer(op->tmap, op->tdir, op->tmode, op->coords, op->ndims, op->offsets,
                              smem, soff, op->smem_avail, op->redop, err, sizeof err) < 0)
                 return op_fault(op, err);
-            if (rc && op->tdir == TMA_LOAD) race_async_land(op->w, op->lane, op->pc, dst[i], bytes, mbar[i]);
+            if (op->tdir == TMA_LOAD) OBSERVE(obs, async_land, op->w, op->lane, op->pc, dst[i], bytes, mbar[i]);
             if (mbar[i]) signal_tx(op, mbar[i], bytes);
         }
         break;
     }
     case AOP_ST_ASYNC:
         memcpy(op->dst, op->value, op->size);
-        if (rc) race_async_land(op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
+        OBSERVE(obs, async_land, op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
         signal_tx(op, op->mbar, op->size);
         break;
     case AOP_RED_ASYNC:
         reduce_elems(op->dst, op->value, op->size, op->redop, op->rtype);
-        if (rc) race_async_land(op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
+        OBSERVE(obs, async_land, op->w, op->lane, op->pc, op->dst, op->size, op->mbar);
         signal_tx(op, op->mbar, op->size);
         break;
     default:
         break;
     }
     op->done = 1;
-    if (ev_on) timeline_op(op);
-    if (initcheck_mode) init_landed(op, dst, n);
+    if (OBSERVING(obs, OBS_SPAN)) span_op(op);
+    if (OBSERVING(obs, OBS_MEM)) tell_written(op, dst, n);
     return 0;
 }
 
@@ -391,7 +411,7 @@ static void reduce_elems(uint8_t *dst, const uint8_t *src, uint32_t size, int re
     case TY_S64: red_s64((uint64_t *)dst, (const uint64_t *)src, size / 8, redop); break;
     case TY_U64: case TY_B64: red_u64((uint64_t *)dst, (const uint64_t *)src, size / 8, redop); break;
     case TY_F32: case TY_F64: red_float(dst, src, size, type, redop); break;
-    case TY_F16: case TY_BF16: async_red_half(dst, src, size, type, redop); break;
+    case TY_F16: case TY_BF16: red_half(dst, src, size, type, redop); break;
     default: red_u32((uint32_t *)dst, (const uint32_t *)src, size / 4, redop); break;
     }
 }

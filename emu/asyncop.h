@@ -26,8 +26,8 @@ typedef struct AsyncOp {
     uint32_t dst_off, mbar_off;         /* multicast: CTA-relative offsets                */
     uint32_t src_off;                   /* tensor stores: the shared source's offset      */
     uint64_t *mbar;                     /* complete-tx / arrive target, or NULL           */
-    uint32_t race_phase;                /* racecheck: the mbarrier's phase at issue, + 1  */
-    uint64_t ev_t0;                     /* timeline: the issuing worker's clock at issue  */
+    uint32_t tag;                       /* a word a tool keeps with it (async_mbar_issue) */
+    uint64_t span_t0;                   /* spans: the issuing worker's clock at issue     */
     int32_t coords[5];
     uint16_t offsets[4];
     /* not cleared by async_push: */
@@ -43,8 +43,6 @@ const AsyncOp *async_op_at(const Cluster *cl, uint32_t i);
 int async_force_groups(Warp *w, int lane, int kind, uint32_t before);
 /* Complete every operation that signals an mbarrier (a wait that would fail needs them). */
 int async_force_mbarriers(Warp *w);
-/* f16/bf16 element-wise reductions (exec_async.c, which has the half-precision helpers). */
-void async_red_half(uint8_t *dst, const uint8_t *src, uint32_t size, int type, int op);
 
 #define MB_VALID (1ull << 63)
 #define MB_PHASE (1ull << 62)

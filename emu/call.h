@@ -67,6 +67,11 @@ const char *call_bind_extern(CallDesc *cd, const PtxFunc *proto);
 
 /* The extern function `name` is one of those (the linker lets it stay undefined). */
 int call_host_provided(const char *name);
+/* The device runtime's cooperative-groups entry points are PTX, not host functions
+ * (devrt_cg.c): whether name is one, and their text, which the JIT links into a module that
+ * calls them and defines none of them. */
+int devrt_cg_provides(const char *name);
+const char *devrt_cg_ptx(size_t *len);
 
 /* Host functions learn which thread called them from this per-worker context. */
 void exec_call_context(Warp *w, int lane);

@@ -5,7 +5,8 @@
 #include <string.h>
 #include "cdp.h"
 #include "memory.h"
-#include "racecheck.h"
+#include "observe.h"
+#include "kernel.h"
 
 /* cudaError_t values of the device runtime */
 enum {
@@ -245,9 +246,10 @@ uint64_t cdp_get_parameter_buffer_v2(uint64_t func, uint64_t grid, uint64_t bloc
     EmuKernel *k = emu_kernel_from_pointer(w->launch->kernel, func);
     uint32_t e = launch_check(w, k, g, b, shmem);
     if (e) { set_error(e); return 0; }
-    EmuKernelInfo info;
-    emu_kernel_info(k, &info);
-    return prepare(w, k, info.param_bytes, g, b, shmem);
+    char err[512];
+    int rc;
+    const Program *p = emu_kernel_program(k, err, sizeof err, &rc);   /* launch_check translated it */
+    return prepare(w, k, p ? p->param_size : 0, g, b, shmem);
 }
 
 uint64_t cdp_get_parameter_buffer(uint64_t align, uint64_t size)
@@ -460,7 +462,7 @@ void cdp_discard(Launch *L)
     L->cdp = NULL;
 }
 
-int cdp_run_children(Launch *L, char *err, size_t errlen)
+int cdp_run_children(Launch *L, CdpLaunchFn run_child, char *err, size_t errlen)
 {
     CdpState *s = L->cdp;
     if (!s) return EMU_OK;
@@ -470,10 +472,8 @@ int cdp_run_children(Launch *L, char *err, size_t errlen)
     pending_give(s->nprep);
     s->nprep = 0;
     qsort(s->items, s->nitems, sizeof *s->items, item_cmp);
-    /* the race detector orders every child after the parent and before what follows it */
-    uint32_t rstream = 0, rn = 0;
-    uint64_t rclock = 0, *rafter = NULL;
-    int rorder = L->racecheck && !race_child_order(&rstream, &rclock, &rafter, &rn);
+    /* tools (the race detector) order every child after the parent and before what follows it */
+    OBSERVE(L->obs, children_begin, L);
     int rc = EMU_OK;
     size_t i;
     for (i = 0; i < s->nitems && rc == EMU_OK; i++) {
@@ -487,24 +487,23 @@ int cdp_run_children(Launch *L, char *err, size_t errlen)
             continue;
         }
         pending_give(1);   /* it starts */
-        EmuKernelInfo info;
-        emu_kernel_info(it->k, &info);
-        uint8_t *params = mem_host(it->buf, info.param_bytes ? info.param_bytes : 1);
-        void **args = calloc((size_t)info.nparams + 1, sizeof *args);
-        if (!args || !params) {
-            snprintf(err, errlen, "ptxemu: out of memory launching %s from the device",
-                     emu_kernel_name(it->k));
+        const Program *p = emu_kernel_program(it->k, err, errlen, &rc);
+        uint8_t *params = p ? mem_host(it->buf, p->param_size ? p->param_size : 1) : NULL;
+        void **args = p ? calloc((size_t)p->nparams + 1, sizeof *args) : NULL;
+        if (!p) {
+            /* launch_check translated it: only running out of memory can bring this */
+        } else if (!args || !params) {
+            snprintf(err, errlen, "ptxemu: out of memory launching %s from the device", p->name);
             rc = EMU_ERR_MEMORY_ALLOCATION;
         } else {
-            for (int j = 0; j < info.nparams; j++) args[j] = params + info.param_offset[j];
-            if (rorder) emu_launch_order(rstream, rclock, rafter, rn);
-            rc = emu_launch_child(it->k, it->grid, it->block, it->shmem, args,
-                                  L->cdp_depth + 1, err, errlen);
+            for (uint32_t j = 0; j < p->nparams; j++) args[j] = params + p->param_offset[j];
+            OBSERVE(L->obs, child_launch, L);
+            rc = run_child(it->k, it->grid, it->block, it->shmem, args, L->cdp_depth + 1, err, errlen);
         }
         free(args);
         mem_free(it->buf, MEM_PARAM);
     }
-    free(rafter);
+    OBSERVE(L->obs, children_end, L);
     state_free(s, i);
     return rc;
 }

@@ -42,19 +42,15 @@ uint32_t cdp_memset_async(uint64_t dst, uint32_t value, uint64_t count, uint64_t
 uint32_t cdp_malloc(uint64_t pptr, uint64_t size);
 uint32_t cdp_free(uint64_t ptr);
 
+/* How cdp_run_children launches a child (emu.c's launch path): k at nesting depth `depth`. */
+typedef int (*CdpLaunchFn)(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
+                           size_t dyn, void **args, uint32_t depth, char *err, size_t errlen);
 /* Run the queued work of L (its grid has finished). EMU_OK, or the first failure, its
  * message in err. Frees the queue. */
-int cdp_run_children(Launch *L, char *err, size_t errlen);
+int cdp_run_children(Launch *L, CdpLaunchFn run_child, char *err, size_t errlen);
 /* Drop the queue of L without running it (the grid failed). */
 void cdp_discard(Launch *L);
 
-/* emu.c's side: the kernel a device function pointer names (NULL: none), and a launch of
- * it at nesting depth `depth`. */
-EmuKernel *emu_kernel_from_pointer(EmuKernel *parent, uint64_t fnptr);
-int emu_check_child(EmuKernel *k, const unsigned grid[3], const unsigned block[3], size_t dyn,
-                    char *err, size_t errlen);
-int emu_launch_child(EmuKernel *k, const unsigned grid[3], const unsigned block[3], size_t dyn,
-                     void **args, uint32_t depth, char *err, size_t errlen);
 
 /* Device-side malloc's heap (exec_call.c): device cudaMalloc/cudaFree use it too. */
 uint64_t exec_heap_alloc(uint64_t size);

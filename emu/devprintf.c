@@ -27,6 +27,8 @@
 
 #define MAX_ARGS 32             /* CUDA: at most 32 arguments after the format */
 
+int emu_printf_used;
+
 typedef struct Str { char *p; size_t len, cap; int bad; } Str;
 
 static void str_reserve(Str *s, size_t more)
@@ -218,12 +220,21 @@ static int convert(Warp *w, int lane, const Spec *sp, const uint8_t *args, size_
     return 0;
 }
 
-/* Append text to the launch's printf buffer under its lock. */
+/* Append one printf's text to the launch's printf buffer under its lock. The GPU's FIFO
+ * (cudaLimitPrintfFifoSize) holds a record of PRINTF_RECORD bytes per printf, whatever its
+ * arguments; a printf that finds it full is dropped (emu.c says how many at the launch's
+ * end). Measured on an H200, tests/gpu/printf_fifo_h200.txt. */
 static int append_output(Warp *w, const char *t, size_t n)
 {
     Launch *L = w->launch;
     int ok = 1;
     pthread_mutex_lock(&L->lock);
+    if (L->printf_cap && L->printf_n >= L->printf_cap) {   /* 0: no FIFO set up, no limit */
+        L->printf_dropped++;
+        pthread_mutex_unlock(&L->lock);
+        return 0;
+    }
+    L->printf_n++;
     if (L->out_len + n + 1 > L->out_cap) {
         size_t cap = L->out_cap ? L->out_cap : 4096;
         while (cap < L->out_len + n + 1) cap *= 2;
@@ -267,7 +278,8 @@ int devprintf(Warp *w, int lane, const char *fmt, const uint8_t *args, size_t ar
         if (convert(w, lane, &sp, args, args_len, &off, &nargs, &out)) goto bad;
     }
     if (out.bad) goto bad;
-    if (out.len && append_output(w, out.p, out.len)) {
+    __atomic_store_n(&emu_printf_used, 1, __ATOMIC_RELAXED);
+    if (append_output(w, out.p ? out.p : "", out.len)) {
         free(out.p);
         warp_fault(w, lane, EMU_ERR_MEMORY_ALLOCATION, "device printf: out of host memory");
         return -1;

@@ -1,9 +1,11 @@
-/* emu.h - what the emulator offers the runtime: load PTX modules, find kernels, launch.
+/* emu.h - what the emulator offers the runtime: its setup, launches, and what the tools
+ * should hear of the host's work (stream order, copies).
  *
- * Contract: the runtime (libcudart shim) knows nothing of warps or PTX syntax; it hands PTX
- * text to emu_module_load, asks for kernels and symbols by name, and launches. Errors come
- * back as cudaError_t values (below) plus one message line for stderr.
- * A kernel is translated once, at its first launch, and cached in its module.
+ * Contract: the runtime knows nothing of warps; it gets kernels from the module layer
+ * (jit/jit.h) and launches them here. The kernels come as opaque EmuKernel handles from a
+ * kernel source the module layer registers: it gives each kernel's Program, translated for the
+ * events the attached tools observe, and resolves device function pointers. Errors come back
+ * as cudaError_t values (below) plus one message line for stderr.
  */
 #ifndef PTXEMU_EMU_H
 #define PTXEMU_EMU_H
@@ -36,51 +38,23 @@ enum {
     EMU_ERR_UNKNOWN = 999
 };
 
-typedef struct EmuModule EmuModule;
-typedef struct EmuKernel EmuKernel;
+typedef struct EmuKernel EmuKernel;   /* a kernel as its source (the module layer) knows it */
+typedef struct Program Program;
 
-typedef struct EmuKernelInfo {
-    int nparams;
-    const uint32_t *param_offset;   /* byte offset of each parameter in the param buffer  */
-    const uint32_t *param_size;     /* byte size of each parameter                        */
-    uint32_t param_bytes;
-    uint32_t shared_static;         /* bytes of static shared memory                      */
-    uint32_t local_bytes;           /* local bytes per thread of the kernel's own frame   */
-    uint32_t num_regs;              /* registers the kernel declares (capped at 255)       */
-    uint32_t max_threads;           /* 1024, or .maxntid / .reqntid product               */
-    int reqntid[3];
-    int reqncta[3];                 /* .reqnctapercluster (__cluster_dims__), 0s if none   */
-    int ptx_arch;                   /* the module's .target: 75 for sm_75 PTX             */
-} EmuKernelInfo;
+typedef struct EmuKernelSource {
+    /* k's Program bound for the observed events `obs` (observe.h); NULL with err and *code */
+    const Program *(*program)(EmuKernel *k, uint32_t obs, char *err, size_t errlen, int *code);
+    /* the kernel a device function pointer names, in parent's module; NULL if none */
+    EmuKernel *(*from_pointer)(EmuKernel *parent, uint64_t fnptr);
+    /* a plain Program p of k has run `total` thread instructions so far (the compiled tier
+     * builds the kernels that run long); any worker may call it */
+    void (*hot)(EmuKernel *k, const Program *p, uint64_t total);
+} EmuKernelSource;
+void emu_set_kernel_source(const EmuKernelSource *src);
 
 /* Global setup: arena, worker count (0 = number of cores). Idempotent. */
 int emu_init(int nthreads);
 int emu_threads(void);
-
-/* Parse a PTX module and place its module-scope variables in device memory.
- * On failure returns NULL, *cuda_err = EMU_ERR_INVALID_PTX or _UNSUPPORTED_PTX_VERSION and
- * err holds "file:line:col: message" plus the offending text. */
-EmuModule *emu_module_load(const char *ptx, size_t len, const char *source_name,
-                           char *err, size_t errlen, int *cuda_err);
-/* Parse n PTX modules and link them into one (.extern resolved across them, as the driver's
- * JIT linker does); errors as emu_module_load, link errors as EMU_ERR_INVALID_PTX. */
-EmuModule *emu_module_link(const char *const *ptx, const size_t *len, const char *const *names,
-                           int n, char *err, size_t errlen, int *cuda_err);
-void emu_module_free(EmuModule *m);
-/* Kernels of the module: count, and the i-th (for cuModuleEnumerateFunctions). */
-int emu_module_kernel_count(const EmuModule *m);
-EmuKernel *emu_module_kernel_at(EmuModule *m, int i);
-const char *emu_module_target(const EmuModule *m);   /* ".target", e.g. "sm_90a" */
-
-/* Device address and size of a module-scope .global/.const variable; -1 if absent. */
-int emu_module_symbol(EmuModule *m, const char *name, uint64_t *addr, size_t *size);
-
-/* The .entry named `name` (mangled), or NULL. Does not translate yet. */
-EmuKernel *emu_module_kernel(EmuModule *m, const char *name);
-int emu_kernel_info(EmuKernel *k, EmuKernelInfo *out);
-/* Why the kernel failed to translate ("file:line:col: message"), or NULL. */
-const char *emu_kernel_error(const EmuKernel *k);
-const char *emu_kernel_name(const EmuKernel *k);
 
 /* Run a kernel to completion. args[i] points at the i-th argument's bytes (as in
  * cudaLaunchKernel). Returns EMU_OK or a cudaError_t; err receives the one-line diagnostic.
@@ -91,17 +65,20 @@ int emu_launch(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
 
 /* The same with thread-block clusters: cluster[3] CTAs per cluster (all 1 = no clusters,
  * unless the kernel declares .reqnctapercluster / .explicitcluster). */
-/* Stream order of the next launch, for the race detector (PTXEMU_RACECHECK): it is launch
- * number `clock` of stream `stream` and comes after the first after[i] launches of each
- * stream i < n. Without a call, each launch comes after every earlier one. */
+/* Whether an attached tool (the race detector) wants the stream order of all work: then give
+ * every launch and copy its place with emu_launch_order first, and never park a launch. */
+int emu_wants_stream_order(void);
+/* Stream order of the next launch or copy: it is number `clock` of stream `stream` and comes
+ * after the first after[i] of each stream i < n. Without a call, each comes after every
+ * earlier one. */
 void emu_launch_order(uint32_t stream, uint64_t clock, const uint64_t *after, uint32_t n);
-/* Copies and fills the host issues, for the race detector: whether it is on (then give the
- * copy its place with emu_launch_order first), the copy named api begins, reads or writes
- * [addr, addr+n) (any number of times), and ends. */
-int emu_racecheck_on(void);
+/* Copies and fills the host issues: the copy named api begins, reads or writes [addr, addr+n)
+ * (any number of times; also outside begin/end), and ends. */
 void emu_host_copy_begin(const char *api);
 void emu_host_copy(uint64_t addr, size_t n, int write);
 void emu_host_copy_end(void);
+/* Every Program of a module is going away (tools forget what named them). */
+void emu_programs_gone(void);
 
 int emu_launch_ex(EmuKernel *k, const unsigned grid[3], const unsigned block[3],
                   const unsigned cluster[3], size_t dyn_shared, void **args, char *err,
@@ -145,6 +122,14 @@ size_t emu_heap_size(void);
 /* Per-thread stack size (cudaLimitStackSize). */
 void emu_set_stack_size(size_t bytes);
 size_t emu_stack_size(void);
+/* The device printf FIFO of the launches to come (cudaLimitPrintfFifoSize, the launching
+ * context's): a launch keeps the printf lines that fit, EMU_PRINTF_RECORD bytes each, and
+ * says how many it dropped. emu_printf_used: a kernel has called printf (the limit cannot
+ * change after that). Measured on an H200: tests/gpu/printf_fifo_h200.txt. */
+#define EMU_PRINTF_RECORD 256
+#define EMU_PRINTF_FIFO_MIN 524288
+void emu_set_printf_fifo(size_t bytes);
+extern int emu_printf_used;
 
 /* Device-side launches that may be pending at once (cudaLimitDevRuntimePendingLaunchCount);
  * one more fails with cudaErrorLaunchPendingCountExceeded (emu/cdp.c). */

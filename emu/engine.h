@@ -1,4 +1,5 @@
-/* engine.h - runs one warp's instructions; the divergence and reconvergence rules.
+/* engine.h - runs one warp's instructions (engine.c); the divergence and reconvergence rules
+ * (warp.c).
  *
  * Contract: a warp runs one group of lanes at a time: the runnable lanes with the lowest pc
  * (min-pc reconvergence: lanes that fall behind are caught up first, so branches reconverge
@@ -23,21 +24,21 @@ int warp_run_det(Warp *w);
  * The running group's pc is saved first. */
 void warp_regroup(Warp *w);
 
-/* A branch or call split the running group: see engine.c. */
+/* A branch or call split the running group: see warp.c. */
 void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc);
 void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc, uint32_t rpc);
 
 /* Make lanes of `lanes` runnable again at their lane_pc (a barrier released them). */
 void warp_unpark(Warp *w, uint32_t lanes);
-/* "kernel K, file:line, PTX name:line, block (..), thread (..)" of lane `lane` at w's pc. */
-void warp_where(Warp *w, int lane, char *buf, size_t n);
-/* PTXEMU_REPORT: open (locked) / close the report file (NULL when unset), write a JSON string,
- * and the place fields ("block", "thread", "warp", "ptx_line", "src_file", "src_line"). */
-#include <stdio.h>
-FILE *report_open(void);
-void report_close(FILE *f);
-void report_str(FILE *f, const char *s);
-void report_place(FILE *f, Warp *w, int lane);
+/* Some lanes exited (alive updated): lanes waiting at a warp sync try it again. Call
+ * before re-picking the running group. */
+void warp_lanes_exited(Warp *w);
+/* After a jump: inside a divergence region only its join ends the group's run (callee
+ * code may lie beyond it); outside, a jump past waiting lanes lets them catch up. */
+static inline int past_merge(const Warp *w)
+{
+    return w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc;
+}
 
 /* The warp's lanes that are parked (waiting), runnable, or running. */
 static inline uint32_t warp_runnable(const Warp *w) { return w->alive & ~w->waiting; }

@@ -1,13 +1,13 @@
-/* events.h - one stream of what the machine does: launches, thread blocks on workers, each
- * warp's running and waiting intervals, asynchronous copies from issue to completion, and
- * memory copies. The scheduler, the asynchronous engine and the driver's copies emit; the
- * timeline (PTXEMU_TIMELINE, a Chrome-trace / Perfetto JSON file) consumes.
+/* events.h - the emulated clock and the intervals (spans) measured on it: launches, thread
+ * blocks on workers, each warp's running and waiting intervals, asynchronous copies from issue
+ * to completion, and host memory copies. The scheduler, the asynchronous engine and the
+ * driver's copies produce them, only while a tool subscribes to OBS_SPAN (observe.h), which
+ * receives each one; the timeline (tools/timeline.c) writes them to a file.
  *
  * Time is an emulated clock, not the host's: each worker counts the warp instructions it ran
- * (one instruction, one nanosecond of the trace), a launch starts on every worker at the
- * device clock and the device clock moves to the latest worker's at its end; a memory copy
- * takes one nanosecond per 64 bytes. Under a seed one thread runs everything, so the same
- * seed gives the same timeline.
+ * (one instruction, one nanosecond), a launch starts on every worker at the device clock and
+ * the device clock moves to the latest worker's at its end; a memory copy takes one nanosecond
+ * per 64 bytes. Under a seed one thread runs everything, so the same seed gives the same spans.
  */
 #ifndef PTXEMU_EVENTS_H
 #define PTXEMU_EVENTS_H
@@ -20,20 +20,18 @@ typedef enum { EV_LAUNCH, EV_CTA, EV_RUN, EV_WAIT, EV_ASYNC, EV_MEMCPY } EvKind;
 enum { EVW_BARRIER, EVW_CLUSTER_BARRIER, EVW_WARP_SYNC, EVW_WGMMA, EVW_MBARRIER };
 enum { EV_H2D, EV_D2H, EV_D2D, EV_H2H };
 
+struct Launch;
+
 typedef struct Event {
     EvKind kind;
     int what;                   /* EVW_* / EV_H2D.. / the async operation's name index      */
     uint64_t t0, t1;            /* emulated clock, nanoseconds                               */
     uint64_t launch;            /* the launch's sequence number (0: none)                    */
+    struct Launch *L;           /* and the launch itself (NULL: none)                        */
     const char *name;           /* kernel name (EV_LAUNCH, EV_CTA), operation (EV_ASYNC)     */
     uint32_t cta[3], cta_linear, warp, nwarps, worker;
     uint64_t bytes;
 } Event;
-
-/* Whether anyone listens (PTXEMU_TIMELINE is set): emitters check it first. */
-extern int ev_on;
-void ev_init(void);             /* reads PTXEMU_TIMELINE; once, before the first launch */
-void ev_emit(const Event *e);
 
 /* The emulated clock of the calling worker, and the device's between launches. */
 uint64_t ev_now(void);
@@ -46,8 +44,8 @@ void ev_launch_end(void);       /* the device clock moves to the latest worker's
 void ev_set_worker(uint32_t id);
 uint32_t ev_worker(void);
 
-/* A host copy of n bytes (driver face): an interval on the copies row, after which the
- * device clock stands. */
+/* A host copy of n bytes (EV_H2D..): an interval on the copies row, after which the device
+ * clock stands; nothing without a tool subscribed to spans. */
 void ev_memcpy(int dir, uint64_t n);
 
 #endif

@@ -47,14 +47,26 @@ static inline int ty_is_float(int t)
            t == TY_F64;
 }
 
-/* Engine services (engine.c). */
+/* Engine services (warp.c). */
 
-/* For .sync warp operations (shfl.sync, vote.sync, bar.warp.sync, ...): returns 0 when
- * every live lane of `members` is in `mask`, so the operation can run now. Otherwise parks
+/* For warp-synchronous operations: returns 0 when every lane of `members` is in `mask` or
+ * waits at a warp-synchronous instruction, so the operation can run now. Otherwise parks
  * the lanes of mask at this instruction until the other members arrive and returns
- * STEP_BLOCK; the handler must return that value unchanged. A member lane that has exited
- * makes the operation undefined: that is reported as a fault. */
+ * STEP_BLOCK, or runs it itself for every lane it released and returns STEP_JUMP; the
+ * handler must return that value unchanged. warp_converge is for .aligned operations (mma, wgmma,
+ * ldmatrix): a member lane that has exited is a fault. warp_converge_sync is for the .sync
+ * operations with a membermask (shfl, vote, match, redux, bar.warp.sync, elect): exited
+ * lanes are not members, as the CUDA programming guide defines. */
 int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members);
+/* kinds: which operands are predicates (bit k: source k, bit 8+k: destination k), so that
+ * lanes waiting at another instruction of the same kind can run with this one; JOIN_NONE
+ * for instructions that exchange no data (bar.warp.sync, elect). */
+#define JOIN_NONE 0xffffffffu
+int warp_converge_sync(Warp *w, const Inst *in, uint32_t mask, uint32_t members, uint32_t kinds);
+/* Lanes of lane-group `lanes` execute a .sync operation whose membermask (row `row`) does
+ * not name them: undefined in PTX. Reported once per instruction and launch, with the
+ * place; the GPU then runs the operation with every lane that executes it. */
+void warp_sync_outside(Warp *w, const char *op, uint32_t lanes, uint32_t row);
 
 /* A hash of what a warp's progress changes (pc, lanes, registers, predicates), folded into
  * h: the spin checks of deterministic mode and of parking (sched.c) compare it. */

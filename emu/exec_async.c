@@ -12,8 +12,7 @@
 #include "memory.h"
 #include "scheduler.h"
 #include "tma.h"
-#include "racecheck.h"
-#include "debug.h"
+#include "observe.h"
 
 /* Inst fields for this family: space = destination space, cmp = source space,
  * bop = ARED_* reduction, t = element type, vec = tensor dimensions, aux8 = CPF_* flags. */
@@ -50,14 +49,15 @@ enum { MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_EXPECT_TX, MB_COMPLETE_T
  * is a race. */
 enum { MB_TOUCH_NONE, MB_TOUCH_READ, MB_TOUCH_WRITE };
 
-static uint64_t *mbar_at_touch(Warp *w, const Inst *in, int l, int need_init, int touch)
+static inline __attribute__((always_inline)) uint64_t *mbar_at_touch(Warp *w, const Inst *in, int l,
+                                                                     int need_init, int touch, uint32_t obs)
 {
     uint64_t a = addr0(w, in, l);
     uint64_t *m = mem_lane_ptr(w, in->space ? in->space : SP_GENERIC, a, 8, 8, l, ACC_ATOMIC);
-    if (m && touch && w->launch->racecheck) {
-        race_mbar_touch(w, in, l, (uint8_t *)m, touch == MB_TOUCH_WRITE);
+    if (m && touch && OBSERVING(obs, OBS_SYNC)) {
+        OBSERVE(obs, mbar_touch, w, in, l, (uint8_t *)m, touch == MB_TOUCH_WRITE);
         if (touch == MB_TOUCH_WRITE && need_init && !(*m & MB_VALID))
-            race_mbar_uninit(w, in, l, (const uint8_t *)m);
+            OBSERVE(obs, mbar_uninit, w, in, l, (const uint8_t *)m);
     }
     if (m && need_init && !(*m & MB_VALID)) {
         warp_fault(w, l, EMU_ERR_ILLEGAL_INSTRUCTION, "mbarrier at 0x%llx is not initialised "
@@ -69,45 +69,49 @@ static uint64_t *mbar_at_touch(Warp *w, const Inst *in, int l, int need_init, in
 
 static uint64_t *mbar_at(Warp *w, const Inst *in, int l, int need_init)
 {
-    return mbar_at_touch(w, in, l, need_init, MB_TOUCH_NONE);
+    return mbar_at_touch(w, in, l, need_init, MB_TOUCH_NONE, 0);
 }
 
-static int mb_init(Warp *w, const Inst *in, uint32_t mask)
+/* Each handler that tells the tools something comes in a plain and an observed variant
+ * (observe.h: OBS_VARIANTS); `obs` is 0 in the plain one. */
+static inline __attribute__((always_inline)) int mb_init(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     FOR_LANES(mask, l) {
-        uint64_t *m = mbar_at_touch(w, in, l, 0, MB_TOUCH_WRITE);
+        uint64_t *m = mbar_at_touch(w, in, l, 0, MB_TOUCH_WRITE, obs);
         uint64_t n = rowv(w, in->s[0], l) & 0xffffffffu;
         if (!m) return STEP_FAULT;
         if (n < 1 || n > MB_MAXCOUNT) return bad(w, l, in, "count %llu is outside 1..%llu", n, MB_MAXCOUNT);
         *m = MB_VALID | n << 20 | n;
-        w->cta->race_init_unfenced = 1;   /* other CTAs may not use it before the fence */
-        if (w->launch->racecheck) race_mbar_init(w, m);
-        if (debug_on) debug_mbar_init(w, m);
+        OBSERVE(obs, mbar_init, w, m);
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(mb_init)
 
-static int mb_inval(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int mb_inval(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     FOR_LANES(mask, l) {
-        uint64_t *m = mbar_at_touch(w, in, l, 0, MB_TOUCH_WRITE);
+        uint64_t *m = mbar_at_touch(w, in, l, 0, MB_TOUCH_WRITE, obs);
         if (!m) return STEP_FAULT;
         *m = 0;
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(mb_inval)
 
 /* arrive / arrive_drop, with a count or an expected transaction count; lanes in order */
-static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
+static inline __attribute__((always_inline)) int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask,
+                                                                  int drop, const int V)
 {
     int expect = in->aux8 & 1, nocomplete = in->aux8 & 2;
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     FOR_LANES(mask, l) {
-        uint64_t *m = mbar_at_touch(w, in, l, 1, MB_TOUCH_WRITE);
+        uint64_t *m = mbar_at_touch(w, in, l, 1, MB_TOUCH_WRITE, obs);
         if (!m) return STEP_FAULT;
-        if (w->launch->racecheck) {
-            race_mbar_use(w, l, (const uint8_t *)m);
-            race_mbar_arrive(w, in, m);
-        }
+        OBSERVE(obs, mbar_use, w, l, (const uint8_t *)m);
+        OBSERVE(obs, mbar_arrive, w, in, m);
         uint64_t v = *m, count = 1;
         if (in->ns && !expect) count = rowv(w, in->s[0], l) & 0xffffffffu;
         if (expect) {
@@ -124,20 +128,29 @@ static int mb_arrive_common(Warp *w, const Inst *in, uint32_t mask, int drop)
             return bad(w, l, in, ".noComplete arrival would complete the phase (%llu of %llu "
                        "arrivals)", MB_EXPECTED(*m), MB_EXPECTED(*m));
         mbar_try_flip(m);
-        if (w->launch->racecheck) race_mbar_sync(w->launch, m);
+        OBSERVE(obs, mbar_sync, w->launch, m);
         if (in->nd && in->d[0] != ROW_SINK) ROW(w, in->d[0])[l] = v & ~MB_DONE;
     }
     return STEP_NEXT;
 }
 
-static int mb_arrive(Warp *w, const Inst *in, uint32_t mask) { return mb_arrive_common(w, in, mask, 0); }
-static int mb_arrive_drop(Warp *w, const Inst *in, uint32_t mask) { return mb_arrive_common(w, in, mask, 1); }
+static inline __attribute__((always_inline)) int mb_arrive(Warp *w, const Inst *in, uint32_t mask, const int V)
+{
+    return mb_arrive_common(w, in, mask, 0, V);
+}
+OBS_VARIANTS(mb_arrive)
+static inline __attribute__((always_inline)) int mb_arrive_drop(Warp *w, const Inst *in, uint32_t mask, const int V)
+{
+    return mb_arrive_common(w, in, mask, 1, V);
+}
+OBS_VARIANTS(mb_arrive_drop)
 
-static int mb_tx(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int mb_tx(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
     int complete_tx = in->aux8 & 4;
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     FOR_LANES(mask, l) {
-        uint64_t *m = mbar_at_touch(w, in, l, 1, MB_TOUCH_WRITE);
+        uint64_t *m = mbar_at_touch(w, in, l, 1, MB_TOUCH_WRITE, obs);
         if (!m) return STEP_FAULT;
         int64_t d = (int64_t)(rowv(w, in->s[0], l) & 0xffffffffu);
         int64_t tx = mbar_tx(*m) + (complete_tx ? -d : d);
@@ -145,23 +158,25 @@ static int mb_tx(Warp *w, const Inst *in, uint32_t mask)
             return bad_code(w, l, in, EMU_ERR_LAUNCH_FAILURE, "transaction count out of range (%llu, %llu allowed)", (unsigned long long)tx, (unsigned long long)MB_MAXCOUNT);
         mbar_add_tx(m, (int32_t)(complete_tx ? -d : d));
         mbar_try_flip(m);
-        if (w->launch->racecheck) race_mbar_sync(w->launch, m);
+        OBSERVE(obs, mbar_sync, w->launch, m);
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(mb_tx)
 
 /* test_wait/try_wait: with a state, the phase it was taken in must be over; with .parity,
  * the phase of that parity. A try_wait that fails first lets the engine complete what
  * signals mbarriers (the latest moment it may), then yields the warp's turn. */
-static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int mb_wait(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
     int parity = in->aux8 & 8;
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     uint32_t done = 0;
     uint64_t *mb[WARP_SIZE];
     for (int pass = 0; pass < 2; pass++) {
         done = 0;
         FOR_LANES(mask, l) {
-            uint64_t *m = mb[l] = mbar_at_touch(w, in, l, 0, MB_TOUCH_READ);
+            uint64_t *m = mb[l] = mbar_at_touch(w, in, l, 0, MB_TOUCH_READ, obs);
             if (!m) return STEP_FAULT;
             if (!(*m & MB_VALID))   /* the H100 reads the invalidated word as phase 0 */
                 warp_warn(w, l, "waiting on an mbarrier that is not initialised or was "
@@ -182,8 +197,8 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
     uint32_t *p = &w->P[in->d[0]];
     *p = (*p & ~mask) | done;
     /* the race detector: a lane that observed a completed phase acquires its arrivals */
-    if (w->launch->racecheck)
-        FOR_LANES(done, l) race_mbar_waited(w, in, l, mb[l], parity ? 1 : 0);
+    if (OBSERVING(obs, OBS_SYNC))
+        FOR_LANES(done, l) OBSERVE(obs, mbar_waited, w, in, l, mb[l], parity ? 1 : 0);
     if (done == mask) return STEP_NEXT;
     int l = __builtin_ctz(mask & ~done);
     w->spin_mbar = mb[l];
@@ -193,6 +208,7 @@ static int mb_wait(Warp *w, const Inst *in, uint32_t mask)
     w->pc++;
     return STEP_YIELD;
 }
+OBS_VARIANTS(mb_wait)
 
 static int mb_pending_count(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -211,31 +227,35 @@ const char *bind_mbarrier(Inst *in, const InstDesc *d)
     in->aux8 = (uint8_t)(desc_has(d, MOD_EXPECT_TX) | desc_has(d, MOD_NOCOMPLETE) << 1 |
                          desc_has(d, MOD_COMPLETE_TX) << 2 | desc_has(d, MOD_PARITY) << 3 |
                          desc_has(d, MOD_TRY_WAIT) << 4);
-    if (desc_has(d, MOD_INIT)) { if (d->ns != 1) return "mbarrier.init takes [addr], count"; in->fn = mb_init; }
-    else if (desc_has(d, MOD_INVAL)) in->fn = mb_inval;
-    else if (desc_has(d, MOD_ARRIVE_DROP)) in->fn = mb_arrive_drop;
-    else if (desc_has(d, MOD_ARRIVE)) in->fn = mb_arrive;
+    uint32_t obs = d->obs;
+    int remote_ok = 0;   /* the forms that take a .shared::cluster barrier */
+    if (desc_has(d, MOD_INIT)) { if (d->ns != 1) return "mbarrier.init takes [addr], count"; in->fn = OBS_PICK(obs, OBS_SYNC, mb_init); }
+    else if (desc_has(d, MOD_INVAL)) in->fn = OBS_PICK(obs, OBS_SYNC, mb_inval);
+    else if (desc_has(d, MOD_ARRIVE_DROP)) { in->fn = OBS_PICK(obs, OBS_SYNC, mb_arrive_drop); remote_ok = 1; }
+    else if (desc_has(d, MOD_ARRIVE)) { in->fn = OBS_PICK(obs, OBS_SYNC, mb_arrive); remote_ok = 1; }
     else if (desc_has(d, MOD_EXPECT_TX) || desc_has(d, MOD_COMPLETE_TX)) {
         if (d->ns != 1) return "expect_tx/complete_tx take [addr], txCount";
-        in->fn = mb_tx;
+        in->fn = OBS_PICK(obs, OBS_SYNC, mb_tx);
+        remote_ok = 1;
     } else if (desc_has(d, MOD_TEST_WAIT) || desc_has(d, MOD_TRY_WAIT)) {
         if (cluster) return "test_wait/try_wait need a barrier of the own CTA (.shared::cta)";
         if (d->nd != 1 || d->ns < 1) return "test_wait/try_wait take p, [addr], state";
-        in->fn = mb_wait;
+        in->fn = OBS_PICK(obs, OBS_SYNC, mb_wait);
     } else if (desc_has(d, MOD_PENDING_COUNT)) {
         if (d->nd != 1 || d->ns != 1) return "pending_count takes d, state";
         in->fn = mb_pending_count;
     } else
         return "unknown mbarrier operation";
-    if (cluster && in->fn != mb_arrive && in->fn != mb_arrive_drop && in->fn != mb_tx)
+    if (cluster && !remote_ok)
         return "only arrive, arrive_drop, expect_tx and complete_tx take a .shared::cluster barrier";
     return NULL;
 }
 
 /* ---- cp.async (non-bulk) ------------------------------------------------------------------ */
 
-static int cp_async(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int cp_async(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     FOR_LANES(mask, l) {
         uint32_t size = (uint32_t)rowv(w, in->s[1], l), src_size = size;
         if (size != 4 && size != 8 && size != 16) return bad(w, l, in, "cp-size %llu is not 4, 8 or 16 (%llu)", size, size);
@@ -251,12 +271,13 @@ static int cp_async(Warp *w, const Inst *in, uint32_t mask)
         AsyncOp *op = async_push(w, l, AOP_CPASYNC);
         if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
         op->dst = dst; op->src = src; op->size = size; op->src_size = src_size;
-        if (w->launch->racecheck) race_async_issue(w, l, dst, size);
+        OBSERVE(obs, async_issue, w, l, dst, size);
         op->group_kind = GROUP_CPASYNC;
         op->group = w->cpa_group[l];
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(cp_async)
 
 static int cp_commit(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -267,9 +288,10 @@ static int cp_commit(Warp *w, const Inst *in, uint32_t mask)
 
 /* wait_group N: every group but the newest N is complete; completing them now is the
  * latest legal moment */
-static int cp_wait(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int cp_wait(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
     int bulk = in->aux8 & 1, all = in->aux8 & 2;
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     uint32_t *g = bulk ? w->bulk_group : w->cpa_group;
     FOR_LANES(mask, l) {
         if (all) g[l]++;
@@ -277,13 +299,14 @@ static int cp_wait(Warp *w, const Inst *in, uint32_t mask)
         if (g[l] > n && async_force_groups(w, l, bulk ? GROUP_BULK : GROUP_CPASYNC, g[l] - n))
             return STEP_FAULT;
         /* the sources of the retired bulk groups may be written again */
-        if (bulk && g[l] > n && w->launch->racecheck) race_async_read_waited(w, l, g[l] - n);
+        if (bulk && g[l] > n) OBSERVE(obs, async_read_waited, w, l, g[l] - n);
     }
     /* the waiting thread now sees what the groups wrote (a bulk store's global bytes too);
      * .read only says the sources were read */
-    if (!(in->aux8 & 4) && w->launch->racecheck) race_async_acquire(w);
+    if (!(in->aux8 & 4)) OBSERVE(obs, async_acquire, w);
     return STEP_NEXT;
 }
+OBS_VARIANTS(cp_wait)
 
 static int cp_mbar_arrive(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -341,18 +364,19 @@ static int multicast_targets(Warp *w, int l, const Inst *in, AsyncOp *op)
     return 0;
 }
 
-/* The race detector: a multicast copy's bytes are pending in every CTA it writes. */
-static void race_multicast(Warp *w, int l, const AsyncOp *op, uint32_t size)
+/* A multicast copy will write every CTA of its mask: one issue event each. */
+static void issue_multicast(Warp *w, int l, const AsyncOp *op, uint32_t size, uint32_t obs)
 {
     Cluster *cl = w->cta->cluster;
     for (uint32_t r = 0; r < cl->n; r++)
-        if (op->cta_mask >> r & 1) race_async_issue(w, l, cl->ctas[r]->shared + op->dst_off, size);
+        if (op->cta_mask >> r & 1) OBSERVE(obs, async_issue, w, l, cl->ctas[r]->shared + op->dst_off, size);
 }
 
 /* cp.async.bulk and cp.reduce.async.bulk: [dst], [src], size{, [mbar]}{, ctaMask}... */
-static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int cp_bulk(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
     int reduce = in->op == OP_cp && in->bop != 0xff, to_global = in->space == SP_GLOBAL;
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     FOR_LANES(mask, l) {
         uint64_t da = addr0(w, in, l), sa = rowv(w, in->s[0], l);
         uint32_t size = (uint32_t)rowv(w, in->s[1], l);
@@ -375,10 +399,8 @@ static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
             return STEP_FAULT;
         if (to_global) {
             if (!(op->dst = mem_lane_ptr(w, SP_GLOBAL, da, size, 16, l, ACC_WRITE))) return STEP_FAULT;
-            if (w->launch->racecheck) {
-                race_async_read_issue(w, l, op->src, size);
-                race_async_issue(w, l, op->dst, size);   /* the global bytes are pending */
-            }
+            OBSERVE(obs, async_read_issue, w, l, op->src, size);
+            OBSERVE(obs, async_issue, w, l, op->dst, size);   /* the global bytes are pending */
             op->group_kind = GROUP_BULK;
             op->group = w->bulk_group[l];
             if (in->aux8 & CPF_CPMASK) op->byte_mask = (uint16_t)rowv(w, in->s[in->ns - 1], l);
@@ -389,17 +411,18 @@ static int cp_bulk(Warp *w, const Inst *in, uint32_t mask)
         uint64_t ma = rowv(w, in->s[2], l);
         if (!(op->mbar = (uint64_t *)shared_range(w, in->space, ma, 8, 8, l, ACC_ATOMIC, &op->mbar_off)))
             return STEP_FAULT;
-        if (w->launch->racecheck && !(in->aux8 & CPF_MULTICAST)) race_async_issue(w, l, op->dst, size);
-        if (w->launch->racecheck) op->race_phase = race_mbar_phase(w->launch, op->mbar);
+        if (!(in->aux8 & CPF_MULTICAST)) OBSERVE(obs, async_issue, w, l, op->dst, size);
+        OBSERVE(obs, async_mbar_issue, w->launch, op->mbar, &op->tag);
         if (in->aux8 & CPF_MULTICAST) {
             op->cta_mask = (uint16_t)rowv(w, in->s[3], l);
             if (check_mask(w, l, in, (uint32_t)rowv(w, in->s[3], l)) ||
                 multicast_targets(w, l, in, op)) return STEP_FAULT;
-            if (w->launch->racecheck) race_multicast(w, l, op, size);
+            if (OBSERVING(obs, OBS_ASYNC)) issue_multicast(w, l, op, size, obs);
         }
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(cp_bulk)
 
 /* prefetches only warm caches: nothing to do but accept well-formed operands */
 static int cp_prefetch(Warp *w, const Inst *in, uint32_t mask)
@@ -410,9 +433,10 @@ static int cp_prefetch(Warp *w, const Inst *in, uint32_t mask)
 
 /* ---- tensor copies ----------------------------------------------------------------------- */
 
-static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int cp_tensor(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
     int n = in->vec, load = in->space != SP_GLOBAL;
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     FOR_LANES(mask, l) {
         AsyncOp *op = async_push(w, l, AOP_TENSOR);
         if (!op) return warp_fault(w, l, EMU_ERR_MEMORY_ALLOCATION, "out of host memory");
@@ -445,20 +469,20 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
                           "walked), not its %u bytes of elements; "
                           "an mbarrier expecting another count completes at random there and never here",
                           bytes, tma_box_elem_bytes(op->tmap));
-            if (w->launch->racecheck && !(in->aux8 & CPF_MULTICAST)) race_async_issue(w, l, op->dst, bytes);
-            if (w->launch->racecheck) op->race_phase = race_mbar_phase(w->launch, op->mbar);
+            if (!(in->aux8 & CPF_MULTICAST)) OBSERVE(obs, async_issue, w, l, op->dst, bytes);
+            OBSERVE(obs, async_mbar_issue, w->launch, op->mbar, &op->tag);
             if (in->aux8 & CPF_MULTICAST) {
                 op->cta_mask = (uint16_t)rowv(w, in->s[next], l);
                 op->size = bytes;
                 if (check_mask(w, l, in, (uint32_t)rowv(w, in->s[next], l)) ||
                     multicast_targets(w, l, in, op)) return STEP_FAULT;
-                if (w->launch->racecheck) race_multicast(w, l, op, bytes);
+                if (OBSERVING(obs, OBS_ASYNC)) issue_multicast(w, l, op, bytes, obs);
             }
         } else {
             uint64_t sa = rowv(w, in->s[n], l);
             uint32_t off;
             if (!(op->dst = shared_range(w, in->cmp, sa, bytes, 128, l, ACC_READ, &off))) return STEP_FAULT;
-            if (w->launch->racecheck) race_async_read_issue(w, l, op->dst, bytes);
+            OBSERVE(obs, async_read_issue, w, l, op->dst, bytes);
             op->src_off = off;
             op->smem_avail = w->cta->shared_size - (off < w->cta->shared_size ? off : w->cta->shared_size);
             op->group_kind = GROUP_BULK;
@@ -467,6 +491,7 @@ static int cp_tensor(Warp *w, const Inst *in, uint32_t mask)
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(cp_tensor)
 
 static int red_op_of(const InstDesc *d)
 {
@@ -517,7 +542,7 @@ const char *bind_cp(Inst *in, const InstDesc *d)
     if (desc_has(d, MOD_WAIT_GROUP) || desc_has(d, MOD_WAIT_ALL)) {
         in->aux8 = (uint8_t)(bulk | desc_has(d, MOD_WAIT_ALL) << 1 | desc_has(d, MOD_READ) << 2);
         if (!desc_has(d, MOD_WAIT_ALL) && d->ns != 1) return "wait_group takes N";
-        in->fn = cp_wait;
+        in->fn = OBS_PICK(d->obs, OBS_ASYNC, cp_wait);
         return NULL;
     }
     if (desc_has(d, MOD_PREFETCH)) { in->fn = cp_prefetch; return NULL; }
@@ -545,7 +570,7 @@ const char *bind_cp(Inst *in, const InstDesc *d)
     if (desc_has(d, MOD_TENSOR)) {
         if (d->tensor_dims < 1) return "tensor copies need .1d ... .5d";
         in->vec = (uint8_t)d->tensor_dims;
-        in->fn = cp_tensor;
+        in->fn = OBS_PICK(d->obs, OBS_ASYNC, cp_tensor);
         return NULL;
     }
     if (bulk) {
@@ -553,7 +578,7 @@ const char *bind_cp(Inst *in, const InstDesc *d)
         /* ptxas rejects a constant size that is not a multiple of 16 (cudaErrorInvalidPtx) */
         if ((d->src_imm_mask >> 1 & 1) && (d->imm_val[1] % 16 || !d->imm_val[1]))
             return "the size of a bulk copy must be a positive multiple of 16";
-        in->fn = cp_bulk;
+        in->fn = OBS_PICK(d->obs, OBS_ASYNC, cp_bulk);
         return NULL;
     }
     /* cp.async.ca/.cg.shared.global [dst], [src], cp-size{, src-size | ignore-src} */
@@ -563,14 +588,15 @@ const char *bind_cp(Inst *in, const InstDesc *d)
     in->t2 = (uint8_t)desc_has(d, MOD_CG);
     if (!in->space) in->space = SP_SHARED;
     if (!in->cmp) in->cmp = SP_GLOBAL;
-    in->fn = cp_async;
+    in->fn = OBS_PICK(d->obs, OBS_ASYNC, cp_async);
     return NULL;
 }
 
 /* ---- st.async / red.async -------------------------------------------------------------- */
 
-static int st_async(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int st_async(Warp *w, const Inst *in, uint32_t mask, const int V)
 {
+    uint32_t obs = OBS_IF(V, w->launch->obs);
     int n = in->vec, es = ptx_type_size(in->t), red = in->op == OP_red_async;
     uint32_t size = (uint32_t)(n * es);
     FOR_LANES(mask, l) {
@@ -583,12 +609,13 @@ static int st_async(Warp *w, const Inst *in, uint32_t mask)
         if ((a ^ ma) >> CLUSTER_RANK_SHIFT)
             return bad(w, l, in, "the data (0x%llx) and the mbarrier (0x%llx) must be in the same CTA", a, ma);
         for (int k = 0; k < n; k++) memcpy(op->value + k * es, &ROW(w, in->s[k])[l], (size_t)es);
-        if (w->launch->racecheck) op->race_phase = race_mbar_phase(w->launch, op->mbar);
+        OBSERVE(obs, async_mbar_issue, w->launch, op->mbar, &op->tag);
         op->size = size;
         op->redop = in->bop; op->rtype = in->t;
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(st_async)
 
 const char *bind_st_async(Inst *in, const InstDesc *d)
 {
@@ -603,7 +630,7 @@ const char *bind_st_async(Inst *in, const InstDesc *d)
     if (d->vec * es > 16) return "st.async stores at most 16 bytes";
     if (d->ns != d->vec + 1) return "st.async takes [addr], value, [mbar]";
     in->bop = 0xff;
-    in->fn = st_async;
+    in->fn = OBS_PICK(d->obs, OBS_ASYNC, st_async);
     return NULL;
 }
 
@@ -623,32 +650,8 @@ const char *bind_red_async(Inst *in, const InstDesc *d)
     in->t = d->types[0];
     in->vec = 1;
     in->bop = (uint8_t)op;
-    in->fn = st_async;
+    in->fn = OBS_PICK(d->obs, OBS_ASYNC, st_async);
     return NULL;
-}
-
-void async_red_half(uint8_t *dst, const uint8_t *src, uint32_t size, int type, int op)
-{
-    for (uint32_t i = 0; i + 2 <= size; i += 2) {
-        uint16_t a, b;
-        memcpy(&a, dst + i, 2); memcpy(&b, src + i, 2);
-        uint32_t r;
-        if (op == ARED_ADD) r = type == TY_F16 ? fp_f16_add_rn(a, b) : fp_bf16_add_rn(a, b);
-        else {
-            /* as measured on an H100: a NaN operand yields the other, two give 0x7fff,
-             * -0 orders below +0 */
-            uint16_t inf = type == TY_F16 ? 0x7c00 : 0x7f80;
-            int an = (a & 0x7fff) > inf, bn = (b & 0x7fff) > inf;
-            if (an || bn) r = an && bn ? 0x7fff : an ? b : a;
-            else {
-                int32_t ka = a & 0x8000 ? -(int32_t)(a & 0x7fff) - 1 : (int32_t)a;
-                int32_t kb = b & 0x8000 ? -(int32_t)(b & 0x7fff) - 1 : (int32_t)b;
-                r = (op == ARED_MIN) == (ka < kb) ? a : b;
-            }
-        }
-        uint16_t v = (uint16_t)r;
-        memcpy(dst + i, &v, 2);
-    }
 }
 
 /* ---- clusters: mapa, getctarank; elect ------------------------------------------------------ */
@@ -708,8 +711,10 @@ const char *bind_getctarank(Inst *in, const InstDesc *d)
 static int h_elect(Warp *w, const Inst *in, uint32_t mask)
 {
     uint32_t members = (uint32_t)rowv(w, in->s[0], __builtin_ctz(mask));
-    int r = warp_converge(w, in, mask, members);
+    int r = warp_converge_sync(w, in, mask, members, JOIN_NONE);
     if (r) return r;
+    uint32_t out = mask & ~members;
+    if (out) warp_sync_outside(w, "elect.sync", out, in->s[0]);
     uint32_t cand = mask & members;
     uint32_t leader = cand ? (uint32_t)__builtin_ctz(cand) : 0;
     uint64_t *d = ROW(w, in->d[0]);

@@ -9,6 +9,7 @@
 #include "exec.h"
 #include "fp.h"
 #include "memory.h"
+#include "observe.h"
 
 enum { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_AND, A_OR, A_XOR, A_EXCH, A_CAS, A_COUNT };
 _Static_assert(A_CAS == ATOM_BOP_CAS, "inst.h names atom.cas by its operation number");
@@ -127,33 +128,38 @@ CAS_OP(max_bf16x2, uint32_t, PAIR(BF16MAX, old, s))
 
 /* ---- handlers: scalar atom (d = old), scalar red, and vector forms (elements in order) ---- */
 
-#define DEF_SCALAR(NAME, SIZE)                                                       \
-    static int atom_##NAME(Warp *w, const Inst *in, uint32_t mask)                   \
+/* Each handler in a plain variant and an observed one (X_o: the accesses are an event). */
+#define DEF_SCALAR_GEN(SFX, PTRS, NAME, SIZE)                                        \
+    static int atom##SFX##_##NAME(Warp *w, const Inst *in, uint32_t mask)            \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
-        if (mem_warp_ptrs(w, in, mask, SIZE, ACC_ATOMIC, p)) return STEP_FAULT;      \
+        if (PTRS(w, in, mask, SIZE, ACC_ATOMIC, p)) return STEP_FAULT;               \
         uint64_t *d = ROW(w, in->d[0]);                                              \
         const uint64_t *b = ROW(w, in->s[0]), *c = ROW(w, in->s[1]);                 \
         FOR_LANES(mask, l) d[l] = op_##NAME(p[l], b[l], c[l]);                       \
         return STEP_NEXT;                                                            \
     }                                                                                \
-    static int red_##NAME(Warp *w, const Inst *in, uint32_t mask)                    \
+    static int red##SFX##_##NAME(Warp *w, const Inst *in, uint32_t mask)             \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
-        if (mem_warp_ptrs(w, in, mask, SIZE, ACC_ATOMIC, p)) return STEP_FAULT;      \
+        if (PTRS(w, in, mask, SIZE, ACC_ATOMIC, p)) return STEP_FAULT;               \
         const uint64_t *b = ROW(w, in->s[0]);                                        \
         FOR_LANES(mask, l) op_##NAME(p[l], b[l], 0);                                 \
         return STEP_NEXT;                                                            \
     }
+#define DEF_SCALAR(NAME, SIZE) \
+    DEF_SCALAR_GEN(, mem_warp_ptrs, NAME, SIZE) DEF_SCALAR_GEN(_o, mem_warp_ptrs_observed, NAME, SIZE)
 
 /* Vector forms read every source of a lane before writing any destination, so a
  * destination that is also a source ({%f0..} , [a], {%f0..}) keeps working. */
 #define DEF_VECTOR(NAME, SIZE)                                                       \
-    static int vec_##NAME(Warp *w, const Inst *in, uint32_t mask, int has_d)         \
+    static inline __attribute__((always_inline)) int vec_##NAME(Warp *w, const Inst *in, \
+                                                   uint32_t mask, int has_d, const int V) \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
         int n = in->vec;                                                             \
-        if (mem_warp_ptrs(w, in, mask, SIZE * (unsigned)n, ACC_ATOMIC, p))           \
+        if ((V ? mem_warp_ptrs_observed : mem_warp_ptrs)(w, in, mask, SIZE * (unsigned)n, \
+                                                        ACC_ATOMIC, p))              \
             return STEP_FAULT;                                                       \
         FOR_LANES(mask, l) {                                                         \
             uint64_t b[INST_MAXS], r[INST_MAXS];                                     \
@@ -166,11 +172,19 @@ CAS_OP(max_bf16x2, uint32_t, PAIR(BF16MAX, old, s))
     }                                                                                \
     static int atomv_##NAME(Warp *w, const Inst *in, uint32_t mask)                  \
     {                                                                                \
-        return vec_##NAME(w, in, mask, 1);                                           \
+        return vec_##NAME(w, in, mask, 1, 0);                                        \
     }                                                                                \
     static int redv_##NAME(Warp *w, const Inst *in, uint32_t mask)                   \
     {                                                                                \
-        return vec_##NAME(w, in, mask, 0);                                           \
+        return vec_##NAME(w, in, mask, 0, 0);                                        \
+    }                                                                                \
+    static int atomv_o_##NAME(Warp *w, const Inst *in, uint32_t mask)                \
+    {                                                                                \
+        return vec_##NAME(w, in, mask, 1, 1);                                        \
+    }                                                                                \
+    static int redv_o_##NAME(Warp *w, const Inst *in, uint32_t mask)                 \
+    {                                                                                \
+        return vec_##NAME(w, in, mask, 0, 1);                                        \
     }
 
 DEF_SCALAR(add_u32, 4) DEF_SCALAR(add_u64, 8)
@@ -198,10 +212,13 @@ DEF_VECTOR(min_bf16x2, 4) DEF_VECTOR(max_bf16x2, 4)
 
 /* ---- binders ---- */
 
-typedef struct AtomEntry { uint8_t op, ty; Handler atom, red, atomv, redv; } AtomEntry;
+/* handlers [0] plain, [1] observed */
+typedef struct AtomEntry { uint8_t op, ty; Handler atom[2], red[2], atomv[2], redv[2]; } AtomEntry;
 
-#define S(OP, TY, NAME) { OP, TY, atom_##NAME, red_##NAME, NULL, NULL }
-#define V(OP, TY, NAME) { OP, TY, atom_##NAME, red_##NAME, atomv_##NAME, redv_##NAME }
+#define S(OP, TY, NAME) { OP, TY, { atom_##NAME, atom_o_##NAME }, { red_##NAME, red_o_##NAME }, \
+                          { NULL, NULL }, { NULL, NULL } }
+#define V(OP, TY, NAME) { OP, TY, { atom_##NAME, atom_o_##NAME }, { red_##NAME, red_o_##NAME }, \
+                          { atomv_##NAME, atomv_o_##NAME }, { redv_##NAME, redv_o_##NAME } }
 /* Types are normalised first (see norm_type): bit operations by size as .bN, adds of signed
  * integers as unsigned (same bits). */
 static const AtomEntry atom_table[] = {
@@ -287,17 +304,17 @@ static const char *bind_atomic(Inst *in, const InstDesc *d, int is_atom)
             return "atom/red: missing operands";
         if (op != A_CAS) in->s[1] = ROW_ZERO;   /* a cache-policy operand is only a hint */
         in->vec = 1;
-        in->fn = is_atom ? e->atom : e->red;
+        in->fn = (is_atom ? e->atom : e->red)[(d->obs & OBS_MEM) != 0];
         return NULL;
     }
-    if (!e->atomv) return "vector atom/red exists only for .add.f32 and .add/.min/.max on halves";
+    if (!e->atomv[0]) return "vector atom/red exists only for .add.f32 and .add/.min/.max on halves";
     if (vec == 8) return "vector atom/red with .v8 is not supported (at most 4 operands)";
     if (vec != 2 && vec != 4) return "bad vector width";
     if (sp != SP_GLOBAL && sp != SP_NONE && sp != SP_GENERIC)
         return "vector atom/red needs .global or a generic address";
     if (d->ns < vec || (is_atom && d->nd < vec)) return "atom/red: vector operand count";
     in->vec = (uint8_t)vec;
-    in->fn = is_atom ? e->atomv : e->redv;
+    in->fn = (is_atom ? e->atomv : e->redv)[(d->obs & OBS_MEM) != 0];
     return NULL;
 }
 

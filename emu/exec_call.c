@@ -8,6 +8,11 @@
 #include "exec.h"
 #include "memory.h"
 
+/* Device-side malloc's heap (cudaLimitMallocHeapSize). */
+static size_t heap_size = 8u << 20;     /* CUDA's default device malloc heap: 8 MB */
+void emu_set_heap_size(size_t b) { heap_size = b; }
+size_t emu_heap_size(void) { return heap_size; }
+
 static __thread Warp *cur_w;
 static __thread int cur_lane, cur_fault;
 

@@ -8,9 +8,7 @@
 #include "exec_int_tmpl.h"
 
 /* Inst.bop values for setp/set. */
-enum { BOP_NONE = 0, BOP_AND, BOP_OR, BOP_XOR };
 /* Inst.aux8 for compares: where the result goes. */
-enum { CMP_TO_PRED = 0, CMP_TO_GPR = 1 };
 
 /* ---------------------------------------------------------------- bitwise logic */
 
@@ -171,29 +169,6 @@ static int h_mov_unpack(Warp *w, const Inst *in, uint32_t mask)
 
 /* ---------------------------------------------------------------- setp / set */
 
-/* Combine the per-lane compare results t with the optional predicate c and write p (and q,
- * the result for the complement of t) or, for set, the register value in->imm / 0. */
-static int cmp_finish(Warp *w, const Inst *in, uint32_t mask, uint32_t t)
-{
-    uint32_t p = t, q = ~t;
-    if (in->bop) {
-        uint32_t c = w->P[in->s[2]] ^ ((in->flags & IF_NEG_C) ? ~0u : 0u);
-        switch (in->bop) {
-        case BOP_AND: p &= c; q &= c; break;
-        case BOP_OR: p |= c; q |= c; break;
-        default: p ^= c; q ^= c; break;
-        }
-    }
-    if (in->aux8 == CMP_TO_GPR) {
-        uint64_t *d = ROW(w, in->d[0]), one = (uint64_t)in->imm;
-        LANES(l, d[l] = ((p >> l) & 1u) ? one : 0);
-        return STEP_NEXT;
-    }
-    pred_put(w, in->d[0], mask, p);
-    if (in->nd > 1) pred_put(w, in->d[1], mask, q);
-    return STEP_NEXT;
-}
-
 /* Every lane is compared (inactive ones too: reading their rows has no effect), so the
  * loop has no mask test; only the writes in cmp_finish respect mask. */
 #define H_CMP(name, T, GET, cond) \
@@ -206,7 +181,8 @@ static int h_cmp_##name(Warp *w, const Inst *in, uint32_t mask) \
         t |= (uint32_t)(cond) << l; \
     } \
     return cmp_finish(w, in, mask, t); \
-}
+} \
+JIT_OP(h_cmp_##name, "CMP", #T, #GET, "", "", "", #cond)
 /* Integer comparisons in CMP_EQ..CMP_GE order. */
 #define INT_CMPS(sfx, T) \
     H_CMP(sfx##_eq, T, (T), a == b) H_CMP(sfx##_ne, T, (T), a != b) \
@@ -313,7 +289,8 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
     uint32_t c = w->P[in->s[2]] ^ ((in->flags & IF_NEG_C) ? ~0u : 0u); \
     LANES(l, d[l] = (RT)(((c >> l) & 1u) ? A[l] : B[l])); \
     return STEP_NEXT; \
-}
+} \
+JIT_OP(h_##name, "SELP", "", "", "", "", #RT, "")
 H_SELP(selp_16, uint16_t)
 H_SELP(selp_32, uint32_t)
 H_SELP(selp_64, uint64_t)

@@ -4,8 +4,9 @@
 #include <time.h>
 #include "engine.h"
 #include "exec.h"
-#include "profile.h"
-#include "racecheck.h"
+#include "clock.h"
+#include "observe.h"
+#include "jitop.h"
 #include "call.h"
 #include "memory.h"
 #include "scheduler.h"
@@ -20,6 +21,7 @@ static int h_bra(Warp *w, const Inst *in, uint32_t mask)
     warp_diverge(w, mask, (uint32_t)in->imm, in->base);   /* base: reconvergence pc */
     return STEP_JUMP;
 }
+JIT_OP(h_bra, "BRA", "", "", "", "", "", "")
 
 const char *bind_bra(Inst *in, const InstDesc *d)
 {
@@ -41,7 +43,8 @@ static int lanes_exit(Warp *w, uint32_t mask)
     w->alive &= ~mask;
     w->active &= ~mask;
     w->pc++;                 /* lanes the guard kept out go on with the next instruction */
-    cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(mask & w->valid));
+    cta_threads_exited(w->cta, popcount32(mask & w->valid));
+    warp_lanes_exited(w);
     warp_regroup(w);
     return STEP_EXIT;
 }
@@ -106,7 +109,12 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
 {
     uint32_t leaving = 0;
     uint8_t vals[CALL_VALUE_MAX];
-    for (uint32_t m = mask; m; m &= m - 1) {
+    /* the ret of a kernel: no lane of the warp is inside a call, so every lane of mask
+     * leaves (one vectorized test instead of a branch per lane) */
+    uint16_t deep = 0;
+    for (int l = 0; l < WARP_SIZE; l++) deep |= w->depth[l];
+    if (!deep) leaving = mask;
+    for (uint32_t m = deep ? mask : 0; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         if (w->depth[l] == 0) { leaving |= 1u << l; continue; }
         uint32_t fp = w->fp[l], ret_pc, caller_fp;
@@ -143,7 +151,8 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
     uint32_t returning = mask & ~leaving;
     if (leaving) {
         w->alive &= ~leaving;
-        cta_threads_exited(w->cta, (uint32_t)__builtin_popcount(leaving & w->valid));
+        cta_threads_exited(w->cta, popcount32(leaving & w->valid));
+        warp_lanes_exited(w);
     }
     /* fast path: the whole group returns to one place (inside a divergence region the
      * return may close it: regroup decides) */
@@ -333,7 +342,8 @@ const char *bind_nanosleep(Inst *in, const InstDesc *d)
 
 /* ---- barriers --------------------------------------------------------------------------- */
 
-static int bar_arrive(Warp *w, const Inst *in, uint32_t mask, int kind)
+static inline __attribute__((always_inline)) int bar_arrive(Warp *w, const Inst *in, uint32_t mask,
+                                                            int kind, const int V)
 {
     int l0 = __builtin_ctz(mask);
     uint64_t id = ROW(w, in->s[0])[l0];
@@ -347,66 +357,82 @@ static int bar_arrive(Warp *w, const Inst *in, uint32_t mask, int kind)
                           "barrier thread count %u is not a positive multiple of 32", count);
     uint32_t c = 0;
     if (kind >= BAR_RED_POPC) c = w->P[in->s[in->ns - 1]] & mask;
-    return cta_barrier_arrive(w, (int)id, count, mask, kind, c);
+    return cta_barrier_arrive(w, (int)id, count, mask, kind, c, OBS_IF(V, w->launch->obs));
 }
 
-#define BAR_HANDLER(name, kind) \
-    static int name(Warp *w, const Inst *in, uint32_t mask) { return bar_arrive(w, in, mask, kind); }
+#define BAR_HANDLER(name, kind)                                                          \
+    static inline __attribute__((always_inline)) int name(Warp *w, const Inst *in,       \
+                                                          uint32_t mask, const int V)    \
+    { return bar_arrive(w, in, mask, kind, V); }                                         \
+    OBS_VARIANTS(name)
 BAR_HANDLER(h_bar_sync, BAR_SYNC)
 BAR_HANDLER(h_bar_arrive, BAR_ARRIVE)
 BAR_HANDLER(h_bar_red_popc, BAR_RED_POPC)
 BAR_HANDLER(h_bar_red_and, BAR_RED_AND)
 BAR_HANDLER(h_bar_red_or, BAR_RED_OR)
 
-static int h_cluster_arrive(Warp *w, const Inst *in, uint32_t mask)
+/* .relaxed: the arrival orders nothing before it (the race detector's view) */
+static inline __attribute__((always_inline)) int h_cluster_arrive(Warp *w, const Inst *in,
+                                                                  uint32_t mask, const int V)
 {
-    /* .relaxed: the arrival orders nothing before it (the race detector's view), except the
-     * mbarrier inits a fence.mbarrier_init made ready for it: after such a fence the detector
-     * takes the arrival as a release (of the inits, and with them of what came before) */
-    int release = SYNC_SEM(in->sync) != SEM_RELAXED || w->mbinit_fenced;
-    w->mbinit_fenced = 0;
-    return cluster_barrier_arrive(w, mask, release);
+    int release = SYNC_SEM(in->sync) != SEM_RELAXED;
+    return cluster_barrier_arrive(w, mask, release, OBS_IF(V, w->launch->obs));
 }
+OBS_VARIANTS(h_cluster_arrive)
 
-static int h_cluster_wait(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int h_cluster_wait(Warp *w, const Inst *in,
+                                                                uint32_t mask, const int V)
 {
     (void)in;
-    return cluster_barrier_wait(w, mask);
+    return cluster_barrier_wait(w, mask, OBS_IF(V, w->launch->obs));
 }
+OBS_VARIANTS(h_cluster_wait)
 
-/* bar.warp.sync membermask */
-static int h_bar_warp_sync(Warp *w, const Inst *in, uint32_t mask)
+/* bar.warp.sync membermask: lanes may pass different masks (the tiles of cooperative
+ * groups); a lane its own mask does not name is undefined (compute-sanitizer's synccheck
+ * reports it too, "Barrier error detected. Invalid arguments"; the H200 goes on). */
+static inline __attribute__((always_inline)) int h_bar_warp_sync(Warp *w, const Inst *in,
+                                                                 uint32_t mask, const int V)
 {
-    uint32_t members = (uint32_t)ROW(w, in->s[0])[__builtin_ctz(mask)];
-    int r = warp_converge(w, in, mask, members);
-    if (!r && w->launch->racecheck) race_warp_sync(w, mask, ROW(w, in->s[0]));   /* orders the lanes' accesses */
-    return r;
+    const uint64_t *m = ROW(w, in->s[0]);
+    uint32_t members = 0, out = 0;
+    FOR_LANES(mask, l) {
+        members |= (uint32_t)m[l];
+        out |= (uint32_t)(~m[l] >> l & 1) << l;
+    }
+    int r = warp_converge_sync(w, in, mask, members, JOIN_NONE);
+    if (r) return r;
+    if (out) warp_sync_outside(w, "bar.warp.sync", out, in->s[0]);
+    OBSERVE(OBS_IF(V, w->launch->obs), warp_sync, w, mask, m);   /* orders the lanes' accesses */
+    return 0;
 }
+OBS_VARIANTS(h_bar_warp_sync)
 
 const char *bind_bar(Inst *in, const InstDesc *d)
 {
     if (desc_has(d, MOD_WARP)) {
         if (in->ns != 1) return "bar.warp.sync takes one operand";
-        in->fn = h_bar_warp_sync;
+        in->fn = OBS_PICK(d->obs, OBS_SYNC, h_bar_warp_sync);
         return NULL;
     }
     if (desc_has(d, MOD_CLUSTER)) {
         if (in->ns) return "barrier.cluster takes no operands";
-        if (desc_has(d, MOD_ARRIVE)) in->fn = h_cluster_arrive;
-        else if (desc_has(d, MOD_WAIT)) in->fn = h_cluster_wait;
+        if (desc_has(d, MOD_ARRIVE)) in->fn = OBS_PICK(d->obs, OBS_SYNC, h_cluster_arrive);
+        else if (desc_has(d, MOD_WAIT)) in->fn = OBS_PICK(d->obs, OBS_SYNC, h_cluster_wait);
         else return "barrier.cluster needs .arrive or .wait";
         return NULL;
     }
     if (desc_has(d, MOD_RED)) {
         if (in->nd != 1 || in->ns < 2 || in->ns > 3) return "bar.red needs d, a{, b}, c";
-        if (desc_has(d, MOD_POPC)) in->fn = h_bar_red_popc;
-        else if (desc_has(d, MOD_AND)) in->fn = h_bar_red_and;
-        else if (desc_has(d, MOD_OR)) in->fn = h_bar_red_or;
+        if (desc_has(d, MOD_POPC)) in->fn = OBS_PICK(d->obs, OBS_SYNC, h_bar_red_popc);
+        else if (desc_has(d, MOD_AND)) in->fn = OBS_PICK(d->obs, OBS_SYNC, h_bar_red_and);
+        else if (desc_has(d, MOD_OR)) in->fn = OBS_PICK(d->obs, OBS_SYNC, h_bar_red_or);
         else return "bar.red needs .popc, .and or .or";
         return NULL;
     }
     if (in->ns < 1 || in->ns > 2) return "bar takes a barrier id and an optional thread count";
-    in->fn = desc_has(d, MOD_ARRIVE) ? h_bar_arrive : h_bar_sync;
+    in->fn = desc_has(d, MOD_ARRIVE) ? OBS_PICK(d->obs, OBS_SYNC, h_bar_arrive)
+                                     : OBS_PICK(d->obs, OBS_SYNC, h_bar_sync);
     return NULL;
 }
 
@@ -419,22 +445,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* --clock model: the SM's cycle counter and the global timer where the model's H100 would
- * have them (profile.c): the launch's start on the model's timeline plus the warp's cycles. */
-static uint64_t model_sreg(const Warp *w, int64_t id)
-{
-    double cyc = profile_warp_cycles(w), start = w->launch->prof.model_start_ns;
-    uint64_t clk = (uint64_t)(start * 1.98 + cyc), ns = (uint64_t)(start + cyc / 1.98);
-    switch (id) {
-    case SR_CLOCK: return (uint32_t)clk;
-    case SR_CLOCK_HI: return (uint32_t)(clk >> 32);
-    case SR_CLOCK64: return clk;
-    case SR_GLOBALTIMER: return ns;
-    case SR_GLOBALTIMER_LO: return (uint32_t)ns;
-    default: return (uint32_t)(ns >> 32);
-    }
-}
-
 /* %clock/%clock64 count the warp's own instructions, each as the cycles an H100 SM shared by
  * as many resident warps would give it (clock_cpi): a virtual clock, so the same program reads
  * the same values whatever the host is doing, and a loop that waits a number of cycles runs
@@ -442,12 +452,6 @@ static uint64_t model_sreg(const Warp *w, int64_t id)
 static int h_sreg(Warp *w, const Inst *in, uint32_t mask)
 {
     uint64_t v;
-    if (clock_model) {
-        v = model_sreg(w, in->imm);
-        uint64_t *d = ROW(w, in->d[0]);
-        FOR_LANES(mask, l) d[l] = v;
-        return STEP_NEXT;
-    }
     switch (in->imm) {
     case SR_CLOCK: v = (uint32_t)(w->steps * w->launch->prof.clock_cpi); break;
     case SR_CLOCK_HI: v = (uint32_t)((w->steps * w->launch->prof.clock_cpi) >> 32); break;
@@ -462,10 +466,21 @@ static int h_sreg(Warp *w, const Inst *in, uint32_t mask)
     return STEP_NEXT;
 }
 
+/* A clock provider (clock.h) reads the clocks instead. */
+const ClockProvider *emu_clock;
+void emu_set_clock(const ClockProvider *c) { emu_clock = c; }
+
+static int h_sreg_provided(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t v = emu_clock->read(w, (int)in->imm), *d = ROW(w, in->d[0]);
+    FOR_LANES(mask, l) d[l] = v;
+    return STEP_NEXT;
+}
+
 const char *bind_sreg(Inst *in, const InstDesc *d)
 {
     (void)d;
-    in->fn = h_sreg;
+    in->fn = emu_clock ? h_sreg_provided : h_sreg;
     return NULL;
 }
 

@@ -15,6 +15,7 @@
 #include "exec.h"
 #include "fp.h"
 #include "sfu.h"
+#include "jitop.h"
 
 #define W Warp *w, const Inst *in, uint32_t mask
 
@@ -38,31 +39,13 @@ static const int host_rnd[] = {
 #define FTZ_OF(in) (((in)->flags & IF_FTZ) != 0)
 #define SAT_OF(in) (((in)->flags & IF_SAT) != 0)
 
-FP_INLINE float f32_in(uint64_t v, int ftz)
-{
-    uint32_t u = (uint32_t)v;
-    return fp_bits_f32(ftz ? fp_ftz32(u) : u);
-}
-
-/* tiny: the exact result is below 2^-126 in magnitude. The GPU flushes such results under
- * .ftz even when they round up to the smallest normal (H100: mul.rn.ftz.f32 0x00ffffff *
- * 0.5 gives 0), so the flush looks at the exact value, not only at the rounded one. */
-FP_INLINE uint64_t f32_out(float r, int ftz, int sat, int tiny)
-{
-    if (ftz && tiny) r = copysignf(0.0f, r);
-    if (sat) r = r > 0.0f ? (r < 1.0f ? r : 1.0f) : 0.0f;   /* NaN and -0 -> +0 */
-    uint32_t u = fp_canon32(fp_f32_bits(r));
-    return ftz ? fp_ftz32(u) : u;
-}
-
-FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
-
 /* ---- templates ---------------------------------------------------------------------- */
 
 /* f32 kernel over sources a, b, c (unused ones read s[0]) with .ftz and .sat as
  * arguments: the handlers below call it with constants so each is specialised. TINY says
  * whether the exact result is below the smallest normal (only evaluated under .ftz). */
 #define F32_K(NAME, EXPR, TINY)                                               \
+    static const char NAME##_f32_expr[] = #EXPR, NAME##_f32_tiny[] = #TINY;   \
     FP_INLINE int NAME##_k(W, int ftz, int sat)                               \
     {                                                                         \
         uint64_t *d = ROW(w, in->d[0]);                                       \
@@ -80,13 +63,17 @@ FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
 /* plain and .ftz handlers (the approximate functions) */
 #define F32_H2(NAME)                                                          \
     static int NAME##_f32(W) { return NAME##_k(w, in, mask, 0, 0); }          \
-    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1, 0); }
+    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1, 0); }      \
+    JIT_OP(NAME##_f32, "F32", NAME##_f32_tiny, "0", "0", "", "", NAME##_f32_expr) \
+    JIT_OP(NAME##_f32_ftz, "F32", NAME##_f32_tiny, "1", "0", "", "", NAME##_f32_expr)
 /* rounded operations: round-to-nearest with every .ftz/.sat, plus directed rounding
  * that reads the flags once */
 #define F32_H5(NAME)                                                          \
     F32_H2(NAME)                                                              \
     static int NAME##_f32_sat(W) { return NAME##_k(w, in, mask, 0, 1); }      \
     static int NAME##_f32_ftz_sat(W) { return NAME##_k(w, in, mask, 1, 1); }  \
+    JIT_OP(NAME##_f32_sat, "F32", NAME##_f32_tiny, "0", "1", "", "", NAME##_f32_expr) \
+    JIT_OP(NAME##_f32_ftz_sat, "F32", NAME##_f32_tiny, "1", "1", "", "", NAME##_f32_expr) \
     static int NAME##_f32_dir(W)                                              \
     {                                                                         \
         WITH_RND(NAME##_k(w, in, mask, FTZ_OF(in), SAT_OF(in)));              \
@@ -105,7 +92,8 @@ FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
             d[l] = fp_nan64(EXPR, a, b, c);                                   \
         });                                                                   \
         return STEP_NEXT;                                                     \
-    }
+    }                                                                         \
+    JIT_OP(NAME##_f64, "F64", "", "", "", "", "", #EXPR)
 #define F64_DIR(NAME) static int NAME##_f64_dir(W) { WITH_RND(NAME##_f64(w, in, mask)); }
 
 /* The handler set of one IEEE-rounded operation, as the binder picks from it. */
@@ -124,7 +112,6 @@ typedef struct RndOps {
         NAME##_f32_dir, NAME##_f64, NAME##_f64_dir};
 
 #define APPROX_OP(NAME, EXPR) F32_K(NAME, EXPR, 0) F32_H2(NAME)
-#define TINY(x) (fabs(x) < 0x1p-126)
 
 /* ---- IEEE-rounded operations ------------------------------------------------------ */
 
@@ -163,24 +150,24 @@ APPROX_OP(rcp_approx, SFU1(sfu_rcp, a, ftz, 1.0f / a))
 APPROX_OP(sqrt_approx, SFU1(sfu_sqrt, a, ftz, sqrtf(a)))
 /* rsqrt.approx.f32: max relative error 2^-22.9 */
 APPROX_OP(rsqrt_approx, SFU1(sfu_rsqrt, a, ftz, (float)(1.0 / sqrt((double)a))))
-/* sin/cos.approx.f32: max absolute error 2^-20.5 in [-100 pi, 100 pi] (the SFU's range
- * reduction loses accuracy outside it; libm here does not) */
-APPROX_OP(sin_approx, (float)sin((double)a))
-APPROX_OP(cos_approx, (float)cos((double)a))
+/* sin/cos.approx.f32, tanh.approx.f32: the GPU's results (sfu.c), with libm as the fallback */
+#define TRIG(FN, x, ftz, fallback) (sfu_trig_ok() ? FN(x, ftz) : (fallback))
+APPROX_OP(sin_approx, TRIG(sfu_sin, a, ftz, (float)sin((double)a)))
+APPROX_OP(cos_approx, TRIG(sfu_cos, a, ftz, (float)cos((double)a)))
 /* lg2.approx.f32: max absolute error 2^-22.6 for the mantissa */
 APPROX_OP(lg2_approx, SFU1(sfu_lg2, a, ftz, (float)log2((double)a)))
 /* ex2.approx.f32: max 2 ulp over the full range */
 APPROX_OP(ex2_approx, SFU1(sfu_ex2, a, ftz, (float)exp2((double)a)))
-/* tanh.approx.f32: max relative error 2^-10.987 */
-APPROX_OP(tanh_approx, (float)tanh((double)a))
+APPROX_OP(tanh_approx, (sfu_tanh_ok() ? sfu_tanh(a) : (float)tanh((double)a)))
 
-/* rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64: the SFU's 1.11.20 forms. Only the upper 32
- * bits of a are used (so 0x7ff00000_00000001 counts as infinity), the result's low 32
- * bits are zero, subnormals flush to zero, and a NaN result is 0x7fffffff_00000000
- * (H100). Here: the exact result truncated to 20 mantissa bits (the last bit may differ). */
+/* rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64: MUFU.RCP64H/RSQ64H, which read the upper 32
+ * bits of a (so 0x7ff00000_00000001 counts as infinity) and leave the low 32 bits zero;
+ * subnormals flush to zero, and a NaN result is 0x7fffffff_00000000 (sfu.c). The fallback
+ * without tables: the exact result truncated to 20 mantissa bits (the last bit may differ). */
 #define SFU64_NAN 0x7fffffff00000000ull
 FP_INLINE uint64_t sfu64(uint64_t a, int is_rsqrt)
 {
+    if (sfu_ok()) return is_rsqrt ? sfu_rsqrt64_ftz(a) : sfu_rcp64(a);
     double x = fp_bits_f64(fp_ftz64(a & 0xffffffff00000000ull));
     uint64_t r = fp_ftz64(fp_f64_bits(is_rsqrt ? 1.0 / sqrt(x) : 1.0 / x));
     return fp_isnan64(r) ? SFU64_NAN : r & 0xffffffff00000000ull;
@@ -199,9 +186,19 @@ static int rsqrt_approx_ftz_f64(W)
     LANES(l, { d[l] = sfu64(ra[l], 1); });
     return STEP_NEXT;
 }
-/* rsqrt.approx.f64: full-width approximation; computed in double (H100 differs by 1 ulp
- * at times) */
-F64_K(rsqrt_approx, 1.0 / sqrt(a))
+/* rsqrt.approx.f64: MUFU.RSQ64H and the refinement step ptxas writes after it (sfu.c),
+ * NaNs included (a negative x gives 0xfff80000_00000000) */
+static int rsqrt_approx_f64(W)
+{
+    uint64_t *d = ROW(w, in->d[0]);
+    const uint64_t *ra = ROW(w, in->s[0]);
+    int ok = sfu_ok();
+    LANES(l, {
+        double a = f64_in(ra[l]);
+        d[l] = ok ? fp_f64_bits(sfu_rsqrt64(a)) : fp_nan64(1.0 / sqrt(a), a, a, a);
+    });
+    return STEP_NEXT;
+}
 
 /* ---- bit operations: abs, neg, copysign --------------------------------------------- */
 
@@ -437,6 +434,8 @@ __attribute__((target("avx2,fma"))) static int fma_f32_fma3(W)
     });
     return STEP_NEXT;
 }
+/* the same as the f32 template's fma without .ftz or .sat */
+JIT_OP(fma_f32_fma3, "F32", "0", "0", "0", "", "", "fmaf(a, b, c)")
 #endif
 
 const char *bind_fma(Inst *in, const InstDesc *d)

@@ -12,6 +12,7 @@
  */
 #include <math.h>
 #include "exec.h"
+#include "sfu.h"
 #include "fp.h"
 
 #define W Warp *w, const Inst *in, uint32_t mask
@@ -80,11 +81,10 @@ FP_INLINE uint32_t h_elem(int op, int bf, int fl, uint32_t a, uint32_t b, uint32
     case HA_SUB: r = fp_add_rto(x, -y); break;
     case HA_MUL: r = x * y; break;                  /* exact in double */
     case HA_FMA: r = fp_add_rto(x * y, z); break;
-    /* ex2.approx.f16: max relative error 2^-9.9; .bf16: 2^-7. tanh.approx.f16/bf16: max
-     * relative error 2^-10.987 (f16), 2^-8 (bf16). Computed in double and truncated: the
-     * H100 results seen (ex2.approx.f16x2, tanh.approx.bf16x2) are the truncated ones. */
-    case HA_EX2: return h_enc(exp2(x), bf, fl, RND_RZ);
-    default: return h_enc(tanh(x), bf, fl, RND_RZ);
+    /* ex2.approx and tanh.approx on halves: the GPU's results (MUFU.EX2/TANH.F16/BF16,
+     * sfu.c); without the tables, the exact value cut to 16 bits */
+    case HA_EX2: return sfu_halfs_ok() ? sfu_half(0, (uint16_t)a, bf) : h_enc(exp2(x), bf, fl, RND_RZ);
+    default: return sfu_halfs_ok() ? sfu_half(1, (uint16_t)a, bf) : h_enc(tanh(x), bf, fl, RND_RZ);
     }
     return h_enc(r, bf, fl, RND_RN);
 }

@@ -188,8 +188,6 @@ H_UN(neg_64, uint64_t, uint64_t, 0u - a)
 static const Handler abs_h[3] = { h_abs_s16, h_abs_s32, h_abs_s64 };
 static const Handler neg_h[3] = { h_neg_16, h_neg_32, h_neg_64 };
 
-#define MINV(a, b) ((a) < (b) ? (a) : (b))
-#define MAXV(a, b) ((a) > (b) ? (a) : (b))
 H_BIN(min_u16, uint16_t, uint16_t, uint16_t, MINV(a, b))
 H_BIN(min_s16, int16_t, int16_t, uint16_t, MINV(a, b))
 H_BIN(min_u32, uint32_t, uint32_t, uint32_t, MINV(a, b))

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "exec.h"
+#include "jitop.h"
 
 typedef unsigned __int128 u128;
 typedef __int128 s128;
@@ -23,7 +24,8 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
     const uint64_t *A = ROW(w, in->s[0]); \
     LANES(l, TA a = (TA)A[l]; d[l] = (RT)(expr)); \
     return STEP_NEXT; \
-}
+} \
+JIT_OP(h_##name, "UN", #TA, "", "", "", #RT, #expr)
 
 /* Two sources a (TA), b (TB). */
 #define H_BIN(name, TA, TB, RT, expr) \
@@ -33,7 +35,8 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
     const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]); \
     LANES(l, TA a = (TA)A[l]; TB b = (TB)B[l]; d[l] = (RT)(expr)); \
     return STEP_NEXT; \
-}
+} \
+JIT_OP(h_##name, "BIN", #TA, #TB, "", "", #RT, #expr)
 
 /* Three sources a (TA), b (TB), c (TC). */
 #define H_TER(name, TA, TB, TC, RT, expr) \
@@ -43,7 +46,8 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
     const uint64_t *A = ROW(w, in->s[0]), *B = ROW(w, in->s[1]), *C = ROW(w, in->s[2]); \
     LANES(l, TA a = (TA)A[l]; TB b = (TB)B[l]; TC c = (TC)C[l]; d[l] = (RT)(expr)); \
     return STEP_NEXT; \
-}
+} \
+JIT_OP(h_##name, "TER", #TA, #TB, #TC, "", #RT, #expr)
 
 /* Four sources (bfi, lop3). */
 #define H_QUAD(name, TA, TB, TC, TE, RT, expr) \
@@ -55,12 +59,43 @@ static int h_##name(Warp *w, const Inst *in, uint32_t mask) \
     LANES(l, TA a = (TA)A[l]; TB b = (TB)B[l]; TC c = (TC)C[l]; TE e = (TE)E[l]; \
                 d[l] = (RT)(expr)); \
     return STEP_NEXT; \
-}
+} \
+JIT_OP(h_##name, "QUAD", #TA, #TB, #TC, #TE, #RT, #expr)
+
+#define MINV(a, b) ((a) < (b) ? (a) : (b))
+#define MAXV(a, b) ((a) > (b) ? (a) : (b))
 
 /* Write the lanes of mask of predicate p from the bit mask v. */
 static inline void pred_put(Warp *w, uint32_t p, uint32_t mask, uint32_t v)
 {
     w->P[p] = (w->P[p] & ~mask) | (v & mask);
+}
+
+/* setp's boolean combine (Inst.bop) and whether set writes a register (Inst.aux8). */
+enum { BOP_NONE = 0, BOP_AND, BOP_OR, BOP_XOR };
+enum { CMP_TO_PRED = 0, CMP_TO_GPR = 1 };
+
+/* Combine the per-lane compare results t with the optional predicate c and write p (and q,
+ * the result for the complement of t) or, for set, the register value in->imm / 0. */
+static inline int cmp_finish(Warp *w, const Inst *in, uint32_t mask, uint32_t t)
+{
+    uint32_t p = t, q = ~t;
+    if (in->bop) {
+        uint32_t c = w->P[in->s[2]] ^ ((in->flags & IF_NEG_C) ? ~0u : 0u);
+        switch (in->bop) {
+        case BOP_AND: p &= c; q &= c; break;
+        case BOP_OR: p |= c; q |= c; break;
+        default: p ^= c; q ^= c; break;
+        }
+    }
+    if (in->aux8 == CMP_TO_GPR) {
+        uint64_t *d = ROW(w, in->d[0]), one = (uint64_t)in->imm;
+        LANES(l, d[l] = ((p >> l) & 1u) ? one : 0);
+        return STEP_NEXT;
+    }
+    pred_put(w, in->d[0], mask, p);
+    if (in->nd > 1) pred_put(w, in->d[1], mask, q);
+    return STEP_NEXT;
 }
 
 /* Type helpers. */

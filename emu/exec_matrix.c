@@ -11,6 +11,7 @@
 #include <string.h>
 #include "exec.h"
 #include "memory.h"
+#include "observe.h"
 
 /* An 8x8 matrix of 16-bit elements, m[row][col]. */
 typedef uint16_t Mat[8][8];
@@ -30,10 +31,11 @@ static inline void put_word(Mat m, int lane, int trans, uint32_t v)
 }
 
 /* The row addresses come from lanes 0 .. 8n-1 (all of them for .x4). */
-static int rows_of(Warp *w, const Inst *in, int n, uint8_t *p[WARP_SIZE], int access)
+static inline __attribute__((always_inline)) int rows_of(Warp *w, const Inst *in, int n,
+                                                         uint8_t *p[WARP_SIZE], int access, const int V)
 {
     uint32_t need = n == 4 ? 0xffffffffu : (1u << (8 * n)) - 1;
-    return mem_warp_ptrs(w, in, need, 16, access, p);
+    return (V ? mem_warp_ptrs_observed : mem_warp_ptrs)(w, in, need, 16, access, p);
 }
 
 #define CONVERGE_ALL()                                                               \
@@ -42,12 +44,13 @@ static int rows_of(Warp *w, const Inst *in, int n, uint8_t *p[WARP_SIZE], int ac
         if (r_) return r_;                                                           \
     } while (0)
 
-static int h_ldmatrix(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int h_ldmatrix(Warp *w, const Inst *in, uint32_t mask,
+                                                            const int V)
 {
     CONVERGE_ALL();
     int n = in->aux8 & 7, trans = in->aux8 >> 3 & 1;
     uint8_t *p[WARP_SIZE];
-    if (rows_of(w, in, n, p, ACC_READ)) return STEP_FAULT;
+    if (rows_of(w, in, n, p, ACC_READ, V)) return STEP_FAULT;
     for (int i = 0; i < n; i++) {
         Mat m;
         for (int r = 0; r < 8; r++) memcpy(m[r], p[8 * i + r], 16);
@@ -56,13 +59,15 @@ static int h_ldmatrix(Warp *w, const Inst *in, uint32_t mask)
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(h_ldmatrix)
 
-static int h_stmatrix(Warp *w, const Inst *in, uint32_t mask)
+static inline __attribute__((always_inline)) int h_stmatrix(Warp *w, const Inst *in, uint32_t mask,
+                                                            const int V)
 {
     CONVERGE_ALL();
     int n = in->aux8 & 7, trans = in->aux8 >> 3 & 1;
     uint8_t *p[WARP_SIZE];
-    if (rows_of(w, in, n, p, ACC_WRITE)) return STEP_FAULT;
+    if (rows_of(w, in, n, p, ACC_WRITE, V)) return STEP_FAULT;
     for (int i = 0; i < n; i++) {
         Mat m;
         const uint64_t *s = ROW(w, in->s[i]);
@@ -71,6 +76,7 @@ static int h_stmatrix(Warp *w, const Inst *in, uint32_t mask)
     }
     return STEP_NEXT;
 }
+OBS_VARIANTS(h_stmatrix)
 
 static int h_movmatrix(Warp *w, const Inst *in, uint32_t mask)
 {
@@ -105,7 +111,7 @@ const char *bind_ldmatrix(Inst *in, const InstDesc *d)
 {
     const char *e = bind_common(in, d, d->nd, 1);
     if (e) return e;
-    in->fn = h_ldmatrix;
+    in->fn = OBS_PICK(d->obs, OBS_MEM, h_ldmatrix);
     return NULL;
 }
 
@@ -113,7 +119,7 @@ const char *bind_stmatrix(Inst *in, const InstDesc *d)
 {
     const char *e = bind_common(in, d, d->ns, 0);
     if (e) return e;
-    in->fn = h_stmatrix;
+    in->fn = OBS_PICK(d->obs, OBS_MEM, h_stmatrix);
     return NULL;
 }
 

@@ -8,43 +8,49 @@
  */
 #include <string.h>
 #include "exec.h"
-#include "racecheck.h"
 #include "memory.h"
+#include "observe.h"
+#include "jitop.h"
+#include "exec_mem_fast.h"
 
-enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host fences to add */
 
 /* ---- ld / ldu: one handler per (element type, vector width) ---- */
 
-/* The hot case of tiled kernels: a whole warp's access of an ld/st bound to .shared (the
- * binder picks the lds_/sts_ handlers for those), in bounds and aligned, with no race
- * detector or access observer to tell. Returns the block's shared memory with each lane's
- * offset in off[], or NULL for the general handler (mem_warp_ptrs), which also reports what
- * is wrong. Skipping the per-lane host pointers lets the lane loops run as gathers. */
-static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size,
-                                   uint32_t off[WARP_SIZE])
+/* The hot case of element-wise kernels: a whole warp's access of an ld/st in global memory
+ * (or const, param, generic; the binder picks the ldg_/stg_ handlers for those when no tool
+ * watches memory) where lane l's address is the first lane's plus l times the access size,
+ * aligned, inside one allocation the worker's cache holds - what mem_warp_ptrs accepts
+ * without a fault, in one range check. Returns the first lane's host address, or NULL for the
+ * general handler. The lanes then move one contiguous run: no per-lane host pointers, and
+ * the loops vectorize. */
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+static inline uint8_t *global_run(Warp *w, const Inst *in, uint32_t mask, unsigned size)
 {
-    const Cta *c = w->cta;
-    if (mask != FULL_MASK || !c || c->shared_size < size ||
-        __builtin_expect((w->launch && w->launch->racecheck) || mem_on_access != NULL, 0))
-        return NULL;
+    if (mask != FULL_MASK) return NULL;
     const uint64_t *a = ROW(w, in->base);
-    uint32_t imm = (uint32_t)in->imm, lim = c->shared_size - size, bad = 0;
-    for (int l = 0; l < WARP_SIZE; l++) {
-        off[l] = (uint32_t)a[l] + imm;
-        bad |= (off[l] > lim) | (off[l] & (size - 1));
+    /* two lanes at a time in vector code (gcc leaves the plain loop scalar) */
+    u64x2 want = { a[0], a[0] + size }, step = { 2ull * size, 2ull * size }, diff = { 0, 0 };
+#pragma GCC unroll 16
+    for (int l = 0; l < WARP_SIZE; l += 2) {
+        u64x2 v;
+        memcpy(&v, a + l, sizeof v);
+        diff |= v ^ want;
+        want += step;
     }
-    return bad ? NULL : c->shared;
+    uint64_t x = a[0] + (uint64_t)in->imm;
+    if (diff[0] | diff[1] | (x & (size - 1))) return NULL;
+    return mem_cache_hit(x, (uint64_t)size * WARP_SIZE) ? (uint8_t *)(uintptr_t)x : NULL;
 }
 
 /* Loads write whole 64-bit rows: converting T to uint64_t zero-extends unsigned types and
  * sign-extends signed ones, as ld.s8/.s16 into a wider register requires. Each lane reads its
  * whole vector in one host access (up to 16 bytes, aligned as PTX requires): as on the GPU,
  * another thread never sees half of a v2/v4 access (CUB's look-back flags rely on it). */
-#define DEF_LD(K, T, V)                                                              \
-    static int ld_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
+#define DEF_LD_GEN(PFX, PTRS, K, T, V)                                               \
+    static int PFX##_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)              \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
-        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_READ, p)) return STEP_FAULT; \
+        if (PTRS(w, in, mask, sizeof(T) * V, ACC_READ, p)) return STEP_FAULT;        \
         uint64_t *d[V];                                                              \
         for (int e = 0; e < V; e++) d[e] = ROW(w, in->d[e]);                         \
         FOR_LANES(mask, l) {                                                         \
@@ -54,7 +60,13 @@ static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsig
         }                                                                            \
         if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
         return STEP_NEXT;                                                            \
-    }                                                                                \
+    }
+/* ld_ plain, ldo_ observed (the accesses are an event), lds_ plain .shared, ldg_ plain
+ * global (const, param, generic): a run of consecutive addresses first */
+#define DEF_LD(K, T, V)                                                              \
+    DEF_LD_GEN(ld, mem_warp_ptrs, K, T, V)                                           \
+    DEF_LD_GEN(ldo, mem_warp_ptrs_observed, K, T, V)                                 \
+    JIT_OP(ld_##K##_v##V, "LD", #T, #V, "", "", "", "")                              \
     static int lds_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
     {                                                                                \
         uint32_t off[WARP_SIZE];                                                     \
@@ -69,7 +81,23 @@ static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsig
         }                                                                            \
         if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
         return STEP_NEXT;                                                            \
-    }
+    }                                                                                \
+    JIT_OP(lds_##K##_v##V, "LDS", #T, #V, "", "", "", "")                            \
+    static int ldg_##K##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
+    {                                                                                \
+        const uint8_t *g = global_run(w, in, mask, sizeof(T) * V);                   \
+        if (!g) return ld_##K##_v##V(w, in, mask);                                   \
+        uint64_t *d[V];                                                              \
+        for (int e = 0; e < V; e++) d[e] = ROW(w, in->d[e]);                         \
+        _Pragma("GCC ivdep") for (int l = 0; l < WARP_SIZE; l++) {                   \
+            T v[V];                                                                  \
+            memcpy(v, g + (size_t)l * sizeof v, sizeof v);                           \
+            for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                    \
+        }                                                                            \
+        if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
+        return STEP_NEXT;                                                            \
+    }                                                                                \
+    JIT_OP(ldg_##K##_v##V, "LD", #T, #V, "", "", "", "")
 #define DEF_LD_ALL(K, T) DEF_LD(K, T, 1) DEF_LD(K, T, 2) DEF_LD(K, T, 4)
 DEF_LD_ALL(u8, uint8_t)
 DEF_LD_ALL(s8, int8_t)
@@ -80,24 +108,32 @@ DEF_LD_ALL(s32, int32_t)
 DEF_LD_ALL(u64, uint64_t)
 
 #define LD_ROW(K) { ld_##K##_v1, ld_##K##_v2, ld_##K##_v4 }
+#define LDO_ROW(K) { ldo_##K##_v1, ldo_##K##_v2, ldo_##K##_v4 }
 #define LDS_ROW(K) { lds_##K##_v1, lds_##K##_v2, lds_##K##_v4 }
+#define LDG_ROW(K) { ldg_##K##_v1, ldg_##K##_v2, ldg_##K##_v4 }
 enum { K_U8, K_S8, K_U16, K_S16, K_U32, K_S32, K_U64, K_COUNT };
 static const Handler ld_fn[K_COUNT][3] = {
     LD_ROW(u8), LD_ROW(s8), LD_ROW(u16), LD_ROW(s16), LD_ROW(u32), LD_ROW(s32), LD_ROW(u64)
 };
+static const Handler ldo_fn[K_COUNT][3] = {
+    LDO_ROW(u8), LDO_ROW(s8), LDO_ROW(u16), LDO_ROW(s16), LDO_ROW(u32), LDO_ROW(s32), LDO_ROW(u64)
+};
 static const Handler lds_fn[K_COUNT][3] = {
     LDS_ROW(u8), LDS_ROW(s8), LDS_ROW(u16), LDS_ROW(s16), LDS_ROW(u32), LDS_ROW(s32), LDS_ROW(u64)
+};
+static const Handler ldg_fn[K_COUNT][3] = {
+    LDG_ROW(u8), LDG_ROW(s8), LDG_ROW(u16), LDG_ROW(s16), LDG_ROW(u32), LDG_ROW(s32), LDG_ROW(u64)
 };
 
 /* ---- st: one handler per (element size, vector width); lanes store in lane order, so
  * when lanes write the same address the highest lane's value stays ---- */
 
-#define DEF_ST(T, V)                                                                 \
-    static int st_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                 \
+#define DEF_ST_GEN(PFX, PTRS, T, V)                                                  \
+    static int PFX##_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)              \
     {                                                                                \
         uint8_t *p[WARP_SIZE];                                                       \
         const uint64_t *s[V];                                                        \
-        if (mem_warp_ptrs(w, in, mask, sizeof(T) * V, ACC_WRITE, p)) return STEP_FAULT; \
+        if (PTRS(w, in, mask, sizeof(T) * V, ACC_WRITE, p)) return STEP_FAULT;       \
         for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
         if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
         FOR_LANES(mask, l) {                                                         \
@@ -106,7 +142,11 @@ static const Handler lds_fn[K_COUNT][3] = {
             memcpy(p[l], v, sizeof v);   /* one host access per lane, as for ld */    \
         }                                                                            \
         return STEP_NEXT;                                                            \
-    }                                                                                \
+    }
+#define DEF_ST(T, V)                                                                 \
+    DEF_ST_GEN(st, mem_warp_ptrs, T, V)                                              \
+    DEF_ST_GEN(sto, mem_warp_ptrs_observed, T, V)                                    \
+    JIT_OP(st_##T##_v##V, "ST", #T, #V, "", "", "", "")                              \
     static int sts_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
     {                                                                                \
         uint32_t off[WARP_SIZE];                                                     \
@@ -121,7 +161,23 @@ static const Handler lds_fn[K_COUNT][3] = {
             memcpy(sh + off[l], v, sizeof v);                                        \
         }                                                                            \
         return STEP_NEXT;                                                            \
-    }
+    }                                                                                \
+    JIT_OP(sts_##T##_v##V, "STS", #T, #V, "", "", "", "")                            \
+    static int stg_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)                \
+    {                                                                                \
+        uint8_t *g = global_run(w, in, mask, sizeof(T) * V);                         \
+        if (!g) return st_##T##_v##V(w, in, mask);                                   \
+        const uint64_t *s[V];                                                        \
+        for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
+        if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
+        _Pragma("GCC ivdep") for (int l = 0; l < WARP_SIZE; l++) {                   \
+            T v[V];                                                                  \
+            for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                           \
+            memcpy(g + (size_t)l * sizeof v, v, sizeof v);                           \
+        }                                                                            \
+        return STEP_NEXT;                                                            \
+    }                                                                                \
+    JIT_OP(stg_##T##_v##V, "ST", #T, #V, "", "", "", "")
 #define DEF_ST_ALL(T) DEF_ST(T, 1) DEF_ST(T, 2) DEF_ST(T, 4)
 DEF_ST_ALL(uint8_t)
 DEF_ST_ALL(uint16_t)
@@ -129,12 +185,20 @@ DEF_ST_ALL(uint32_t)
 DEF_ST_ALL(uint64_t)
 
 #define ST_ROW(T) { st_##T##_v1, st_##T##_v2, st_##T##_v4 }
+#define STO_ROW(T) { sto_##T##_v1, sto_##T##_v2, sto_##T##_v4 }
 #define STS_ROW(T) { sts_##T##_v1, sts_##T##_v2, sts_##T##_v4 }
+#define STG_ROW(T) { stg_##T##_v1, stg_##T##_v2, stg_##T##_v4 }
 static const Handler st_fn[4][3] = {
     ST_ROW(uint8_t), ST_ROW(uint16_t), ST_ROW(uint32_t), ST_ROW(uint64_t)
 };
+static const Handler sto_fn[4][3] = {
+    STO_ROW(uint8_t), STO_ROW(uint16_t), STO_ROW(uint32_t), STO_ROW(uint64_t)
+};
 static const Handler sts_fn[4][3] = {
     STS_ROW(uint8_t), STS_ROW(uint16_t), STS_ROW(uint32_t), STS_ROW(uint64_t)
+};
+static const Handler stg_fn[4][3] = {
+    STG_ROW(uint8_t), STG_ROW(uint16_t), STG_ROW(uint32_t), STG_ROW(uint64_t)
 };
 
 /* ---- binders of ld and st ---- */
@@ -191,13 +255,21 @@ static const char *bind_access(Inst *in, const InstDesc *d, int nvals, int is_ld
     return bind_space(in, d);
 }
 
+/* Spaces whose addresses are host addresses of the arena (generic ones may be): the
+ * ldg_/stg_ handlers try global_run first. */
+static int run_space(int space)
+{
+    return space == SP_GLOBAL || space == SP_CONST || space == SP_PARAM || space == SP_GENERIC;
+}
+
 const char *bind_ld(Inst *in, const InstDesc *d)
 {
     const char *err = bind_access(in, d, d->nd, 1);
     if (err) return err;
     int k = ld_kind(d->types[0]);
     if (k < 0) return "unsupported type for ld";
-    in->fn = (in->space == SP_SHARED ? lds_fn : ld_fn)[k][vec_index(d->vec)];
+    in->fn = (d->obs & OBS_MEM ? ldo_fn : in->space == SP_SHARED ? lds_fn
+              : run_space(in->space) ? ldg_fn : ld_fn)[k][vec_index(d->vec)];
     return NULL;
 }
 
@@ -208,7 +280,8 @@ const char *bind_st(Inst *in, const InstDesc *d)
     int k = ld_kind(d->types[0]);
     if (k < 0) return "unsupported type for st";
     static const int size_index[K_COUNT] = { 0, 0, 1, 1, 2, 2, 3 };
-    in->fn = (in->space == SP_SHARED ? sts_fn : st_fn)[size_index[k]][vec_index(d->vec)];
+    in->fn = (d->obs & OBS_MEM ? sto_fn : in->space == SP_SHARED ? sts_fn
+              : run_space(in->space) ? stg_fn : st_fn)[size_index[k]][vec_index(d->vec)];
     return NULL;
 }
 
@@ -237,18 +310,20 @@ static int cvta_u64(Warp *w, const Inst *in, uint32_t mask)
     uint64_t *d = ROW(w, in->d[0]);
     const uint64_t *a = ROW(w, in->base);
     uint64_t k = (uint64_t)in->imm;
-    FOR_LANES(mask, l) d[l] = a[l] + k;
+    LANES(l, d[l] = a[l] + k);
     return STEP_NEXT;
 }
+JIT_OP(cvta_u64, "CVTA", "", "", "", "", "uint64_t", "")
 
 static int cvta_u32(Warp *w, const Inst *in, uint32_t mask)
 {
     uint64_t *d = ROW(w, in->d[0]);
     const uint64_t *a = ROW(w, in->base);
     uint64_t k = (uint64_t)in->imm;
-    FOR_LANES(mask, l) d[l] = (uint32_t)(a[l] + k);
+    LANES(l, d[l] = (uint32_t)(a[l] + k));
     return STEP_NEXT;
 }
+JIT_OP(cvta_u32, "CVTA", "", "", "", "", "uint32_t", "")
 
 const char *bind_cvta(Inst *in, const InstDesc *d)
 {
@@ -330,30 +405,26 @@ const char *bind_isspacep(Inst *in, const InstDesc *d)
  * the program asked for. ---- */
 static int h_fence(Warp *w, const Inst *in, uint32_t mask)
 {
-    (void)mask;
+    (void)w; (void)in; (void)mask;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (w->launch && w->launch->racecheck && w->cta) race_fence(w, in);
     return STEP_NEXT;
 }
 
-/* fence.proxy.async: makes the CTA's generic-proxy writes visible to the async proxy */
-static int h_fence_proxy(Warp *w, const Inst *in, uint32_t mask)
+/* The same, an event for the tools: the kind (Inst.aux8) is FENCE_PROXY_ASYNC for
+ * fence.proxy.async (the CTA's generic-proxy writes become visible to the async proxy),
+ * FENCE_MBAR_INIT for fence.mbarrier_init (its mbarrier inits become visible to the cluster). */
+static int h_fence_obs(Warp *w, const Inst *in, uint32_t mask)
 {
-    if (w->cta) w->cta->race_pgen++;
-    return h_fence(w, in, mask);
-}
-
-/* fence.mbarrier_init: makes the CTA's mbarrier initialisations visible to the cluster */
-static int h_fence_mbinit(Warp *w, const Inst *in, uint32_t mask)
-{
-    if (w->cta) w->cta->race_init_unfenced = 0;
-    w->mbinit_fenced = 1;   /* the next barrier.cluster.arrive.relaxed publishes the inits */
-    return h_fence(w, in, mask);
+    (void)mask;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (w->launch && w->cta) OBSERVE(w->launch->obs, fence, w, in, in->aux8);
+    return STEP_NEXT;
 }
 
 const char *bind_fence(Inst *in, const InstDesc *d)
 {
-    in->fn = desc_has(d, MOD_PROXY) && desc_has(d, MOD_ASYNC) ? h_fence_proxy
-           : desc_has(d, MOD_MBARRIER_INIT) ? h_fence_mbinit : h_fence;
+    in->aux8 = desc_has(d, MOD_PROXY) && desc_has(d, MOD_ASYNC) ? FENCE_PROXY_ASYNC
+             : desc_has(d, MOD_MBARRIER_INIT) ? FENCE_MBAR_INIT : FENCE_PLAIN;
+    in->fn = d->obs & OBS_SYNC ? h_fence_obs : h_fence;
     return NULL;
 }

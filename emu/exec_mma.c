@@ -1109,7 +1109,11 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
         for (int i = 0; i < 8; i++) {
             int rr, cc;
             frag_pos(shape, FR_C, l, i, &rr, &cc);
-            out[i] = tc_dot_dec(dec + rr * 16, dec + (32 + cc) * 16, K, f, c[rr][cc], accm);
+            const TcElem *ar = dec + rr * 16, *bc = dec + (32 + cc) * 16;
+            if (tf32)   /* two HMMA.1684 steps, k 0-3 then 4-7 onto the first's f32 result */
+                out[i] = tc_dot_dec(ar + 4, bc + 4, 4, f, tc_dot_dec(ar, bc, 4, f, c[rr][cc], accm), accm);
+            else
+                out[i] = tc_dot_dec(ar, bc, K, f, c[rr][cc], accm);
         }
         for (int i = 0; i < (d16 ? 4 : 8); i++)
             ROW(w, D[i])[l] = d16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];

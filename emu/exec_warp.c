@@ -1,11 +1,16 @@
 /* exec_warp.c - warp-level operations: shfl.sync, vote.sync, match.sync, redux.sync and
  * activemask.
  *
- * Every .sync form first waits (warp_converge, engine.c) until all live lanes of membermask
- * execute it together; the operation then runs once for the whole group. The group of a
- * result is mask & membermask: lanes outside membermask make the instruction undefined in
- * PTX, so they simply contribute nothing. The pre-sm_70 forms without .sync are rejected.
+ * Every .sync form first waits (warp_converge_sync, warp.c) until all lanes of membermask
+ * that have not exited execute it together; the operation then runs once for the whole
+ * group. The group of a result is mask & membermask. A lane that executes one of them with
+ * a membermask that does not name it makes the instruction undefined in PTX: that is
+ * reported (warp_sync_outside), and the instruction then runs as an H200 runs it, over every
+ * lane that executes it whatever the masks say (tests/gpu/warp_edges_h200.txt: a ballot
+ * with mask 0x0000ffff executed by 32 lanes gives 0xffffffff, a redux.add of 1 gives 32).
+ * The pre-sm_70 forms without .sync are rejected.
  */
+#include <string.h>
 #include "exec.h"
 
 /* Every lane named by any executing lane's membermask (what the group waits for). */
@@ -29,21 +34,44 @@ static inline uint32_t same_members(Warp *w, uint32_t row, uint32_t todo, uint32
     return lanes;
 }
 
+/* Lanes of mask whose membermask (row) does not name them. */
+static inline uint32_t outside(Warp *w, uint32_t row, uint32_t mask)
+{
+    const uint64_t *m = ROW(w, row);
+    uint32_t o = 0;
+    FOR_LANES(mask, l) o |= (uint32_t)(~m[l] >> l & 1) << l;
+    return o;
+}
+
+/* The groups of lanes that share a membermask; with a lane outside its mask (ub, reported
+ * once) the whole executing group is one group, as on the GPU. */
 #define FOR_GROUPS(row, lanes, grp)                                                  \
-    for (uint32_t todo_ = mask, lanes = 0, grp = 0;                                  \
-         todo_ && ((lanes = same_members(w, (row), todo_, &grp)), grp &= mask, 1);   \
+    for (uint32_t todo_ = mask, ub_ = sync_ub(w, (row), mask, op_name), lanes = 0, grp = 0; \
+         todo_ && (ub_ ? (lanes = grp = todo_)                                       \
+                       : ((lanes = same_members(w, (row), todo_, &grp)), grp &= mask), 1); \
          todo_ &= ~lanes)
+
+static inline uint32_t sync_ub(Warp *w, uint32_t row, uint32_t mask, const char *op)
+{
+    uint32_t o = outside(w, row, mask);
+    if (__builtin_expect(o != 0, 0)) warp_sync_outside(w, op, o, row);
+    return o;
+}
 
 static inline void set_pred(Warp *w, uint32_t p, uint32_t mask, uint32_t bits)
 {
     w->P[p] = (w->P[p] & ~mask) | (bits & mask);
 }
 
-#define CONVERGE(members)                                                            \
+/* kinds: the operands that are predicates (warp_converge_sync) */
+#define CONVERGE(members, kinds)                                                     \
     do {                                                                             \
-        int r_ = warp_converge(w, in, mask, (members));                              \
+        int r_ = warp_converge_sync(w, in, mask, (members), (kinds));                \
         if (r_) return r_;                                                           \
     } while (0)
+#define PRED_S0 1u
+#define PRED_D0 (1u << 8)
+#define PRED_D1 (1u << 9)
 
 /* ---- shfl.sync.mode.b32 d[|p], a, b, c, membermask ----
  * The source lane j follows the PTX ISA pseudo-code: c[4:0] is the clamp, c[12:8] the
@@ -66,17 +94,78 @@ static inline int shfl_src(int mode, int l, int bval, int cval, int seg, int *ok
     return j;
 }
 
+/* Lanes [lo, hi) of 32 as a mask. */
+static inline uint32_t lane_range(int lo, int hi)
+{
+    if (lo < 0) lo = 0;
+    if (hi > WARP_SIZE) hi = WARP_SIZE;
+    if (lo >= hi) return 0;
+    uint32_t below_hi = hi == WARP_SIZE ? FULL_MASK : (1u << hi) - 1;
+    return below_hi & ~((1u << lo) - 1);
+}
+
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
 /* The common case: the whole warp shuffles with one lane offset and one clamp (warp
- * reductions and scans), so there is no one to wait for and every source lane executes. */
+ * reductions and scans), so there is no one to wait for and every source lane executes.
+ * The uniformity test runs two lanes at a time in vector code; without a segment mask
+ * (width 32) up, down and idx read each lane's source in one pass over the rows, without
+ * the PTX ISA's per-lane formula (lane_range gives its pval; equal for every offset and
+ * clamp). */
 static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
 {
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
-    uint64_t diff = 0;
-    for (int l = 0; l < WARP_SIZE; l++) diff |= ((b[l] ^ b[0]) & 31) | ((c[l] ^ c[0]) & 0x1f1f);
-    if (diff) return 0;
+    const uint64_t *m = ROW(w, in->s[3]);
+    u64x2 b0 = { b[0], b[0] }, c0 = { c[0], c[0] }, diff = { 0, 0 };
+#pragma GCC unroll 16
+    for (int l = 0; l < WARP_SIZE; l += 2) {   /* every lane in its own membermask too */
+        u64x2 vb, vc, vm, sh = { (uint64_t)l, (uint64_t)l + 1 };
+        memcpy(&vb, b + l, sizeof vb);
+        memcpy(&vc, c + l, sizeof vc);
+        memcpy(&vm, m + l, sizeof vm);
+        diff |= ((vb ^ b0) & 31) | ((vc ^ c0) & 0x1f1f) | ((~vm >> sh) & 1);
+    }
+    if (diff[0] | diff[1]) return 0;
     int bval = (int)(b[0] & 31), cval = (int)(c[0] & 31), seg = (int)((c[0] >> 8) & 31);
-    uint32_t src[WARP_SIZE], pv = 0;
     uint64_t *d = ROW(w, in->d[0]);
+    if (!seg && mode != SH_BFLY) {
+        /* up: lanes from c + b on read lane l - b; down: lanes up to c - b read lane l + b
+         * (maxl = c); the others keep their own value. The values go to the middle third
+         * of t (d may be a), every lane reads t at its own index shifted by the offset
+         * (contiguous, so the loop vectorizes), then the lanes out of range take their own
+         * value back (b lanes in a reduction's or scan's step). */
+        uint32_t t[3 * WARP_SIZE], pv;
+        memset(t, 0, WARP_SIZE * sizeof *t);
+        memset(t + 2 * WARP_SIZE, 0, WARP_SIZE * sizeof *t);
+        for (int l = 0; l < WARP_SIZE; l++) t[WARP_SIZE + l] = (uint32_t)a[l];
+        const uint32_t *own = t + WARP_SIZE;
+        switch (mode) {
+        case SH_UP: {
+            int lo = cval + bval;
+            const uint32_t *from = own - bval;
+            pv = lane_range(lo, WARP_SIZE);
+            for (int l = 0; l < WARP_SIZE; l++) d[l] = from[l];
+            for (int l = 0; l < lo && l < WARP_SIZE; l++) d[l] = own[l];
+            break;
+        }
+        case SH_DOWN: {
+            int hi = cval - bval + 1;
+            const uint32_t *from = own + bval;
+            pv = lane_range(0, hi);
+            for (int l = 0; l < WARP_SIZE; l++) d[l] = from[l];
+            for (int l = hi < 0 ? 0 : hi; l < WARP_SIZE; l++) d[l] = own[l];
+            break;
+        }
+        default: {   /* idx: every lane reads lane b, when b <= c */
+            pv = bval <= cval ? FULL_MASK : 0;
+            if (pv) for (int l = 0; l < WARP_SIZE; l++) d[l] = own[bval];
+            else for (int l = 0; l < WARP_SIZE; l++) d[l] = own[l];
+        }
+        }
+        w->P[in->d[1]] = pv;
+        return 1;
+    }
+    uint32_t src[WARP_SIZE], pv = 0;
     for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)a[l];   /* d may be a */
 #define SHFL_LANES(MODE)                                                             \
     for (int l = 0; l < WARP_SIZE; l++) {                                            \
@@ -98,7 +187,8 @@ static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
 static inline int shfl_run(Warp *w, const Inst *in, uint32_t mask, int mode)
 {
     if (mask == FULL_MASK && shfl_full_uniform(w, in, mode)) return STEP_NEXT;
-    CONVERGE(all_members(w, in->s[3], mask));
+    CONVERGE(all_members(w, in->s[3], mask), PRED_D1);
+    sync_ub(w, in->s[3], mask, "shfl.sync");   /* the source lanes are the executing ones anyway */
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
     uint64_t *d = ROW(w, in->d[0]);
     uint32_t src[WARP_SIZE], out[WARP_SIZE], pv = 0;
@@ -143,7 +233,8 @@ static inline uint32_t vote_in(Warp *w, const Inst *in)
 #define DEF_VOTE(NAME, RESULT)                                                       \
     static int vote_##NAME(Warp *w, const Inst *in, uint32_t mask)                   \
     {                                                                                \
-        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        const char *op_name = "vote.sync." #NAME;                                   \
+        CONVERGE(all_members(w, in->s[1], mask), PRED_S0 | PRED_D0);                                    \
         FOR_GROUPS(in->s[1], lanes, grp) {                                           \
             uint32_t t = vote_in(w, in) & grp;                                       \
             set_pred(w, in->d[0], lanes, (RESULT) ? lanes : 0);                      \
@@ -156,7 +247,8 @@ DEF_VOTE(uni, t == grp || t == 0)
 
 static int vote_ballot(Warp *w, const Inst *in, uint32_t mask)
 {
-    CONVERGE(all_members(w, in->s[1], mask));
+    const char *op_name = "vote.sync.ballot";
+    CONVERGE(all_members(w, in->s[1], mask), PRED_S0);
     uint64_t *d = ROW(w, in->d[0]);
     FOR_GROUPS(in->s[1], lanes, grp) {
         uint32_t t = vote_in(w, in) & grp;
@@ -186,7 +278,8 @@ const char *bind_vote(Inst *in, const InstDesc *d)
 #define DEF_MATCH(T)                                                                 \
     static int match_any_##T(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
-        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        const char *op_name = "match.any.sync";                                     \
+        CONVERGE(all_members(w, in->s[1], mask), 0);                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
         uint64_t *d = ROW(w, in->d[0]);                                              \
         FOR_GROUPS(in->s[1], lanes, grp) {                                           \
@@ -204,7 +297,8 @@ const char *bind_vote(Inst *in, const InstDesc *d)
     }                                                                                \
     static int match_all_##T(Warp *w, const Inst *in, uint32_t mask)                 \
     {                                                                                \
-        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        const char *op_name = "match.all.sync";                                     \
+        CONVERGE(all_members(w, in->s[1], mask), PRED_D1);                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
         uint64_t *d = ROW(w, in->d[0]);                                              \
         FOR_GROUPS(in->s[1], lanes, grp) {                                           \
@@ -244,7 +338,8 @@ const char *bind_match(Inst *in, const InstDesc *d)
 #define DEF_REDUX(NAME, T, INIT, COMBINE)                                            \
     static int redux_##NAME(Warp *w, const Inst *in, uint32_t mask)                  \
     {                                                                                \
-        CONVERGE(all_members(w, in->s[1], mask));                                    \
+        const char *op_name = "redux.sync";                                         \
+        CONVERGE(all_members(w, in->s[1], mask), 0);                                    \
         const uint64_t *a = ROW(w, in->s[0]);                                        \
         uint64_t *d = ROW(w, in->d[0]);                                              \
         FOR_GROUPS(in->s[1], lanes, grp) {                                           \

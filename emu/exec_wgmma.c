@@ -37,7 +37,7 @@
 #include "exec.h"
 #include "memory.h"
 #include "tcore.h"
-#include "racecheck.h"
+#include "observe.h"
 #include "scheduler.h"
 #include "engine.h"
 
@@ -94,12 +94,12 @@ static int read_elem(Warp *w, const Inst *in, uint64_t desc, int r, int k, int t
     }
     uint8_t *p = mem_lane_ptr(w, SP_SHARED, (uint64_t)a, (unsigned)es, (unsigned)es, 0, ACC_READ);
     if (!p) return 1;
-    if (__builtin_expect(w->launch && w->launch->racecheck, 0)) {
+    if (w->launch && OBSERVING(w->launch->obs, OBS_MEM | OBS_ASYNC)) {
         /* ordered with other threads' writes, and read through the async proxy: written
          * by the generic proxy, it needs fence.proxy.async in between */
         uint8_t *host[WARP_SIZE] = { p };
-        race_access(w, in, 1u, (unsigned)es, ACC_READ, host);
-        race_async_proxy_read(w, 0, p, (uint32_t)es);
+        OBSERVE(w->launch->obs, mem, w, in, 1u, (unsigned)es, ACC_READ, host);
+        OBSERVE(w->launch->obs, async_proxy_read, w, 0, p, (uint32_t)es);
     }
     *v = 0;
     memcpy(v, p, (size_t)es);   /* little-endian host */
@@ -350,14 +350,14 @@ static int wgmma_complete(Warp *w, uint32_t before)
             Warp *ow = &c->warps[op->warp];
             if (ow->wg_inflight) ow->wg_inflight--;
             if (wgmma_compute(ow, op) != STEP_NEXT) return STEP_FAULT;
-            if (w->launch->racecheck) race_wgmma_done(ow);
+            OBSERVE(w->launch->obs, wgmma_done, ow);
             continue;
         }
         if (keep != i) qu->ops[keep] = *op;
         keep++;
     }
     qu->n = keep;
-    if (w->launch->racecheck) race_wgmma_acquire(w);
+    OBSERVE(w->launch->obs, wgmma_acquire, w);
     return STEP_NEXT;
 }
 
@@ -374,10 +374,9 @@ void wgmma_check_access(Warp *w, const Inst *in)
             int hit = in->base == row;
             for (int j = 0; j < in->ns; j++) hit |= in->s[j] == row;
             for (int j = 0; j < in->nd; j++) hit |= in->d[j] == row;
-            if (hit && w->launch->racecheck) {   /* a hazard the race detector reports */
-                race_wgmma_early(w, in, __builtin_ctz(w->active ? w->active : 1), (uint32_t)(op->in - w->prog->code));
-                return;
-            }
+            if (hit && OBSERVE(w->launch->obs, wgmma_early, w, in, __builtin_ctz(w->active ? w->active : 1),
+                               (uint32_t)(op->in - w->prog->code)))
+                return;   /* a hazard a tool (the race detector) reports */
             if (hit) {
                 warp_warn(w, 0, "an accumulator register of a wgmma.mma_async in flight (PTX line %u) is "
                           "accessed before wgmma.wait_group: undefined, the GPU may give the old or the new "

@@ -10,6 +10,7 @@
 #ifndef PTXEMU_FP_H
 #define PTXEMU_FP_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "inst.h"
@@ -262,5 +263,29 @@ static inline int fp_ty_is_half(int t)
 {
     return t == TY_F16 || t == TY_F16X2 || t == TY_BF16 || t == TY_BF16X2;
 }
+
+/* The exact result x is below the smallest normal f32 (.ftz flushes such results). */
+#define TINY(x) (fabs(x) < 0x1p-126)
+
+/* The f32 operand and result of an arithmetic handler (exec_float.c and the compiled
+ * tier): .ftz inputs flushed, and the result flushed, clamped and its NaN made canonical. */
+FP_INLINE float f32_in(uint64_t v, int ftz)
+{
+    uint32_t u = (uint32_t)v;
+    return fp_bits_f32(ftz ? fp_ftz32(u) : u);
+}
+
+/* tiny: the exact result is below 2^-126 in magnitude. The GPU flushes such results under
+ * .ftz even when they round up to the smallest normal (H100: mul.rn.ftz.f32 0x00ffffff *
+ * 0.5 gives 0), so the flush looks at the exact value, not only at the rounded one. */
+FP_INLINE uint64_t f32_out(float r, int ftz, int sat, int tiny)
+{
+    if (ftz && tiny) r = copysignf(0.0f, r);
+    if (sat) r = r > 0.0f ? (r < 1.0f ? r : 1.0f) : 0.0f;   /* NaN and -0 -> +0 */
+    uint32_t u = fp_canon32(fp_f32_bits(r));
+    return ftz ? fp_ftz32(u) : u;
+}
+
+FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
 
 #endif

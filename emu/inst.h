@@ -109,6 +109,8 @@ typedef struct InstDesc {
     uint32_t src_pred_mask;     /* bit i: source i is a predicate                      */
     uint64_t imm_val[INST_MAXS];/* value of source i when it was an immediate          */
     const char *text;           /* the opcode with modifiers, for messages */
+    uint32_t obs;               /* the groups of events tools watch (observe.h): the binder
+                                 * picks an observed handler variant for them, else plain */
 } InstDesc;
 
 static inline int desc_has(const InstDesc *d, int mod)
@@ -160,6 +162,7 @@ struct Inst {
     uint32_t line;          /* PTX source line                                               */
     uint32_t loc;           /* index into Program.locs (CUDA file:line), 0 = none            */
     uint8_t sync;           /* memory order and scope (SYNC_*), for the race detector         */
+    uint8_t cost;           /* issue slots on the SM (op_issue_cost), for the time model      */
     void *aux;              /* binder-specific data owned by the Program (call descriptors) */
 };
 
@@ -206,5 +209,8 @@ enum {
 typedef struct OpInfo { const char *name; int fmt; Binder bind; } OpInfo;
 extern const OpInfo op_info[OP_COUNT];
 int op_lookup(const char *name);   /* OP_* or -1 */
+/* The issue slots a bound instruction takes on an H100/H200 SM scheduler, from the units'
+ * rates (profile.c's time model): 1 for most, more for the half-rate and slower units. */
+uint8_t op_issue_cost(const Inst *in);
 
 #endif

@@ -17,6 +17,7 @@
 #define WARP_SIZE 32
 #define DIV_MAX 64        /* nested divergence regions a warp tracks (deeper ones merge) */
 #define FULL_MASK 0xffffffffu
+#define OBS_MAX_TOOLS 8   /* tools attached at once (observe.h): each has a slot in tool[] */
 
 /* Special registers that are constant for a warp become rows filled at warp start. */
 enum {
@@ -60,8 +61,12 @@ typedef struct RegName {
     uint8_t is_pred;
 } RegName;
 
+/* A static .shared variable's PTX name and place in the block's shared memory. */
+typedef struct SharedName { char *name; uint32_t offset, size; } SharedName;
+
 typedef struct Program {
-    char *name;                 /* kernel name (mangled)                                    */
+    char *name;                 /* kernel name (mangled): JSON, the debugger's kernel filters */
+    char *dname;                /* the same demangled, for messages people read             */
     Inst *code;                 /* the kernel body first, then every .func it can reach      */
     uint32_t ncode;
     uint32_t nrows;             /* GPR rows per warp                                        */
@@ -78,6 +83,9 @@ typedef struct Program {
     uint32_t nparams;
     uint32_t *param_offset, *param_size_of; /* layout of each kernel parameter              */
     int reqntid[3], maxntid[3];
+    int reqncta[3];             /* .reqnctapercluster, 0s if none                            */
+    int explicit_cluster;       /* .explicitcluster                                          */
+    uint32_t obs;               /* the groups of observed events it was bound for (observe.h) */
     const char *const *files;   /* .file paths by index (owned by the Module)               */
     uint32_t nfiles;
     SrcLoc *locs; uint32_t nlocs;
@@ -85,16 +93,26 @@ typedef struct Program {
     struct FnDesc *fdesc;       /* by module function index: callees of indirect calls       */
     uint32_t nfdesc;
     const char *ptx_name;       /* source name of the PTX, for messages                      */
+    struct SharedName *shared_names;   /* every static shared variable with its offset, for */
+    uint32_t nshared_names;            /*   the step debugger's source variables            */
     RegName *regnames;          /* every declared register and used special register, by     */
     uint32_t nregnames;         /*   function; names live in the same allocation             */
     const char *ptx_text;       /* the PTX, when the debugger keeps it (owned by the module) */
+    /* the compiled tier (jit/compile.c), the only fields that change after translation: */
+    void *native;               /* its NativeFn (native.h) once built; warp_run uses it      */
+    void *native_lib;           /* the shared object that holds it                           */
+    int native_state;           /* the compiled tier's own bookkeeping                        */
+    /* every worker adds to it at every block's end: alone on its cache line, or each add
+     * makes the next warp's read of `native` miss (false sharing) */
+    char hot_pad0[64];
+    uint64_t hot;               /* thread instructions run so far (atomic)                    */
+    char hot_pad1[64];
 } Program;
 
 typedef struct Launch Launch;
 typedef struct Cta Cta;
 typedef struct Cluster Cluster;
 typedef struct AsyncQueue AsyncQueue;
-typedef struct RaceLog RaceLog;
 
 #define MAX_CLUSTER 16
 /* shared::cluster addresses: (rank + 1) << CLUSTER_RANK_SHIFT | offset names the shared
@@ -114,8 +132,12 @@ struct Warp {
     uint32_t fp[WARP_SIZE];     /* frame pointer (local-space offset) of each lane           */
     uint16_t depth[WARP_SIZE];  /* call depth of each lane                                   */
     uint32_t sync_wait;         /* lanes of `waiting` parked at a warp-synchronous instruction */
+    uint32_t sync_go;           /* lanes a completed warp sync released: they run theirs at once */
+    uint32_t sync_join;         /* running a warp sync for lanes of several sites (warp.c)    */
     uint32_t bar_wait;          /* lanes of `waiting` parked at a CTA barrier                */
-    uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on               */
+    uint8_t bar_id[WARP_SIZE];  /* which barrier each of those lanes waits on: 0..15, or    */
+#define CLUSTER_BARRIER_ID 16   /*   barrier.cluster                                        */
+#define WGMMA_GATE_ID 17        /*   its warpgroup's wgmma gate (exec_wgmma.c)              */
     uint8_t cl_phase[WARP_SIZE];/* cluster-barrier phase each lane last arrived in (parity)   */
     int spin;                   /* the last try_wait failed: let other warps run             */
     int spin_resume;            /* deterministic mode: this turn resumes such a polling loop */
@@ -135,21 +157,23 @@ struct Warp {
     int done;
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
+    uint64_t slots;             /* issue slots of those (Inst.cost: the units' rates)        */
+    uint64_t idle_steps;        /* of steps, those no lane executed (guard false in all)      */
     uint32_t wg_target;         /* waiting at a wgmma for its warpgroup's gate generation    */
     uint32_t wg_commits;        /* wgmma.commit_group executed                               */
     uint32_t wg_inflight;       /* this warp's wgmma operations not yet complete             */
     uint32_t wg_issued;         /* the warp that opened the gate issued this warp's wgmma    */
-    uint32_t mbinit_fenced;     /* fence.mbarrier_init since its last cluster arrival        */
-    uint64_t ev_since;          /* timeline: start of the running or waiting interval        */
-    uint32_t dbg_last;          /* step debugger: pc + 1 of the last instruction run, 0 none */
+    uint64_t span_since;        /* spans (OBS_SPAN): start of the running or waiting interval */
     /* deterministic mode: a loop that spins on memory without progress (engine.c) */
     uint32_t back_jumps;        /* backward jumps taken                                      */
     uint32_t loop_pc;           /* the backward branch seen at the last check                */
     uint64_t loop_hash;         /* the warp's registers, predicates and lanes at that check  */
     uint8_t wrote;              /* wrote memory (or synchronised) since that check           */
     uint8_t mem_spin;           /* the last check found the state unchanged and nothing written */
+    uint64_t poll_hash[4];      /* the state (warp_state_hash) at its last four failed polls  */
     uint32_t m_sect, m_wave;    /* --clock model: global sectors and shared wavefronts it moved */
-    uint8_t ev_wait, ev_reason; /*   waiting (EVW_* reason) rather than running             */
+    uint8_t span_wait, span_reason; /* spans: waiting (EVW_* reason) rather than running     */
+    uintptr_t tool[OBS_MAX_TOOLS]; /* a word each attached tool keeps with the warp (observe.h) */
     Cta *cta;
     Launch *launch;
     const Program *prog;
@@ -217,15 +241,12 @@ struct Cta {
     Cluster *cluster;
     uint32_t rank;              /* %cluster_ctarank                                          */
     uint32_t cl_ctaid[3];       /* %cluster_ctaid                                            */
-    void *race;                 /* racecheck: shadow, warps' clocks, barriers (racecheck.c)  */
-    uint32_t race_pgen;         /* racecheck: fence.proxy.async executed so far              */
     uint8_t wg_arrived[8];      /* warps of each warpgroup arrived at the current wgmma      */
     uint32_t wg_gen[8];         /* wgmma gates each warpgroup has passed                     */
     struct WgQueue *wgq;        /* wgmma.mma_async operations in flight (exec_wgmma.c)       */
-    uint32_t race_init_unfenced;/* racecheck: mbarrier.init since the last fence.mbarrier_init */
     uint32_t cdp_issued;        /* device-side launches and copies this CTA has issued (cdp.c) */
-    uint64_t ev_t0;             /* timeline: when the CTA became resident                     */
-    uint8_t *init_bits;         /* PTXEMU_INITCHECK: shared bytes written, a bit each          */
+    uint64_t span_t0;           /* spans: when the CTA became resident                        */
+    void *tool[OBS_MAX_TOOLS];  /* each attached tool's state for the block (observe.h)       */
 };
 
 /* The CTAs that run together (a CTA alone when the launch has no clusters). */
@@ -237,7 +258,8 @@ struct Cluster {
     uint32_t bar_arrived;       /* barrier.cluster: threads arrived in the current phase     */
     uint8_t bar_phase;          /* parity of the current barrier.cluster phase               */
     AsyncQueue *aq;             /* asynchronous operations in flight (async.c)              */
-    void *race;                 /* racecheck: the cluster's access log, barrier.cluster clocks */
+    void *tool[OBS_MAX_TOOLS];  /* each attached tool's state for the cluster (observe.h)     */
+    uint32_t still_rounds;      /* rounds in which every warp polled with its state unchanged */
     Launch *launch;
 };
 
@@ -264,27 +286,40 @@ struct Launch {
     uint64_t *const_rows;       /* constant rows broadcast to 32 lanes, copied at warp start */
     uint64_t seq;               /* launch number, unique in the process                      */
     int det;                    /* deterministic mode: every choice from `seed` (sched.c)    */
-    int racecheck;              /* PTXEMU_RACECHECK: memory accesses are checked             */
-    RaceLog *race;
+    uint32_t obs;               /* the groups of events its tools subscribe to (observe.h)   */
+    void *tool[OBS_MAX_TOOLS];  /* each attached tool's state for the launch (observe.h)      */
+    uint64_t span_t0, span_t1;  /* spans: when it began and ended on the emulated clock       */
     uint64_t seed;
     uint64_t det_steps;         /* scheduling steps taken (the virtual %globaltimer)         */
     uint64_t ncta;
+    /* What every worker writes, alone on its cache lines (the pads keep the read-mostly
+     * fields around it, read by every worker at every CTA and warp, off those lines). */
+    char hot_pad0[64];
     uint64_t next_cta;          /* atomic: next CTA to hand out                              */
+    uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
+    uint64_t warp_insts;        /* warp instructions some lane executed (the profile's count) */
+    uint64_t warp_slots;        /* issue slots of all issued, those no lane executed too (a   */
+                                /*   branch no lane takes): the time estimate counts them     */        /* counter: their issue slots (Inst.cost), for the time model */
+    char hot_pad1[64];
     volatile int aborted;       /* set when a fault is recorded                              */
     uint64_t deadline_ns;       /* PTXEMU_TIMEOUT: monotonic time the launch must end by, 0 none */
+    char *limit_js;             /* past the time limit: every cluster's warps as JSON objects, */
+    size_t limit_len;           /*   for the launch's one "timeout" record (sched_report_limit) */
+    int limit_stop;             /* it ended because the run is being stopped (stop.c)        */
     int may_park;               /* the driver lets a launch that waits for the host park (sched.c) */
     void *park_buf;             /*   the parked cluster's worker buffer, NULL while not parked   */
     uint64_t park_t0, park_hash;/*   when the spin checks began, and the state the last one saw  */
     Fault fault;
     pthread_mutex_t lock;       /* guards fault and printf buffer                            */
     char *out; size_t out_len, out_cap; /* device printf output, flushed at launch end   */
+    uint64_t printf_cap;        /* printf records the FIFO holds (devprintf.c; 0 no limit), */
+    uint64_t printf_n, printf_dropped;   /*   written and dropped for want of room           */
     uint32_t warned_pc[16], nwarned;    /* instructions that already printed a warning   */
-    uint64_t thread_insts;      /* counter: sum over warps of popcount(mask) per instruction */
-    uint64_t warp_insts;
     void *kernel;               /* the EmuKernel running (device-side launches name others) */
     uint32_t cdp_depth;         /* nesting depth: 0 launched by the host                     */
     struct CdpState *cdp;       /* work the grid launched from the device (cdp.c), or NULL   */
-    struct Profile {            /* PTXEMU_PROFILE counters (profile.c)                        */
+    struct Profile {            /* what the timing model reads (model.c): traffic and waits the
+                                 * profile tool counts, the model's setup of the launch       */
         uint64_t gld_req, gld_sec, gst_req, gst_sec;     /* global loads / stores, sectors    */
         uint64_t sld_req, sld_wave, sst_req, sst_wave;   /* shared loads / stores, wavefronts */
         uint64_t wait_ns, run_ns;                        /* warps waiting / running (emulated) */
@@ -293,15 +328,34 @@ struct Launch {
         double model_warps;      /*   and how many warps share an SM with each of its warps      */
         uint64_t clock_cpi;      /* %clock's cycles a warp instruction: its share of the SM's issue */
         uint64_t span_max;       /* the most cycles a warp's own clock counted (profile_warp_done) */
+        void *atoms;             /* global atomics: updates by address and by 4 KiB region (profile.c) */
+        double atom_ns;          /*   the time they serialise, once counted (-1: not yet)       */
+        uint64_t atom_ret_sec;   /* sectors of atomics that return their old value (atom, not red) */
     } prof;
 };
 typedef struct Profile Profile;
+
+/* Generic addresses of shared and local memory are windows no host mapping uses. */
+#define SHARED_WINDOW 0x0000020000000000ull   /* generic = SHARED_WINDOW + shared offset  */
+#define LOCAL_WINDOW  0x0000030000000000ull   /* generic = LOCAL_WINDOW + local offset    */
+#define WINDOW_SIZE   0x0000000100000000ull   /* each window spans 4 GiB                   */
+
+/* Kinds of device memory (mem_alloc), and how an instruction accesses memory. */
+enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_HEAP,
+       MEM_CONST /* module .const variables: not in the generic .global window */,
+       MEM_REGISTERED /* the program's own memory, registered: outside the arena */,
+       MEM_REGISTERED_RO /* the same, registered read-only: device writes fault */,
+       MEM_VMM /* physical memory mapped into a reserved range (cuMemMap), accessible */ };
+
+enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
 
 /* Record a fault for the lane and abort the launch. The message names the kernel, the PTX
  * line and CUDA file:line of the current instruction, the block, the thread and whatever the
  * caller formats. Returns STEP_FAULT so handlers can `return warp_fault(...)`. */
 int warp_fault(Warp *w, int lane, int cuda_err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* "kernel K, file:line, PTX name:line, block (..), thread (..)" of lane `lane` at w's pc. */
+void warp_where(Warp *w, int lane, char *buf, size_t n);
 
 /* Population count without relying on the popcnt instruction (baseline x86-64 lacks it
  * and the libgcc call cost 3% of the run loop). */
@@ -316,6 +370,14 @@ static inline uint32_t popcount32(uint32_t x)
 /* Undefined behaviour the H100 does not fault on: one warning line on stderr per
  * instruction and launch; the kernel goes on as the hardware does. */
 void warp_warn(Warp *w, int lane, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same, with its own JSON kind: "out-of-bounds" (an access the H100's pages tolerate,
+ * which --report-json counts as an error). */
+void warp_warn_kind(Warp *w, int lane, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Undefined behaviour reported as an error ("ptxemu: undefined behaviour: ..." and a JSON
+ * line of kind "undefined"), once per instruction and launch; the kernel goes on as the
+ * GPU does. */
+void warp_undefined(Warp *w, int lane, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Run the body for each lane of `mask` (a variable of that name in scope), `l` being the
  * lane. The full-warp case is a plain counted loop so that gcc -O2 vectorizes the simple
@@ -325,7 +387,8 @@ void warp_warn(Warp *w, int lane, const char *fmt, ...) __attribute__((format(pr
 #define LANES(l, ...)                                                         \
     do {                                                                      \
         if (mask == FULL_MASK) {                                              \
-            _Pragma("GCC ivdep") for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__; } \
+            _Pragma("GCC ivdep") _Pragma("GCC unroll 8")                     \
+            for (int l = 0; l < WARP_SIZE; l++) { __VA_ARGS__; }              \
         } else {                                                              \
             FOR_LANES(mask, l) { __VA_ARGS__; }                               \
         }                                                                     \

@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "memory.h"
-#include "racecheck.h"
+#include "observe.h"
 #include "emu.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -187,12 +187,6 @@ static size_t used_on(int dev)
     return A.used - own + (dev == MEM_ANY_DEVICE ? most : A.used_dev[dev]);
 }
 
-/* Observers of device allocations and of kernel accesses (PTXEMU_INITCHECK), or NULL. */
-void (*mem_on_alloc)(uint64_t base, size_t size);
-void (*mem_on_free)(uint64_t base);
-void (*mem_on_access)(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
-                      uint8_t *const host[WARP_SIZE]);
-
 uint64_t mem_alloc(size_t size, int kind)
 {
     return mem_alloc_on(size, kind, MEM_ANY_DEVICE);
@@ -223,7 +217,7 @@ uint64_t mem_alloc_on(size_t size, int kind, int dev)
     if (counts_as_device(kind) && dev != MEM_ANY_DEVICE) A.used_dev[dev] += size;
 out:
     pthread_rwlock_unlock(&A.lock);
-    if (s && kind == MEM_DEVICE && mem_on_alloc) mem_on_alloc(s, size);
+    if (s) OBSERVE(obs_mask, alloc, s, size, kind);
     return s;
 }
 
@@ -241,8 +235,7 @@ int mem_free(uint64_t addr, int kind)
     if (give_range(b.start, b.start + fsz, &r)) goto out;
     memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
     A.nlive--;
-    race_forget(b.start, b.size);   /* the race detector's shadow of it starts over */
-    if (mem_on_free) mem_on_free(b.start);
+    OBSERVE(obs_mask, release, b.start, b.size);   /* tools' shadows of it start over */
     if (counts_as_device(b.kind)) A.used -= b.size;
     if (counts_as_device(b.kind) && b.dev != MEM_ANY_DEVICE) A.used_dev[b.dev] -= b.size;
     A.freed[A.nfreed++ % HISTORY] = b;
@@ -405,7 +398,7 @@ int mem_unregister(uint64_t addr)
     const Block *b = find_live(addr);
     if (!b || !registered(b->kind)) { rc = MEM_REG_NONE; goto out; }
     if (b->start != addr) { rc = MEM_REG_INSIDE; goto out; }
-    race_forget(b->start, b->size);
+    OBSERVE(obs_mask, release, b->start, b->size);
     memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
     A.nlive--;
     __atomic_sub_fetch(&mem_nregistered, 1, __ATOMIC_RELEASE);
@@ -501,7 +494,7 @@ static void vmm_forget_block(const Vmap *m)
     if (i < 0 || A.live[i].start != m->start || A.live[i].kind != MEM_VMM) return;
     memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
     A.nlive--;
-    race_forget(m->start, m->size);
+    OBSERVE(obs_mask, release, m->start, m->size);
 }
 
 int mem_vmm_unmap(uint64_t addr, size_t size)
@@ -734,7 +727,9 @@ static void *global_slow(Warp *w, int space, uint64_t addr, unsigned size, int l
     Block near;
     if (tolerated(addr, size, &near)) {
         pthread_rwlock_unlock(&A.lock);
-        warp_warn(w, lane, "invalid %s %s of %u bytes at 0x%llx, offset %llu of a %llu-byte "
+        /* an error as compute-sanitizer's memcheck counts it (--report-json, ptxemu race),
+         * a warning on a plain run, whose result the H100 would give too */
+        warp_warn_kind(w, lane, "out-of-bounds", "invalid %s %s of %u bytes at 0x%llx, offset %llu of a %llu-byte "
                   "allocation at 0x%llx (past its end): the H100 maps memory there (2 MiB "
                   "pages), so the access completes as on the GPU; PTXEMU_STRICT_BOUNDS=1 makes "
                   "it a fault", space_name(space), acc_name(access), size,
@@ -845,7 +840,12 @@ static int lanes_slow(Warp *w, int space, uint32_t mask, const uint64_t *addr, u
     return 0;
 }
 
-/* All lanes aligned and inside the cached allocation: device address == host address. */
+/* All lanes aligned and inside the cached allocation: device address == host address.
+ * A lane is out of the block when its offset o = x - start exceeds lim = len - size; as
+ * lim < 2^63, that is when o or lim - o has bit 63 set (o >= 2^63: x lies below start or
+ * absurdly far above; lim - o < 0: past the end). Only subtractions and ors, so the
+ * full-warp loop vectorizes even without a 64-bit unsigned vector compare (SSE2); the
+ * comparison form ran about 13 instructions a lane. */
 static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_t **host)
 {
     const MemCache *mc = &mem_cache;
@@ -855,21 +855,20 @@ static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_
     int k = 0;
     while (k < MEM_CACHE_WAYS && a0 - mc->start[k] >= mc->len[k]) k++;
     if (k == MEM_CACHE_WAYS || mc->len[k] < size) return -1;
-    struct { uint64_t start; } c = { mc->start[k] };
-    uint64_t lim = mc->len[k] - size, bad = 0, any = 0;
+    uint64_t start = mc->start[k], lim = mc->len[k] - size, bad = 0, any = 0;
     if (mask == FULL_MASK) {
         for (int l = 0; l < WARP_SIZE; l++) {
-            uint64_t x = addr[l];
+            uint64_t x = addr[l], o = x - start;
             host[l] = (uint8_t *)(uintptr_t)x;
-            bad |= (x - c.start) > lim;
+            bad |= o | (lim - o);
             any |= x;
         }
-        return (bad | (any & (size - 1))) ? -1 : 0;
+        return ((bad >> 63) | (any & (size - 1))) ? -1 : 0;
     }
     for (int l = 0; l < WARP_SIZE; l++) {
-        uint64_t x = addr[l];
+        uint64_t x = addr[l], o = x - start;
         host[l] = (uint8_t *)(uintptr_t)x;
-        bad |= (((x - c.start) > lim) | (x & (size - 1))) & lane_bit(mask, l);
+        bad |= (((o | (lim - o)) >> 63) | (x & (size - 1))) & lane_bit(mask, l);
     }
     return bad ? -1 : 0;
 }
@@ -910,17 +909,24 @@ static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int 
 int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                   uint8_t *host[WARP_SIZE])
 {
+    return warp_ptrs(w, in, mask, size, access, host);
+}
+
+int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                           uint8_t *host[WARP_SIZE])
+{
     int r = warp_ptrs(w, in, mask, size, access, host);
-    if (__builtin_expect(w->launch && w->launch->racecheck, 0) && !r) race_access(w, in, mask, size, access, host);
-    if (__builtin_expect(mem_on_access != NULL, 0) && !r) mem_on_access(w, in, mask, size, access, host);
+    if (!r && w->launch) OBSERVE(w->launch->obs, mem, w, in, mask, size, access, host);
     return r;
 }
 
-static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
-                     uint8_t *host[WARP_SIZE])
+/* The whole-warp paths: 0 when one resolved every lane of mask (host filled); else -1 with
+ * the lanes' addresses and the space for lanes_slow. Never records a fault. */
+static int fast_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t *host[WARP_SIZE],
+                     uint64_t addr[WARP_SIZE], int *space_out)
 {
     const uint64_t *a = ROW(w, in->base);
-    uint64_t imm = (uint64_t)in->imm, addr[WARP_SIZE];
+    uint64_t imm = (uint64_t)in->imm;
     int space = (in->flags & IF_FRAME) ? SP_LOCAL : in->space;
     switch (space) {
     case SP_GLOBAL: case SP_CONST: case SP_PARAM:
@@ -948,5 +954,22 @@ static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int 
             return 0;
         break;
     }
+    *space_out = space;
+    return -1;
+}
+
+static int warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                     uint8_t *host[WARP_SIZE])
+{
+    uint64_t addr[WARP_SIZE];
+    int space;
+    if (!fast_ptrs(w, in, mask, size, host, addr, &space)) return 0;
     return lanes_slow(w, space, mask, addr, size, access, host);
+}
+
+int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t *host[WARP_SIZE])
+{
+    uint64_t addr[WARP_SIZE];
+    int space;
+    return fast_ptrs(w, in, mask, size, host, addr, &space);
 }

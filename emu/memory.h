@@ -13,15 +13,6 @@
 #include <stddef.h>
 #include "machine.h"
 
-#define SHARED_WINDOW 0x0000020000000000ull   /* generic = SHARED_WINDOW + shared offset  */
-#define LOCAL_WINDOW  0x0000030000000000ull   /* generic = LOCAL_WINDOW + local offset    */
-#define WINDOW_SIZE   0x0000000100000000ull   /* each window spans 4 GiB                   */
-
-enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_HEAP,
-       MEM_CONST /* module .const variables: not in the generic .global window */,
-       MEM_REGISTERED /* the program's own memory, registered: outside the arena */,
-       MEM_REGISTERED_RO /* the same, registered read-only: device writes fault */,
-       MEM_VMM /* physical memory mapped into a reserved range (cuMemMap), accessible */ };
 
 int mem_init(void);                              /* reserve the arena; 0 on success        */
 uint64_t mem_alloc(size_t size, int kind);       /* 0 when out of memory                   */
@@ -77,13 +68,7 @@ extern int mem_nregistered;
 int mem_registered_at(uint64_t addr);
 static inline int mem_is_global(uint64_t addr);
 
-enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
-/* Observers the memory system tells of device allocations (MEM_DEVICE), their frees, and
- * every kernel access that passed its checks (set by emu_init for PTXEMU_INITCHECK). */
-extern void (*mem_on_alloc)(uint64_t base, size_t size);
-extern void (*mem_on_free)(uint64_t base);
-extern void (*mem_on_access)(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
-                             uint8_t *const host[WARP_SIZE]);
+/* Allocations, frees and unmappings are events for the tools (observe.h: alloc, release). */
 
 /* mem_lane_ptr(w, space, addr, size, align, lane, access), defined inline below:
  * resolve addr in `space` for one lane of w: checks alignment (addr % align), bounds and
@@ -104,6 +89,13 @@ int mem_generic_space(uint64_t addr);
  * recording the fault of the lowest faulting lane. Shared and local offsets are 32-bit. */
 int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
                   uint8_t *host[WARP_SIZE]);
+/* Only the whole-warp paths of mem_warp_ptrs (no fault recorded): 0 when they resolved every
+ * lane, else -1 (the compiled tier checks a run's loads before it runs them). */
+int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t *host[WARP_SIZE]);
+/* The same, then the accesses are an event for the tools of the launch (observe.h: mem): the
+ * observed variants of memory handlers call this one. */
+int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                           uint8_t *host[WARP_SIZE]);
 
 /* ---- fast paths (state owned by memory.c) ----
  * Each worker thread caches the last MEM_CACHE_WAYS allocations it resolved (a kernel

@@ -10,15 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 #include "scheduler.h"
+#include "stop.h"
 #include "engine.h"
 #include "exec.h"
 #include "memory.h"
 #include "async.h"
-#include "racecheck.h"
 #include "asyncop.h"
 #include "events.h"
-#include "initcheck.h"
-#include "profile.h"
+#include "model.h"
+#include "observe.h"
+#include "report.h"
+#include "kernel.h"
 
 #define SLICE_JUMPS 64   /* backward jumps a warp may take before others get a turn */
 
@@ -55,7 +57,7 @@ static void *reserve(void **p, size_t *cap, size_t need)
 static void bar_release(Cta *c, int id)
 {
     int kind = c->bar_red_op[id];
-    uint32_t result = c->bar_red[id];
+    uint32_t result = c->bar_red[id], obs = c->launch->obs;   /* once: calls below may not change it */
     c->bar_arrived[id] = 0;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
@@ -63,7 +65,7 @@ static void bar_release(Cta *c, int id)
         for (uint32_t m = w->bar_wait; m; m &= m - 1)
             if (w->bar_id[__builtin_ctz(m)] == id) lanes |= 1u << __builtin_ctz(m);
         if (!lanes) continue;
-        if (c->race) race_bar_acquire(w, id);
+        OBSERVE(obs, bar_acquire, w, id);
         if (kind >= BAR_RED_POPC)
             for (uint32_t m = lanes; m; m &= m - 1) {
                 int l = __builtin_ctz(m);
@@ -74,7 +76,7 @@ static void bar_release(Cta *c, int id)
         w->bar_wait &= ~lanes;
         warp_unpark(w, lanes);
     }
-    if (c->race) race_bar_reset(c, id);
+    OBSERVE(obs, bar_reset, c, id);
 }
 
 static void bar_check(Cta *c, int id)
@@ -84,18 +86,18 @@ static void bar_check(Cta *c, int id)
     if (c->bar_arrived[id] >= expected) bar_release(c, id);
 }
 
-int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits)
+int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits,
+                       uint32_t obs)
 {
     Cta *c = w->cta;
-    if (profile_mode) __atomic_fetch_add(&w->launch->prof.bar_arrivals, 1, __ATOMIC_RELAXED);
     if (!c->bar_arrived[id]) {
         c->bar_expected[id] = count;
         c->bar_red_op[id] = kind;
         c->bar_red[id] = kind == BAR_RED_AND ? 1 : 0;
     }
-    c->bar_arrived[id] += (uint32_t)__builtin_popcount(mask & w->valid);
-    if (c->race) race_bar_arrive(w, id);
-    if (kind == BAR_RED_POPC) c->bar_red[id] += (uint32_t)__builtin_popcount(cbits);
+    c->bar_arrived[id] += popcount32(mask & w->valid);
+    OBSERVE(obs, bar_arrive, w, id);
+    if (kind == BAR_RED_POPC) c->bar_red[id] += popcount32(cbits);
     else if (kind == BAR_RED_AND) c->bar_red[id] &= (cbits & mask) == mask;
     else if (kind == BAR_RED_OR) c->bar_red[id] |= cbits != 0;
     w->pc++;
@@ -117,9 +119,10 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
 static void cluster_bar_check(Cluster *cl)
 {
     if (!cl->bar_arrived || cl->bar_arrived < cl->nthreads - cl->exited_threads) return;
+    uint32_t obs = cl->launch->obs;
     cl->bar_arrived = 0;
     cl->bar_phase ^= 1;
-    if (cl->race) race_cbar_complete(cl, cl->bar_phase ^ 1);
+    OBSERVE(obs, cbar_complete, cl, cl->bar_phase ^ 1);
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             Warp *w = &cl->ctas[r]->warps[i];
@@ -127,24 +130,24 @@ static void cluster_bar_check(Cluster *cl)
             for (uint32_t m = w->bar_wait; m; m &= m - 1)
                 if (w->bar_id[__builtin_ctz(m)] == CLUSTER_BARRIER_ID) lanes |= 1u << __builtin_ctz(m);
             if (!lanes) continue;
-            if (cl->race) race_cbar_acquire(w, cl->bar_phase ^ 1);
+            OBSERVE(obs, cbar_acquire, w, cl->bar_phase ^ 1);
             w->bar_wait &= ~lanes;
             warp_unpark(w, lanes);
         }
 }
 
-int cluster_barrier_arrive(Warp *w, uint32_t mask, int release)
+int cluster_barrier_arrive(Warp *w, uint32_t mask, int release, uint32_t obs)
 {
     Cluster *cl = w->cta->cluster;
     for (uint32_t m = mask; m; m &= m - 1) w->cl_phase[__builtin_ctz(m)] = cl->bar_phase;
     cl->bar_arrived += popcount32(mask & w->valid);
-    if (cl->race && release) race_cbar_arrive(w, cl->bar_phase);
+    OBSERVE(obs, cbar_arrive, w, cl->bar_phase, release);
     w->pc++;
     cluster_bar_check(cl);
     return STEP_JUMP;
 }
 
-int cluster_barrier_wait(Warp *w, uint32_t mask)
+int cluster_barrier_wait(Warp *w, uint32_t mask, uint32_t obs)
 {
     Cluster *cl = w->cta->cluster;
     uint32_t park = 0;
@@ -152,7 +155,7 @@ int cluster_barrier_wait(Warp *w, uint32_t mask)
     for (uint32_t m = mask; m; m &= m - 1)
         if (w->cl_phase[__builtin_ctz(m)] == cl->bar_phase) park |= 1u << __builtin_ctz(m);
     w->pc++;
-    if (park != mask && cl->race) race_cbar_acquire(w, cl->bar_phase ^ 1);
+    if (park != mask) OBSERVE(obs, cbar_acquire, w, cl->bar_phase ^ 1);
     if (!park) return STEP_JUMP;
     w->waiting |= park;
     w->bar_wait |= park;
@@ -166,7 +169,11 @@ void cta_threads_exited(Cta *c, uint32_t n)
     c->exited_threads += n;
     c->cluster->exited_threads += n;
     cluster_bar_check(c->cluster);
-    /* threads that exit no longer count towards barriers that wait for all threads */
+    /* threads that exit no longer count towards barriers that wait for all threads (most
+     * exits find no barrier with arrivals: one vectorized test for them) */
+    uint32_t any = 0;
+    for (int id = 0; id < 16; id++) any |= c->bar_arrived[id];
+    if (!any) return;
     for (int id = 0; id < 16; id++)
         if (c->bar_arrived[id] && !c->bar_expected[id]) bar_check(c, id);
 }
@@ -230,19 +237,22 @@ static uint64_t sreg_value(int id, const Warp *w, const Launch *L, const Cta *c)
     }
 }
 
-static int cta_dependent(int id)
-{
-    return (id >= SR_CTAID_X && id <= SR_CTAID_Z) || id == SR_SMID ||
-           (id >= SR_CLUSTERID_X && id <= SR_CLUSTERID_Z) ||
-           (id >= SR_CLUSTER_CTAID_X && id <= SR_CLUSTER_CTAID_Z) || id == SR_CLUSTER_CTARANK;
-}
+/* The special registers whose value changes from one CTA to the next. */
+static const uint8_t cta_sregs[] = {
+    SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z, SR_SMID, SR_CLUSTERID_X, SR_CLUSTERID_Y,
+    SR_CLUSTERID_Z, SR_CLUSTER_CTAID_X, SR_CLUSTER_CTAID_Y, SR_CLUSTER_CTAID_Z,
+    SR_CLUSTER_CTARANK,
+};
 
-/* Rows that change from one CTA to the next; the others stay valid in a reused slot. */
+/* Rows that change from one CTA to the next; the others stay valid in a reused slot. Only
+ * the ids of cta_sregs are visited: a loop over every special register cost a small
+ * kernel's setup more than its warps' first instructions. */
 static void fill_cta_sregs(Warp *w, const Launch *L, const Cta *c)
 {
     const Program *p = w->prog;
-    for (int id = 0; id < SR_COUNT_STATIC; id++) {
-        if (p->sreg_row[id] < 0 || !cta_dependent(id)) continue;
+    for (size_t k = 0; k < sizeof cta_sregs; k++) {
+        int id = cta_sregs[k];
+        if (p->sreg_row[id] < 0) continue;
         uint64_t *r = ROW(w, p->sreg_row[id]), v = sreg_value(id, w, L, c);
         for (int l = 0; l < WARP_SIZE; l++) r[l] = v;
     }
@@ -300,8 +310,6 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
         return -1;
     /* shared memory starts zeroed so runs are repeatable (the GPU leaves it undefined) */
     memset(b->shared, 0, c->shared_size);
-    if (L->racecheck && race_setup_cta(c) < 0) return -1;
-    if (init_setup_cta(c) < 0) return -1;
     c->shared = b->shared;
     c->warps = b->warps;
     for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -327,7 +335,7 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
     }
     if (b->ready_launch != L->seq) { b->ready_launch = L->seq; b->ready_warps = 0; }
     if (c->nwarps > b->ready_warps) b->ready_warps = c->nwarps;
-    return 0;
+    return OBSERVE(L->obs, cta_begin, c) ? -1 : 0;
 }
 
 /* What a warp is doing, for the deadlock and time-limit reports. */
@@ -425,8 +433,8 @@ static void report_cluster(Cluster *cl, Launch *L, const char *kind, const char 
 {
     FILE *js = report_open();
     if (!js) return;
-    fprintf(js, "{\"kind\":\"%s\",\"code\":%d,\"kernel\":", kind, L->fault.code);
-    report_str(js, L->prog->name);
+    fprintf(js, "{\"kind\":\"%s\",\"code\":%d,", kind, L->fault.code);
+    report_kernel(js, L->prog);
     fprintf(js, ",\"message\":");
     report_str(js, msg);
     fprintf(js, ",\"warps\":[");
@@ -526,7 +534,7 @@ static void out_of_memory(Launch *L, uint32_t threads)
     if (!L->aborted) {
         L->fault.code = EMU_ERR_MEMORY_ALLOCATION;
         snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: out of host memory "
-                 "for a block of %u threads", L->prog->name, threads);
+                 "for a block of %u threads", L->prog->dname, threads);
         L->aborted = 1;
     }
     pthread_mutex_unlock(&L->lock);
@@ -535,6 +543,23 @@ static void out_of_memory(Launch *L, uint32_t threads)
 /* Rounds in which every warp only failed an mbarrier wait before that counts as a
  * deadlock: programs poll with bounded loops of up to 2^22 tries (and so do the tests). */
 #define SPIN_ROUNDS (1u << 24)
+
+/* A poll that failed with the warp's pc, lanes, registers and predicates as they were at
+ * one of its last four failed polls (a turn may end at one of a few places of the loop):
+ * the loop has no counter, and it can only end when the memory it polls changes. Once every warp that can run polls like that, with nothing in flight,
+ * nothing can change that memory any more: a deadlock, reported at once instead of after
+ * SPIN_ROUNDS (a bounded polling loop changes its counter and still gets them). Hashing
+ * starts after POLL_QUIET failed polls in a row, so short waits pay nothing. */
+#define POLL_QUIET 64
+static int poll_still(Warp *w)
+{
+    uint64_t h = warp_state_hash(w, 1469598103934665603ull);
+    int still = 0;
+    for (int i = 0; i < 4; i++) still |= h == w->poll_hash[i];
+    memmove(&w->poll_hash[1], &w->poll_hash[0], 3 * sizeof w->poll_hash[0]);
+    w->poll_hash[0] = h;
+    return still;
+}
 
 /* Run one cluster (or lone CTA): its warps take turns round-robin; between turns the
  * asynchronous engine may complete operations in flight. */
@@ -558,16 +583,16 @@ static int setup_cluster(WorkerBuf *b, Launch *L, uint64_t index)
             return -1;
         }
         cl->nthreads += b->cta[r].nthreads;
-        if (ev_on) {
+        if (OBSERVING(L->obs, OBS_SPAN)) {
             Cta *c = &b->cta[r];
-            c->ev_t0 = ev_now();
-            for (uint32_t i = 0; i < c->nwarps; i++) c->warps[i].ev_since = c->ev_t0;
+            c->span_t0 = ev_now();
+            for (uint32_t i = 0; i < c->nwarps; i++) c->warps[i].span_since = c->span_t0;
         }
     }
     return 0;
 }
 
-/* ---- the timeline (events.h): blocks on workers, each warp's running and waiting ---- */
+/* ---- spans (events.h): blocks on workers, each warp's running and waiting ---- */
 
 static int wait_reason(const Warp *w)
 {
@@ -582,10 +607,9 @@ static int wait_reason(const Warp *w)
 
 static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
 {
-    Event e = { .kind = k, .what = what, .t0 = t0, .t1 = t1, .launch = w->launch->seq,
+    Event e = { .kind = k, .what = what, .t0 = t0, .t1 = t1, .launch = w->launch->seq, .L = w->launch,
                 .cta_linear = w->cta->linear, .warp = w->id, .worker = ev_worker() };
-    ev_emit(&e);
-    if (profile_mode) (k == EV_WAIT ? profile_wait : profile_run)(w->launch, t1 > t0 ? t1 - t0 : 0);
+    OBSERVE(w->launch->obs, span, &e);
 }
 
 /* One turn of w. A warp runs until it blocks (a barrier), starts polling an mbarrier
@@ -593,28 +617,28 @@ static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
  * succeeds (mbarrier). Time slices in between merge into one running interval. */
 static int run_warp(Warp *w, int det)
 {
-    if (!ev_on) return det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
+    if (!OBSERVING(w->launch->obs, OBS_SPAN)) return det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
     uint64_t t = ev_now();
-    if (w->ev_wait && w->ev_reason != EVW_MBARRIER) {   /* released from its barrier */
-        ev_warp(w, EV_WAIT, w->ev_reason, w->ev_since, t);
-        w->ev_wait = 0;
-        w->ev_since = t;
+    if (w->span_wait && w->span_reason != EVW_MBARRIER) {   /* released from its barrier */
+        ev_warp(w, EV_WAIT, w->span_reason, w->span_since, t);
+        w->span_wait = 0;
+        w->span_since = t;
     }
     ev_run_begin(&w->steps);
     int rc = det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
     ev_run_end();
     uint64_t now = ev_now();
-    if (w->ev_wait) {   /* it polled an mbarrier */
+    if (w->span_wait) {   /* it polled an mbarrier */
         if (w->spin) return rc;
-        ev_warp(w, EV_WAIT, EVW_MBARRIER, w->ev_since, t);
-        w->ev_wait = 0;
-        w->ev_since = t;
+        ev_warp(w, EV_WAIT, EVW_MBARRIER, w->span_since, t);
+        w->span_wait = 0;
+        w->span_since = t;
     }
     if (rc == RUN_DONE || rc == RUN_BLOCKED || (rc != RUN_FAULT && w->spin)) {
-        ev_warp(w, EV_RUN, 0, w->ev_since, now);
-        w->ev_since = now;
-        w->ev_wait = rc != RUN_DONE;
-        w->ev_reason = (uint8_t)wait_reason(w);
+        ev_warp(w, EV_RUN, 0, w->span_since, now);
+        w->span_since = now;
+        w->span_wait = rc != RUN_DONE;
+        w->span_reason = (uint8_t)wait_reason(w);
     }
     return rc;
 }
@@ -623,30 +647,33 @@ static void ev_ctas(Cluster *cl, Launch *L)
 {
     for (uint32_t r = 0; r < cl->n; r++) {
         Cta *c = cl->ctas[r];
-        Event e = { .kind = EV_CTA, .t0 = c->ev_t0, .t1 = ev_now(), .launch = L->seq,
-                    .name = L->prog->name, .cta = { c->ctaid[0], c->ctaid[1], c->ctaid[2] },
+        Event e = { .kind = EV_CTA, .t0 = c->span_t0, .t1 = ev_now(), .launch = L->seq, .L = L,
+                    .name = L->prog->dname, .cta = { c->ctaid[0], c->ctaid[1], c->ctaid[2] },
                     .cta_linear = c->linear, .nwarps = c->nwarps, .worker = ev_worker() };
-        ev_emit(&e);
+        OBSERVE(L->obs, span, &e);
     }
 }
 
 static void finish_cluster(Cluster *cl, Launch *L)
 {
-    if (ev_on) ev_ctas(cl, L);
+    if (OBSERVING(L->obs, OBS_SPAN)) ev_ctas(cl, L);
     for (uint32_t r = 0; r < cl->n; r++) {
-        race_free_cta(cl->ctas[r]);
-        init_free_cta(cl->ctas[r]);
+        OBSERVE(L->obs, cta_end, cl->ctas[r]);
         wgmma_free_queue(cl->ctas[r]);
     }
-    uint64_t wi = 0, ti = 0;
+    uint64_t wi = 0, ti = 0, si = 0, idle = 0;
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
             wi += cl->ctas[r]->warps[i].steps;
+            idle += cl->ctas[r]->warps[i].idle_steps;
+            si += cl->ctas[r]->warps[i].slots;
             ti += cl->ctas[r]->warps[i].lane_steps;
-            profile_warp_done(&cl->ctas[r]->warps[i]);
+            model_warp_done(&cl->ctas[r]->warps[i]);
         }
-    __atomic_fetch_add(&L->warp_insts, wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->warp_insts, wi - idle, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->warp_slots, si, __ATOMIC_RELAXED);
     __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
+    kernel_ran(L, ti);
 }
 
 /* ---- the time limit (PTXEMU_TIMEOUT / ptxemu --timeout) ---- */
@@ -665,21 +692,34 @@ static void set_deadline(Launch *L)
     L->deadline_ns = secs > 0 ? mono_ns() + (uint64_t)(secs * 1e9) : 0;
 }
 
-/* The launch ran past its time limit: says where every warp of the cluster is, then fails
- * the launch with cudaErrorLaunchTimeout. Every worker reports its own resident blocks. */
+/* The launch ran past its time limit, or the run is being stopped from outside (stop.c):
+ * says where every warp of the cluster is, then fails the launch (cudaErrorLaunchTimeout
+ * for the time limit). Every worker reports its own resident clusters; their warps go into
+ * the launch's one "timeout" record, which sched_report_limit writes when the launch ends. */
 static void time_limit(Cluster *cl, Launch *L)
 {
+    int stop = emu_stop_signal;
     pthread_mutex_lock(&L->lock);
     int first = !L->aborted;
     if (first) {
-        L->fault.code = EMU_ERR_LAUNCH_TIMEOUT;
-        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
-                 "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
-                 L->prog->name, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
+        L->fault.code = stop ? EMU_ERR_LAUNCH_FAILURE : EMU_ERR_LAUNCH_TIMEOUT;
+        if (stop)
+            snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: stopped from outside (signal %d) "
+                     "while running; where its warps were is above", L->prog->dname, stop);
+        else
+            snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: ran past the time limit of "
+                     "PTXEMU_TIMEOUT=%s seconds (cudaErrorLaunchTimeout); where its warps were is above",
+                     L->prog->dname, getenv("PTXEMU_TIMEOUT") ? getenv("PTXEMU_TIMEOUT") : "?");
         L->aborted = 1;
+        L->limit_stop = stop != 0;
     }
-    if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) {
-        if (first) fprintf(stderr, "ptxemu: time limit: kernel %s still running; its resident warps:\n", L->prog->name);
+    if (L->fault.code == EMU_ERR_LAUNCH_TIMEOUT || (L->limit_stop && first)) {
+        if (first)
+            fprintf(stderr, "ptxemu: %s: kernel %s still running; its resident warps:\n",
+                    L->limit_stop ? "stopped" : "time limit", L->prog->dname);
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *m = L->limit_stop ? NULL : open_memstream(&buf, &blen);
         for (uint32_t r = 0; r < cl->n; r++) {
             Cta *c = cl->ctas[r];
             for (uint32_t i = 0; i < c->nwarps; i++) {
@@ -689,14 +729,51 @@ static void time_limit(Cluster *cl, Launch *L)
                 int l = warp_place(w, &pc);
                 char at[512];
                 warp_where(w, l, at, sizeof at);
-                w->pc = pc;
                 fprintf(stderr, "ptxemu:   warp %u (%s): %s\n", w->id, at, sched_warp_state(w, l));
+                if (m) {
+                    fprintf(m, "%s{", L->limit_len || ftell(m) ? "," : "");
+                    report_place(m, w, l);
+                    fprintf(m, ",\"state\":");
+                    report_str(m, sched_warp_state(w, l));
+                    if ((w->bar_wait >> l & 1) && w->bar_id[l] < CLUSTER_BARRIER_ID) fprintf(m, ",\"barrier\":%u", w->bar_id[l]);
+                    mbar_json(m, w);
+                    fputc('}', m);
+                }
+                w->pc = pc;
             }
         }
+        if (m) {
+            fclose(m);
+            char *grown = buf && blen ? realloc(L->limit_js, L->limit_len + blen + 1) : NULL;
+            if (grown) {
+                memcpy(grown + L->limit_len, buf, blen + 1);
+                L->limit_js = grown;
+                L->limit_len += blen;
+            }
+            free(buf);
+        }
     }
-    int mine = L->fault.code == EMU_ERR_LAUNCH_TIMEOUT;
     pthread_mutex_unlock(&L->lock);
-    if (mine) report_cluster(cl, L, "timeout", "the launch ran past its time limit (PTXEMU_TIMEOUT)");
+}
+
+/* The launch's one "timeout" record: where all its warps were (every cluster resident when
+ * the time limit struck), written once the launch has ended. */
+void sched_report_limit(Launch *L)
+{
+    if (L->fault.code != EMU_ERR_LAUNCH_TIMEOUT) return;
+    FILE *js = report_open();
+    if (js) {
+        fprintf(js, "{\"kind\":\"timeout\",\"code\":%d,", L->fault.code);
+        report_kernel(js, L->prog);
+        fprintf(js, ",\"message\":");
+        report_str(js, "the launch ran past its time limit (PTXEMU_TIMEOUT)");
+        fprintf(js, ",\"warps\":[%s],\"seed\":%llu}\n", L->limit_js ? L->limit_js : "",
+                (unsigned long long)(L->det ? L->seed : 0));
+        report_close(js);
+    }
+    free(L->limit_js);
+    L->limit_js = NULL;
+    L->limit_len = 0;
 }
 
 /* One round of a resident cluster (or lone CTA): each runnable warp runs one time slice;
@@ -725,10 +802,21 @@ static int cluster_round(Cluster *cl, Launch *L, uint32_t *spins)
         if (L->deadline_ns && L->fault.code == EMU_ERR_LAUNCH_TIMEOUT) time_limit(cl, L);
         return -1;
     }
-    if (L->deadline_ns && mono_ns() > L->deadline_ns) { time_limit(cl, L); return -1; }
+    if (emu_stop_signal || (L->deadline_ns && mono_ns() > L->deadline_ns)) { time_limit(cl, L); return -1; }
     /* an mbarrier wait that can never complete spins forever on a GPU; here it ends */
     *spins = progress && spun && !async_pending(cl) ? *spins + 1 : 0;
-    if (live && (!progress || *spins > SPIN_ROUNDS)) { deadlock(cl); return -1; }
+    if (*spins > POLL_QUIET) {
+        int still = 1;
+        for (uint32_t r = 0; r < cl->n; r++)
+            for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+                Warp *w = &cl->ctas[r]->warps[i];
+                if (w->active) still &= poll_still(w);
+            }
+        cl->still_rounds = still ? cl->still_rounds + 1 : 0;
+    } else {
+        cl->still_rounds = 0;
+    }
+    if (live && (!progress || *spins > SPIN_ROUNDS || cl->still_rounds > 2)) { deadlock(cl); return -1; }
     return live != 0;
 }
 
@@ -808,7 +896,7 @@ static void stop_with(Launch *L, const Launch *by)
     pthread_mutex_lock(&L->lock);
     if (!__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) {
         snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s stopped: a kernel launched "
-                 "with it to run at the same time (launch %llu) failed", L->prog->name,
+                 "with it to run at the same time (launch %llu) failed", L->prog->dname,
                  (unsigned long long)by->seq);
         L->fault.code = EMU_ERR_LAUNCH_FAILURE;
         __atomic_store_n(&L->aborted, 1, __ATOMIC_RELEASE);
@@ -900,8 +988,12 @@ int sched_set_deterministic(uint64_t seed, const char *record_path, const char *
             snprintf(err, errlen, "ptxemu: %s is not a ptxemu schedule", replay_path);
             return -1;
         }
+        /* the recording's seed also chose when asynchronous work the host issued completed
+         * (runtime/driver/defer.c): the replay takes it */
+        unsigned long long rs;
+        if (sscanf(line + 17, " seed %llu", &rs) == 1) det_cfg.seed = rs;
     }
-    if (det_cfg.rec) fprintf(det_cfg.rec, "ptxemu-schedule 1\n");
+    if (det_cfg.rec) fprintf(det_cfg.rec, "ptxemu-schedule 1 seed %llu\n", (unsigned long long)det_cfg.seed);
     return 0;
 }
 
@@ -938,7 +1030,7 @@ static void det_fault(Launch *L, const char *msg)
     pthread_mutex_lock(&L->lock);
     if (!L->aborted) {
         L->fault.code = EMU_ERR_LAUNCH_FAILURE;
-        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: %s", L->prog->name, msg);
+        snprintf(L->fault.msg, sizeof L->fault.msg, "ptxemu: kernel %s: %s", L->prog->dname, msg);
         L->aborted = 1;
     }
     pthread_mutex_unlock(&L->lock);
@@ -971,6 +1063,19 @@ static int det_admit(Det *d, uint32_t s, uint64_t index)
     return 0;
 }
 
+/* The warps of the resident clusters that can run (not parked at a barrier). */
+static uint32_t det_runnable(const Det *d)
+{
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < d->window; s++) {
+        if (!d->used[s]) continue;
+        const Cluster *cl = &d->slot[s].cluster;
+        for (uint32_t r = 0; r < cl->n; r++)
+            for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) n += cl->ctas[r]->warps[i].active != 0;
+    }
+    return n;
+}
+
 static uint32_t cluster_live(const Cluster *cl)
 {
     uint32_t live = 0;
@@ -984,7 +1089,7 @@ static void run_det(Launch *L)
     Det d;
     memset(&d, 0, sizeof d);
     d.L = L;
-    if (ev_on) ev_launch_begin();
+    if (OBSERVING(L->obs, OBS_SPAN)) ev_launch_begin();
     d.rng = det_cfg.seed ^ (L->seq * 0x632be59bd9b4e019ull);
     d.low = 1ull << 61;
     d.spin_low = 1ull << 40;   /* random drops land in [2^40, 2^40 + 2^24) */
@@ -1008,9 +1113,9 @@ static void run_det(Launch *L)
     if (!d.slot || !d.used) { out_of_memory(L, 0); goto out; }
     for (uint32_t s = 0; s < d.window && next < ncl; s++)
         if (det_admit(&d, s, next++) < 0) goto out;
-    uint32_t spins = 0, tick = 0;
+    uint32_t spins = 0, tick = 0, still = 0;
     for (;;) {
-        if (L->deadline_ns && (++tick & 1023) == 0 && mono_ns() > L->deadline_ns) {
+        if (emu_stop_signal || (L->deadline_ns && (++tick & 1023) == 0 && mono_ns() > L->deadline_ns)) {
             for (uint32_t s2 = 0; s2 < d.window; s2++)
                 if (d.used[s2]) time_limit(&d.slot[s2].cluster, L);
             break;
@@ -1084,7 +1189,10 @@ static void run_det(Launch *L)
             else if ((det_rand(&d) & 63) == 0)
                 best->prio = det_rand(&d) >> 40 | 1ull << 40;
             spins = (best->spin || best->mem_spin) && !async_count(cl) ? spins + 1 : 0;
-            if (spins > SPIN_ROUNDS) { deadlock(cl); break; }
+            /* pollers take turns (above), so once every resident warp that can run has
+             * polled with its state unchanged twice in a row, nothing will change */
+            still = spins > POLL_QUIET && poll_still(best) ? still + 1 : 0;
+            if (spins > SPIN_ROUNDS || (still > POLL_QUIET && still > 2 * det_runnable(&d))) { deadlock(cl); break; }
             uint32_t n = async_count(cl);
             if (n && (det_rand(&d) & 255) < d.async_per256) {
                 uint32_t idx = (uint32_t)det_rand(&d);
@@ -1154,7 +1262,7 @@ static void tls_buf_key_init(void)
 
 static void work(Launch *L)
 {
-    if (ev_on) ev_launch_begin();
+    if (OBSERVING(L->obs, OBS_SPAN)) ev_launch_begin();
     if (L->cooperative) {
         uint32_t idx = (uint32_t)__atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
         run_together(&L, 1, idx, L->coop_workers);
@@ -1297,7 +1405,7 @@ void sched_run_together(Launch **Ls, int n)
         return;
     }
     sched_init(want_threads);
-    if (ev_on) ev_launch_begin();
+    if (OBSERVING(obs_mask, OBS_SPAN)) ev_launch_begin();
     int helpers = pool.nthreads - 1;
     if (helpers) {
         pthread_mutex_lock(&pool.lock);

@@ -22,6 +22,8 @@ int sched_deterministic(uint64_t *seed);
 int sched_threads(void);
 /* Run every CTA of L to completion or until a fault aborts it. */
 void sched_run(Launch *L);
+/* After a launch that ran past its time limit ended: its one "timeout" record. */
+void sched_report_limit(Launch *L);
 /* Continue a launch that parked waiting for the host (L->park_buf set by sched_run): to the
  * end, or (may_park) until it parks again. Returns 1 when it parked again. */
 int sched_resume(Launch *L, int may_park);
@@ -30,18 +32,18 @@ void sched_discard(Launch *L);   /* a parked launch that will not continue */
 void sched_run_together(Launch **Ls, int n);
 
 /* A group of lanes of w arrives at barrier id (count 0 = all live threads of the CTA);
- * kind is BAR_*; cbits the lanes whose predicate is true for bar.red. */
-int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits);
+ * kind is BAR_*; cbits the lanes whose predicate is true for bar.red. The arrival and the
+ * cluster barrier's are events for the tools of `obs` (0 from a handler's plain variant). */
+int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits,
+                       uint32_t obs);
 void cta_threads_exited(Cta *c, uint32_t n);
 
 /* barrier.cluster.arrive / .wait for the lanes of mask (bar_id of parked lanes). */
-#define CLUSTER_BARRIER_ID 16
-int cluster_barrier_arrive(Warp *w, uint32_t mask, int release);   /* release: not .relaxed */
-int cluster_barrier_wait(Warp *w, uint32_t mask);
+int cluster_barrier_arrive(Warp *w, uint32_t mask, int release, uint32_t obs);   /* release: not .relaxed */
+int cluster_barrier_wait(Warp *w, uint32_t mask, uint32_t obs);
 
 /* The four warps of a warpgroup meet at each wgmma.mma_async (exec_wgmma.c): a warp that
  * arrives first parks with this bar_id, without advancing its pc, until the last one comes. */
-#define WGMMA_GATE_ID 17
 /* Drops the CTA's wgmma operations still in flight (never waited for) at its end. */
 void wgmma_free_queue(Cta *c);
 /* While a warp has wgmma operations in flight, the run loop hands each instruction here: one

@@ -17,14 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "frontend/ptx_ast.h"
-#include "emu/call.h"
-
-/* Functions the emulator implements on the host (vprintf, malloc, the device runtime's
- * __cudaCDP2* entry points...: emu/exec_call.c) are declared, never defined, in device code. */
-static int host_provided(const char *name)
-{
-    return call_host_provided(name);
-}
 
 typedef struct Def { const char *name; int part; int weak; int visible; } Def;
 
@@ -37,6 +29,9 @@ typedef struct Linker {
     size_t errlen;
     char **owned;            /* renamed names, freed with the module */
     int nowned, capowned;
+    /* Functions the emulator implements on the host (vprintf, malloc, the device runtime's
+     * __cudaCDP2* entry points...) are declared, never defined, in device code. */
+    int (*host_provided)(const char *name);
 } Linker;
 
 static int add_def(Linker *L, const char *name, int part, int weak, int visible)
@@ -229,7 +224,7 @@ static int take_funcs(Linker *L, int p, PtxModule *out, int file_base)
         if (!f->has_body) {
             const Def *d = find_def(L, f->name, p);
             if (d) continue;                                   /* bound to a definition   */
-            if (!host_provided(f->name) && f->is_extern) {
+            if (!(L->host_provided && L->host_provided(f->name)) && f->is_extern) {
                 snprintf(L->err, L->errlen, "%s:%d:%d: link error: extern function '%s' is not "
                          "defined in any module", m->source_name, f->line, f->col, f->name);
                 return -1;
@@ -318,9 +313,10 @@ static int link_header(Linker *L, PtxModule *out)
     return 0;
 }
 
-PtxModule *ptx_link(PtxModule **parts, int nparts, char *err, size_t errlen)
+PtxModule *ptx_link(PtxModule **parts, int nparts, int (*host_provided)(const char *name),
+                    char *err, size_t errlen)
 {
-    Linker L = { parts, nparts, NULL, 0, 0, err, errlen, NULL, 0, 0 };
+    Linker L = { parts, nparts, NULL, 0, 0, err, errlen, NULL, 0, 0, host_provided };
     if (err && errlen) err[0] = 0;
     if (nparts < 1) {
         snprintf(err, errlen, "link error: nothing to link");

@@ -155,8 +155,10 @@ void ptx_module_free(PtxModule *m);
 /* Link parsed modules into one (frontend/link.c): .extern declarations bound to definitions
  * in other parts, weak definitions merged, colliding internal names renamed. On success the
  * parts belong to the result (ptx_module_free frees them); on failure they stay the caller's
- * and err says why ("link error: ..."). */
-PtxModule *ptx_link(PtxModule **parts, int nparts, char *err, size_t errlen);
+ * and err says why ("link error: ..."). An extern function left undefined is an error unless
+ * host_provided(name) says the emulator implements it. */
+PtxModule *ptx_link(PtxModule **parts, int nparts, int (*host_provided)(const char *name),
+                    char *err, size_t errlen);
 
 /* Name tables (frontend/ptx_names.c): "u32" -> TY_U32; size in bytes of a type. */
 int ptx_type_from_name(const char *s);      /* TY_NONE when not a type */

@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 REASONS = ["build", "crash", "fault", "race", "deadlock", "timeout", "leak", "wrong-result", "no-result"]
@@ -319,6 +320,10 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
              elapsed, launcher_rc, places):
     rep = report or {}
     faults = rep.get("faults") or []
+    # errors that do not stop the kernel: an access past an allocation that the GPU's pages
+    # tolerate (without PTXEMU_STRICT_BOUNDS), undefined behaviour of a warp-synchronous
+    # instruction; they fail the same check
+    invalid = (rep.get("out_of_bounds") or []) + (rep.get("undefined") or [])
     races = rep.get("races") or []
     deadlocks = rep.get("deadlocks") or []
     timeouts = rep.get("timeouts") or []
@@ -326,10 +331,10 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
     api_errors = rep.get("api_errors") or []
     exit_status = rep.get("exit_status")
     sig = rep.get("signal")
-    names = demangle([x.get("kernel") for x in faults + races + deadlocks + timeouts])
+    names = demangle([x.get("kernel") for x in faults + invalid + races + deadlocks + timeouts])
 
-    def kname(x):
-        return names.get(x.get("kernel"), x.get("kernel") or "?")
+    def kname(x):   # ptxemu's demangled name, else c++filt's
+        return x.get("demangled") or names.get(x.get("kernel"), x.get("kernel") or "?")
 
     stopped_by_error = bool(faults or deadlocks or timeouts)
 
@@ -342,6 +347,9 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
     elif report is None:
         c.set("fail", "no report from ptxemu (launcher exit status %s)" % launcher_rc,
               [l for l in stderr.split("\n") if l.strip()][-5:])
+        reasons.append("crash")
+    elif rep.get("refused"):
+        c.set("fail", "ptxemu did not start it", [rep["refused"]])
         reasons.append("crash")
     elif sig is not None:
         c.set("fail", "killed by signal %s" % sig, own_err[-5:])
@@ -360,15 +368,16 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
     checks.append(c)
     if report is None:
         c.set("skip", "not known: no report")
-    elif faults:
+    elif faults or invalid:
         det = []
-        for fl in faults[:MAX_LIST]:
+        for fl in (faults + invalid)[:MAX_LIST]:
             det.append("%s" % fl.get("message", "fault"))
             det.append("    at %s" % places.describe(fl))
             det.append("    kernel %s, block %s, thread %s" % (kname(fl), dim3(fl.get("block")), dim3(fl.get("thread"))))
-        if len(faults) > MAX_LIST:
-            det.append("... and %d more" % (len(faults) - MAX_LIST))
-        c.set("fail", "%d fault%s: an invalid memory access or instruction" % (len(faults), "s" if len(faults) > 1 else ""), det)
+        nf = len(faults) + len(invalid)
+        if nf > MAX_LIST:
+            det.append("... and %d more" % (nf - MAX_LIST))
+        c.set("fail", "%d fault%s: an invalid memory access or instruction" % (nf, "s" if nf > 1 else ""), det)
         reasons.append("fault")
     else:
         c.set("pass", "no out-of-bounds, misaligned or otherwise invalid access")
@@ -388,22 +397,36 @@ def evaluate(args, lab, student, conf, checks, reasons, report, stdout, stderr, 
                 if hints[j][0] == rc.get("kind"):
                     hint, hi = hints[j][1], j + 1
                     break
-            rc["_hint"] = hint or fallback_hint(rc)
+            rc["_hint"] = rc.get("hint") or hint or fallback_hint(rc)
         for rc in races[:MAX_LIST]:
+            if rc.get("kind") == "host-device":   # the host's own access: the message says it all
+                det.append("host-device race in %s memory (the host and work in flight)" % rc.get("space", "?"))
+                det.extend(textwrap.wrap(rc.get("message", ""), width=92, initial_indent="    ",
+                                         subsequent_indent="    "))
+                det.extend(textwrap.wrap(rc["_hint"], width=92, initial_indent="    hint: ",
+                                         subsequent_indent="          "))
+                continue
             where = rc.get("space", "?") + " memory"
-            det.append("%s in %s, kernel %s (%s times)" % (rc.get("kind"), where, kname(rc), rc.get("count", 1)))
+            kacc = [a for a in rc.get("accesses", []) if a.get("kernel")]
+            kern = kname(rc) if rc.get("kernel") else kname(kacc[0]) if kacc else "?"
+            det.append("%s in %s, kernel %s (%s times)" % (rc.get("kind"), where, kern, rc.get("count", 1)))
             for a in rc.get("accesses", []):
+                if a.get("host_copy"):   # a copy or fill the host issued
+                    det.append("    the host's %s on %s" % (a["host_copy"], a.get("stream", "a stream")))
+                    continue
                 det.append("    %-3s by block %s thread %s at %s" % (
                     a.get("op", "?"), dim3(a.get("block")), dim3(a.get("thread")),
                     places.describe(a)))
-            if rc["_hint"]:
-                det.append("    hint: " + rc["_hint"])
+            if rc["_hint"]:   # wrapped to fit a terminal with the checklist's indent
+                det.extend(textwrap.wrap(rc["_hint"], width=92, initial_indent="    hint: ",
+                                         subsequent_indent="          "))
             acc = rc.get("accesses", [])
             if (len(acc) == 2 and acc[0].get("src_line") and acc[0].get("src_line") == acc[1].get("src_line")
                     and acc[0].get("src_file") == acc[1].get("src_file") and acc[0].get("block") == acc[1].get("block")
-                    and "st" in (acc[0].get("op"), acc[1].get("op"))):
-                det.append("    also: if several threads update one location on this line (x++, x += v), "
-                           "the update must be atomic (atomicAdd)")
+                    and "st" in (acc[0].get("op"), acc[1].get("op")) and "atomic" not in rc["_hint"]):
+                det.extend(textwrap.wrap("if several threads update one location on this line (x++, x += v), "
+                                         "the update must be atomic (atomicAdd)", width=92,
+                                         initial_indent="    also: ", subsequent_indent="          "))
         if len(races) > MAX_LIST:
             det.append("... and %d more" % (len(races) - MAX_LIST))
         for rc in races:

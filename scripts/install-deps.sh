@@ -2,7 +2,7 @@
 # install-deps.sh - installs the Debian packages ptxemu needs to build (as root, or through
 # sudo). nvcc (CUDA 13) is not a Debian package: it is expected in /usr/local/cuda.
 set -e
-packages="build-essential autoconf automake libtool pkg-config libffi-dev libzstd-dev python3 clang libclang-rt-dev tmux"
+packages="build-essential autoconf automake libtool pkg-config libffi-dev libzstd-dev python3 clang libclang-rt-dev tmux python3-numba python3-ipython python3-ipykernel jupyter-nbconvert python3-matplotlib slurm-wlm parallel"
 missing=
 for p in $packages; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

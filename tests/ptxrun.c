@@ -423,9 +423,10 @@ int main(int argc, char **argv)
 
 #ifndef PTXRUN_CUDA
 /* ---- the emulator backend ---- */
-#include "emu/emu.h"
+#include "jit/jit.h"
 #include "emu/memory.h"
 #include "emu/tma.h"
+#include "emu/tools/attach.h"
 
 static EmuKernel *emu_kernel;
 
@@ -435,6 +436,7 @@ static EmuKernel *emu_kernel;
 
 static int be_init(void)
 {
+    tools_attach();   /* PTXEMU_RACECHECK and the other tools' variables, as the driver does */
     return emu_init(0);
 }
 
@@ -442,12 +444,12 @@ static int be_load(const char *ptx, size_t len, const char *path, const char *ke
 {
     char err[1024] = "";
     int code = EMU_ERR_INVALID_PTX;
-    EmuModule *m = emu_module_load(ptx, len, path, err, sizeof err, &code);
+    JitModule *m = jit_module_load(ptx, len, path, err, sizeof err, &code);
     if (!m) {
         fprintf(stderr, "%s\n", err);
         return code ? code : EMU_ERR_INVALID_PTX;
     }
-    emu_kernel = emu_module_kernel(m, kernel);
+    emu_kernel = jit_module_kernel(m, kernel);
     if (!emu_kernel) {
         fprintf(stderr, "ptxrun: no .entry %s in %s\n", kernel, path);
         return 500;             /* what cuModuleGetFunction says: CUDA_ERROR_NOT_FOUND */

@@ -32,7 +32,7 @@ for o in $opts; do
     grep -qF -- "$o" "$work/docs" || bad "option $o is in --help but not in the README or docs/"
 done
 
-vars=$(grep -rhoE 'getenv\("PTXEMU_[A-Z_]+"\)' "$src/emu" "$src/runtime" "$src/frontend" |
+vars=$(grep -rhoE 'getenv\("PTXEMU_[A-Z_]+"\)' "$src/emu" "$src/runtime" "$src/frontend" "$src/jit" |
        sed 's/getenv("//; s/")//' | sort -u)
 m=0
 for v in $vars; do

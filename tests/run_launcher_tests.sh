@@ -57,6 +57,17 @@ if "$NVCC" -gencode arch=compute_100,code=compute_100 -o "$tmp/newer" "$src" 2>/
     else
         bad "PTX only for compute_100 is refused (exit $rc)"
     fi
+    # a grader still gets its document, saying why
+    rm -f "$tmp/refused.json"
+    "$ptxemu" --report-json "$tmp/refused.json" "$tmp/newer" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc = 1 ] && grep -q '"exit_status":1,' "$tmp/refused.json" &&
+       grep -q '"refused":".*carries PTX only for compute_100' "$tmp/refused.json" &&
+       grep -q '"launches":\[\]' "$tmp/refused.json"; then
+        ok "--report-json writes the document for a refused program"
+    else
+        bad "--report-json writes the document for a refused program (exit $rc)"
+    fi
 fi
 
 # PTXEMU_CHECK=0: the program starts and fails by itself, in its first CUDA call
@@ -139,14 +150,36 @@ else
     bad "--devices --json (exit $rc)"
 fi
 
-# A bad PTXEMU_DEVICES is an error that says what is expected
+# A bad PTXEMU_DEVICES is a usage error (exit status 2) that says what is expected
 PTXEMU_DEVICES=0 "$ptxemu" --devices >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc = 1 ] && grep -q 'PTXEMU_DEVICES=0: expected the number of devices to emulate, an integer from 1 to 16' "$tmp/err" &&
+if [ $rc = 2 ] && grep -q 'PTXEMU_DEVICES=0: expected the number of devices to emulate, an integer from 1 to 16' "$tmp/err" &&
    [ ! -s "$tmp/out" ]; then
     ok "PTXEMU_DEVICES=0 is refused"
 else
     bad "PTXEMU_DEVICES=0 is refused (exit $rc)"
+fi
+# CUDA_VISIBLE_DEVICES, as CUDA reads it: the listed devices in that order (by index or
+# UUID), up to the first entry that names none; set and empty, none at all
+CUDA_VISIBLE_DEVICES=1,0 "$ptxemu" -d 2 --devices >"$tmp/out" 2>"$tmp/err"
+rc=$?
+CUDA_VISIBLE_DEVICES=0,7,1 "$ptxemu" -d 2 --devices >"$tmp/out2" 2>>"$tmp/err"
+rc2=$?
+CUDA_VISIBLE_DEVICES=GPU-70747865-6d75-2d73-6d39-302d64657631 "$ptxemu" -d 2 --devices >"$tmp/out3" 2>>"$tmp/err"
+rc3=$?
+CUDA_VISIBLE_DEVICES= "$ptxemu" -d 2 --devices >"$tmp/out4" 2>"$tmp/err4"
+rc4=$?
+if [ $rc = 0 ] && grep -q '^ptxemu: 2 emulated devices (PTXEMU_DEVICES, CUDA_VISIBLE_DEVICES)' "$tmp/out" &&
+   [ "$(grep -E '^  UUID' "$tmp/out" | awk '{print $2}' | tr '\n' ' ')" = \
+     "GPU-70747865-6d75-2d73-6d39-302d64657631 GPU-70747865-6d75-2d73-6d39-302d64657630 " ] &&
+   [ $rc2 = 0 ] && grep -q '^ptxemu: 1 emulated device ' "$tmp/out2" &&
+   [ $rc3 = 0 ] && grep -q '^  UUID  *GPU-70747865-6d75-2d73-6d39-302d64657631$' "$tmp/out3" &&
+   grep -q '^ptxemu: 1 emulated device ' "$tmp/out3" &&
+   [ $rc4 = 1 ] && grep -q 'CUDA_VISIBLE_DEVICES= leaves none of the 2 emulated devices visible' "$tmp/err4"; then
+    ok "CUDA_VISIBLE_DEVICES hides and reorders the emulated devices"
+else
+    bad "CUDA_VISIBLE_DEVICES hides and reorders the emulated devices (exit $rc $rc2 $rc3 $rc4)"
+    cat "$tmp/out" "$tmp/out4" "$tmp/err4" | head -n 20
 fi
 "$ptxemu" --json >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -163,7 +196,7 @@ fi
 "$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc = 0 ] && grep -q "one past the end: cudaSuccess (copy cudaSuccess) value 1256" "$tmp/out" &&
-   [ "$(grep -c 'ptxemu: warning: kernel _Z4fillPji, .*oob_tolerance.cu:15, PTX .*thread (256,0,0): invalid global write of 4 bytes at 0x[0-9a-f]*, offset 1024 of a 1024-byte allocation' "$tmp/err")" = 1 ] &&
+   [ "$(grep -c 'ptxemu: warning: kernel fill(unsigned int\*, int), .*oob_tolerance.cu:15, PTX .*thread (256,0,0): invalid global write of 4 bytes at 0x[0-9a-f]*, offset 1024 of a 1024-byte allocation' "$tmp/err")" = 1 ] &&
    grep -q 'PTXEMU_STRICT_BOUNDS=1 makes it a fault' "$tmp/err"; then
     ok "an access past an allocation inside the H100's 2 MiB page completes with one warning"
 else
@@ -173,9 +206,9 @@ fi
 PTXEMU_LOG=0 "$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err0"
 "$ptxemu" --log 3 "$tmp/oob" offbyone >"$tmp/out3" 2>"$tmp/err3"
 if ! grep -q warning "$tmp/err0" && grep -q "one past the end: cudaSuccess" "$tmp/out" &&
-   grep -q "^ptxemu: trace: launch _Z4fillPji: grid ([0-9]*,1,1) block ([0-9]*,1,1) cluster (1,1,1), 0 bytes of dynamic shared memory$" "$tmp/err3" &&
-   grep -q "^ptxemu: trace: _Z4fillPji finished: [1-9][0-9]* warp instructions, [1-9][0-9]* thread instructions$" "$tmp/err3" &&
-   grep -q "ptxemu: warning: kernel _Z4fillPji" "$tmp/err3"; then
+   grep -q "^ptxemu: trace: launch fill(unsigned int\*, int): grid ([0-9]*,1,1) block ([0-9]*,1,1) cluster (1,1,1), 0 bytes of dynamic shared memory$" "$tmp/err3" &&
+   grep -q "^ptxemu: trace: fill(unsigned int\*, int) finished: [1-9][0-9]* warp instructions, [1-9][0-9]* thread instructions$" "$tmp/err3" &&
+   grep -q "ptxemu: warning: kernel fill(unsigned int\*, int)" "$tmp/err3"; then
     ok "PTXEMU_LOG=0 drops warnings, 3 traces every launch"
 else
     bad "PTXEMU_LOG=0 drops warnings, 3 traces every launch"
@@ -183,7 +216,7 @@ fi
 PTXEMU_STRICT_BOUNDS=1 PTXEMU_REPORT="$tmp/fault.json" "$ptxemu" "$tmp/oob" offbyone >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if grep -q "^fill: cudaErrorIllegalAddress" "$tmp/out" &&
-   grep -q '^{"kind":"fault","code":700,"kernel":"_Z4fillPji","block":\[0,0,0\],"thread":\[256,0,0\],"warp":8,"ptx_line":[0-9]*,"src_file":"[^"]*oob_tolerance.cu","src_line":15,"message":"out-of-bounds global write of 4 bytes at 0x[0-9a-f]*: 0 bytes past the end of a 1024-byte allocation[^"]*","seed":0}$' "$tmp/fault.json" &&
+   grep -q '^{"kind":"fault","code":700,"kernel":"_Z4fillPji","demangled":"fill(unsigned int\*, int)","block":\[0,0,0\],"thread":\[256,0,0\],"warp":8,"ptx_line":[0-9]*,"src_file":"[^"]*oob_tolerance.cu","src_line":15,"message":"out-of-bounds global write of 4 bytes at 0x[0-9a-f]*: 0 bytes past the end of a 1024-byte allocation[^"]*","seed":0}$' "$tmp/fault.json" &&
    grep -q "out-of-bounds global write of 4 bytes at 0x[0-9a-f]*: 0 bytes past the end of a 1024-byte allocation" "$tmp/err" &&
    ! grep -q warning "$tmp/err"; then
     ok "PTXEMU_STRICT_BOUNDS=1 makes it a fault, reported to PTXEMU_REPORT too"
@@ -225,12 +258,116 @@ for mode in parallel deterministic; do
        grep -Eq "warp 0 \(kernel .*spin.cu:4, .*block \(1,0,0\), thread \(0,0,0\)\): (runs|spins in a loop that reads memory without progress)" "$tmp/err" &&
        grep -q "warp 1 (kernel .*spin.cu:5, .*block (1,0,0), thread (32,0,0)): waits at a barrier" "$tmp/err" &&
        grep -q "ran past the time limit of PTXEMU_TIMEOUT=1 seconds" "$tmp/err" &&
-       grep -Eq '^\{"kind":"timeout","code":702,"kernel":"_Z4spinPViPi",.*"warps":\[\{"block":\[1,0,0\],"thread":\[0,0,0\],"warp":0,"ptx_line":[0-9]*,"src_file":"[^"]*spin.cu","src_line":4,"state":"(runs|spins in a loop that reads memory without progress)"\},\{"block":\[1,0,0\],"thread":\[32,0,0\],"warp":1,.*"src_line":5,"state":"waits at a barrier \(bar.sync / __syncthreads\)","barrier":0\}\],"seed":[0-9]*\}$' "$tmp/t.json"; then
+       grep -Eq '^\{"kind":"timeout","code":702,"kernel":"_Z4spinPViPi","demangled":"spin\(int volatile\*, int\*\)",.*"warps":\[\{"block":\[1,0,0\],"thread":\[0,0,0\],"warp":0,"ptx_line":[0-9]*,"src_file":"[^"]*spin.cu","src_line":4,"state":"(runs|spins in a loop that reads memory without progress)"\},\{"block":\[1,0,0\],"thread":\[32,0,0\],"warp":1,.*"src_line":5,"state":"waits at a barrier \(bar.sync / __syncthreads\)","barrier":0\}\],"seed":[0-9]*\}$' "$tmp/t.json"; then
         ok "--timeout stops a spinning kernel and says where every warp is ($mode)"
     else
         bad "--timeout stops a spinning kernel and says where every warp is ($mode, exit $rc)"
     fi
 done
+
+# --timeout fails the launch on every path: a kernel that waits for a flag the host never
+# sets (it parks, waiting for the host, in the parallel scheduler), with the shared and the
+# static runtime, in deterministic mode and with the race detector (there the loop counts:
+# one that only polls is a deadlock, reported at once). The error is
+# sticky, as the CUDA runtime documents cudaErrorLaunchTimeout (the H200 has no watchdog:
+# tests/gpu/recorded/batch1/timeout_probe.out; a trap's error behaves so there). A kernel of
+# several blocks that hits the limit is one "timeout" record.
+cat >"$tmp/park.cu" <<'EOF'
+#include <cstdio>
+__global__ void wait_flag(volatile int *flag) { while (*flag == 0) {} }
+__global__ void count_flag(volatile int *flag, int *out) { int n = 0; while (*flag == 0) n++; out[0] = n; }
+int main(int argc, char **argv)
+{
+    int *f;
+    cudaMalloc(&f, 64);
+    cudaMemset(f, 0, 64);
+    if (argc > 1) count_flag<<<1, 32>>>(f, f + 4);
+    else wait_flag<<<1, 32>>>(f);
+    printf("launch: %s\n", cudaGetErrorName(cudaGetLastError()));
+    printf("sync: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    printf("again: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    int *g;
+    printf("malloc: %s\n", cudaGetErrorName(cudaMalloc(&g, 4)));
+    return 0;
+}
+EOF
+cat >"$tmp/busy.cu" <<'EOF'
+#include <cstdio>
+__global__ void racy(int *a, int n) { for (int i = 0; i < n; i++) a[0] += threadIdx.x; }
+__global__ void busy(float *a, long n) { float v = threadIdx.x; for (long i = 0; i < n; i++) v = v * 0.999f + 1.0f; a[threadIdx.x] = v; }
+int main()
+{
+    float *f;
+    cudaMalloc(&f, 4096);
+    racy<<<1, 64>>>((int *)f, 4);
+    printf("racy: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    fflush(stdout);
+    busy<<<4, 64>>>(f, 1L << 40);
+    printf("busy: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    return 0;
+}
+EOF
+"$NVCC" -arch=sm_90 --cudart shared -lineinfo -o "$tmp/park_shared" "$tmp/park.cu" || exit 99
+"$NVCC" -arch=sm_90 -lineinfo -o "$tmp/park_static" "$tmp/park.cu" || exit 99
+"$NVCC" -arch=sm_90 -lineinfo -o "$tmp/busy" "$tmp/busy.cu" || exit 99
+for b in shared static; do
+    for m in "" "--seed 3" "--racecheck"; do
+        # shellcheck disable=SC2086  # m is a list of options
+        timeout 60 "$ptxemu" --timeout 1 $m "$tmp/park_$b" ${m:+count} >"$tmp/out" 2>"$tmp/err"
+        if grep -q "^sync: cudaErrorLaunchTimeout" "$tmp/out" && grep -q "^again: cudaErrorLaunchTimeout" "$tmp/out" &&
+           grep -q "^malloc: cudaErrorLaunchTimeout" "$tmp/out"; then
+            ok "--timeout fails the launch, sticky ($b runtime${m:+, $m})"
+        else
+            bad "--timeout fails the launch, sticky ($b runtime${m:+, $m})"; cat "$tmp/out"
+        fi
+    done
+done
+for m in "" "--seed 2"; do
+    rm -f "$tmp/t.json"
+    # shellcheck disable=SC2086  # m is a list of options
+    PTXEMU_REPORT="$tmp/t.json" timeout 60 "$ptxemu" --timeout 1 $m "$tmp/busy" >"$tmp/out" 2>"$tmp/err"
+    if [ "$(grep -c '"kind":"timeout"' "$tmp/t.json")" = 1 ] && grep -q "^busy: cudaErrorLaunchTimeout" "$tmp/out"; then
+        ok "a kernel of four blocks past its time limit is one timeout record${m:+ ($m)}"
+    else
+        bad "a kernel of four blocks past its time limit is one timeout record${m:+ ($m)}"
+    fi
+done
+
+# A run stopped from outside (SIGTERM, SIGINT, SIGALRM) leaves a complete report: the races
+# found so far, valid JSON lines and a "stopped" record, in PTXEMU_REPORT and, through
+# --report-json, in the document and in the user's PTXEMU_REPORT (which gets every line as it
+# comes, so a ptxemu killed outright leaves the lines so far)
+if command -v python3 >/dev/null; then
+    for sig in TERM INT ALRM; do
+        for mode in direct json; do
+            rm -f "$tmp/u.jsonl" "$tmp/doc.json"
+            if [ $mode = direct ]; then
+                PTXEMU_REPORT="$tmp/u.jsonl" timeout -s $sig 2 "$ptxemu" --racecheck --seed 2 "$tmp/busy" >/dev/null 2>&1
+            else
+                PTXEMU_REPORT="$tmp/u.jsonl" timeout -s $sig 2 "$ptxemu" --report-json "$tmp/doc.json" --racecheck --seed 2 "$tmp/busy" >/dev/null 2>&1
+            fi
+            if python3 - "$tmp/u.jsonl" "$tmp/doc.json" $mode $sig <<'PYEOF'
+import json, sys, signal
+lines = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [l["kind"] for l in lines]
+want = getattr(signal, "SIG" + sys.argv[4])
+assert kinds[-1] == "stopped" and lines[-1]["signal"] == want, kinds
+assert "write-after-write" in kinds, kinds
+if sys.argv[3] == "json":
+    d = json.load(open(sys.argv[2]))
+    assert d["signal"] == want and len(d["stopped"]) == 1 and len(d["races"]) == 3, d
+PYEOF
+            then ok "SIG$sig leaves a complete report ($mode)"; else bad "SIG$sig leaves a complete report ($mode)"; fi
+        done
+    done
+    rm -f "$tmp/u.jsonl" "$tmp/doc.json"
+    PTXEMU_REPORT="$tmp/u.jsonl" timeout -s KILL 3 "$ptxemu" --report-json "$tmp/doc.json" --racecheck --seed 2 "$tmp/busy" >/dev/null 2>&1
+    if python3 -c "import json, sys; k = [json.loads(l)['kind'] for l in open(sys.argv[1])]; assert 'write-after-write' in k, k" "$tmp/u.jsonl"; then
+        ok "ptxemu --report-json killed outright: the user's PTXEMU_REPORT has the lines so far"
+    else
+        bad "ptxemu --report-json killed outright: the user's PTXEMU_REPORT has the lines so far"
+    fi
+fi
 
 # --timeline: a Chrome-trace JSON of the launch, its blocks on workers, each warp's running
 # and waiting (barrier, mbarrier), the async copies and the memory copies; the same seed gives
@@ -276,7 +413,7 @@ for path in sys.argv[1:]:
     xs = [e for e in ev if e["ph"] == "X"]
     assert all(e["ts"] >= 0 and e["dur"] >= 0 for e in xs)
     launch = [e for e in xs if e["cat"] == "launch"]
-    assert len(launch) == 1 and launch[0]["name"] == "_Z5stagePK4int4Pi" and launch[0]["pid"] == 0
+    assert len(launch) == 1 and launch[0]["name"] == "stage(int4 const*, int*)" and launch[0]["pid"] == 0
     copies = sorted((e["name"], e["args"]["bytes"]) for e in xs if e["cat"] == "memcpy")
     assert copies == [("DtoH", 512), ("HtoD", 2048)], copies
     blocks = [e for e in xs if e["cat"] == "block"]
@@ -363,7 +500,7 @@ done
 # built without -lineinfo, a fault names the PTX line and says how to get CUDA source lines
 "$NVCC" -arch=sm_90 -o "$tmp/rj_noline" "$tmp/rj.cu" 2>/dev/null || exit 99
 "$ptxemu" "$tmp/rj_noline" >/dev/null 2>"$tmp/err"
-if grep -q "ptxemu: kernel _Z1kPi, PTX rj_noline.ptx:[0-9]*, block (0,0,0), thread (0,0,0): out-of-bounds global write .* (no CUDA source lines: rebuild with -lineinfo to see them; PTXEMU_DUMP_PTX=DIR writes the PTX)$" "$tmp/err"; then
+if grep -q "ptxemu: kernel k(int\*), PTX rj_noline.ptx:[0-9]*, block (0,0,0), thread (0,0,0): out-of-bounds global write .* (no CUDA source lines: rebuild with -lineinfo to see them; PTXEMU_DUMP_PTX=DIR writes the PTX)$" "$tmp/err"; then
     ok "a fault without -lineinfo says to rebuild with -lineinfo"
 else
     bad "a fault without -lineinfo says to rebuild with -lineinfo"
@@ -414,8 +551,8 @@ for s in tmaSwizzle bulkReduce pipelineGemm clusterHistogram multicastBroadcast 
     grep -q initcheck "$tmp/err3" && { quiet=0; echo "initcheck reports in sample $s:"; head -3 "$tmp/err3"; }
 done
 if [ "$(grep -c "^ptxemu: initcheck:" "$tmp/err")" = 2 ] &&
-   grep -q "^ptxemu: initcheck: kernel _Z7partialPKiPii, .*ic.cu:8, PTX .*: reads 4 bytes of global memory at 0x[0-9a-f]* (offset [0-9]* of a 1024-byte allocation) that nothing wrote$" "$tmp/err" &&
-   grep -q "^ptxemu: initcheck: kernel _Z7partialPKiPii, .*ic.cu:8, PTX .*: reads 4 bytes of shared memory at offset 0x[0-9a-f]* that no thread of the block wrote$" "$tmp/err" &&
+   grep -q "^ptxemu: initcheck: kernel partial(int const\*, int\*, int), .*ic.cu:8, PTX .*: reads 4 bytes of global memory at 0x[0-9a-f]* (offset [0-9]* of a 1024-byte allocation) that nothing wrote$" "$tmp/err" &&
+   grep -q "^ptxemu: initcheck: kernel partial(int const\*, int\*, int), .*ic.cu:8, PTX .*: reads 4 bytes of shared memory at offset 0x[0-9a-f]* that no thread of the block wrote$" "$tmp/err" &&
    [ "$(grep -c '"kind":"uninitialized-read"' "$tmp/ic.json")" = 2 ] &&
    grep -q '"kind":"uninitialized-read","space":"shared",.*"src_line":8' "$tmp/ic.json" &&
    ! grep -q initcheck "$tmp/err2" && [ $quiet = 1 ]; then

@@ -31,7 +31,8 @@ trap 'rm -rf "$work"' EXIT
 kinds="read-after-write write-after-read write-after-write read-before-async-copy-complete
 write-before-async-copy-complete write-before-async-copy-read-complete
 async-proxy-read-without-proxy-fence mbarrier-used-before-fence-mbarrier-init
-mbarrier-wait-on-observed-phase mbarrier-tx-beyond-phase wgmma-accumulator-before-wait"
+mbarrier-wait-on-observed-phase mbarrier-tx-beyond-phase wgmma-accumulator-before-wait
+host-device"
 
 # check the labels and build each file they name, once
 files=

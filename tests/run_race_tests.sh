@@ -82,7 +82,7 @@ grep -q "deadlock: mbarrier wait never completes.*(mbarrier at shared offset 0x[
 check "a polling loop that can never succeed is reported as a deadlock, with the mbarrier's state" $?
 # ... and goes to PTXEMU_REPORT with every live warp: its place, state and mbarrier
 [ "$(grep -c "\"kind\":\"deadlock\"" "$work/dl.json")" = 1 ] &&
-    grep -q '^{"kind":"deadlock","code":719,"kernel":"_Z6phasesiPKiPi","message":"deadlock: mbarrier wait never completes.*"warps":\[{"block":\[0,0,0\],"thread":\[0,0,0\],"warp":0,.*"state":"polls[^"]*","mbarrier":{"shared_offset":[0-9]*,"phase_parity":0,"pending_arrivals":1,"expected_arrivals":1,"pending_tx":0,"wait_parity":0}},{"block":\[0,0,0\],"thread":\[32,0,0\],"warp":1,"ptx_line":[0-9]*,"src_file":"[^"]*hazards.cu","src_line":[1-9][0-9]*,"state":"polls[^"]*","mbarrier":{[^}]*}}\],"seed":4}$' "$work/dl.json"
+    grep -q '^{"kind":"deadlock","code":719,"kernel":"_Z6phasesiPKiPi","demangled":"phases(int, int const\*, int\*)","message":"deadlock: mbarrier wait never completes.*"warps":\[{"block":\[0,0,0\],"thread":\[0,0,0\],"warp":0,.*"state":"polls[^"]*","mbarrier":{"shared_offset":[0-9]*,"phase_parity":0,"pending_arrivals":1,"expected_arrivals":1,"pending_tx":0,"wait_parity":0}},{"block":\[0,0,0\],"thread":\[32,0,0\],"warp":1,"ptx_line":[0-9]*,"src_file":"[^"]*hazards.cu","src_line":[1-9][0-9]*,"state":"polls[^"]*","mbarrier":{[^}]*}}\],"seed":4}$' "$work/dl.json"
 check "the deadlock goes to PTXEMU_REPORT with every waiting warp" $?
 # hazard 38 waits on parity 1 first: that wait passes at once on the fresh barrier; under
 # seed 7 both copies land before the second wait (parity 0), which then waits for a phase
@@ -115,13 +115,13 @@ rm -f "$work/wg4.json"
 PTXEMU_REPORT="$work/wg4.json" "$launcher" "$work/wgmma_hazards" 4 >"$work/wout.4" 2>&1
 grep -q "^kernel 4: no error, out\[0\] = 64" "$work/wout.4" && grep -Eq "^early read of d0: (0|16)$" "$work/wout.4" &&
     grep -q "accumulator register of a wgmma.mma_async in flight .* is accessed before wgmma.wait_group" "$work/wout.4" &&
-    grep -q '^{"kind":"warning","kernel":"[^"]*","block":\[0,0,0\],"thread":\[[0-9]*,0,0\],.*"src_line":[0-9]*,"message":"an accumulator register of a wgmma.mma_async in flight' "$work/wg4.json"
+    grep -q '^{"kind":"warning","kernel":"[^"]*","demangled":"[^"]*","block":\[0,0,0\],"thread":\[[0-9]*,0,0\],.*"src_line":[0-9]*,"message":"an accumulator register of a wgmma.mma_async in flight' "$work/wg4.json"
 check "wg_early: wgmma completes at wait_group, an early read sees the old or new accumulators and is warned about (stderr and JSON)" $?
 # with the race detector the early read is a hazard of its own kind, in its JSON too
 rm -f "$work/wg4r.json"
 PTXEMU_REPORT="$work/wg4r.json" PTXEMU_RACECHECK=1 "$launcher" "$work/wgmma_hazards" 4 >"$work/wout.4r" 2>&1
 grep -q "^ptxemu: race: wgmma-accumulator-before-wait by block (0,0,0) thread (.*) at .*wgmma_hazards.cu:[0-9]*, PTX .*: it accesses an accumulator register of the wgmma.mma_async at .*wgmma_hazards.cu:[0-9]*" "$work/wout.4r" &&
-    grep -q '^{"kind":"wgmma-accumulator-before-wait","space":"register",.*"accesses":\[{"kernel":"[^"]*","op":"wgmma",' "$work/wg4r.json"
+    grep -q '^{"kind":"wgmma-accumulator-before-wait","space":"register",.*"accesses":\[{"kernel":"[^"]*","demangled":"[^"]*","op":"wgmma",' "$work/wg4r.json"
 check "wg_early under --racecheck: reported as wgmma-accumulator-before-wait (stderr and JSON)" $?
 PTXEMU_RACECHECK=error "$launcher" "$work/hazards" 0 >/dev/null 2>&1
 [ $? = 1 ]; check "PTXEMU_RACECHECK=error fails a racy program" $?
@@ -133,8 +133,8 @@ check "PTXEMU_RACECHECK=error passes its fixed twin" $?
 "$NVCC" -arch=sm_90 --cudart shared -lineinfo -o "$work/copies" "$here/race/suite/copies.cu" || exit 1
 rm -f "$work/copies.json"
 PTXEMU_REPORT="$work/copies.json" PTXEMU_RACECHECK=error "$launcher" "$work/copies" 0 >"$work/copies.out" 2>"$work/copies.err"
-[ $? = 1 ] && grep -q "^ptxemu: race: read-after-write in global memory at .*of kernel _Z7producePii at .*copies.cu:[0-9]*, .*launched earlier, and the host's cuMemcpyDtoHAsync_v2 on stream #2, which no stream order" "$work/copies.err" &&
-grep -q '^{"kind":"read-after-write","space":"global","address":[0-9]*,"host_copy":"cuMemcpyDtoHAsync_v2","count":256,"accesses":\[{"kernel":"_Z7producePii","op":"st",.*},{"host_copy":"cuMemcpyDtoHAsync_v2","stream":"stream #2"}\],"allocation":' "$work/copies.json"
+[ $? = 1 ] && grep -q "^ptxemu: race: read-after-write in global memory at .*of kernel produce(int\*, int) at .*copies.cu:[0-9]*, .*launched earlier, and the host's cuMemcpyDtoHAsync_v2 on stream #2, which no stream order" "$work/copies.err" &&
+grep -q '^{"kind":"read-after-write","space":"global","address":[0-9]*,"host_copy":"cuMemcpyDtoHAsync_v2","count":256,"accesses":\[{"kernel":"_Z7producePii","demangled":"produce(int\*, int)","op":"st",.*},{"host_copy":"cuMemcpyDtoHAsync_v2","stream":"stream #2"}\],"allocation":' "$work/copies.json"
 check "a host copy racing with a kernel of another stream: message, JSON, PTXEMU_RACECHECK=error" $?
 # (mmaLdmatrixGemm: neighbouring threads store the two halves of one 32-bit word, which the
 # byte-exact shadow must not report)

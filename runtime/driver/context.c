@@ -152,6 +152,18 @@ CUresult drv_ctx_enter(CUcontext *out)
     return st;
 }
 
+CUresult drv_ctx_enter_owner(CUcontext owner, int sticky, CUcontext *out)
+{
+    if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (drv_ctx_current() || !owner) return sticky ? drv_ctx_enter(out) : drv_ctx_enter_any(out);
+    drv_lock();
+    CUresult e = ctx_usable(owner);
+    drv_unlock();
+    if (e == CUDA_SUCCESS && sticky) e = __atomic_load_n(&owner->sticky, __ATOMIC_ACQUIRE);
+    if (e == CUDA_SUCCESS) *out = owner;
+    return e;
+}
+
 void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg)
 {
     int first = 0;
@@ -162,6 +174,12 @@ void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg)
     }
     drv_unlock();
     if (first && msg && *msg) drv_diag("%s", msg);
+}
+
+CUresult drv_after_wait(CUcontext c, CUresult e)
+{
+    if (e != CUDA_SUCCESS || !c) return e;
+    return __atomic_load_n(&c->sticky, __ATOMIC_ACQUIRE);
 }
 
 /* ---- context-local storage ---- */
@@ -427,7 +445,8 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
     return CUDA_SUCCESS;
 }
 
-/* All work is finished when the call that issued it returns; a fault is what remains. */
+/* All work is finished when the call that issued it returns (or here, for work deterministic
+ * mode kept, runtime/driver/defer.c); a fault is what remains. */
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
     CUcontext c;
@@ -436,7 +455,7 @@ CUresult CUDAAPI cuCtxSynchronize(void)
     drv_lock();
     drv_order_host_waits_all();
     drv_unlock();
-    return e;
+    return drv_after_wait(c, e);
 }
 
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
@@ -471,7 +490,10 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
     switch (limit) {
     case CU_LIMIT_STACK_SIZE: emu_set_stack_size(value); break;
     case CU_LIMIT_MALLOC_HEAP_SIZE: emu_set_heap_size(value); break;
-    case CU_LIMIT_PRINTF_FIFO_SIZE: c->printf_fifo = value; break;   /* printf goes straight out */
+    case CU_LIMIT_PRINTF_FIFO_SIZE:   /* measured: at least 512 KiB; fixed once a kernel printed */
+        if (__atomic_load_n(&emu_printf_used, __ATOMIC_RELAXED)) e = CUDA_ERROR_INVALID_VALUE;
+        else c->printf_fifo = value < EMU_PRINTF_FIFO_MIN ? EMU_PRINTF_FIFO_MIN : value;
+        break;
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
         c->pending_launches = value;
         emu_set_pending_launch_limit(value);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
 
@@ -26,19 +27,96 @@ static int device_count = 1;
 
 /* PTXEMU_DEVICES: how many devices (1 to DRV_MAX_DEVICES). A bad value stops cuInit with a
  * message rather than silently emulating some other number of devices. */
+/* The emulated device an ordinal names: CUDA_VISIBLE_DEVICES may hide and reorder them. */
+static int physical[DRV_MAX_DEVICES] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/* "ptxemu-sm90-dev" and the emulated device's number as one hex digit: device 0 keeps the
+ * UUID it always had. */
+static void emulated_uuid(int p, unsigned char out[16])
+{
+    memcpy(out, "ptxemu-sm90-dev", 15);
+    out[15] = (unsigned char)"0123456789abcdef"[p & 15];
+}
+
+/* "GPU-70747865-6d75-..." for emulated device p, as CUDA prints UUIDs (nvidia-smi -L). */
+static void uuid_text(int p, char *out, size_t n)
+{
+    unsigned char u[16];
+    emulated_uuid(p, u);
+    size_t k = (size_t)snprintf(out, n, "GPU-");
+    for (int i = 0; i < 16 && k + 3 < n; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) out[k++] = '-';
+        k += (size_t)snprintf(out + k, n - k, "%02x", u[i]);
+    }
+}
+
+/* The device a CUDA_VISIBLE_DEVICES entry names among n: an index, or a UUID ("GPU-...", or
+ * enough of its start to name one device); -1 for none. */
+static int visible_entry(const char *tok, size_t len, int n)
+{
+    char buf[64];
+    if (!len || len >= sizeof buf) return -1;
+    memcpy(buf, tok, len);
+    buf[len] = 0;
+    if (!strncmp(buf, "GPU-", 4)) {
+        int found = -1;
+        for (int p = 0; p < n; p++) {
+            char u[64];
+            uuid_text(p, u, sizeof u);
+            if (!strncasecmp(u, buf, len)) {
+                if (found >= 0) return -1;   /* the prefix names two devices */
+                found = p;
+            }
+        }
+        return found;
+    }
+    char *end;
+    long v = strtol(buf, &end, 10);
+    return *end || v < 0 || v >= n ? -1 : (int)v;
+}
+
+/* CUDA_VISIBLE_DEVICES, as CUDA reads it: the devices listed, in that order, up to the first
+ * entry that names none (or one listed already); set and empty, no device at all. */
+static int devices_visible(int n)
+{
+    const char *s = getenv("CUDA_VISIBLE_DEVICES");
+    if (!s) return n;
+    int count = 0;
+    while (*s && count < n) {
+        while (*s == ' ') s++;
+        size_t len = strcspn(s, ",");
+        while (len && s[len - 1] == ' ') len--;
+        int p = visible_entry(s, len, n);
+        for (int i = 0; i < count; i++) if (physical[i] == p) p = -1;
+        if (p < 0) break;
+        physical[count++] = p;
+        s += strcspn(s, ",");
+        if (*s == ',') s++;
+    }
+    return count;
+}
+
 int drv_devices_init(void)
 {
     const char *s = getenv("PTXEMU_DEVICES");
-    if (!s || !*s) return 0;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < 1 || v > DRV_MAX_DEVICES) {
-        drv_diag("PTXEMU_DEVICES=%s: expected the number of devices to emulate, an integer "
-                 "from 1 to %d", s, DRV_MAX_DEVICES);
-        return -1;
+    int n = 1;
+    if (s && *s) {
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno || *end || v < 1 || v > DRV_MAX_DEVICES) {
+            drv_diag("PTXEMU_DEVICES=%s: expected the number of devices to emulate, an integer "
+                     "from 1 to %d", s, DRV_MAX_DEVICES);
+            return -1;
+        }
+        n = (int)v;
     }
-    device_count = (int)v;
+    device_count = devices_visible(n);
+    if (!device_count) {
+        drv_diag("CUDA_VISIBLE_DEVICES=%s leaves none of the %d emulated devices visible",
+                 getenv("CUDA_VISIBLE_DEVICES"), n);
+        return -2;
+    }
     return 0;
 }
 
@@ -87,6 +165,7 @@ CUresult drv_device_check(CUdevice dev)
  * module is a board of its own; the H100 reported group 0 for its only device). */
 static int device_own_attr(CUdevice dev, CUdevice_attribute attr, int *value)
 {
+    dev = physical[dev];
     switch (attr) {
     case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *value += dev; return 0;
     case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: *value += dev; return 0;
@@ -106,11 +185,10 @@ int drv_device_attr(CUdevice dev, CUdevice_attribute attr, int *value)
     return -1;
 }
 
-/* "ptxemu-sm90-dev" and the ordinal as one hex digit: device 0 keeps the UUID it always had. */
+/* The UUID of the device an ordinal names (CUDA_VISIBLE_DEVICES may reorder them). */
 void drv_device_uuid(CUdevice dev, unsigned char out[16])
 {
-    memcpy(out, "ptxemu-sm90-dev", 15);
-    out[15] = (unsigned char)"0123456789abcdef"[dev & 15];
+    emulated_uuid(physical[dev], out);
 }
 
 /* Calls about the device need cuInit, then a valid ordinal. */

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda.h>
-#include "emu/emu.h"
+#include "jit/jit.h"
 
 /* ---- init.c: cuInit, the lock, diagnostics ---- */
 int drv_is_initialized(void);
@@ -59,12 +59,22 @@ CUresult drv_ctx_enter(CUcontext *out);
 /* The same without the sticky check (calls that work after a fault). */
 CUresult drv_ctx_enter_any(CUcontext *out);
 CUcontext drv_ctx_current(void);
+/* A call on an object (an allocation, stream, event, module, function) runs in the current
+ * context when there is one, else in the object's own, owner (NULL: it has none, or is not
+ * live). Measured on an H200, driver 580 (tests/expected/driver/noctx.txt): with no context
+ * current, frees, unregistering, stream and event calls, module calls and work issued into
+ * a created stream succeed; calls that name no object (cuMemAlloc, synchronous copies,
+ * cuCtxSynchronize) fail with CUDA_ERROR_INVALID_CONTEXT. sticky: also its sticky error. */
+CUresult drv_ctx_enter_owner(CUcontext owner, int sticky, CUcontext *out);
 CUcontext drv_primary(CUdevice dev);            /* the primary context object (always)  */
 int drv_primary_active(CUdevice dev);
 /* Whether c is a context that can be used (retained, if primary), or why not. */
 CUresult drv_ctx_check(CUcontext c);
 /* Make e the context's sticky error (the first wins) and print msg once. */
 void drv_ctx_set_sticky(CUcontext c, CUresult e, const char *msg);
+/* A call that waited for work (a kernel kept waiting for the host ran then, and may have
+ * failed): e, or once e is success the sticky error the context has now. */
+CUresult drv_after_wait(CUcontext c, CUresult e);
 /* Context-local storage, for the export table c693336e-... (export.c). */
 CUresult drv_cls_put(CUcontext c, void *key, void *value, void (*dtor)(CUcontext, void *, void *));
 CUresult drv_cls_get(CUcontext c, void *key, void **value);
@@ -82,7 +92,9 @@ CUresult drv_cls_delete(CUcontext c, void *key);
 #define DRV_BLOCKS_PER_SM 32
 #define DRV_DRIVER_VERSION 13000
 #define DRV_MAX_DEVICES 16
-int drv_devices_init(void);                     /* reads PTXEMU_DEVICES; -1 (said) if bad */
+/* Reads PTXEMU_DEVICES (-1, said, if bad) and CUDA_VISIBLE_DEVICES (-2, said, when it
+ * leaves no device): which of the emulated devices the ordinals name, in what order. */
+int drv_devices_init(void);
 int drv_device_count(void);
 CUresult drv_device_check(CUdevice dev);        /* CUDA_ERROR_INVALID_DEVICE unless < count */
 int drv_device_attr(CUdevice dev, CUdevice_attribute attr, int *value);   /* -1: unknown  */
@@ -143,9 +155,9 @@ struct CUfunc_st {                  /* CUfunction and CUkernel (the same object 
 /* The registers ptxas gives f's kernel, or -1 without ptxas (module.c). */
 int drv_func_ptxas_regs(CUfunction f);
 /* The function's kernel with its info; says once why it cannot be used. */
-CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info);
+CUresult drv_func_kernel(CUfunction f, EmuKernel **k, JitKernelInfo *info);
 /* Dynamic shared memory the function may use by default or as set. */
-size_t drv_func_max_dyn(CUfunction f, const EmuKernelInfo *info);
+size_t drv_func_max_dyn(CUfunction f, const JitKernelInfo *info);
 /* Unload the context's modules (destruction, reset); reset libraries' state. */
 void drv_modules_release_ctx(CUcontext c);
 void drv_libraries_reset(void);
@@ -174,6 +186,7 @@ struct CUstream_st;
 CUresult drv_stream_check(CUstream s);
 CUresult drv_stream_check_copy(CUstream s);   /* also streams of other contexts */
 CUstream drv_ptsz(CUstream s);                  /* NULL -> CU_STREAM_PER_THREAD         */
+CUcontext drv_stream_owner(CUstream s);         /* a live created stream's context, else NULL */
 /* Stream order for the race detector: a launch is issued on s; the host waited. */
 void drv_order_launch(CUstream s);
 void drv_order_host_waits(CUstream s);
@@ -225,6 +238,44 @@ void drv_order_lane_launch(uint32_t lane, DrvOrder *v);
 void drv_order_join(DrvOrder *d, const DrvOrder *s);
 uint32_t drv_order_stream_index(CUstream s);   /* the same for every name of one stream */
 int drv_order_host_waited(const DrvOrder *v);  /* the host has waited for all v follows  */
+const DrvOrder *drv_order_host(void);          /* what the host has waited for            */
+
+/* ---- defer.c: deterministic mode completes asynchronous work when the seed says ----
+ * drv_defer_choose: this piece of asynchronous work is kept for later (never when off).
+ * Kept work is completed by drv_defer_settle_* before anything that must come after it
+ * (work on a stream that follows it, what the host has waited for, everything) and, on the
+ * seed's coins, at each drv_defer_turn (issues and queries). Caller holds the lock. */
+int drv_defer_on(void);
+int drv_defer_choose(void);
+void drv_defer_kernel(EmuPending *p, CUcontext c, CUfunction f, CUstream s);
+void drv_defer_copy(uint64_t dst, int dd, uint64_t src, int sd, size_t n, CUstream s);
+void drv_defer_fill(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                    size_t height, CUstream s);
+void drv_defer_settle_stream(CUstream s);
+void drv_defer_settle_host(void);
+void drv_defer_settle_all(void);
+void drv_defer_turn(void);
+int drv_defer_holds(CUstream s);   /* s has kept work, or follows some */
+int drv_defer_follows(const DrvOrder *v);   /* kept work that v follows (an event) */
+
+/* ---- hostrace.c: host reads and writes of page-locked memory that work the host has not
+ * waited for touches (PTXEMU_RACECHECK) ----
+ * drv_hostrace_copy / _kernel: the copy or fill (api) just run on s, or the kernel just run
+ * there (the pages the detector saw it touch), is kept until the host waits for it, its
+ * page-locked bytes protected while the program runs. drv_hostrace_lift / _apply: the
+ * driver lock's first entry and last exit lift and apply the protections. */
+int drv_hostrace_attach(void);   /* at cuInit, with PTXEMU_RACECHECK: 0, or -1 (no room) */
+int drv_hostrace_on(void);
+int drv_hostrace_visible(uint64_t p, int *kind);   /* page-locked memory the host sees */
+void drv_hostrace_copy(CUstream s, const char *api, uint64_t dst, uint64_t src, size_t n, int fill);
+void drv_hostrace_kernel(CUstream s, const char *name, const char *mangled);
+void drv_hostrace_lift(void);
+void drv_hostrace_apply(void);
+/* What kept work runs: a prepared launch (launch.c), a copy or a fill (memory.c). */
+void drv_launch_complete(EmuPending *p, CUcontext c, CUfunction f);
+void drv_mem_copy_run(uint64_t dst, int dd, uint64_t src, int sd, size_t n);
+void drv_mem_fill_run(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                      size_t height);
 
 /* ---- launch.c ---- */
 /* Run the cooperative launches kept to run together (launch.c), if any: before the host
@@ -233,9 +284,9 @@ void drv_run_held(void);
 CUresult drv_launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                     unsigned smem, CUstream s, void **params, void **extra,
                     const unsigned *cluster, int cooperative);
-int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int block, size_t dyn);
+int drv_occupancy(CUfunction f, const JitKernelInfo *info, int block, size_t dyn);
 /* The packed parameter buffer of a launch's `extra` as one pointer per parameter. */
-CUresult drv_unpack_extra(void **extra, const EmuKernelInfo *info, void **args);
+CUresult drv_unpack_extra(void **extra, const JitKernelInfo *info, void **args);
 /* A kernel node of a graph: checked as a launch, ordered on `lane` after *after (which
  * becomes the launch's clock) instead of a stream. */
 CUresult drv_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3],

@@ -150,7 +150,7 @@ static CUresult kernel_params(CUgraphNode nd, CUDA_KERNEL_NODE_PARAMS_v3 *k)
     CUfunction f = k->func ? k->func : (CUfunction)(void *)k->kern;
     if (drv_handle_kind(f) != H_FUNC) return CUDA_ERROR_INVALID_VALUE;
     EmuKernel *ek;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = drv_func_kernel(f, &ek, &info);
     if (e != CUDA_SUCCESS) return e;
     void **src = k->kernelParams, *unpacked[info.nparams + 1];

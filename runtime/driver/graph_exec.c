@@ -336,6 +336,7 @@ CUresult exec_run(CUgraphExec x, CUstream s)
     for (size_t i = 0; i < x->nconds; i++)
         *(unsigned *)(uintptr_t)x->conds[i] = x->cond_defaults[i];
     drv_order_stream_get(s, &start);
+    drv_defer_settle_stream(s);    /* work deterministic mode kept that the graph follows */
     x->stream = s;                 /* graph memory: the stream its frees are ordered on */
     drv_model_copy_stream(s, 1);   /* the timeline model: the graph's work goes on s */
     drv_model_host_spends(DRV_MODEL_GRAPH_LAUNCH_NS);

@@ -71,6 +71,28 @@ int image_add(Image *im, const char *text, size_t len, const char *name)
     return 0;
 }
 
+int image_add_option(Image *im, const char *opt)
+{
+    for (int i = 0; i < im->n; i++) {
+        char *t = im->text[i], *mark = NULL;
+        for (char *p = strstr(t, PTX_OPTIONS_MARK); p; p = strstr(p + 1, PTX_OPTIONS_MARK)) mark = p;
+        size_t keep = mark ? (size_t)(mark - t) : im->len[i];
+        const char *old = mark ? mark + strlen(PTX_OPTIONS_MARK) : "";
+        size_t oldlen = strcspn(old, "\n");
+        if (strstr(old, opt) && strstr(old, opt) < old + oldlen) continue;   /* there already */
+        size_t n = keep + strlen(PTX_OPTIONS_MARK) + oldlen + strlen(opt) + 4;
+        char *nt = malloc(n);
+        if (!nt) return -1;
+        int k = snprintf(nt, n, "%.*s%s%s%.*s%s%s\n", (int)keep, t,
+                         keep && t[keep - 1] != '\n' ? "\n" : "", PTX_OPTIONS_MARK, (int)oldlen, old,
+                         oldlen ? " " : "", opt);
+        free(t);
+        im->text[i] = nt;
+        im->len[i] = (size_t)k;
+    }
+    return 0;
+}
+
 /* The program's file name, for naming PTX without a recorded source file. */
 static void program_name(char *out, size_t n)
 {
@@ -168,6 +190,112 @@ static int relfatbin_ptx(const void *image, Image *im, char *err, size_t errlen)
     if (!c.found) return -1;
     snprintf(err, errlen, "%d separately compiled modules from %.400s", c.found, path);
     return 0;
+}
+
+/* ---- host objects and archives given to the JIT linker ---- */
+
+typedef struct ObjCtx { Image *im; int found; char why[512]; } ObjCtx;
+
+static int add_obj_ptx(const void *fb, size_t size, void *arg)
+{
+    ObjCtx *c = arg;
+    FatbinPtx ptx;
+    char e2[512] = "";
+    if (fatbin_pick_ptx_data(fb, size, &ptx, e2, sizeof e2) != FATBIN_OK) {
+        if (!c->why[0]) snprintf(c->why, sizeof c->why, "%s", e2);
+        return 0;
+    }
+    if (add_fatbin_ptx(c->im, &ptx)) return 1;
+    c->found++;
+    return 0;
+}
+
+/* libcudadevrt.a's one member: its device code is the device runtime, which ptxemu provides
+ * itself (emu/cdp.c, emu/devrt_cg.c). */
+static int is_devrt_member(const char *name)
+{
+    return !strcmp(name, "cuda_device_runtime.o");
+}
+
+CUresult image_read_object(const void *data, size_t size, const char *name, Image *im,
+                           char *err, size_t errlen)
+{
+    const unsigned char *p = data;
+    size_t off, len;
+    if (size < sizeof(Elf64_Ehdr) || memcmp(p, ELFMAG, SELFMAG) || p[EI_CLASS] != ELFCLASS64) {
+        snprintf(err, errlen, "%s is not a 64-bit ELF object", name);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (elf_section(p, size, "__nv_relfatbin", &off, &len) && elf_section(p, size, ".nv_fatbin", &off, &len)) {
+        if (is_devrt_member(name)) return CUDA_SUCCESS;
+        snprintf(err, errlen, "%s holds no device code (no __nv_relfatbin or .nv_fatbin section)", name);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    ObjCtx c = { im, 0, "" };
+    fatbin_each(p + off, len, add_obj_ptx, &c);
+    if (c.found || is_devrt_member(name)) return CUDA_SUCCESS;
+    snprintf(err, errlen, "%s: %s", name, c.why[0] ? c.why : "no PTX ptxemu can run");
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+}
+
+/* An ar archive: "!<arch>\n", then per member a 60-byte header (name, ..., decimal size,
+ * "`\n") and its bytes, padded to an even offset. GNU names end in '/'; "/" is the symbol
+ * table, "//" the table of long names that "/N" members point into. */
+CUresult image_read_archive(const void *data, size_t size, const char *name, Image *im,
+                            char *err, size_t errlen)
+{
+    const char *p = data, *longnames = NULL;
+    size_t longlen = 0, at = 8;
+    if (size < 8 || memcmp(p, "!<arch>\n", 8)) {
+        snprintf(err, errlen, "%s is not an archive (ar) of objects", name);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    int members = 0;
+    while (at + 60 <= size) {
+        const char *h = p + at;
+        char field[17], mname[256];
+        memcpy(field, h + 48, 10);
+        field[10] = 0;
+        char *end;
+        unsigned long long msize = strtoull(field, &end, 10);
+        if (end == field || memcmp(h + 58, "`\n", 2) || msize > size - at - 60) {
+            snprintf(err, errlen, "%s: damaged archive member header at offset %zu", name, at);
+            return CUDA_ERROR_INVALID_IMAGE;
+        }
+        const char *body = h + 60;
+        memcpy(field, h, 16);
+        field[16] = 0;
+        for (int i = 15; i >= 0 && field[i] == ' '; i--) field[i] = 0;
+        if (!strcmp(field, "//")) {
+            longnames = body;
+            longlen = (size_t)msize;
+        } else if (strcmp(field, "/") && strcmp(field, "/SYM64/")) {
+            if (field[0] == '/' && longnames) {   /* "/N": offset N of the long names */
+                size_t o = strtoul(field + 1, NULL, 10), k = 0;
+                while (o + k < longlen && longnames[o + k] != '/' && longnames[o + k] != '\n' &&
+                       k + 1 < sizeof mname) { mname[k] = longnames[o + k]; k++; }
+                mname[k] = 0;
+            } else {
+                size_t k = strlen(field);
+                if (k && field[k - 1] == '/') field[k - 1] = 0;
+                snprintf(mname, sizeof mname, "%s", field);
+            }
+            CUresult e = image_read_object(body, (size_t)msize, mname, im, err, errlen);
+            if (e != CUDA_SUCCESS) {
+                char inner[512];
+                snprintf(inner, sizeof inner, "%s", err);
+                snprintf(err, errlen, "%s(%s)", name, inner);
+                return e;
+            }
+            members++;
+        }
+        at += 60 + (size_t)msize + (msize & 1);
+    }
+    if (!members) {
+        snprintf(err, errlen, "%s: an archive without objects", name);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    return CUDA_SUCCESS;
 }
 
 /* ---- NVRTC cubins ---- */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cudaProfiler.h>
 #include "runtime/driver/drv.h"
+#include "emu/tools/attach.h"
 
 /* Recursive: host functions run from streams and nested helpers may re-enter the driver. */
 static pthread_mutex_t drv_mutex;
@@ -26,14 +27,20 @@ static void drv_mutex_make(void)
     pthread_mutexattr_destroy(&a);
 }
 
+/* The lock's depth: the race detector's page protections (hostrace.c) are lifted while
+ * the driver runs and applied when the program runs again. */
+static int drv_depth;
+
 void drv_lock(void)
 {
     pthread_once(&drv_mutex_once, drv_mutex_make);
     pthread_mutex_lock(&drv_mutex);
+    if (drv_depth++ == 0) drv_hostrace_lift();
 }
 
 void drv_unlock(void)
 {
+    if (--drv_depth == 0) drv_hostrace_apply();
     pthread_mutex_unlock(&drv_mutex);
 }
 
@@ -77,14 +84,27 @@ static CUresult init_status = CUDA_ERROR_NOT_INITIALIZED;
 static int init_done;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/* A child forked after cuInit cannot use the driver: every call, cuInit too, answers
+ * CUDA_ERROR_NOT_INITIALIZED, as a GPU's driver does (Numba detects a fork by exactly that:
+ * its test_fork, written for GPUs, expects it). The child has none of the parent's worker
+ * threads, so using the copied state could never work anyway. */
+static void forked_child(void)
+{
+    __atomic_store_n(&init_done, 0, __ATOMIC_RELEASE);
+    init_status = CUDA_ERROR_NOT_INITIALIZED;
+}
+
 static void init_run(void)
 {
     emu_log_level = env_int("PTXEMU_LOG", 0, 3, 1);
-    if (drv_devices_init()) {
-        init_status = CUDA_ERROR_INVALID_VALUE;
+    int d = drv_devices_init();
+    if (d) {   /* -2: CUDA_VISIBLE_DEVICES hides every device */
+        init_status = d == -2 ? CUDA_ERROR_NO_DEVICE : CUDA_ERROR_INVALID_VALUE;
         return;
     }
     int threads = env_int("PTXEMU_THREADS", 0, 4096, 0);
+    tools_attach();   /* what it could not attach it said why; the program runs without it */
+    drv_hostrace_attach();   /* the race detector's host side (hostrace.c) */
     if (emu_init(threads) != EMU_OK) {
         drv_diag("cannot start the emulator: device memory could not be reserved");
         init_status = CUDA_ERROR_OUT_OF_MEMORY;
@@ -92,6 +112,7 @@ static void init_run(void)
     }
     init_status = CUDA_SUCCESS;
     __atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
+    pthread_atfork(NULL, NULL, forked_child);
 }
 
 int drv_is_initialized(void)

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "runtime/driver/jitlog.h"
+#include "frontend/ptx_ast.h"
 
 extern char **environ;
 
@@ -74,6 +75,21 @@ static char *find_ptxas(void)
 }
 
 /* Run ptxas on one text; its combined output, or NULL. */
+/* "--maxrregcount N" on the text's options line (PTX_OPTIONS_MARK): N into out. */
+static int max_regs_option(const char *text, char *out, size_t n)
+{
+    const char *mark = NULL;
+    for (const char *p = strstr(text, PTX_OPTIONS_MARK); p; p = strstr(p + 1, PTX_OPTIONS_MARK)) mark = p;
+    if (!mark) return 0;
+    const char *o = strstr(mark, "--maxrregcount ");
+    const char *eol = strchr(mark, '\n');
+    if (!o || (eol && o > eol)) return 0;
+    unsigned v;
+    if (sscanf(o + strlen("--maxrregcount "), "%u", &v) != 1 || !v) return 0;
+    snprintf(out, n, "%u", v);
+    return 1;
+}
+
 static char *run_ptxas(const char *ptxas, const char *text, int relocatable)
 {
     char tmpl[4096];
@@ -91,8 +107,15 @@ static char *run_ptxas(const char *ptxas, const char *text, int relocatable)
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
     posix_spawn_file_actions_addclose(&fa, pipefd[0]);
-    char *argv[8] = { (char *)ptxas, "-arch=sm_90a", "-v", "-o", "/dev/null", tmpl };
-    if (relocatable) argv[6] = "-c";   /* several texts linked: each compiled on its own */
+    char *argv[10] = { (char *)ptxas, "-arch=sm_90a", "-v", "-o", "/dev/null", tmpl };
+    int argc = 6;
+    if (relocatable) argv[argc++] = "-c";   /* several texts linked: each compiled on its own */
+    /* a register limit the program set (CU_JIT_MAX_REGISTERS), on the options line */
+    char regs[16];
+    if (max_regs_option(text, regs, sizeof regs)) {
+        argv[argc++] = "--maxrregcount";
+        argv[argc++] = regs;
+    }
     pid_t pid;
     int err = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -145,7 +168,7 @@ static void take_report(Buf *log, char *rep, unsigned long *gmem, Props *p, int 
     }
 }
 
-char *jitlog_verbose(const char *const *texts, int n, EmuModule *em)
+char *jitlog_verbose(const char *const *texts, int n, JitModule *em)
 {
     Buf log = { 0 };
     char *rep = jitlog_ptxas_report(texts, n);
@@ -155,15 +178,15 @@ char *jitlog_verbose(const char *const *texts, int n, EmuModule *em)
                   "reported");
         return log.s;
     }
-    int nk = em ? emu_module_kernel_count(em) : 0;
+    int nk = em ? jit_module_kernel_count(em) : 0;
     Props *p = calloc(nk ? (size_t)nk : 1, sizeof *p);
-    EmuKernelInfo *info = calloc(nk ? (size_t)nk : 1, sizeof *info);
+    JitKernelInfo *info = calloc(nk ? (size_t)nk : 1, sizeof *info);
     if (!p || !info) { free(p); free(info); free(rep); return NULL; }
     for (int i = 0; i < nk; i++) {
-        EmuKernel *k = emu_module_kernel_at(em, i);
-        const char *name = emu_kernel_name(k);
+        EmuKernel *k = jit_module_kernel_at(em, i);
+        const char *name = jit_kernel_name(k);
         snprintf(p[i].name, sizeof p[i].name, "%s", name ? name : "");
-        emu_kernel_info(k, &info[i]);
+        jit_kernel_info(k, &info[i]);
     }
     unsigned long gmem = 0;
     take_report(&log, rep, &gmem, p, nk);

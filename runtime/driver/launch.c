@@ -7,12 +7,14 @@
  * uses the context.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "runtime/driver/drv.h"
 #include "emu/memory.h"
 #include "runtime/driver/graph.h"
-#include "emu/profile.h"
+#include "emu/model.h"
 #include "emu/scheduler.h"
+#include "emu/demangle.h"
 
 static int regs_limit(int regs, int warps);
 
@@ -27,7 +29,7 @@ static CUresult check_shape(const unsigned g[3], const unsigned b[3])
 }
 
 /* The kernel's own limits: .maxntid/.reqntid and its dynamic shared memory allowance. */
-static CUresult check_kernel(CUfunction f, const EmuKernelInfo *info, const unsigned b[3],
+static CUresult check_kernel(CUfunction f, const JitKernelInfo *info, const unsigned b[3],
                              size_t smem)
 {
     uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
@@ -40,7 +42,7 @@ static CUresult check_kernel(CUfunction f, const EmuKernelInfo *info, const unsi
 }
 
 /* The packed parameter buffer of `extra` as one pointer per parameter. */
-CUresult drv_unpack_extra(void **extra, const EmuKernelInfo *info, void **args)
+CUresult drv_unpack_extra(void **extra, const JitKernelInfo *info, void **args)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -78,7 +80,7 @@ static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigne
     if (drv_handle_kind(f) != H_FUNC) return CUDA_ERROR_INVALID_HANDLE;
     CUresult e = drv_stream_check(s);
     if (e == CUDA_SUCCESS) e = check_shape(grid, block);
-    EmuKernelInfo info;
+    JitKernelInfo info;
     if (e == CUDA_SUCCESS) e = drv_func_kernel(f, k, &info);
     if (e == CUDA_SUCCESS) e = check_kernel(f, &info, block, smem);
     if (e != CUDA_SUCCESS) return e;
@@ -127,7 +129,7 @@ static struct {
 static int may_hold(int cooperative, const DrvOrder *after)
 {
     return cooperative && !after && drv_device_count() > 1 && !sched_deterministic(NULL) &&
-           !emu_racecheck_on() && !clock_model;
+           !emu_wants_stream_order() && !model_clock_on();
 }
 
 static void launch_failed(CUcontext c, CUfunction f, CUresult e, const char *err);
@@ -294,12 +296,14 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
 {
     CUcontext c;
     int keep = may_hold(cooperative, after);
-    CUresult e = drv_ctx_enter(&c);
+    /* into a created stream with no context current: the stream's context */
+    CUresult e = drv_ctx_enter_owner(after ? NULL : drv_stream_owner(s), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     if (!keep) {
         if (nqueue) drv_run_queue(DRV_QUEUE_TURN, 0);   /* a turn for launches waiting for the host */
         drv_run_held_coop();
+        drv_defer_turn();                               /* and for work deterministic mode kept */
     }
     unsigned clbuf[3];
     const unsigned *cl = drv_handle_kind(f) == H_FUNC ? launch_cluster(f, cluster, clbuf) : NULL;
@@ -313,10 +317,11 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
         return e;
     }
     char err[2048] = "";
+    emu_set_printf_fifo(c->printf_fifo);   /* the launching context's FIFO */
     if (after) drv_order_lane_launch(lane, after);
     else drv_order_launch(s);
     uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
-    if (clock_model) profile_set_next_start(drv_model_kernel_start(s, after != NULL, blocks));
+    if (model_clock_on()) model_set_next_start(drv_model_kernel_start(s, after != NULL, blocks));
     if (keep) {
         e = hold(c, f, k, grid, block, cl, smem, params);
         drv_unlock();
@@ -324,9 +329,20 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     }
     /* a launch may wait for the host (parks), and one after a parked one in stream order
      * waits behind it; graph nodes and the modes that follow one launch at a time do not */
-    int parkable = !after && !cooperative && !sched_deterministic(NULL) && !emu_racecheck_on() &&
-                   !clock_model;
+    int parkable = !after && !cooperative && !sched_deterministic(NULL) && !emu_wants_stream_order() &&
+                   !model_clock_on();
     uint32_t si = drv_order_stream_index(s);
+    if (!after && !cooperative && drv_defer_choose()) {   /* it runs later, as the seed says */
+        EmuPending *p;
+        int rc = emu_launch_defer(k, grid, block, cl, smem, params, 0, &p, err, sizeof err);
+        if (rc == EMU_OK) drv_defer_kernel(p, c, f, s);
+        drv_unlock();
+        if (rc == EMU_OK) return CUDA_SUCCESS;
+        if (err[0] && !f->reported) drv_diag("%s", err);
+        f->reported = 1;
+        return drv_from_emu(rc);
+    }
+    if (!after) drv_defer_settle_stream(s);   /* kept work it follows runs first */
     if (nqueue && (!parkable || nqueue == QUEUE_MAX)) drv_run_queue(DRV_QUEUE_ALL, 0);
     if (parkable && nqueue && queued_before(si)) {
         e = queue_defer(c, f, k, grid, block, cl, smem, params, si);
@@ -342,6 +358,11 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
                                cooperative ? EMU_LAUNCH_COOPERATIVE : 0, err, sizeof err);
     if (parked) queue_add(parked, c, f, si);
     else if (rc == EMU_OK) drv_model_kernel(s, after != NULL, blocks);
+    if (rc == EMU_OK && !parked && !after && drv_hostrace_on()) {   /* the host must wait for it */
+        char *dn = emu_demangle(f->name);
+        drv_hostrace_kernel(s, dn ? dn : f->name, f->name);
+        free(dn);
+    }
     drv_unlock();
     if (rc == EMU_OK) return CUDA_SUCCESS;
     e = drv_from_emu(rc);
@@ -352,6 +373,17 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     if (err[0] && !f->reported) drv_diag("%s", err);
     f->reported = 1;
     return e;
+}
+
+/* A launch deterministic mode kept (defer.c) runs now, to its end. */
+void drv_launch_complete(EmuPending *p, CUcontext c, CUfunction f)
+{
+    char err[EMU_ERR_LEN];
+    int parked;
+    mem_set_access(drv_peer_mask(c));
+    mem_set_launch_device(c->device);
+    int rc = emu_launch_resume(p, 0, &parked, err, sizeof err);
+    if (rc != EMU_OK) launch_failed(c, f, drv_from_emu(rc), err);
 }
 
 /* A launch that failed while it ran: the context's sticky error, as on a GPU. */
@@ -530,7 +562,7 @@ CUresult drv_attr_set(DrvLaunchAttrs *a, CUdevice dev, CUlaunchAttributeID id,
 /* ---- function attributes ---- */
 
 /* The function behind a handle with its kernel info, under the lock (released on error). */
-static CUresult func_info(const void *h, CUfunction *f, EmuKernelInfo *info)
+static CUresult func_info(const void *h, CUfunction *f, JitKernelInfo *info)
 {
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     drv_lock();
@@ -549,7 +581,7 @@ static CUresult func_info(const void *h, CUfunction *f, EmuKernelInfo *info)
 }
 
 /* The largest block the kernel can launch: its own limit, and what its registers allow. */
-static int max_threads(CUfunction f, const EmuKernelInfo *info)
+static int max_threads(CUfunction f, const JitKernelInfo *info)
 {
     int n = (int)info->max_threads;
     if (f->regs > 0) {
@@ -560,7 +592,7 @@ static int max_threads(CUfunction f, const EmuKernelInfo *info)
     return n;
 }
 
-static CUresult get_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_attribute a, int *v)
+static CUresult get_attr(CUfunction f, const JitKernelInfo *info, CUfunction_attribute a, int *v)
 {
     switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = max_threads(f, info); break;
@@ -588,7 +620,7 @@ static CUresult get_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_att
     return CUDA_SUCCESS;
 }
 
-static CUresult set_attr(CUfunction f, const EmuKernelInfo *info, CUfunction_attribute a, int v)
+static CUresult set_attr(CUfunction f, const JitKernelInfo *info, CUfunction_attribute a, int v)
 {
     switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
@@ -624,7 +656,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 {
     if (!pi) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(hfunc, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     e = get_attr(f, &info, attrib, pi);
@@ -635,7 +667,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(hfunc, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     e = set_attr(f, &info, attrib, value);
@@ -660,7 +692,7 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
     if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(hfunc, &f, &info);
     if (e == CUDA_SUCCESS) drv_unlock();
     return e;
@@ -676,7 +708,7 @@ CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig confi
 {
     if ((unsigned)config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(hfunc, &f, &info);
     if (e == CUDA_SUCCESS) drv_unlock();
     return e;
@@ -697,7 +729,7 @@ static int regs_limit(int regs, int warps)
     return DRV_REGS_PER_SM / 4 / per_warp * 4 / warps;
 }
 
-int drv_occupancy(CUfunction f, const EmuKernelInfo *info, int bs, size_t dyn)
+int drv_occupancy(CUfunction f, const JitKernelInfo *info, int bs, size_t dyn)
 {
     if (bs <= 0 || (unsigned)bs > info->max_threads || dyn > drv_func_max_dyn(f, info)) return 0;
     int warps = (bs + 31) / 32;
@@ -723,7 +755,7 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
     if (!numBlocks || blockSize <= 0 || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
         return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     *numBlocks = drv_occupancy(f, &info, blockSize, dynamicSMemSize);
@@ -750,7 +782,7 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int
         (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
         return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     int limit = (int)info.max_threads;
@@ -787,7 +819,7 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
 {
     if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     size_t per = DRV_SMEM_PER_SM / (size_t)numBlocks;
@@ -827,7 +859,7 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
     CUresult e = read_attrs(config, cluster, &has_cluster, &coop);
     if (e != CUDA_SUCCESS) return e;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     int declared = info.reqncta[0] || f->cluster[0];
@@ -855,7 +887,7 @@ CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction
 {
     if (!clusterSize || !config) return CUDA_ERROR_INVALID_VALUE;
     CUfunction f;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = func_info(func, &f, &info);
     if (e != CUDA_SUCCESS) return e;
     int bs = (int)(config->blockDimX * config->blockDimY * config->blockDimZ);

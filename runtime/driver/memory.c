@@ -13,8 +13,7 @@
 #include "runtime/driver/graph.h"
 #include "emu/memory.h"
 #include "emu/events.h"
-#include "emu/initcheck.h"
-#include "emu/profile.h"
+#include "emu/model.h"
 
 /* ---- the driver's own allocations: kind, flags and owner, for frees and queries ---- */
 
@@ -193,6 +192,30 @@ int drv_mem_ok(uint64_t p, size_t n)
         return e_;                                                        \
     } while (0)
 
+/* The same in the context that owns the object (drv_ctx_enter_owner): the current one, or
+ * the owner when none is current. */
+#define IN_OWNER(owner, expr)                                             \
+    do {                                                                  \
+        CUcontext ctx_;                                                   \
+        CUresult e_ = drv_ctx_enter_owner(owner, 1, &ctx_);               \
+        if (e_ != CUDA_SUCCESS) return e_;                                \
+        drv_lock();                                                       \
+        e_ = (expr);                                                      \
+        drv_unlock();                                                     \
+        return e_;                                                        \
+    } while (0)
+
+/* The context that made the allocation (or registration) starting at p, else NULL. */
+static CUcontext alloc_owner(uint64_t p)
+{
+    if (!p) return NULL;
+    drv_lock();
+    Alloc *s = alloc_slot(p);
+    CUcontext c = s ? s->ctx : NULL;
+    drv_unlock();
+    return c;
+}
+
 /* ---- allocation ---- */
 
 static CUresult mem_alloc_kind(CUcontext c, CUdeviceptr *dptr, size_t size, int kind,
@@ -211,14 +234,20 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     IN_CTX(mem_alloc_kind(ctx_, dptr, bytesize, DRV_MEM_DEVICE, 0));
 }
 
+/* Measured with no context current (tests/expected/driver/noctx.txt): memory of a live
+ * context is freed, null is nothing to free, and an address no allocation starts at is
+ * CUDA_ERROR_INVALID_VALUE. */
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
     if (drv_capture_unsafe_call() != CUDA_SUCCESS) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    if (!dptr) {   /* freeing nothing needs a context all the same */
+    CUcontext owner = alloc_owner(dptr);
+    if (!drv_ctx_current() && drv_is_initialized() && !owner)
+        return dptr ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (!dptr) {   /* with a context current, freeing nothing returns its state */
         CUcontext c;
         return drv_ctx_enter(&c);
     }
-    IN_CTX((drv_order_host_waits_all(), drv_pool_free(dptr)));
+    IN_OWNER(owner, (drv_order_host_waits_all(), drv_pool_free(dptr)));
 }
 
 /* Rows of cuMemAllocPitch are padded to this many bytes. */
@@ -268,8 +297,9 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 CUresult CUDAAPI cuMemFreeHost(void *p)
 {
     if (drv_capture_unsafe_call() != CUDA_SUCCESS) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    IN_CTX((drv_order_host_waits_all(),
-            alloc_release((uint64_t)(uintptr_t)p, DRV_MEM_HOST, DRV_MEM_HOST)));
+    IN_OWNER(alloc_owner((uint64_t)(uintptr_t)p),
+             (drv_order_host_waits_all(),
+              alloc_release((uint64_t)(uintptr_t)p, DRV_MEM_HOST, DRV_MEM_HOST)));
 }
 
 CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
@@ -384,7 +414,7 @@ CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Fla
 CUresult CUDAAPI cuMemHostUnregister(void *p)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(alloc_owner((uint64_t)(uintptr_t)p), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     if (!p) return CUDA_ERROR_INVALID_VALUE;
     uint64_t a = (uint64_t)(uintptr_t)p;
@@ -457,35 +487,62 @@ static int side_device(uint64_t p, int dev, int *pinned)
 }
 
 /* The timeline's copies row (emu/events.h) and the model's clock: which way the bytes went. */
-static void timeline_copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
+static void copy_span(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
     int pinned = 0;
     int dd = side_device(dst, dst_dev, &pinned), sd = side_device(src, src_dev, &pinned);
     drv_model_copy(dd, sd, pinned, n);
-    if (ev_on) ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
+    ev_memcpy(dd ? (sd ? EV_D2D : EV_H2D) : (sd ? EV_D2H : EV_H2H), n);
 }
 
-/* The race detector (PTXEMU_RACECHECK) checks the copies and fills the host issues against
- * the kernels stream order leaves unordered with them: each one is work on its stream,
- * placed like a launch. Copies and fills a graph runs are not checked. */
-static int race_copy_start(CUstream s, const char *api)
+/* A tool that wants stream order (the race detector) checks the copies and fills the host
+ * issues against the kernels stream order leaves unordered with them: each one is work on its
+ * stream, placed like a launch. Copies and fills a graph runs are not checked. */
+static int copy_order_start(CUstream s, const char *api)
 {
-    if (!emu_racecheck_on()) return 0;
+    if (!emu_wants_stream_order()) return 0;
     drv_order_launch(s);
     emu_host_copy_begin(api);
     return 1;
+}
+
+void drv_mem_copy_run(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
+{
+    emu_host_copy(src, n, 0);
+    emu_host_copy(dst, n, 1);
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    copy_span(dst, dst_dev, src, src_dev, n);
+}
+
+/* The asynchronous copy or fill a program is issuing (COPY_ASYNC_AT), which deterministic
+ * mode may keep for later (defer.c); graph nodes and synchronous copies run at once. */
+static CUstream issue_stream;
+static int issue_async;
+static const char *issue_api;
+
+/* An asynchronous copy the host could see early (defer.c): neither side is pageable host
+ * memory, from or to which a GPU copies before the call returns. */
+static int may_defer(uint64_t dst, int dst_dev, uint64_t src, int src_dev)
+{
+    int pinned = 0;
+    int dd = side_device(dst, dst_dev, &pinned), sd = side_device(src, src_dev, &pinned);
+    return (dd || pinned) && (sd || pinned) && (dd || sd || pinned);
 }
 
 static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
     if (n == 0) return CUDA_SUCCESS;
     if (!side_ok(dst, n, dst_dev) || !side_ok(src, n, src_dev)) return CUDA_ERROR_INVALID_VALUE;
+    CUstream s = issue_stream;
+    int async = issue_async;
+    if (async && may_defer(dst, dst_dev, src, src_dev) && drv_defer_choose()) {
+        drv_defer_copy(dst, dst_dev, src, src_dev, n, s);   /* lands later, as the seed says */
+        return CUDA_SUCCESS;
+    }
     drv_run_held_for_copy();   /* kept launches the copy follows come first */
-    emu_host_copy(src, n, 0);
-    emu_host_copy(dst, n, 1);
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-    init_write(dst, n);
-    timeline_copy(dst, dst_dev, src, src_dev, n);
+    if (async) drv_defer_settle_stream(s);
+    drv_mem_copy_run(dst, dst_dev, src, src_dev, n);
+    if (async) drv_hostrace_copy(s, issue_api, dst, src, n, 0);   /* until the host waits for it */
     return CUDA_SUCCESS;
 }
 
@@ -500,11 +557,11 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
         drv_lock();                                                       \
         e_ = drv_capture_work(NULL, NULL);                                \
         drv_order_host_waits(NULL);                                       \
-        int rc_ = e_ == CUDA_SUCCESS && race_copy_start(NULL, api);       \
+        int rc_ = e_ == CUDA_SUCCESS && copy_order_start(NULL, api);       \
         if (e_ == CUDA_SUCCESS) e_ = (expr);                              \
         if (rc_) { emu_host_copy_end(); drv_order_host_waits(NULL); }     \
         drv_unlock();                                                     \
-        return e_;                                                        \
+        return drv_after_wait(c_, e_);                                    \
     } while (0)
 
 /* An asynchronous copy or fill (named api): `expr` does it, `captured` adds it to a
@@ -513,15 +570,23 @@ static CUresult copy(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_
 #define COPY_ASYNC_AT(expr, stream, captured, api)                        \
     do {                                                                  \
         CUcontext c_;                                                     \
-        CUresult e_ = drv_ctx_enter(&c_);                                 \
+        CUresult e_ = drv_ctx_enter_owner(drv_stream_owner(stream), 1, &c_); \
         if (e_ != CUDA_SUCCESS) return e_;                                \
         drv_lock();                                                       \
         e_ = drv_stream_check_copy(stream);                               \
         int cap_ = 0;                                                     \
         if (e_ == CUDA_SUCCESS) e_ = drv_capture_work(stream, &cap_);     \
-        int rc_ = e_ == CUDA_SUCCESS && !cap_ && race_copy_start(stream, api); \
+        int rc_ = e_ == CUDA_SUCCESS && !cap_ && copy_order_start(stream, api); \
+        if (e_ == CUDA_SUCCESS && !cap_ && !rc_ && drv_defer_on()) {      \
+            drv_defer_turn();                                             \
+            drv_order_launch(stream);   /* its place, for what follows */ \
+        }                                                                 \
         drv_model_copy_stream(stream, 1);                                 \
+        issue_stream = (stream);                                          \
+        issue_async = 1;                                                  \
+        issue_api = (api);                                                \
         if (e_ == CUDA_SUCCESS) e_ = cap_ ? (captured) : (expr);          \
+        issue_async = 0;                                                  \
         drv_model_copy_stream(NULL, 0);                                   \
         if (rc_) emu_host_copy_end();                                     \
         drv_unlock();                                                     \
@@ -657,15 +722,15 @@ static CUresult copy_box(Side d, Side s, size_t width, size_t height, size_t dep
     size_t sspan = s.pitch * (s.height * (depth - 1) + height - 1) + width;
     if (!side_ok(d.base, dspan, d.dev) || !side_ok(s.base, sspan, s.dev)) return CUDA_ERROR_INVALID_VALUE;
     if (dry) return CUDA_SUCCESS;
+    if (issue_async) drv_defer_settle_stream(issue_stream);   /* kept work it follows first */
     for (size_t z = 0; z < depth; z++)
         for (size_t y = 0; y < height; y++) {
             uint64_t row = d.base + (z * d.height + y) * d.pitch, srow = s.base + (z * s.height + y) * s.pitch;
             emu_host_copy(srow, width, 0);
             emu_host_copy(row, width, 1);
             memmove((void *)(uintptr_t)row, (const void *)(uintptr_t)srow, width);
-            init_write(row, width);
         }
-    timeline_copy(d.base, d.dev, s.base, s.dev, width * height * depth);
+    copy_span(d.base, d.dev, s.base, s.dev, width * height * depth);
     return CUDA_SUCCESS;
 }
 
@@ -753,16 +818,29 @@ static CUresult fill_dry(uint64_t p, size_t pitch, unsigned value, unsigned size
     if (p % size || (height > 1 && (pitch < width * size || pitch % size)))
         return CUDA_ERROR_INVALID_VALUE;
     if (!drv_mem_ok(p, pitch * (height - 1) + width * size)) return CUDA_ERROR_INVALID_VALUE;
-    if (!dry) drv_run_held_for_copy();
     if (dry) return CUDA_SUCCESS;
+    CUstream s = issue_stream;
+    int async = issue_async;
+    if (async && drv_defer_choose()) {
+        drv_defer_fill(p, pitch, value, size, width, height, s);   /* done later, as the seed says */
+        return CUDA_SUCCESS;
+    }
+    drv_run_held_for_copy();
+    if (async) drv_defer_settle_stream(s);
+    drv_mem_fill_run(p, pitch, value, size, width, height);
+    if (async) drv_hostrace_copy(s, issue_api, p, 0, pitch * (height - 1) + width * size, 1);
+    return CUDA_SUCCESS;
+}
+
+void drv_mem_fill_run(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,
+                      size_t height)
+{
     for (size_t r = 0; r < height; r++) {
         unsigned char *row = (unsigned char *)(uintptr_t)(p + r * pitch);
         emu_host_copy(p + r * pitch, width * size, 1);
-        init_write(p + r * pitch, width * size);
         if (size == 1) { memset(row, (int)(value & 0xff), width); continue; }
         for (size_t i = 0; i < width; i++) memcpy(row + i * size, &value, size);
     }
-    return CUDA_SUCCESS;
 }
 
 static CUresult fill(uint64_t p, size_t pitch, unsigned value, unsigned size, size_t width,

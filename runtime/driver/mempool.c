@@ -184,6 +184,7 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUm
 /* Graph memory freed on a stream is given back after the stream's earlier work. */
 static CUresult free_async(CUdeviceptr p, CUstream s)
 {
+    drv_defer_settle_stream(s);   /* work kept for later that uses it ends first (defer.c) */
     if (!drv_graph_mem_known(p)) return drv_pool_free(p);
     DrvOrder at = { 0 };
     drv_order_stream_get(s, &at);

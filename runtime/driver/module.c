@@ -20,7 +20,7 @@
 
 struct DrvModule {
     char *ptxas;                /* ptxas's report on the texts, once asked for; "" if none */
-    EmuModule *em;
+    JitModule *em;
     CUcontext ctx;              /* NULL for a library                                     */
     int library;
     int keep;                   /* managed variables are in use: never reload             */
@@ -40,6 +40,7 @@ typedef struct Jit {
     size_t *info_size_out, *error_size_out;
     float *wall;
     int verbose;                /* CU_JIT_LOG_VERBOSE: the info log reports each kernel */
+    unsigned max_regs;          /* CU_JIT_MAX_REGISTERS: ptxas's --maxrregcount, 0 none */
 } Jit;
 
 static void jit_read(Jit *j, unsigned n, const CUjit_option *opts, void **vals)
@@ -59,6 +60,7 @@ static void jit_read(Jit *j, unsigned n, const CUjit_option *opts, void **vals)
             break;
         case CU_JIT_WALL_TIME: j->wall = (float *)&vals[i]; break;
         case CU_JIT_LOG_VERBOSE: j->verbose = vals[i] != NULL; break;
+        case CU_JIT_MAX_REGISTERS: j->max_regs = (unsigned)(uintptr_t)vals[i]; break;
         default: break;   /* targets, optimisation levels, caches: nothing to tune here */
         }
     }
@@ -86,14 +88,24 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* CU_JIT_MAX_REGISTERS: ptxas is told the limit for every text, with the options the text
+ * carries already (image_add_option), so that the registers reported are what the GPU's JIT
+ * gives the kernels. */
+static int jit_max_regs(Image *im, unsigned n)
+{
+    char opt[48];
+    snprintf(opt, sizeof opt, "--maxrregcount %u", n);
+    return image_add_option(im, opt);
+}
+
 /* ---- loading ---- */
 
 /* Parse (and link) the image's texts into an emulator module. */
-static CUresult load_em(const Image *im, EmuModule **out, char *err, size_t errlen)
+static CUresult load_em(const Image *im, JitModule **out, char *err, size_t errlen)
 {
     int cerr = EMU_ERR_INVALID_PTX;
     err[0] = 0;
-    *out = emu_module_link((const char *const *)im->text, im->len, (const char *const *)im->name,
+    *out = jit_module_link((const char *const *)im->text, im->len, (const char *const *)im->name,
                            im->n, err, errlen, &cerr);
     if (*out) return CUDA_SUCCESS;
     return drv_from_emu(cerr != EMU_OK ? cerr : EMU_ERR_INVALID_PTX);
@@ -106,7 +118,9 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
     double t0 = now_ms();
     Image im;
     CUresult e = image_read(image, &im, err, sizeof err);
-    EmuModule *em = NULL;
+    if (e == CUDA_SUCCESS && jit && jit->max_regs && jit_max_regs(&im, jit->max_regs))
+        e = CUDA_ERROR_OUT_OF_MEMORY;
+    JitModule *em = NULL;
     if (e == CUDA_SUCCESS) e = load_em(&im, &em, err, sizeof err);
     if (e != CUDA_SUCCESS) {
         image_free(&im);
@@ -118,7 +132,7 @@ static CUresult module_new(const void *image, CUcontext ctx, int library, Jit *j
     DrvModule *m = calloc(1, sizeof *m);
     if (!m || drv_handle_add(m, H_MODULE)) {
         free(m);
-        emu_module_free(em);
+        jit_module_free(em);
         image_free(&im);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -167,7 +181,7 @@ static void module_free(DrvModule *m)
     }
     free(m->funcs);
     drv_handle_del(m);
-    if (m->em) emu_module_free(m->em);
+    if (m->em) jit_module_free(m->em);
     image_free(&m->img);
     free(m->ptxas);
     free(m);
@@ -193,7 +207,7 @@ void drv_libraries_reset(void)
             m->funcs[i]->carveout = -1;
             m->funcs[i]->reported = 0;
         }
-        emu_module_free(m->em);
+        jit_module_free(m->em);
         m->em = NULL;
     }
 }
@@ -201,6 +215,16 @@ void drv_libraries_reset(void)
 static DrvModule *module_live(const void *h)
 {
     return h && drv_handle_kind(h) == H_MODULE ? (DrvModule *)h : NULL;
+}
+
+/* A live module's context (NULL for a library, or when not live), for drv_ctx_enter_owner. */
+static CUcontext module_owner(const void *h)
+{
+    drv_lock();
+    DrvModule *m = module_live(h);
+    CUcontext c = m ? m->ctx : NULL;
+    drv_unlock();
+    return c;
 }
 
 /* Module calls: current context (modules) or just cuInit (libraries), then the lock. */
@@ -225,7 +249,7 @@ static CUresult load(CUmodule *out, const void *image, int library, Jit *jit)
     return e;
 }
 
-static void *read_whole(const char *path, CUresult *e)
+static void *read_whole(const char *path, CUresult *e, size_t *size)
 {
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
@@ -247,6 +271,7 @@ static void *read_whole(const char *path, CUresult *e)
     if (!b) { *e = CUDA_ERROR_OUT_OF_MEMORY; return NULL; }
     b[n] = 0;   /* PTX files are text */
     *e = CUDA_SUCCESS;
+    if (size) *size = n;
     return b;
 }
 
@@ -274,7 +299,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
     CUresult e = drv_ctx_enter(&c);
     if (e != CUDA_SUCCESS) return e;
     if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
-    void *b = read_whole(fname, &e);
+    void *b = read_whole(fname, &e, NULL);
     if (!b) return e;
     e = load(module, b, 0, NULL);
     free(b);
@@ -284,7 +309,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter_any(&c);
+    CUresult e = drv_ctx_enter_owner(module_owner(hmod), 0, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     DrvModule *m = module_live(hmod);
@@ -311,7 +336,7 @@ static CUfunction func_get(DrvModule *m, const char *name, CUresult *e)
     for (int i = 0; i < m->nfuncs; i++)
         if (!strcmp(m->funcs[i]->name, name)) return m->funcs[i];
     if ((*e = module_em(m)) != CUDA_SUCCESS) return NULL;
-    if (!emu_module_kernel(m->em, name)) {
+    if (!jit_module_kernel(m->em, name)) {
         *e = CUDA_ERROR_NOT_FOUND;
         return NULL;
     }
@@ -341,7 +366,7 @@ static CUresult get_function(CUfunction *out, const void *h, const char *name, i
 {
     if (!out || !name) return CUDA_ERROR_INVALID_VALUE;
     CUcontext c;
-    CUresult e = enter(need_ctx, &c);
+    CUresult e = need_ctx ? drv_ctx_enter_owner(module_owner(h), 1, &c) : enter(0, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     DrvModule *m = module_live(h);
@@ -363,7 +388,7 @@ CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     drv_lock();
     DrvModule *m = module_live(mod);
     CUresult e = m ? module_em(m) : CUDA_ERROR_INVALID_HANDLE;
-    if (e == CUDA_SUCCESS) *count = (unsigned)emu_module_kernel_count(m->em);
+    if (e == CUDA_SUCCESS) *count = (unsigned)jit_module_kernel_count(m->em);
     drv_unlock();
     return e;
 }
@@ -375,9 +400,9 @@ static CUresult enumerate(CUfunction *fns, unsigned n, const void *h)
     DrvModule *m = module_live(h);
     CUresult e = m ? module_em(m) : CUDA_ERROR_INVALID_HANDLE;
     for (unsigned i = 0; e == CUDA_SUCCESS && i < n; i++) {
-        EmuKernel *k = emu_module_kernel_at(m->em, (int)i);
+        EmuKernel *k = jit_module_kernel_at(m->em, (int)i);
         if (!k) break;
-        CUfunction f = func_get(m, emu_kernel_name(k), &e);
+        CUfunction f = func_get(m, jit_kernel_name(k), &e);
         if (f) fns[i] = f;
     }
     drv_unlock();
@@ -391,15 +416,15 @@ CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, unsigned int 
 }
 
 /* Caller holds the lock. Says once, per function, why it cannot run. */
-CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info)
+CUresult drv_func_kernel(CUfunction f, EmuKernel **k, JitKernelInfo *info)
 {
     CUresult e = module_em(f->mod);
     if (e != CUDA_SUCCESS) return e;
-    if (!f->k) f->k = emu_module_kernel(f->mod->em, f->name);
+    if (!f->k) f->k = jit_module_kernel(f->mod->em, f->name);
     if (!f->k) return CUDA_ERROR_NOT_FOUND;
-    if (emu_kernel_info(f->k, info) != EMU_OK) {
+    if (jit_kernel_info(f->k, info) != EMU_OK) {
         if (!f->reported)
-            drv_diag("cannot translate kernel %s: %s", f->name, emu_kernel_error(f->k));
+            drv_diag("cannot translate kernel %s: %s", f->name, jit_kernel_error(f->k));
         f->reported = 1;
         return CUDA_ERROR_INVALID_PTX;
     }
@@ -408,7 +433,7 @@ CUresult drv_func_kernel(CUfunction f, EmuKernel **k, EmuKernelInfo *info)
 }
 
 /* By default a kernel may use 48 KB of shared memory in all, static included. */
-size_t drv_func_max_dyn(CUfunction f, const EmuKernelInfo *info)
+size_t drv_func_max_dyn(CUfunction f, const JitKernelInfo *info)
 {
     if (f->max_dyn >= 0) return (size_t)f->max_dyn;
     return info->shared_static >= DRV_SMEM_PER_BLOCK ? 0 : DRV_SMEM_PER_BLOCK - info->shared_static;
@@ -460,7 +485,7 @@ static CUresult param_info(CUfunction hfunc, size_t index, size_t *off, size_t *
     drv_lock();
     CUfunction f = func_live(hfunc);
     EmuKernel *k;
-    EmuKernelInfo info;
+    JitKernelInfo info;
     CUresult e = f ? drv_func_kernel(f, &k, &info) : CUDA_ERROR_INVALID_HANDLE;
     if (e == CUDA_SUCCESS && index >= (size_t)info.nparams) e = CUDA_ERROR_INVALID_VALUE;
     if (e == CUDA_SUCCESS) {
@@ -516,7 +541,7 @@ static CUresult get_global(CUdeviceptr *dptr, size_t *bytes, const void *h, cons
     e = m ? module_em(m) : CUDA_ERROR_INVALID_HANDLE;
     uint64_t addr = 0;
     size_t size = 0;
-    if (e == CUDA_SUCCESS && emu_module_symbol(m->em, name, &addr, &size) != 0) e = CUDA_ERROR_NOT_FOUND;
+    if (e == CUDA_SUCCESS && jit_module_symbol(m->em, name, &addr, &size) != 0) e = CUDA_ERROR_NOT_FOUND;
     if (e == CUDA_SUCCESS) {
         if (dptr) *dptr = (CUdeviceptr)addr;
         if (bytes) *bytes = size;
@@ -552,7 +577,7 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
     if (!drv_is_initialized()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!library || !fileName) return CUDA_ERROR_INVALID_VALUE;
     CUresult e;
-    void *b = read_whole(fileName, &e);
+    void *b = read_whole(fileName, &e, NULL);
     if (!b) return e;
     e = cuLibraryLoadData(library, b, jitOptions, jitOptionsValues, numJitOptions,
                           libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -663,9 +688,9 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
 {
     (void)numOptions; (void)options; (void)optionValues;
     if (!data || !size) return CUDA_ERROR_INVALID_VALUE;
-    if (type == CU_JIT_INPUT_LIBRARY || type == CU_JIT_INPUT_NVVM) {
-        drv_diag("cuLinkAddData: input type %d (%s) cannot be linked by ptxemu: it links PTX",
-                 (int)type, type == CU_JIT_INPUT_NVVM ? "NVVM IR" : "host library");
+    if (type == CU_JIT_INPUT_NVVM) {
+        drv_diag("cuLinkAddData: NVVM IR cannot be linked by ptxemu: it links PTX (compile it "
+                 "with libNVVM first)");
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     drv_lock();
@@ -681,6 +706,10 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
             /* PTX need not be NUL-terminated within size */
             size_t len = strnlen(data, size);
             e = image_add(&part, data, len, nm) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+        } else if (type == CU_JIT_INPUT_LIBRARY) {
+            e = image_read_archive(data, size, name && *name ? name : "library", &part, err, sizeof err);
+        } else if (type == CU_JIT_INPUT_OBJECT) {
+            e = image_read_object(data, size, name && *name ? name : "object", &part, err, sizeof err);
         } else {
             e = image_read(data, &part, err, sizeof err);
         }
@@ -700,10 +729,13 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const 
                                   unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     CUresult e;
-    void *b = read_whole(path, &e);
+    size_t n = 0;
+    void *b = read_whole(path, &e, &n);
     if (!b) return e;
     const char *slash = path ? strrchr(path, '/') : NULL;
-    e = cuLinkAddData_v2(state, type, b, strlen(b) ? strlen(b) + 1 : 1,
+    /* archives and objects are binary: their whole size; texts end at their first NUL */
+    int binary = type == CU_JIT_INPUT_LIBRARY || type == CU_JIT_INPUT_OBJECT;
+    e = cuLinkAddData_v2(state, type, b, binary ? (n ? n : 1) : strlen(b) ? strlen(b) + 1 : 1,
                          slash ? slash + 1 : path, numOptions, options, optionValues);
     free(b);
     return e;
@@ -719,14 +751,16 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
     struct CUlinkState_st *s = link_live(state);
     CUresult e = s ? (s->img.n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE) : CUDA_ERROR_INVALID_HANDLE;
     char err[4096] = "";
-    EmuModule *em = NULL;
+    JitModule *em = NULL;
     if (e == CUDA_SUCCESS) e = load_em(&s->img, &em, err, sizeof err);
     char *info = NULL;
     if (em && s->jit.verbose && s->jit.info)
         info = jitlog_verbose((const char *const *)s->img.text, s->img.n, em);
-    if (em) emu_module_free(em);
+    if (em) jit_module_free(em);
     /* measured: an undefined .extern fails the link with CUDA_ERROR_UNKNOWN */
     if (e == CUDA_ERROR_INVALID_PTX && strstr(err, "link error")) e = CUDA_ERROR_UNKNOWN;
+    if (e == CUDA_SUCCESS && s->jit.max_regs && jit_max_regs(&s->img, s->jit.max_regs))
+        e = CUDA_ERROR_OUT_OF_MEMORY;
     if (e == CUDA_SUCCESS) {
         free(s->out);
         s->out = image_pack(&s->img, sizeOut);

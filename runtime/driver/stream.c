@@ -9,7 +9,7 @@
 #include <time.h>
 #include "runtime/driver/drv.h"
 #include "runtime/driver/graph.h"
-#include "emu/profile.h"
+#include "emu/model.h"
 
 /* Stream priorities of the emulated device: 0 (least) down to -5 (greatest). */
 #define PRIO_LEAST 0
@@ -213,7 +213,7 @@ void drv_model_kernel(CUstream s, int graph, uint64_t blocks)
     unsigned order[MODEL_SMS], k = model_sms(blocks);
     sms_by_free(order);
     uint32_t i = ord_index(graph ? mt_stream : s);
-    double start = dmax(mt_ready(i), mt_sm[order[k - 1]]), end = start + profile_last_launch_ns();
+    double start = dmax(mt_ready(i), mt_sm[order[k - 1]]), end = start + model_last_launch_ns();
     for (unsigned n = 0; n < k; n++) mt_sm[order[n]] = end;
     mt_stream_ends(i, end);
 }
@@ -312,6 +312,8 @@ int drv_order_host_waited(const DrvOrder *v)
     return 1;
 }
 
+const DrvOrder *drv_order_host(void) { return &host; }
+
 /* The host waited for stream s's work (NULL, the legacy stream: also the blocking ones). */
 void drv_order_host_waits(CUstream s)
 {
@@ -323,11 +325,13 @@ void drv_order_host_waits(CUstream s)
     if (i == 0)
         for (uint32_t j = 1; j < nord; j++)
             if (ord_blocking[j]) ord_join(&host, &ords[j]);
+    drv_defer_settle_host();
 }
 
 void drv_order_host_waits_all(void)
 {
     drv_run_held();
+    drv_defer_settle_all();
     for (uint32_t j = 0; j < nord; j++) mt_host = dmax(mt_host, *mt_at(j));
     for (uint32_t j = 0; j < nord && ord_of(j); j++) ord_join(&host, &ords[j]);
 }
@@ -341,12 +345,23 @@ CUstream drv_ptsz(CUstream s)
     return s ? s : CU_STREAM_PER_THREAD;
 }
 
-/* Caller holds the lock. A created stream must belong to the current context. */
+/* Caller holds the lock. A created stream must belong to the current context; with none
+ * current the call runs in the stream's own (drv_ctx_enter_owner). */
 CUresult drv_stream_check(CUstream s)
 {
     if (stream_builtin(s)) return CUDA_SUCCESS;
     if (drv_handle_kind(s) != H_STREAM) return CUDA_ERROR_INVALID_HANDLE;
-    return s->ctx == drv_ctx_current() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    CUcontext cur = drv_ctx_current();
+    return !cur || s->ctx == cur ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUcontext drv_stream_owner(CUstream s)
+{
+    if (stream_builtin(s)) return NULL;
+    drv_lock();
+    CUcontext c = drv_handle_kind(s) == H_STREAM ? s->ctx : NULL;
+    drv_unlock();
+    return c;
 }
 
 /* Copies may go into a stream of another device's context (CUDA Programming Guide, "Stream
@@ -395,7 +410,7 @@ CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
 CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(drv_stream_owner(hStream), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     int ok = !stream_builtin(hStream) && drv_handle_kind(hStream) == H_STREAM;
@@ -439,10 +454,9 @@ static CUresult stream_enter(CUstream s, int sticky)
 /* Calls that only ask about a stream or wait for it take a stream of any live context, as
  * CUDA's do (a program synchronizes another device's stream without switching to it:
  * p2pBandwidthLatencyTest); work is only enqueued into streams of the current context. */
-static CUresult stream_enter_any_ctx(CUstream s, int sticky)
+static CUresult stream_enter_ctx_of(CUstream s, int sticky, CUcontext *c)
 {
-    CUcontext c;
-    CUresult e = sticky ? drv_ctx_enter(&c) : drv_ctx_enter_any(&c);
+    CUresult e = drv_ctx_enter_owner(drv_stream_owner(s), sticky, c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     e = drv_stream_check_copy(s);   /* the same rule as for copies */
@@ -450,13 +464,20 @@ static CUresult stream_enter_any_ctx(CUstream s, int sticky)
     return e;
 }
 
+static CUresult stream_enter_any_ctx(CUstream s, int sticky)
+{
+    CUcontext c;
+    return stream_enter_ctx_of(s, sticky, &c);
+}
+
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
-    CUresult e = stream_enter_any_ctx(hStream, 1);
+    CUcontext c;
+    CUresult e = stream_enter_ctx_of(hStream, 1, &c);
     if (e != CUDA_SUCCESS) return e;
     if ((e = drv_capture_sync_stream(hStream)) == CUDA_SUCCESS) drv_order_host_waits(hStream);
     drv_unlock();
-    return e;
+    return drv_after_wait(c, e);   /* a kept launch that just ran may have failed: sticky */
 }
 
 /* Work is complete when the call that issued it returns, so a valid stream is idle, unless
@@ -468,8 +489,9 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream)
     if (e != CUDA_SUCCESS) return e;
     drv_run_queue(DRV_QUEUE_TURN, 0);
     drv_run_held_coop();
+    drv_defer_turn();
     e = drv_capture_sync_stream(hStream);
-    if (e == CUDA_SUCCESS && drv_queue_holds(hStream)) e = CUDA_ERROR_NOT_READY;
+    if (e == CUDA_SUCCESS && (drv_queue_holds(hStream) || drv_defer_holds(hStream))) e = CUDA_ERROR_NOT_READY;
     drv_unlock();
     return e;
 }
@@ -486,6 +508,15 @@ struct CUevent_st {
 static int event_live(CUevent e)
 {
     return e && drv_handle_kind(e) == H_EVENT;
+}
+
+/* The context of a live event, else NULL (for drv_ctx_enter_owner). */
+static CUcontext event_owner(CUevent ev)
+{
+    drv_lock();
+    CUcontext c = event_live(ev) ? ev->ctx : NULL;
+    drv_unlock();
+    return c;
 }
 
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -706,7 +737,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 
 static double now_ms(void)
 {
-    if (clock_model) return mt_host / 1e6;   /* --clock model: where the model's host is */
+    if (model_clock_on()) return mt_host / 1e6;   /* --clock model: where the model's host is */
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -744,7 +775,7 @@ static void event_free(CUevent ev)
 CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(event_owner(hEvent), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     int ok = event_live(hEvent);
@@ -771,7 +802,7 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
         return e;
     }
     hEvent->model_ns = drv_model_stream_end(hStream);
-    hEvent->ms = clock_model ? hEvent->model_ns / 1e6 : now_ms();
+    hEvent->ms = model_clock_on() ? hEvent->model_ns / 1e6 : now_ms();
     hEvent->recorded = 1;
     Order *o = ord_of(ord_index(hStream));
     if (o) {
@@ -793,29 +824,33 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(event_owner(hEvent), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     drv_run_held();
+    drv_defer_turn();
     int ok = event_live(hEvent);
     e = ok ? drv_capture_event_host(hEvent, 0) : CUDA_ERROR_INVALID_HANDLE;
+    if (e == CUDA_SUCCESS && drv_defer_follows(&hEvent->order)) e = CUDA_ERROR_NOT_READY;
     drv_unlock();
-    return e;
+    return drv_after_wait(c, e);
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(event_owner(hEvent), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     drv_lock();
     drv_run_held();
     int ok = event_live(hEvent);
     e = ok ? drv_capture_event_host(hEvent, 1) : CUDA_ERROR_INVALID_HANDLE;
     if (e == CUDA_SUCCESS) ord_join(&host, &hEvent->order);
+    if (e == CUDA_SUCCESS) drv_defer_settle_host();
+    if (e == CUDA_SUCCESS) e = drv_after_wait(c, e);
     if (e == CUDA_SUCCESS) mt_host = dmax(mt_host, hEvent->model_ns);
     drv_unlock();
-    return e;
+    return drv_after_wait(c, e);
 }
 
 /* An event record node: the event stands for the graph's work up to it. */
@@ -840,7 +875,7 @@ void drv_event_graph_wait(CUevent ev, DrvOrder *v)
 CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
     CUcontext c;
-    CUresult e = drv_ctx_enter(&c);
+    CUresult e = drv_ctx_enter_owner(event_owner(hStart), 1, &c);
     if (e != CUDA_SUCCESS) return e;
     if (!pMilliseconds) return CUDA_ERROR_INVALID_VALUE;
     drv_lock();

@@ -43,6 +43,23 @@ static int append(char **buf, const char *a, const char *b)
     return 0;
 }
 
+/* What a numeric option's value should be, when it is not that; NULL when it is fine. */
+static const char *bad_value(const char *opt, const char *v)
+{
+    char *end;
+    unsigned long long n = 0;
+    if (*v >= '0' && *v <= '9') {
+        errno = 0;
+        n = strtoull(v, &end, 0);
+        if (errno || *end) v = "";
+    }
+    int num = *v >= '0' && *v <= '9';
+    if (!strcmp(opt, "-s") || !strcmp(opt, "--seed")) return num ? NULL : "a seed: a whole number";
+    if (!strcmp(opt, "--warp")) return num ? NULL : "a warp index in the block";
+    if (!strcmp(opt, "--lane")) return num && n < 32 ? NULL : "a lane from 0 to 31";
+    return NULL;
+}
+
 int debug_main(int argc, char **argv)
 {
     static const struct { const char *opt, *var; } trace_opts[] = {
@@ -71,6 +88,11 @@ int debug_main(int argc, char **argv)
             }
         if (!known) {
             fprintf(stderr, "ptxemu debug: unknown option %s (try ptxemu debug --help)\n", a);
+            return 2;
+        }
+        const char *want = bad_value(a, v);
+        if (want) {
+            fprintf(stderr, "ptxemu debug: %s %s: expected %s\n", a, v, want);
             return 2;
         }
     }

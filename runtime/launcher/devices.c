@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The driver entry points used, with the driver's signatures (ints for enums). */
@@ -231,8 +232,9 @@ int devices_main(const char *libdir, int json)
     if (json)
         printf("{\n  \"driver_version\": %d,\n  \"device_count\": %d,\n  \"devices\": [\n", version, n);
     else
-        printf("ptxemu: %d emulated device%s (PTXEMU_DEVICES), driver API version %d.%d\n\n", n,
-               n == 1 ? "" : "s", version / 1000, version % 1000 / 10);
+        printf("ptxemu: %d emulated device%s (PTXEMU_DEVICES%s), driver API version %d.%d\n\n", n,
+               n == 1 ? "" : "s", getenv("CUDA_VISIBLE_DEVICES") ? ", CUDA_VISIBLE_DEVICES" : "",
+               version / 1000, version % 1000 / 10);
     for (int dev = 0; dev < n; dev++) {
         Ident id;
         ident(&d, dev, &id);

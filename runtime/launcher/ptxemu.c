@@ -43,12 +43,13 @@ static void usage(FILE *f)
         "sm_90 (H100) GPU. See man ptxemu and the README.\n"
         "\n"
         "Options:\n"
-        "       ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] [--no-racecheck]\n"
-        "                   PROGRAM [ARGS...]\n"
+        "       ptxemu race [--seeds N] [--jobs J] [--start S] [--shard I/N] [--json FILE]\n"
+        "                   [--no-racecheck] PROGRAM [ARGS...]\n"
+        "       ptxemu race --merge FILE...\n"
         "         runs PROGRAM under seeds S.. of deterministic mode (default 1..100) with the\n"
         "         race detector on and stops at the first whose output or exit status differs\n"
         "         from seed S's, or that reports a race or fault; prints the command that\n"
-        "         replays it\n"
+        "         replays it; --merge: the shards' JSON as one run (docs/cluster.md)\n"
         "       ptxemu debug [-s SEED] [-x FILE] [-c CMD]... [-b LOC]... PROGRAM [ARGS...]\n"
         "       ptxemu debug --trace [--kernel K] [--block X,Y,Z] [--warp N] [--lane N]\n"
         "                    [--thread X,Y,Z] [--line LOC] [--trace-file FILE] PROGRAM [ARGS...]\n"
@@ -85,6 +86,10 @@ static void usage(FILE *f)
         "                   deadlock or time limit (for autograders)\n"
         "  --timeout SECONDS  stop a kernel that runs longer, say where every warp is and\n"
         "                   fail the launch with cudaErrorLaunchTimeout (PTXEMU_TIMEOUT)\n"
+        "  --tier WHICH     how kernels run: auto (default: interpreted, and a kernel that\n"
+        "                   runs long is compiled to native code in the background), interp\n"
+        "                   (always interpreted), compiled (each kernel compiled before its\n"
+        "                   first launch); same as PTXEMU_TIER=WHICH, docs/architecture.md\n"
         "  -l, --log N      diagnostics level 0-3 (same as PTXEMU_LOG=N)\n"
         "  -h, --help       show this help and exit\n"
         "  -V, --version    show the version and exit\n"
@@ -125,14 +130,25 @@ static void usage(FILE *f)
         "                   the pages an H100 maps for it (default: it completes, with a warning)\n"
         "  PTXEMU_FMA_CONTRACT 0: never fuse a mul and an add into an fma as ptxas would\n"
         "                   (docs/fma-contraction.md)\n"
+        "  PTXEMU_TIER      auto, interp or compiled (--tier)\n"
+        "  PTXEMU_JIT_HOT   auto tier: thread instructions a kernel runs before it is\n"
+        "                   compiled (default 100000000)\n"
+        "  PTXEMU_JIT_CACHE a directory for compiled kernels (default: $XDG_CACHE_HOME or\n"
+        "                   ~/.cache, ptxemu/jit), shared by runs and safe to delete\n"
+        "  PTXEMU_JIT_CC    the C compiler that builds them (default: cc)\n"
+        "  PTXEMU_JIT_KEEP  1: keep each compiled kernel's C source and compiler log in the\n"
+        "                   cache (to read what was compiled)\n"
         "  PTXEMU_PTXAS     the ptxas that tells registers for occupancy, numRegs and a\n"
         "                   verbose JIT log (default: PATH, CUDA_HOME, /usr/local/cuda;\n"
         "                   empty: none)\n"
         "  PTXEMU_CHECK     0: start PROGRAM even when the launcher finds no PTX it can run\n"
+        "  PTXEMU_NUMBA_COMPAT 0: leave Python programs alone (default: Numba older than 0.57\n"
+        "                   is adapted to CUDA 13's libNVVM and driver; docs/python.md)\n"
         "  PTXEMU_DEBUG     1 or trace, and PTXEMU_DEBUG_* / PTXEMU_TRACE_*: what ptxemu debug\n"
         "                   sets (docs/debug.md)\n"
         "\n"
-        "Exit status: PROGRAM's, or 127 if PROGRAM cannot be found, 126 if it cannot be run.\n");
+        "Exit status: PROGRAM's, or 127 if PROGRAM cannot be found, 126 if it cannot be run,\n"
+        "2 for a bad option or option value (also of the variables above that options set).\n");
 }
 
 static int has_file(const char *dir, const char *name)
@@ -165,6 +181,9 @@ static int find_in_build_tree(char *out, size_t n)
     return 0;
 }
 
+/* Set by find_libdir when the libraries are those of the build tree (not installed ones). */
+static int in_build_tree;
+
 static int find_libdir(char *out, size_t n)
 {
     const char *env = getenv("PTXEMU_LIBDIR");
@@ -173,7 +192,7 @@ static int find_libdir(char *out, size_t n)
         fprintf(stderr, "ptxemu: PTXEMU_LIBDIR=%s does not contain %s\n", env, LIBNAME);
         return 0;
     }
-    if (find_in_build_tree(out, n)) return 1;
+    if (find_in_build_tree(out, n)) return in_build_tree = 1;
 #ifdef PTXEMU_PKGLIBDIR
     if (is_lib_dir(PTXEMU_PKGLIBDIR) && snprintf(out, n, "%s", PTXEMU_PKGLIBDIR) < (int)n)
         return 1;
@@ -212,14 +231,103 @@ static int prepend_library_path(const char *dir)
     return 0;
 }
 
+/* ---- values of options and of the environment variables they set ----
+ * A bad value is refused before the program starts (exit status 2), naming the option or
+ * the variable: `--timeout abc` would otherwise mean no time limit at all. */
+
+static int is_uint(const char *s, unsigned long long lo, unsigned long long hi)
+{
+    char *end;
+    if (!*s || *s == '-' || *s == '+' || *s == ' ') return 0;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    return !errno && !*end && v >= lo && v <= hi;
+}
+
+static int ok_threads(const char *s) { return is_uint(s, 1, 4096); }
+static int ok_log(const char *s) { return s[0] >= '0' && s[0] <= '3' && !s[1]; }
+static int ok_seed(const char *s) { return is_uint(s, 0, ~0ull); }
+static int ok_devices(const char *s) { return is_uint(s, 1, 16); }
+static int ok_clock(const char *s) { return !strcmp(s, "model") || !strcmp(s, "host"); }
+static int ok_tier(const char *s) { return !strcmp(s, "auto") || !strcmp(s, "interp") || !strcmp(s, "compiled"); }
+static int ok_timeout(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    return *s && !errno && !*end && v >= 0 && v < 1e9 && v == v;
+}
+
+static const struct ValueCheck {
+    const char *var, *opt;
+    int (*ok)(const char *);
+    const char *expected;
+} value_checks[] = {
+    { "PTXEMU_THREADS", "--threads", ok_threads, "a number of worker threads from 1 to 4096" },
+    { "PTXEMU_LOG", "--log", ok_log, "a diagnostics level from 0 to 3" },
+    { "PTXEMU_SEED", "--seed", ok_seed, "a seed: a whole number from 0 to 2^64-1" },
+    { "PTXEMU_DEVICES", "--device-count", ok_devices, "the number of devices to emulate, an integer from 1 to 16" },
+    { "PTXEMU_TIMEOUT", "--timeout", ok_timeout, "a number of seconds (0: no limit), e.g. 10 or 2.5" },
+    { "PTXEMU_CLOCK", "--clock", ok_clock, "model or host" },
+    { "PTXEMU_TIER", "--tier", ok_tier, "auto, interp or compiled" },
+};
+
+/* The check of the variable an option sets, NULL when it has none. */
+static const struct ValueCheck *check_of(const char *var)
+{
+    for (size_t k = 0; k < sizeof value_checks / sizeof value_checks[0]; k++)
+        if (!strcmp(value_checks[k].var, var)) return &value_checks[k];
+    return NULL;
+}
+
+/* Every checked variable that is set (by an option or by the user) has a good value; says
+ * which is not, by the option when one set it (given[k]). */
+static int values_ok(const char *const *given)
+{
+    for (size_t k = 0; k < sizeof value_checks / sizeof value_checks[0]; k++) {
+        const struct ValueCheck *c = &value_checks[k];
+        const char *v = getenv(c->var);
+        if (!v || !*v || c->ok(v)) continue;
+        if (given[k])
+            fprintf(stderr, "ptxemu: %s %s: expected %s\n", given[k], v, c->expected);
+        else
+            fprintf(stderr, "ptxemu: %s=%s: expected %s (%s)\n", c->var, v, c->expected, c->opt);
+        return 0;
+    }
+    return 1;
+}
+
+/* The option that set each checked variable (values_ok names it in its message). */
+static const char *opt_given[16];
+
+/* Python programs (Numba) find ptxemu's start-up folder first on PYTHONPATH: its
+ * sitecustomize.py adapts a Numba older than CUDA 12 to CUDA 13 (python/startup/, installed
+ * in $(pkgdatadir)/python-startup). PTXEMU_NUMBA_COMPAT=0 leaves Python alone. */
+static int prepend_python_path(void)
+{
+    const char *env = getenv("PTXEMU_NUMBA_COMPAT");
+    if (env && !strcmp(env, "0")) return 0;
+    const char *dir = NULL;
+#ifdef PTXEMU_SRCDIR
+    if (in_build_tree) dir = PTXEMU_SRCDIR "/python/startup";
+#endif
+#ifdef PTXEMU_PKGDATADIR
+    if (!in_build_tree) dir = PTXEMU_PKGDATADIR "/python-startup";
+#endif
+    if (!dir || !has_file(dir, "sitecustomize.py")) return 0;
+    return prepend_env("PYTHONPATH", dir);
+}
+
 /* An option's value: "--opt N" or "-o N"; returns the index of the value or -1. */
 static int set_from_option(int argc, char **argv, int i, const char *var)
 {
-    if (i + 1 >= argc) {
+    if (i + 1 >= argc || !argv[i + 1][0]) {
         fprintf(stderr, "ptxemu: %s needs a value\n", argv[i]);
         return -1;
     }
     if (setenv(var, argv[i + 1], 1) != 0) return -1;
+    const struct ValueCheck *c = check_of(var);
+    if (c) opt_given[c - value_checks] = argv[i];
     return i + 1;
 }
 
@@ -261,12 +369,17 @@ static int parse_options(int argc, char **argv, int *status)
         else if (!strcmp(a, "--profile")) v = setenv("PTXEMU_PROFILE", "1", 1) == 0 ? i : -1;
         else if (!strcmp(a, "--clock")) v = set_from_option(argc, argv, i, "PTXEMU_CLOCK");
         else if (!strcmp(a, "--timeout")) v = set_from_option(argc, argv, i, "PTXEMU_TIMEOUT");
+        else if (!strcmp(a, "--tier")) v = set_from_option(argc, argv, i, "PTXEMU_TIER");
         else if (!strcmp(a, "--replay")) v = set_from_option(argc, argv, i, "PTXEMU_SCHEDULE_IN");
         else if (!strcmp(a, "--cudart")) v = set_from_option(argc, argv, i, "PTXEMU_CUDART");
         else if (!strcmp(a, "-d") || !strcmp(a, "--device-count")) v = set_from_option(argc, argv, i, "PTXEMU_DEVICES");
         else fprintf(stderr, "ptxemu: unknown option %s (try ptxemu --help)\n", a);
         if (v < 0) { *status = 2; return -1; }
         i = v;
+    }
+    if (!values_ok(opt_given)) {
+        *status = 2;
+        return -1;
     }
     if (json && !devices_mode) {
         fprintf(stderr, "ptxemu: --json goes with --devices\n");
@@ -326,13 +439,14 @@ static int resolve(const char *prog, char *out, size_t n)
     return 0;
 }
 
-/* Says before the program starts when its kernels cannot run here (PTXEMU_CHECK=0: not). */
-static int preflight(const char *prog)
+/* Says before the program starts when its kernels cannot run here (PTXEMU_CHECK=0: not),
+ * leaving the reason in msg. */
+static int preflight(const char *prog, char *msg, size_t n)
 {
     const char *env = getenv("PTXEMU_CHECK");
     if (env && !strcmp(env, "0")) return 0;
-    char path[PATH_MAX], msg[1536];
-    if (!resolve(prog, path, sizeof path) || !inspect_program(path, msg, sizeof msg)) return 0;
+    char path[PATH_MAX];
+    if (!resolve(prog, path, sizeof path) || !inspect_program(path, msg, n)) return 0;
     fprintf(stderr, "ptxemu: %s\n", msg);
     return 1;
 }
@@ -346,13 +460,17 @@ int main(int argc, char **argv)
     if (!find_libdir(dir, sizeof dir)) return 1;
     if (devices_mode) return devices_main(dir, devices_mode == 2);
     if (choose_cudart(dir, sizeof dir)) return 2;
-    if (prepend_library_path(dir) != 0) {
-        fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH: %s\n", strerror(errno));
+    if (prepend_library_path(dir) != 0 || prepend_python_path() != 0) {
+        fprintf(stderr, "ptxemu: cannot set LD_LIBRARY_PATH or PYTHONPATH: %s\n", strerror(errno));
         return 1;
     }
     if (!strcmp(argv[prog], "race")) return explore_main(argc - prog - 1, &argv[prog + 1]);
     if (!strcmp(argv[prog], "debug")) return debug_main(argc - prog - 1, &argv[prog + 1]);
-    if (preflight(argv[prog])) return 1;
+    char why[1536];
+    if (preflight(argv[prog], why, sizeof why)) {
+        if (report_json) report_refused(&argv[prog], report_json, why);   /* a grader learns why */
+        return 1;
+    }
     if (report_json || exit_on_error) return report_run(&argv[prog], report_json, exit_on_error);
     execvp(argv[prog], &argv[prog]);
     int err = errno;

@@ -9,4 +9,9 @@
  * fault, race, deadlock or time limit exits non-zero even when the program exited 0. */
 int report_run(char **argv, const char *json, int exit_on_error);
 
+/* The launcher refused to start argv[0] (its kernels cannot run here: SASS only, PTX for a
+ * newer GPU): writes the document all the same, with exit status 1, no launches and
+ * "refused" holding the launcher's message, so that a grader learns why. */
+void report_refused(char **argv, const char *json, const char *why);
+
 #endif

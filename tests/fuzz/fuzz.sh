@@ -21,10 +21,13 @@ build() {
     for s in $sources; do
         o=$out/obj/$(echo "$s" | tr / _).o
         objs="$objs $o"
-        [ "$o" -nt "$srcdir/$s" ] && continue
+        # Generated sources (jit/jit_headers.c) live in the build tree, the rest in the source tree.
+        f=$srcdir/$s
+        [ -f "$f" ] || f=$builddir/$s
+        [ "$o" -nt "$f" ] && continue
         case $s in
-        *.S) $CLANG -c -Wa,-I"$srcdir" -I"$srcdir" -o "$o" "$srcdir/$s" || return 1 ;;
-        *) $CLANG $flags -fsanitize=fuzzer-no-link -c -o "$o" "$srcdir/$s" 2>"$o.log" || { cat "$o.log"; return 1; } ;;
+        *.S) $CLANG -c -Wa,-I"$srcdir" -I"$srcdir" -o "$o" "$f" || return 1 ;;
+        *) $CLANG $flags -fsanitize=fuzzer-no-link -c -o "$o" "$f" 2>"$o.log" || { cat "$o.log"; return 1; } ;;
         esac
     done
     for h in $harnesses; do

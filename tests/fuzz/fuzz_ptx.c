@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "emu/emu.h"
+#include "jit/jit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
@@ -17,13 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     text[n] = 0;
     char err[1024];
     int code = 0;
-    EmuModule *m = emu_module_load(text, n, "fuzz.ptx", err, sizeof err, &code);
+    JitModule *m = jit_module_load(text, n, "fuzz.ptx", err, sizeof err, &code);
     if (m) {
-        for (int i = 0; i < emu_module_kernel_count(m); i++) {
-            EmuKernelInfo info;
-            emu_kernel_info(emu_module_kernel_at(m, i), &info);   /* translates the kernel */
+        for (int i = 0; i < jit_module_kernel_count(m); i++) {
+            JitKernelInfo info;
+            jit_kernel_info(jit_module_kernel_at(m, i), &info);   /* translates the kernel */
         }
-        emu_module_free(m);
+        jit_module_free(m);
     }
     free(text);
     return 0;

@@ -3,7 +3,10 @@
  * primary-context and context defaults, and which exported function cuGetProcAddress hands
  * out for each (symbol, version, flags) read from stdin as "name version" lines.
  * Build: cc -I$CUDA/include driver_facts.c -L$CUDA/lib64/stubs -lcuda -ldl
- * Usage: driver_facts SECTION < names   (SECTION: init, attrs, errors, ctx, procs)
+ * Usage: driver_facts SECTION < names   (SECTION: init, attrs, errors, ctx, procs, noctx)
+ * noctx: what works with no context current on the thread, on objects a context still
+ * holds (Numba frees its memory after popping its context); its output is exact, and
+ * tests/run_driver_facts.sh runs it on ptxemu against the recording.
  */
 #define _GNU_SOURCE
 #include <cuda.h>
@@ -141,6 +144,114 @@ static void ctx_section(void)
     printf("release unretained rc=%d\n", cuDevicePrimaryCtxRelease(d));
 }
 
+/* A kernel for the calls made without a current context. */
+static const char noctx_ptx[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry k(.param .u64 p)\n{\n .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n"
+    " ld.param.u64 %rd1, [p];\n mov.u32 %r1, 7;\n st.global.u32 [%rd1], %r1;\n ret;\n}\n";
+
+#define NOCTX(what, call) printf("noctx %s rc=%d\n", what, (int)(call))
+
+/* Objects of a context that is retained (or alive) but not current: which calls still work. */
+static void noctx_section(void)
+{
+    CUdevice d;
+    CUcontext pc, c2, cur;
+    cuInit(0);
+    cuDeviceGet(&d, 0);
+    NOCTX("retain", cuDevicePrimaryCtxRetain(&pc, d));
+    NOCTX("push primary", cuCtxPushCurrent(pc));
+    CUdeviceptr d1 = 0, d2 = 0, d3 = 0;
+    void *h1 = NULL, *h2 = NULL;
+    static char reg[1 << 16] __attribute__((aligned(4096)));
+    char buf[64] = { 0 };
+    CUstream s1 = NULL, s2 = NULL;
+    CUevent e1 = NULL, e2 = NULL, e3 = NULL;
+    CUmodule m1 = NULL, m2 = NULL;
+    CUfunction f = NULL;
+    NOCTX("alloc", cuMemAlloc(&d1, 256));
+    NOCTX("alloc", cuMemAlloc(&d2, 256));
+    NOCTX("alloc", cuMemAlloc(&d3, 256));
+    NOCTX("allochost", cuMemAllocHost(&h1, 256));
+    NOCTX("hostalloc mapped", cuMemHostAlloc(&h2, 256, CU_MEMHOSTALLOC_DEVICEMAP));
+    NOCTX("hostregister", cuMemHostRegister(reg, sizeof reg, 0));
+    NOCTX("streamcreate", cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+    NOCTX("streamcreate", cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+    NOCTX("eventcreate", cuEventCreate(&e1, 0));
+    NOCTX("eventcreate", cuEventCreate(&e2, 0));
+    NOCTX("eventcreate", cuEventCreate(&e3, 0));
+    NOCTX("moduleload", cuModuleLoadData(&m1, noctx_ptx));
+    NOCTX("moduleload", cuModuleLoadData(&m2, noctx_ptx));
+    NOCTX("getfunction", cuModuleGetFunction(&f, m1, "k"));
+    NOCTX("record", cuEventRecord(e2, s2));
+    NOCTX("pop", cuCtxPopCurrent(&cur));
+    cur = (CUcontext)1;
+    NOCTX("getcurrent", cuCtxGetCurrent(&cur));
+    printf("noctx current is null=%d\n", cur == NULL);
+    /* nothing is current now; the primary context is retained */
+    NOCTX("memfree", cuMemFree(d1));
+    NOCTX("memfree again", cuMemFree(d1));
+    NOCTX("memfree null", cuMemFree(0));
+    NOCTX("memfreehost", cuMemFreeHost(h1));
+    NOCTX("hostunregister", cuMemHostUnregister(reg));
+    NOCTX("streamdestroy", cuStreamDestroy(s1));
+    NOCTX("eventdestroy", cuEventDestroy(e1));
+    NOCTX("moduleunload", cuModuleUnload(m2));
+    NOCTX("memalloc", cuMemAlloc(&d1, 256));
+    NOCTX("memcpyhtod", cuMemcpyHtoD(d2, buf, sizeof buf));
+    NOCTX("memcpydtoh", cuMemcpyDtoH(buf, d2, sizeof buf));
+    NOCTX("memcpydtod", cuMemcpyDtoD(d3, d2, sizeof buf));
+    NOCTX("memcpyhtodasync", cuMemcpyHtoDAsync(d2, buf, sizeof buf, s2));
+    NOCTX("memsetd8", cuMemsetD8(d2, 1, 16));
+    size_t free_b = 0, total_b = 0;
+    NOCTX("memgetinfo", cuMemGetInfo(&free_b, &total_b));
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    NOCTX("getaddressrange", cuMemGetAddressRange(&base, &size, d2));
+    CUcontext owner = NULL;
+    NOCTX("pointerattr context", cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, d2));
+    printf("noctx pointer owner is primary=%d\n", owner == pc);
+    CUdeviceptr dh = 0;
+    NOCTX("hostgetdevicepointer", cuMemHostGetDevicePointer(&dh, h2, 0));
+    NOCTX("streamsync", cuStreamSynchronize(s2));
+    NOCTX("streamquery", cuStreamQuery(s2));
+    NOCTX("eventrecord", cuEventRecord(e3, s2));
+    NOCTX("eventsync", cuEventSynchronize(e3));
+    NOCTX("eventquery", cuEventQuery(e3));
+    float ms = 0;
+    NOCTX("elapsed", cuEventElapsedTime(&ms, e2, e3));
+    int regs = 0;
+    NOCTX("funcgetattribute", cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+    void *args[] = { &d2 };
+    NOCTX("launch", cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s2, args, NULL));
+    NOCTX("streamsync after launch", cuStreamSynchronize(s2));
+    CUfunction f2 = NULL;
+    NOCTX("getfunction", cuModuleGetFunction(&f2, m1, "k"));
+    NOCTX("ctxsynchronize", cuCtxSynchronize());
+    /* back in the context: did the copies and the kernel happen? */
+    NOCTX("push primary", cuCtxPushCurrent(pc));
+    unsigned v = 0;
+    NOCTX("memcpydtoh in ctx", cuMemcpyDtoH(&v, d2, sizeof v));
+    printf("noctx kernel wrote=%u\n", v);
+    NOCTX("memfree in ctx", cuMemFree(d2));
+    NOCTX("pop", cuCtxPopCurrent(&cur));
+    /* a context of its own, popped: its memory freed from no context */
+    CUctxCreateParams params;
+    memset(&params, 0, sizeof params);
+    CUdeviceptr d4 = 0;
+    NOCTX("ctxcreate", cuCtxCreate(&c2, &params, 0, d));
+    NOCTX("alloc in created", cuMemAlloc(&d4, 256));
+    NOCTX("pop created", cuCtxPopCurrent(&cur));
+    NOCTX("memfree of created", cuMemFree(d4));
+    NOCTX("destroy created", cuCtxDestroy(c2));
+    /* released to nothing: the primary context is destroyed with what it held */
+    NOCTX("release", cuDevicePrimaryCtxRelease(d));
+    NOCTX("memfree after release", cuMemFree(d3));
+    /* not asked: the H200's driver (580.159.04) crashed in cuStreamDestroy of a stream of the
+     * destroyed context (s2), where ptxemu answers CUDA_ERROR_INVALID_HANDLE */
+    (void)s2; (void)e2; (void)m1; (void)h2;
+}
+
 /* Which exported symbol a pointer is (dladdr), or "?" */
 static const char *symname(void *p, char *buf, size_t n)
 {
@@ -180,6 +291,7 @@ int main(int argc, char **argv)
     else if (!strcmp(s, "errors")) errors_section();
     else if (!strcmp(s, "ctx")) ctx_section();
     else if (!strcmp(s, "procs")) procs_section();
-    else { fprintf(stderr, "usage: driver_facts init|attrs|errors|ctx|procs\n"); return 2; }
+    else if (!strcmp(s, "noctx")) noctx_section();
+    else { fprintf(stderr, "usage: driver_facts init|attrs|errors|ctx|procs|noctx\n"); return 2; }
     return 0;
 }

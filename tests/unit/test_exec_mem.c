@@ -43,11 +43,32 @@ void warp_warn(Warp *w, int lane, const char *fmt, ...)
     warn_count++;
 }
 
+void warp_warn_kind(Warp *w, int lane, const char *kind, const char *fmt, ...)
+{
+    (void)w; (void)lane; (void)kind; (void)fmt;
+    warn_count++;
+}
+
 int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
 {
     (void)w; (void)in; (void)mask;
     converge_members = members;
     return converge_ret;
+}
+
+/* warp.c's .sync convergence: the same double (exited lanes are the engine's business) */
+int warp_converge_sync(Warp *w, const Inst *in, uint32_t mask, uint32_t members, uint32_t kinds)
+{
+    (void)kinds;
+    return warp_converge(w, in, mask, members);
+}
+
+/* fault.c's report of a lane outside its own membermask: counted */
+static int outside_count;
+void warp_sync_outside(Warp *w, const char *op, uint32_t lanes, uint32_t row)
+{
+    (void)w; (void)op; (void)lanes; (void)row;
+    outside_count++;
 }
 
 /* ---- a warp and an instruction under construction ---- */

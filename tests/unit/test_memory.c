@@ -40,6 +40,12 @@ void warp_warn(Warp *w, int lane, const char *fmt, ...)
     warn_count++;
 }
 
+void warp_warn_kind(Warp *w, int lane, const char *kind, const char *fmt, ...)
+{
+    (void)w; (void)lane; (void)kind; (void)fmt;
+    warn_count++;
+}
+
 static void reset_fault(void) { fault_code = 0; fault_lane = -1; fault_count = 0; fault_msg[0] = 0; }
 
 static long rss_kib(void)

@@ -1,0 +1,29 @@
+/* exec_mem_fast.h - what ld/st handlers and the compiled tier's loads and stores share: the
+ * host fences an ld/st adds, and the whole-warp path of an access bound to .shared. */
+#ifndef PTXEMU_EXEC_MEM_FAST_H
+#define PTXEMU_EXEC_MEM_FAST_H
+
+#include "machine.h"
+
+enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host fences to add */
+
+/* The hot case of tiled kernels: a whole warp's access of an ld/st bound to .shared (the
+ * binder picks the lds_/sts_ handlers for those when no tool watches memory), in bounds and
+ * aligned. Returns the block's shared memory with each lane's offset in off[], or NULL for the
+ * general handler (mem_warp_ptrs), which also reports what is wrong. Skipping the per-lane
+ * host pointers lets the lane loops run as gathers. */
+static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size,
+                                   uint32_t off[WARP_SIZE])
+{
+    const Cta *c = w->cta;
+    if (mask != FULL_MASK || !c || c->shared_size < size) return NULL;
+    const uint64_t *a = ROW(w, in->base);
+    uint32_t imm = (uint32_t)in->imm, lim = c->shared_size - size, bad = 0;
+    for (int l = 0; l < WARP_SIZE; l++) {
+        off[l] = (uint32_t)a[l] + imm;
+        bad |= (off[l] > lim) | (off[l] & (size - 1));
+    }
+    return bad ? NULL : c->shared;
+}
+
+#endif

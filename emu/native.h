@@ -1,0 +1,31 @@
+/* native.h - the contract between the machine and compiled kernels (the compiled tier,
+ * jit/compile.c, writes them as C and the system compiler builds them).
+ *
+ * A compiled kernel runs one warp's turn exactly as warp_run does (engine.c): the same
+ * instructions in the same order, the same divergence, barriers and time slice, the same
+ * handlers for everything it does not inline, so that it leaves the warp, memory and the
+ * launch as the interpreter would. It is only ever given plain Programs (no tool observes the
+ * launch) and never runs in deterministic mode. It reaches back into the machine through
+ * NativeRt only: the library that loads it need not export anything. */
+#ifndef PTXEMU_NATIVE_H
+#define PTXEMU_NATIVE_H
+
+#include "machine.h"
+
+typedef struct NativeRt {
+    void (*regroup)(Warp *w);                          /* warp_regroup                     */
+    void (*wgmma_check)(Warp *w, const Inst *in);      /* wgmma_check_access               */
+    int (*interp)(Warp *w, uint32_t budget);           /* the interpreter, from w->pc     */
+    int (*warp_ptrs)(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
+                     uint8_t *host[WARP_SIZE]);        /* mem_warp_ptrs                    */
+    int (*warp_fast)(Warp *w, const Inst *in, uint32_t mask, unsigned size,
+                     uint8_t *host[WARP_SIZE]);        /* mem_warp_fast                    */
+} NativeRt;
+
+/* A compiled kernel: one turn of w (warp_run's contract: RUN_* from engine.h). */
+typedef int (*NativeFn)(Warp *w, uint32_t budget, const NativeRt *rt);
+
+/* The entry point every compiled kernel's shared object defines. */
+#define NATIVE_SYMBOL "ptxemu_native_kernel"
+
+#endif

@@ -1,0 +1,272 @@
+/* warp.c - a warp's lanes: divergence and reconvergence (which group of lanes runs), lanes
+ * parked at barriers and warp-synchronous instructions, and the hash spin checks compare. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "exec.h"
+
+/* Lowest pc among runnable lanes outside the running group: the running group merges
+ * with them when it gets there (the rule outside divergence regions). */
+static uint32_t min_other_pc(const Warp *w)
+{
+    uint32_t next = UINT32_MAX;
+    for (uint32_t m = warp_runnable(w) & ~w->active; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] < next) next = w->lane_pc[__builtin_ctz(m)];
+    return next;
+}
+
+/* Run the runnable lanes of `from` that have the lowest pc. */
+static void run_lowest(Warp *w, uint32_t from)
+{
+    uint32_t lo = UINT32_MAX, group = 0;
+    for (uint32_t m = from; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] < lo) lo = w->lane_pc[__builtin_ctz(m)];
+    for (uint32_t m = from; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] == lo) group |= 1u << __builtin_ctz(m);
+    w->active = group;
+    w->pc = group ? lo : 0;
+}
+
+/* Choose the next running group. Inside a divergence region (a branch split the lanes and
+ * they meet again at its reconvergence pc), a group runs until it reaches that pc, then the
+ * region's other lanes run; when all have arrived the region closes and they go on
+ * together. This is the order an H100 shows (the fall-through path first, each path to the
+ * join). Outside regions, the lanes with the lowest pc run and merge by pc. */
+void warp_regroup(Warp *w)
+{
+    for (uint32_t m = w->active; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = w->pc;
+    while (w->sp) {
+        const struct DivEntry *e = &w->stk[w->sp - 1];
+        uint32_t members = e->mask & w->alive, arrived = 0;
+        for (uint32_t m = members; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            if (w->lane_pc[l] == e->rpc || (e->rpc == RPC_EXIT && w->depth[l] < e->depth))
+                arrived |= 1u << l;
+        }
+        uint32_t pending = members & ~arrived & ~w->waiting;
+        if (pending) {
+            run_lowest(w, pending);
+            w->merge_pc = e->rpc;
+            return;
+        }
+        uint32_t rpc = e->rpc, go = arrived & ~w->waiting;
+        if ((members & ~arrived) && !go) {  /* the rest are parked and nobody can go on */
+            w->active = 0;
+            w->merge_pc = rpc;
+            return;
+        }
+        /* All arrived, or the others wait at a barrier: the arrived lanes go on (an early
+         * return before __syncthreads must reach its exit, or the barrier would wait for
+         * it forever); the parked lanes continue on their own when released. */
+        w->sp--;
+        if (rpc != RPC_EXIT && go) {
+            w->active = go;
+            w->pc = rpc;
+            w->merge_pc = w->sp ? w->stk[w->sp - 1].rpc : min_other_pc(w);
+            return;
+        }
+        /* paths that met only by returning or exiting: the enclosing rule decides */
+    }
+    run_lowest(w, warp_runnable(w));
+    w->merge_pc = min_other_pc(w);
+}
+
+/* A branch split the running group: `taken` lanes go to target, the others to pc+1. The
+ * not-taken path runs first, up to the reconvergence pc rpc. */
+void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc)
+{
+    warp_diverge_at(w, taken, target, w->pc + 1, rpc);
+}
+
+/* The same, the other lanes going to rest_pc (an indirect call: they call their own
+ * targets when they run this instruction again). */
+void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc, uint32_t rpc)
+{
+    uint32_t all = w->active;
+    for (uint32_t m = taken; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = target;
+    const struct DivEntry *top = w->sp ? &w->stk[w->sp - 1] : NULL;
+    /* a region with the same join already covers these lanes (a loop's exit branch taken
+     * again); past DIV_MAX the enclosing region's join is used */
+    if (!(top && top->rpc == rpc && (top->mask & all) == all) && w->sp < DIV_MAX) {
+        struct DivEntry *e = &w->stk[w->sp++];
+        e->rpc = rpc;
+        e->mask = all;
+        e->depth = w->depth[__builtin_ctz(all)];
+    }
+    w->active = all & ~taken;
+    w->pc = rest_pc;
+    if (!w->active || w->pc == rpc) {
+        warp_regroup(w);
+        return;
+    }
+    w->merge_pc = w->sp ? w->stk[w->sp - 1].rpc : min_other_pc(w);
+}
+
+void warp_unpark(Warp *w, uint32_t lanes)
+{
+    w->waiting &= ~lanes;
+    if (!w->active) {
+        warp_regroup(w);
+        return;
+    }
+    if (w->sp) return;   /* released lanes run when the running group reaches its join */
+    /* keep running the current group; the released lanes join by pc */
+    for (uint32_t m = lanes & w->alive; m; m &= m - 1) {
+        uint32_t pc = w->lane_pc[__builtin_ctz(m)];
+        if (pc < w->merge_pc) w->merge_pc = pc;
+    }
+    if (w->merge_pc <= w->pc) warp_regroup(w);
+}
+
+/* .aligned instructions (mma, wgmma, ldmatrix...): every lane of members executes this very
+ * instruction; a lane that has exited never will. The lanes wait here; when all are here
+ * the instruction runs again with the whole group (regroup merges lanes that share a pc). */
+int warp_converge(Warp *w, const Inst *in, uint32_t mask, uint32_t members)
+{
+    members &= w->valid;
+    uint32_t missing = members & ~mask;
+    if (!missing) return 0;
+    if (missing & ~w->alive)
+        return warp_fault(w, __builtin_ctz(mask), EMU_ERR_ILLEGAL_INSTRUCTION,
+                          "warp-synchronous %s waits for lane %d, which has exited",
+                          op_info[in->op].name, __builtin_ctz(missing & ~w->alive));
+    uint32_t pc = (uint32_t)(in - w->prog->code);
+    uint32_t parked = 0;
+    for (uint32_t m = w->sync_wait; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] == pc) parked |= 1u << __builtin_ctz(m);
+    if (!(members & ~(mask | parked))) {
+        w->sync_wait &= ~parked;
+        w->waiting &= ~parked;
+        warp_regroup(w);
+        return STEP_JUMP;
+    }
+    w->sync_wait |= mask;
+    w->waiting |= mask;
+    warp_regroup(w);
+    return STEP_BLOCK;
+}
+
+/* One value of an operand of lane l: a GPR row, or a predicate bit (pred). */
+static inline uint64_t opnd_get(const Warp *w, uint32_t r, int pred, int l)
+{
+    return pred ? (w->P[r] >> l & 1) : ROW(w, r)[l];
+}
+
+static inline void opnd_put(Warp *w, uint32_t r, int pred, int l, uint64_t v)
+{
+    if (pred) w->P[r] = (w->P[r] & ~(1u << l)) | (uint32_t)(v & 1) << l;
+    else ROW(w, r)[l] = v;
+}
+
+/* Whether lanes at `other` can run in one execution of `in`: the same operation, and no two
+ * sources of `in` share a register that other's hold apart (the operands are lent lane by
+ * lane, see join_run). */
+static int joinable(const Inst *in, const Inst *other)
+{
+    if (other->fn != in->fn || other->flags != in->flags || other->nd != in->nd || other->ns != in->ns)
+        return 0;
+    for (int a = 0; a < in->ns; a++)
+        for (int b = a + 1; b < in->ns; b++)
+            if (in->s[a] == in->s[b] && other->s[a] != other->s[b]) return 0;
+    return 1;
+}
+
+/* Run `in` once for the running lanes (mask) and the lanes released with them (rel): those
+ * at this pc, and those at another instruction of the same kind, whose operands are lent to
+ * in's registers for the run and whose results go back to their own registers. This is
+ * what the GPU does: a __ballot_sync in an unrolled loop and the same ballot in the loop's
+ * remainder, reached by lanes that left the loop at different trip counts, give one result
+ * (tests/cuda/warp_exited.cu, leave_one_by_one). Returns STEP_JUMP with every lane past
+ * its instruction, or the handler's fault. */
+static int join_run(Warp *w, const Inst *in, uint32_t mask, uint32_t rel, uint32_t kinds)
+{
+    const Inst *code = w->prog->code;
+    uint32_t pc = (uint32_t)(in - code), far = 0;
+    uint64_t saved[WARP_SIZE][INST_MAXS + INST_MAXD];
+    int ns = in->ns < INST_MAXS ? in->ns : INST_MAXS, nd = in->nd < INST_MAXD ? in->nd : INST_MAXD;
+    for (uint32_t m = rel; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        const Inst *o = &code[w->lane_pc[l]];
+        if (w->lane_pc[l] == pc) continue;
+        far |= 1u << l;
+        for (int k = 0; k < ns; k++) saved[l][k] = opnd_get(w, in->s[k], kinds >> k & 1, l);
+        for (int k = 0; k < nd; k++) saved[l][INST_MAXS + k] = opnd_get(w, in->d[k], kinds >> (8 + k) & 1, l);
+        for (int k = 0; k < ns; k++) opnd_put(w, in->s[k], kinds >> k & 1, l, opnd_get(w, o->s[k], kinds >> k & 1, l));
+    }
+    w->sync_join = 1;
+    int r = in->fn(w, in, mask | rel);
+    w->sync_join = 0;
+    for (uint32_t m = far; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        const Inst *o = &code[w->lane_pc[l]];
+        uint64_t res[INST_MAXD];
+        for (int k = 0; k < nd; k++) res[k] = opnd_get(w, in->d[k], kinds >> (8 + k) & 1, l);
+        for (int k = 0; k < ns; k++) opnd_put(w, in->s[k], kinds >> k & 1, l, saved[l][k]);
+        for (int k = 0; k < nd; k++) opnd_put(w, in->d[k], kinds >> (8 + k) & 1, l, saved[l][INST_MAXS + k]);
+        for (int k = 0; k < nd; k++) opnd_put(w, o->d[k], kinds >> (8 + k) & 1, l, res[k]);
+    }
+    if (r == STEP_FAULT) return r;
+    for (uint32_t m = rel; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)]++;
+    w->waiting &= ~rel;
+    w->pc = pc + 1;
+    warp_regroup(w);
+    return STEP_JUMP;
+}
+
+/* .sync instructions with a membermask (shfl, vote, match, redux, bar.warp.sync, elect):
+ * wait until every lane of `members` that has not exited is at a warp-synchronous
+ * instruction (the CUDA programming guide defines the mask over non-exited threads;
+ * warp_lanes_exited gives waiting lanes another try when lanes exit). Lanes parked at one
+ * count wherever they are: on the GPU lanes at two different sites synchronise with each
+ * other. When all are there, the lanes parked at this instruction or at another of the same
+ * kind run with this one (join_run; kinds: bit k set when source k is a predicate, bit 8+k
+ * for destination k; JOIN_NONE for instructions that exchange no data), and lanes parked
+ * elsewhere are released with sync_go to run theirs without waiting again. */
+int warp_converge_sync(Warp *w, const Inst *in, uint32_t mask, uint32_t members, uint32_t kinds)
+{
+    if (w->sync_join) return 0;   /* join_run's own execution */
+    members &= w->valid & w->alive;
+    uint32_t go = mask & w->sync_go;
+    w->sync_go &= ~mask;
+    if (go == mask || !(members & ~mask)) return 0;
+    if (members & ~mask & ~w->sync_wait & ~w->sync_go) {   /* someone has yet to come */
+        w->sync_wait |= mask;
+        w->waiting |= mask;
+        warp_regroup(w);
+        return STEP_BLOCK;
+    }
+    const Inst *code = w->prog->code;
+    uint32_t pc = (uint32_t)(in - code), rel = w->sync_wait & members, join = 0;
+    for (uint32_t m = rel; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        if (w->lane_pc[l] == pc || (kinds != JOIN_NONE && joinable(in, &code[w->lane_pc[l]])))
+            join |= 1u << l;
+    }
+    w->sync_wait &= ~rel;
+    w->waiting &= ~(rel & ~join);
+    w->sync_go |= rel & ~join;
+    if (!join) return 0;
+    return join_run(w, in, mask, join, kinds);
+}
+
+/* Lanes of w exited: lanes parked at a warp sync may now have every non-exited member with
+ * them, so they run their instruction again (and park again if not). */
+void warp_lanes_exited(Warp *w)
+{
+    uint32_t parked = w->sync_wait & w->alive;
+    w->sync_wait = 0;
+    w->waiting &= ~parked;
+}
+
+/* A hash of what a warp's progress changes: its pc, lanes, registers and predicates, folded
+ * into h (FNV-1a style). Spin detection compares it from one check to the next. */
+uint64_t warp_state_hash(const Warp *w, uint64_t h)
+{
+    const Program *p = w->prog;
+    h ^= w->active ^ (uint64_t)w->pc << 32;
+    const uint64_t *r = ROW(w, p->first_var_row), *end = ROW(w, p->nrows);
+    for (; r < end; r++) h = (h ^ *r) * 1099511628211ull;
+    for (uint32_t i = 0; i < p->npreds; i++) h = (h ^ w->P[i]) * 1099511628211ull;
+    return h;
+}

@@ -1,0 +1,36 @@
+/* compile.h - the compiled tier: a kernel's plain Program written as C, built by the system
+ * compiler into a shared object (cached on disk by the hash of its source), and run by
+ * warp_run instead of the interpreter once it is loaded (emu/native.h).
+ *
+ * Contract: only plain Programs (no tool observes the launch) are compiled. PTXEMU_TIER picks
+ * the tier: "interp" never compiles; "compiled" builds each kernel at its translation, before
+ * its first launch; "auto" (the default) builds a kernel in the background once it has run
+ * PTXEMU_JIT_HOT thread instructions (100 million), so that a short kernel stays interpreted
+ * and a long one switches to compiled code between warp turns. A kernel that cannot be built
+ * runs interpreted under "auto" (said once on stderr); under "compiled" it fails to load, as
+ * the tier that was asked for cannot run it. Compiled and interpreted code give the same bytes.
+ */
+#ifndef PTXEMU_JIT_COMPILE_H
+#define PTXEMU_JIT_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "emu/machine.h"
+
+enum { TIER_INTERP, TIER_AUTO, TIER_COMPILED };
+int jit_tier(void);
+
+/* A plain Program was translated: under TIER_COMPILED it is built now; -1 when that failed
+ * (the tier was asked for: the kernel does not run). */
+int jit_native_new(Program *p);
+/* The Program has run `total` thread instructions so far: under TIER_AUTO a hot one is queued
+ * for the background builder. Any thread may call it. */
+void jit_native_hot(Program *p, uint64_t total);
+/* The Program is about to be freed: it leaves the builder's queue (waiting for a build in
+ * progress), and its shared object is closed. */
+void jit_native_forget(Program *p);
+
+/* The kernel's C source (for tests and PTXEMU_JIT_DUMP), malloc'd, NUL-terminated. */
+char *jit_native_source(const Program *p);
+
+#endif

@@ -1,0 +1,32 @@
+#!/bin/sh
+# run_tier_tests.sh - the PTX and CUDA suites again under the compiled tier: PTXEMU_TIER=compiled
+# builds every kernel with the system compiler before its first launch (jit/compile.c), and a
+# kernel it cannot build fails to load. Compiled and interpreted code must give the same bytes,
+# so the same recordings hold; make check runs this after tests/run_cuda_tests.sh (it reuses
+# its programs in tests/cuda-bin/). The compiled kernels are cached in BUILDDIR/tests/jit-cache.
+# Usage: tests/run_tier_tests.sh [BUILDDIR]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-${abs_top_builddir:-$here/..}}" && pwd)
+command -v "${PTXEMU_JIT_CC:-cc}" >/dev/null 2>&1 || { echo "SKIP: no C compiler for the compiled tier"; exit 77; }
+PTXEMU_TIER=compiled
+PTXEMU_JIT_CACHE=$build/tests/jit-cache
+# a cold cache builds each kernel first (about a second each)
+CUDA_TEST_TIMEOUT=${CUDA_TEST_TIMEOUT:-600}
+export PTXEMU_TIER PTXEMU_JIT_CACHE CUDA_TEST_TIMEOUT
+fail=0
+echo "== PTX suite, compiled tier"
+sh "$here/run_ptx_tests.sh" "$build/tests/ptxrun" || fail=1
+echo "== CUDA suite, compiled tier"
+if [ -n "${PTXEMU_SANITIZER_BUILD:-}" ]; then
+    # the sanitizer build checks the library's side of compiled code with the PTX suite; the
+    # CUDA suite's ~500 kernels would cost its run another ten minutes of compiling
+    echo "(CUDA suite skipped in a sanitizer build: scripts/sanitize-check.sh)"
+    rc=0
+else
+    sh "$here/run_cuda_tests.sh" "$build"
+    rc=$?
+fi
+[ $rc = 77 ] && { echo "(CUDA suite skipped: no nvcc)"; rc=0; }
+[ $rc = 0 ] || fail=1
+exit $fail
