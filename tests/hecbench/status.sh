@@ -3,7 +3,8 @@
 # docs/compatibility.md: the verdict of the build (tests/hecbench/survey.sh build: built, or
 # skipped and what it needs), the verdict of its run under ptxemu, the GPU's verdict
 # (tests/expected/hecbench/survey.txt), whether ptxemu printed what the GPU printed, and the
-# note on it from tests/hecbench/notes.txt. Outputs are compared with lines of times,
+# note on it from tests/hecbench/notes.txt (for a program nodata.txt names, the GPU verdict is
+# no-data and the note what the GPU printed). Outputs are compared with lines of times,
 # bandwidths and rates set aside, and the lines tests/hecbench/volatile.txt names for the
 # program; the GPU's output is NAME.out, and where the GPU's own runs differ from each other
 # also NAME.run2.out, NAME.run3.out: ptxemu's output is the same when it is one of those.
@@ -21,8 +22,11 @@ gpu=$here/../expected/hecbench
 . "$here/normal.sh"
 verdict() { sed -n "s/^$2 //p" "$1" 2>/dev/null | head -n 1; }
 while read -r name built; do
-    note=$(sed -n "s/^$name[[:space:]]\+//p" "$here/notes.txt" 2>/dev/null | head -n 1)
+    note=$(awk -F'\t' -v n="$name" '$1 == n { print $2; exit }' "$here/notes.txt" 2>/dev/null)
+    [ -n "$note" ] || note=$(awk -F'\t' -v n="$name" '$1 == n { print "the H200 printed `" $2 "`"; exit }' "$here/nodata.txt" 2>/dev/null)
     theirs=$(verdict "$gpu/survey.txt" "$name")
+    # a program without its input data (nodata.txt) is no-data on the GPU, whatever its exit
+    grep -q "^$name	" "$here/nodata.txt" 2>/dev/null && theirs=no-data
     case $built in
         built) ;;
         *) echo "$name|$built|${theirs:--}|-|$note"; continue ;;
