@@ -43,5 +43,8 @@ while read -r name built; do
             fi
         done
     fi
+    # what ptxemu said about the program (compared without it), for the note
+    warn=$(grep -aom1 'ptxemu: warning: .*' "$emu/$name.out" 2>/dev/null | cut -c1-240 | tr "|\\\`" "/'")
+    [ -n "$warn" ] && note="${note:+$note; }ptxemu warns \`${warn#ptxemu: warning: }\`"
     echo "$name|${mine:-not run}|${theirs:--}|$output|$note"
 done <"$build" | sort
