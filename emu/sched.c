@@ -864,12 +864,14 @@ static int park_due(Cluster *cl, Launch *L, uint32_t *rounds)
  * persistent kernel whose blocks share a work queue. A worker runs one cluster to its end;
  * when that cluster has run for RESIDE_AFTER_NS while clusters of the launch wait to start,
  * the worker takes more of them and runs all it holds round-robin, doubling what it holds
- * each RESIDE_AFTER_NS in which none of them ends, up to its share of what the H100 holds at
- * once (model_sm_blocks on 132 SMs, registers not counted); a cluster that ends makes room
- * for the next one of the launch, as on the GPU. Clusters that end sooner never notice. */
+ * each RESIDE_AFTER_NS, up to its share of what the H100 holds at once (model_sm_blocks on
+ * 132 SMs, registers not counted); a cluster that ends makes room for the next one of the
+ * launch, as on the GPU. It keeps growing while clusters end: blocks that finish may still
+ * leave others waiting for blocks not yet started (a graph colouring whose blocks each wait
+ * for their neighbours' colours). Clusters that end sooner never notice. */
 #define RESIDE_AFTER_NS 50000000ull
 static void workerbuf_free(WorkerBuf *b);
-#define RESIDE_CHECK_ROUNDS 256u
+#define RESIDE_CHECK_ROUNDS 16u
 
 /* Whether the cluster a worker runs alone has run long enough to take others beside it. */
 static int share_due(Launch *L, uint32_t *rounds, uint64_t *t0)
@@ -901,7 +903,7 @@ static int admit_next(WorkerBuf *b, Launch *L)
 /* Run `first` (mid-way) and more clusters of L beside it, round-robin, until none is left. */
 static void run_held(WorkerBuf *first, Launch *L)
 {
-    uint32_t share = resident_share(L), n = 1, live = 1, rounds = 0;
+    uint32_t share = resident_share(L), n = 1, live = 1;
     WorkerBuf **held = calloc(share, sizeof *held);
     uint32_t *spins = calloc(share, sizeof *spins);
     uint8_t *on = calloc(share, 1);
@@ -924,12 +926,11 @@ static void run_held(WorkerBuf *first, Launch *L)
             if (rc > 0) continue;
             if (rc != -2) async_drain(&held[j]->cluster);
             finish_cluster(&held[j]->cluster, L);
-            t0 = mono_ns();
             spins[j] = 0;
             if (!admit_next(held[j], L)) { on[j] = 0; live--; }
         }
-        if (!live || ++rounds % RESIDE_CHECK_ROUNDS || n == share || mono_ns() - t0 <= RESIDE_AFTER_NS)
-            continue;
+        /* a round of many clusters is long: the clock is read after each */
+        if (!live || n == share || mono_ns() - t0 <= RESIDE_AFTER_NS) continue;
         for (uint32_t add = n; add > 0 && n < share; add--) {
             WorkerBuf *b = calloc(1, sizeof *b);
             if (!b) break;
