@@ -12,8 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "${abs_top_srcdir:-$here/..}" && pwd)
 builddir=${abs_top_builddir:-$(pwd)}
 ptxemu=${PTXEMU:-$builddir/runtime/ptxemu}
-# mis: its blocks wait for each other (resident together on the GPU, emu/sched.c)
-programs=${HECBENCH_PROGRAMS:-"fluidSim hwt1d is intrinsics-cast ntt mis"}
+# mis: its blocks wait for each other (resident together on the GPU, emu/sched.c); thomas: a
+# mul and a sub in one block of a loop body are fused as ptxas fuses them (jit/contract.c)
+programs=${HECBENCH_PROGRAMS:-"fluidSim hwt1d is intrinsics-cast ntt mis thomas"}
 [ -n "${HECBENCH:-}" ] || { echo "SKIP: HECBENCH is not set (a checkout of github.com/zjin-lcf/HeCBench)"; exit 77; }
 [ -d "$HECBENCH/src" ] || { echo "SKIP: HECBENCH=$HECBENCH has no src folder"; exit 77; }
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
