@@ -91,12 +91,13 @@ fi
 hecbench_status() {
     local mine=$1 gpu=$2 out=$3
     case $mine in
+        *"DVC store"*) echo "needs its input data, which HeCBench keeps outside git (${mine#*git (}" | sed "s/))\$/)/"; return ;;
         skipped*) echo "needs ${mine#skipped (needs }" | sed 's/)$//'; return ;;
         build-failed) echo "does not build here"; return ;;
     esac
     case $gpu in
         runs) ;;
-        no-data) echo "needs its input data, which HeCBench keeps outside git (the H200 fails too)"; return ;;
+        no-data) echo "needs its input data, which HeCBench keeps outside git (without it the H200 does not do the work either)"; return ;;
         timeout) echo "not surveyed: over 20 s on the H200 at the survey's size (16 programs sharing it)"; return ;;
         -|'') echo "not run on the GPU"; return ;;
         *) echo "fails on the H200 too ($gpu)"; return ;;
@@ -163,9 +164,11 @@ if [ -f "$hstatus" ]; then
     echo "Every CUDA program of HeCBench (github.com/zjin-lcf/HeCBench, \`src/*-cuda\`), built with its"
     echo "own Makefile at sm_90 and run with its Makefile's \`run\` command, or the smaller one"
     echo "\`tests/hecbench/reduced.txt\` gives with the reason, by \`tests/hecbench/survey.sh\`; the same"
-    echo "executables ran on an H200 (\`tests/hecbench/record_gpu.sh\`; its outputs, three runs each, are in"
-    echo "\`tests/expected/hecbench/\`). Outputs are compared with lines of times, bandwidths and rates,"
-    echo "and those \`tests/hecbench/volatile.txt\` names, set aside."
+    echo "executables ran on an H200 (\`tests/hecbench/record_gpu.sh\`, 16 at a time, 20 s each; its outputs,"
+    echo "and those of later runs where they differ, are in \`tests/expected/hecbench/\`). Under ptxemu each"
+    echo "ran with a limit of 60 s of wall time, two at a time on a 2-core machine shared with other work:"
+    echo "\"too slow\" is a measure of that machine. Outputs are compared with lines of times, bandwidths"
+    echo "and rates, ptxemu's own warnings, and the lines \`tests/hecbench/volatile.txt\` names, set aside."
     echo
     echo "| Program | Status on ptxemu | Note |"
     echo "|---|---|---|"
