@@ -169,6 +169,8 @@ if [ -f "$hstatus" ]; then
     echo "ran with a limit of 60 s of wall time, two at a time on a 2-core machine shared with other work:"
     echo "\"too slow\" is a measure of that machine. Outputs are compared with lines of times, bandwidths"
     echo "and rates, ptxemu's own warnings, and the lines \`tests/hecbench/volatile.txt\` names, set aside."
+    echo "\`tests/run_hecbench_tests.sh\` (\`make check\`) runs seven of them when \`HECBENCH\` names a"
+    echo "checkout (HeCBench's code is never in this tree); without one it is skipped."
     echo
     echo "| Program | Status on ptxemu | Note |"
     echo "|---|---|---|"

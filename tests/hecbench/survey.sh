@@ -26,6 +26,11 @@
 # One line per program on stdout: NAME built|build-failed|skipped (needs WHAT) for build;
 # NAME runs|fails (exit N)|timeout|not-built for run.
 #
+# The whole measurement, in order: survey.sh build (here, with nvcc); pack.sh of the built
+# programs, carried to the GPU machine and run there by gpu_batch.sh (record_gpu.sh);
+# import_gpu.sh of what came back (tests/expected/hecbench/); survey.sh run with
+# RUNNER=runtime/ptxemu here; status.sh >tests/hecbench/status.txt; make compatibility.
+#
 # Environment: RUNNER (empty: the GPU), TIMEOUT (seconds a program, 300), CPULIMIT (CPU seconds a
 # program, none: on a shared machine a limit that does not depend on the load), JOBS (1), NVCC,
 # REDUCED=0 to run the Makefiles' own commands where reduced.txt has others.
