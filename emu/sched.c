@@ -865,8 +865,8 @@ static int park_due(Cluster *cl, Launch *L, uint32_t *rounds)
  * when that cluster has run for RESIDE_AFTER_NS while clusters of the launch wait to start,
  * the worker takes more of them and runs all it holds round-robin, doubling what it holds
  * each RESIDE_AFTER_NS, up to its share of what the H100 holds at once (model_sm_blocks on
- * 132 SMs, registers not counted); a cluster that ends makes room for the next one of the
- * launch, as on the GPU. It keeps growing while clusters end: blocks that finish may still
+ * 132 SMs, registers not counted) and of RESIDE_BYTES of host memory; a cluster that ends
+ * makes room for the next one of the launch, as on the GPU. It keeps growing while clusters end: blocks that finish may still
  * leave others waiting for blocks not yet started (a graph colouring whose blocks each wait
  * for their neighbours' colours). Clusters that end sooner never notice. */
 #define RESIDE_AFTER_NS 50000000ull
@@ -883,11 +883,19 @@ static int share_due(Launch *L, uint32_t *rounds, uint64_t *t0)
     return now - *t0 > RESIDE_AFTER_NS;
 }
 
-/* The clusters this worker may hold at once: its share of what the H100 holds. */
+/* The clusters this worker may hold at once: its share of what the H100 holds, and of
+ * RESIDE_BYTES of host memory for their registers, shared and local memory. */
+#define RESIDE_BYTES (2ull << 30)
 static uint32_t resident_share(const Launch *L)
 {
+    uint32_t workers = L->coop_workers ? L->coop_workers : 1;
     uint64_t device = (uint64_t)model_sm_blocks(L, NULL, NULL) * (uint64_t)H100_SMS / L->cluster_size;
-    uint64_t share = device / (L->coop_workers ? L->coop_workers : 1);
+    uint64_t warps = ((uint64_t)L->block[0] * L->block[1] * L->block[2] + WARP_SIZE - 1) / WARP_SIZE;
+    uint64_t cta = warps * WARP_SIZE * ((uint64_t)L->prog->nrows * sizeof(uint64_t) + L->local_stride) +
+                   L->shared_total + sizeof(WorkerBuf) / MAX_CLUSTER;
+    uint64_t by_memory = RESIDE_BYTES / workers / (cta * L->cluster_size);
+    uint64_t share = device / workers;
+    if (by_memory < share) share = by_memory;
     return share < 2 ? 2 : share > 4096 ? 4096 : (uint32_t)share;
 }
 
