@@ -110,7 +110,12 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
     for (uint32_t m = mask; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = (uint8_t)id;
     warp_regroup(w);
     bar_check(c, id);
-    return STEP_BLOCK;
+    /* The warp whose arrival released the barrier ends its turn like the others it released:
+     * on the GPU every warp leaves a barrier at about the same time, and a warp that ran on
+     * alone from there would reach what comes after the barrier long before the others
+     * (HeCBench's groupnorm reuses a shared array one channel later without a second
+     * barrier: its thread 0 reads the sums before the other warps write the next ones). */
+    return (w->bar_wait & mask) ? STEP_BLOCK : STEP_YIELD;
 }
 
 /* ---- barrier.cluster: arrive marks the phase a thread arrived in; wait parks it until
