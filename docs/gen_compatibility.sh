@@ -22,6 +22,7 @@ stubs "$src/runtime/cudart/unimplemented.c" >"$tmp/rt_stubs"
 sort -u "$src/tests/expected/driver/exports.txt" >"$tmp/drv_all"
 nm -D --defined-only "$cudart" | awk '$2 == "T" && $3 ~ /^_*cuda/ { sub(/@.*/, "", $3); print $3 }' | sort -u >"$tmp/rt_all"
 status=$src/tests/cuda-samples/status.txt
+hstatus=$src/tests/hecbench/status.txt
 
 count() { grep -c . "$1" || true; }
 n_drv=$(count "$tmp/drv_all"); n_drv_stub=$(comm -12 "$tmp/drv_all" "$tmp/drv_stubs" | grep -c . || true)
@@ -86,6 +87,53 @@ if [ -f "$src/tests/numba/survey.txt" ]; then
 NUMBA
 fi
 
+# a HeCBench program's status in words, from its status.txt fields
+hecbench_status() {
+    local mine=$1 gpu=$2 out=$3
+    case $mine in
+        *"DVC store"*) echo "needs its input data, which HeCBench keeps outside git (${mine#*git (}" | sed "s/))\$/)/"; return ;;
+        skipped*) echo "needs ${mine#skipped (needs }" | sed 's/)$//'; return ;;
+        build-failed) echo "does not build here"; return ;;
+    esac
+    case $gpu in
+        runs) ;;
+        no-data) echo "needs its input data, which HeCBench keeps outside git (without it the H200 does not do the work either)"; return ;;
+        timeout) echo "not surveyed: over 20 s on the H200 at the survey's size (16 programs sharing it)"; return ;;
+        -|'') echo "not run on the GPU"; return ;;
+        *) echo "fails on the H200 too ($gpu)"; return ;;
+    esac
+    case $mine in
+        runs) if [ "$out" = same ]; then echo "passes: prints what the H200 prints"
+              else echo "differs from the H200's output"; fi ;;
+        timeout) echo "too slow: does not finish within the survey's time limit" ;;
+        "not run") echo "not surveyed: not run under ptxemu yet (time)" ;;
+        *) echo "$mine under ptxemu (the H200 runs it)" ;;
+    esac
+}
+if [ -f "$hstatus" ]; then
+    awk -F'|' 'NF != 5 { printf "gen_compatibility.sh: %s:%d is not five fields: %s\n", FILENAME, NR, $0 > "/dev/stderr"; bad = 1 }
+               END { exit bad }' "$hstatus" || exit 1
+    while IFS='|' read -r name mine gpu out note; do
+        hecbench_status "$mine" "$gpu" "$out"
+    done <"$hstatus" >"$tmp/hwords"
+    hcount() { grep -c "^$1" "$tmp/hwords" || true; }
+    h_all=$(count "$hstatus")
+    h_pass=$(hcount passes); h_diff=$(hcount differs); h_slow=$(hcount "too slow")
+    h_fail=$(hcount "fails under"); h_lib=$(hcount "needs a library"); h_data=$(hcount "needs its input data")
+    h_gpu=$(hcount "fails on the H200"); h_notgpu=$(hcount "not surveyed: over")
+    h_notemu=$(hcount "not surveyed: not run")
+    h_other=$(( h_all - h_pass - h_diff - h_slow - h_fail - h_lib - h_data - h_gpu - h_notgpu - h_notemu ))
+    cat <<HECBENCH
+- HeCBench's CUDA programs (github.com/zjin-lcf/HeCBench, src/*-cuda, each built with its
+  Makefile at sm_90, \`tests/hecbench/survey.sh\`): of $h_all programs, $h_pass pass with the
+  output the H200 gives, $h_diff run with an output that differs, $h_slow do not finish within
+  the survey's time limit and $h_fail fail under ptxemu alone; $h_lib need a library beside the
+  CUDA runtime and driver, $h_data need input data HeCBench keeps outside git, $h_gpu fail on the
+  H200 too and $h_other need something else (the table says what); $h_notgpu took over 20 s on the
+  H200 and $h_notemu are not yet run under ptxemu, so neither is surveyed.
+HECBENCH
+fi
+
 if [ -f "$status" ]; then
     echo
     echo "## CUDA samples"
@@ -107,6 +155,32 @@ numba_survey=$src/tests/numba/survey.txt
 if [ -f "$numba_survey" ]; then
     echo
     python3 "$src/docs/gen_numba_table.py" "$numba_survey" "$src/tests/numba/reasons.txt" || exit 1
+fi
+
+if [ -f "$hstatus" ]; then
+    echo
+    echo "## HeCBench"
+    echo
+    echo "Every CUDA program of HeCBench (github.com/zjin-lcf/HeCBench, \`src/*-cuda\`), built with its"
+    echo "own Makefile at sm_90 and run with its Makefile's \`run\` command, or the smaller one"
+    echo "\`tests/hecbench/reduced.txt\` gives with the reason, by \`tests/hecbench/survey.sh\`; the same"
+    echo "executables ran on an H200 (\`tests/hecbench/record_gpu.sh\`, 16 at a time, 20 s each; its outputs,"
+    echo "and those of later runs where they differ, are in \`tests/expected/hecbench/\`). Under ptxemu each"
+    echo "ran with a limit of 60 s of wall time, two at a time on a 2-core machine shared with other work:"
+    echo "\"too slow\" is a measure of that machine. The fixes the survey led to (blocks resident"
+    echo "together, the barrier's last warp, contraction in a loop body) came while it ran: programs it"
+    echo "had run before them were run again with them where they had taken under 15 s, and so were the"
+    echo "early time-outs; the slower ones keep their earlier run. Outputs are compared with lines of"
+    echo "times, bandwidths and rates, ptxemu's own warnings, and the lines"
+    echo "\`tests/hecbench/volatile.txt\` names, set aside."
+    echo "\`tests/run_hecbench_tests.sh\` (\`make check\`) runs seven of them when \`HECBENCH\` names a"
+    echo "checkout (HeCBench's code is never in this tree); without one it is skipped."
+    echo
+    echo "| Program | Status on ptxemu | Note |"
+    echo "|---|---|---|"
+    while IFS='|' read -r name mine gpu out note; do
+        printf '| %s | %s | %s |\n' "$name" "$(hecbench_status "$mine" "$gpu" "$out")" "$note"
+    done <"$hstatus"
 fi
 
 # PTX instructions: every name of the ISA the parser knows (frontend/ptx_names.c) against the

@@ -110,7 +110,12 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
     for (uint32_t m = mask; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = (uint8_t)id;
     warp_regroup(w);
     bar_check(c, id);
-    return STEP_BLOCK;
+    /* The warp whose arrival released the barrier ends its turn like the others it released:
+     * on the GPU every warp leaves a barrier at about the same time, and a warp that ran on
+     * alone from there would reach what comes after the barrier long before the others
+     * (HeCBench's groupnorm reuses a shared array one channel later without a second
+     * barrier: its thread 0 reads the sums before the other warps write the next ones). */
+    return (w->bar_wait & mask) ? STEP_BLOCK : STEP_YIELD;
 }
 
 /* ---- barrier.cluster: arrive marks the phase a thread arrived in; wait parks it until
@@ -857,14 +862,116 @@ static int park_due(Cluster *cl, Launch *L, uint32_t *rounds)
     return same;
 }
 
-/* Rounds of b's cluster until it is done, or until it parks (L->park_buf = b). */
+/* ---- blocks that wait for each other ----
+ * A launch that is not cooperative has no promise that its blocks run at the same time, but
+ * on the H100 every block of a grid that fits on the device at once is resident from the
+ * start, and programs rely on it: a block that spins until another block sets a flag, a
+ * persistent kernel whose blocks share a work queue. A worker runs one cluster to its end;
+ * when that cluster has run for RESIDE_AFTER_NS while clusters of the launch wait to start,
+ * the worker takes more of them and runs all it holds round-robin, doubling what it holds
+ * each RESIDE_AFTER_NS, up to its share of what the H100 holds at once (model_sm_blocks on
+ * 132 SMs, registers not counted) and of RESIDE_BYTES of host memory; a cluster that ends
+ * makes room for the next one of the launch, as on the GPU. It keeps growing while clusters end: blocks that finish may still
+ * leave others waiting for blocks not yet started (a graph colouring whose blocks each wait
+ * for their neighbours' colours). Clusters that end sooner never notice. */
+#define RESIDE_AFTER_NS 50000000ull
+static void workerbuf_free(WorkerBuf *b);
+#define RESIDE_CHECK_ROUNDS 16u
+
+/* Whether the cluster a worker runs alone has run long enough to take others beside it. */
+static int share_due(Launch *L, uint32_t *rounds, uint64_t *t0)
+{
+    if (L->cooperative || L->det || ++*rounds % RESIDE_CHECK_ROUNDS) return 0;
+    if (__atomic_load_n(&L->next_cta, __ATOMIC_RELAXED) >= L->ncta / L->cluster_size) return 0;
+    uint64_t now = mono_ns();
+    if (!*t0) *t0 = now;
+    return now - *t0 > RESIDE_AFTER_NS;
+}
+
+/* The clusters this worker may hold at once: its share of what the H100 holds, and of
+ * RESIDE_BYTES of host memory for their registers, shared and local memory. */
+#define RESIDE_BYTES (2ull << 30)
+static uint32_t resident_share(const Launch *L)
+{
+    uint32_t workers = L->coop_workers ? L->coop_workers : 1;
+    uint64_t device = (uint64_t)model_sm_blocks(L, NULL, NULL) * (uint64_t)H100_SMS / L->cluster_size;
+    uint64_t warps = ((uint64_t)L->block[0] * L->block[1] * L->block[2] + WARP_SIZE - 1) / WARP_SIZE;
+    uint64_t cta = warps * WARP_SIZE * ((uint64_t)L->prog->nrows * sizeof(uint64_t) + L->local_stride) +
+                   L->shared_total + sizeof(WorkerBuf) / MAX_CLUSTER;
+    uint64_t by_memory = RESIDE_BYTES / workers / (cta * L->cluster_size);
+    uint64_t share = device / workers;
+    if (by_memory < share) share = by_memory;
+    return share < 2 ? 2 : share > 4096 ? 4096 : (uint32_t)share;
+}
+
+/* The next cluster of L into b, or 0 when none is left (or it cannot be set up). */
+static int admit_next(WorkerBuf *b, Launch *L)
+{
+    if (__atomic_load_n(&L->aborted, __ATOMIC_ACQUIRE)) return 0;
+    uint64_t i = __atomic_fetch_add(&L->next_cta, 1, __ATOMIC_RELAXED);
+    if (i >= L->ncta / L->cluster_size) return 0;
+    return setup_cluster(b, L, i) == 0;
+}
+
+/* Run `first` (mid-way) and more clusters of L beside it, round-robin, until none is left. */
+static void run_held(WorkerBuf *first, Launch *L)
+{
+    uint32_t share = resident_share(L), n = 1, live = 1;
+    WorkerBuf **held = calloc(share, sizeof *held);
+    uint32_t *spins = calloc(share, sizeof *spins);
+    uint8_t *on = calloc(share, 1);
+    if (!held || !spins || !on) {   /* no room to hold more: the one it has, alone */
+        free(held); free(spins); free(on);
+        uint32_t sp = 0;
+        int rc;
+        while ((rc = cluster_round(&first->cluster, L, &sp)) > 0) {}
+        if (rc != -2) async_drain(&first->cluster);
+        finish_cluster(&first->cluster, L);
+        return;
+    }
+    held[0] = first;
+    on[0] = 1;
+    uint64_t t0 = mono_ns();
+    while (live) {
+        for (uint32_t j = 0; j < n; j++) {
+            if (!on[j]) continue;
+            int rc = cluster_round(&held[j]->cluster, L, &spins[j]);
+            if (rc > 0) continue;
+            if (rc != -2) async_drain(&held[j]->cluster);
+            finish_cluster(&held[j]->cluster, L);
+            spins[j] = 0;
+            if (!admit_next(held[j], L)) { on[j] = 0; live--; }
+        }
+        /* a round of many clusters is long: the clock is read after each */
+        if (!live || n == share || mono_ns() - t0 <= RESIDE_AFTER_NS) continue;
+        for (uint32_t add = n; add > 0 && n < share; add--) {
+            WorkerBuf *b = calloc(1, sizeof *b);
+            if (!b) break;
+            if (!admit_next(b, L)) { workerbuf_free(b); free(b); break; }
+            held[n] = b;
+            on[n++] = 1;
+            live++;
+        }
+        t0 = mono_ns();
+    }
+    for (uint32_t j = 1; j < n; j++) { workerbuf_free(held[j]); free(held[j]); }
+    free(held);
+    free(spins);
+    free(on);
+}
+
+/* Rounds of b's cluster until it is done, or until it parks (L->park_buf = b), or until it
+ * has run long enough to take other clusters beside it (run_held). */
 static void cluster_continue(WorkerBuf *b, Launch *L)
 {
     Cluster *cl = &b->cluster;
-    uint32_t spins = 0, rounds = 0;
+    uint32_t spins = 0, rounds = 0, share_rounds = 0;
+    uint64_t t0 = 0;
     int rc;
-    while ((rc = cluster_round(cl, L, &spins)) > 0)
+    while ((rc = cluster_round(cl, L, &spins)) > 0) {
         if (park_due(cl, L, &rounds)) { L->park_buf = b; return; }
+        if (share_due(L, &share_rounds, &t0)) { run_held(b, L); return; }
+    }
     if (rc != -2) async_drain(cl);
     finish_cluster(cl, L);
 }

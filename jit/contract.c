@@ -300,9 +300,12 @@ static int add_plan(Work *w, Plan p)
 }
 
 /* Whether block `from` lies on a cycle that avoids block `avoid`: a reader inside a loop
- * that its mul is outside of. */
+ * that its mul is outside of. A reader in the mul's own block is inside every loop the mul
+ * is (the cycle back to it passes the mul): HeCBench's thomas, whose loop body multiplies and
+ * subtracts in one block, is fused by ptxas. */
 static int in_loop_without(Fa *f, uint32_t from, uint32_t avoid)
 {
+    if (from == avoid) return 0;
     uint8_t *seen = calloc(f->nb, 1);
     uint32_t *stack = malloc((f->nb + 1) * sizeof *stack), sp = 0;
     int found = 0;
