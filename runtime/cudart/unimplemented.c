@@ -80,8 +80,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaGraphicsVDPAURegisterVideoSurface) \
     X(cudaImportExternalMemory) \
     X(cudaImportExternalSemaphore) \
-    X(cudaIpcGetEventHandle) \
-    X(cudaIpcOpenEventHandle) \
     X(cudaKernelSetAttributeForDevice) \
     X(cudaLibraryGetUnifiedFunction) \
     X(cudaLogsCurrent) \

@@ -128,6 +128,8 @@ void drv_mem_forget_ipc(uint64_t addr);
  * handle's memory goes (its last close, or its context's end). Caller holds the lock. ---- */
 void drv_ipc_unexport(uint64_t start);
 void drv_ipc_unmap(uint64_t addr);
+/* stream.c: an event's creation flags, -1 when it is not a live event (caller holds the lock). */
+int drv_event_flags(CUevent e);
 /* Copies and fills as graph nodes describe them (graph.c runs them; dry: only validate). */
 CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry);
 CUresult drv_mem_fill(const CUDA_MEMSET_NODE_PARAMS *p, int dry);

@@ -281,3 +281,62 @@ CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
     drv_unlock();
     return e;
 }
+
+/* ---- events (cuIpcGetEventHandle, cuIpcOpenEventHandle) ----
+ * Work here is done when its call returns, and an event recorded with CU_EVENT_INTERPROCESS
+ * first finishes what was kept or deferred before it (stream.c), so whatever another process
+ * can see of an interprocess event, it is complete: the opened event is a local event with
+ * timing disabled, complete until recorded here, as the GPU's would be once the recorded
+ * work is done. The handle names the exporter (pid, random number) and the event, so that
+ * opening one in its own process is refused as it is for memory. */
+#define EVENT_MAGIC "ptxemuE1"
+typedef struct EventWire { char magic[8]; int32_t pid, pad; uint64_t nonce, event; } EventWire;
+_Static_assert(sizeof(EventWire) <= CU_IPC_HANDLE_SIZE, "an IPC handle holds 64 bytes");
+
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!pHandle) return CUDA_ERROR_INVALID_VALUE;
+    drv_lock();
+    int flags = drv_event_flags(event);
+    unsigned need = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING;
+    if (flags < 0) e = CUDA_ERROR_INVALID_HANDLE;
+    else if (((unsigned)flags & need) != need) e = CUDA_ERROR_INVALID_VALUE;
+    drv_unlock();
+    if (e != CUDA_SUCCESS) return e;
+    EventWire w;
+    memset(&w, 0, sizeof w);
+    memcpy(w.magic, EVENT_MAGIC, sizeof w.magic);
+    w.pid = (int32_t)getpid();
+    w.nonce = nonce();
+    w.event = (uint64_t)(uintptr_t)event;
+    memset(pHandle, 0, sizeof *pHandle);
+    memcpy(pHandle->reserved, &w, sizeof w);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
+{
+    CUcontext c;
+    CUresult e = drv_ctx_enter(&c);
+    if (e != CUDA_SUCCESS) return e;
+    if (!phEvent) return CUDA_ERROR_INVALID_VALUE;
+    EventWire w;
+    memcpy(&w, handle.reserved, sizeof w);
+    if (memcmp(w.magic, EVENT_MAGIC, sizeof w.magic) || w.pid <= 0 || !w.event) {
+        drv_diag("cuIpcOpenEventHandle: the handle was not made by cuIpcGetEventHandle of ptxemu "
+                 "(CUDA_ERROR_INVALID_HANDLE)");
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    drv_lock();
+    int mine = w.pid == (int32_t)getpid() && w.nonce == nonce();
+    drv_unlock();
+    if (mine) {
+        drv_diag("cuIpcOpenEventHandle: the handle was made by this process; CUDA opens handles "
+                 "of other processes only (CUDA_ERROR_INVALID_CONTEXT)");
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    return cuEventCreate(phEvent, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING);
+}

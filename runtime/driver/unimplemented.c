@@ -120,8 +120,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuGreenCtxWaitEvent) \
     X(cuImportExternalMemory) \
     X(cuImportExternalSemaphore) \
-    X(cuIpcGetEventHandle) \
-    X(cuIpcOpenEventHandle) \
     X(cuLaunch) \
     X(cuLaunchCooperativeKernelMultiDevice) \
     X(cuLaunchGrid) \

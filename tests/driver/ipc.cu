@@ -4,7 +4,7 @@
 // child (this program again, exec'd, the handle in hex on its command line) opens it with the
 // driver API, sees the parent's bytes, waits while the parent's kernel adds 1, sees that too,
 // and adds 1000 from its own kernel; the parent then sees the child's writes, and the
-// neighbours are untouched. Then the errors: memory cuMemAlloc did not make, a handle opened
+// neighbours are untouched. The child also opens an interprocess event the parent recorded. Then the errors: memory cuMemAlloc did not make, a handle opened
 // in its own process, a handle ptxemu did not make, a freed allocation's handle, and the
 // handle of a process that has exited. Prints "ok: ..." or "FAIL: ..." per check and
 // "failures: N"; exit 0 when there are none. (The error values are cuda.h's where it names
@@ -84,12 +84,38 @@ static int device_holds(const int *dev, int base)
     return holds(host, base);
 }
 
-// ---- the child: "child HANDLE TOPARENT FROMPARENT" ----
-static int child(const char *hex, int to_parent, int from_parent)
+// The child's side of an interprocess event: it behaves as a local event without timing.
+static void child_event(const char *hex)
+{
+    CUipcEventHandle h;
+    if (from_hex(hex, (CUipcMemHandle *)&h)) {
+        CHECK(0, "child: a bad event handle argument");
+        return;
+    }
+    CUevent ev = 0;
+    CUresult e = cuIpcOpenEventHandle(&ev, h);
+    CHECK(e == CUDA_SUCCESS && ev, "child: cuIpcOpenEventHandle: %s", drv(e));
+    if (e != CUDA_SUCCESS) return;
+    CHECK(cuEventQuery(ev) == CUDA_SUCCESS, "child: the opened event is complete");
+    CHECK(cuStreamWaitEvent(0, ev, 0) == CUDA_SUCCESS, "child: cuStreamWaitEvent on it");
+    CHECK(cuEventSynchronize(ev) == CUDA_SUCCESS, "child: cuEventSynchronize on it");
+    CHECK(cuEventRecord(ev, 0) == CUDA_SUCCESS && cuEventSynchronize(ev) == CUDA_SUCCESS,
+          "child: records it and waits for it");
+    float ms;
+    e = cuEventElapsedTime(&ms, ev, ev);
+    CHECK(e == CUDA_ERROR_INVALID_HANDLE, "child: it keeps no time: %s", drv(e));
+    CHECK(cuEventDestroy(ev) == CUDA_SUCCESS, "child: cuEventDestroy");
+}
+
+// ---- the child: "child MEMHANDLE:EVENTHANDLE TOPARENT FROMPARENT" ----
+static int child(const char *arg, int to_parent, int from_parent)
 {
     cudaFree(0);   // the primary context, current for the driver calls too
+    char hex[2 * sizeof(CUipcMemHandle) + 1] = {};
+    strncpy(hex, arg, sizeof hex - 1);
     CUipcMemHandle h;
     if (from_hex(hex, &h)) return printf("FAIL: child: a bad handle argument\n"), 1;
+    if (arg[sizeof hex - 1] == ':') child_event(arg + sizeof hex);
     CUdeviceptr d = 0, again = 0;
     CUresult e = cuIpcOpenMemHandle(&d, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
     CHECK(e == CUDA_SUCCESS && d, "child: cuIpcOpenMemHandle: %s", drv(e));
@@ -226,12 +252,39 @@ int main(int argc, char **argv)
     CHECK(cudaIpcCloseMemHandle(a) == cudaErrorInvalidValue, "closing memory that was not opened: cudaErrorInvalidValue");
     cudaGetLastError();
 
+    // an interprocess event, recorded after a kernel
+    int ipc_events = -1;
+    cudaDeviceGetAttribute(&ipc_events, cudaDevAttrIpcEventSupport, 0);
+    CHECK(ipc_events == 1, "the device reports IPC event support (%d)", ipc_events);
+    cudaEvent_t ev, plain;
+    cudaEventCreateWithFlags(&ev, cudaEventInterprocess | cudaEventDisableTiming);
+    cudaEventCreateWithFlags(&plain, cudaEventDisableTiming);
+    cudaIpcEventHandle_t eh;
+    CHECK(cudaIpcGetEventHandle(&eh, plain) == cudaErrorInvalidValue,
+          "an event without cudaEventInterprocess: cudaErrorInvalidValue");
+    e = cudaIpcGetEventHandle(&eh, ev);
+    CHECK(e == cudaSuccess, "cudaIpcGetEventHandle: %s", rt(e));
+    cudaEvent_t opened;
+    e = cudaIpcOpenEventHandle(&opened, eh);
+    CHECK(e == cudaErrorDeviceUninitialized, "opening an event handle in its own process: %s", rt(e));
+    cudaIpcEventHandle_t ezero;
+    memset(&ezero, 0, sizeof ezero);
+    e = cudaIpcOpenEventHandle(&opened, ezero);
+    CHECK(e == cudaErrorInvalidResourceHandle, "an event handle of zeros: %s", rt(e));
+    cudaGetLastError();
+    add<<<4, 128>>>(a, N, 0);
+    cudaEventRecord(ev, 0);
+
     // the child opens it, the parent writes while it is open, the child writes back
     char hex[2 * sizeof h.reserved + 1];
     to_hex(h, hex);
+    char both[2 * sizeof hex];
+    to_hex(*(cudaIpcMemHandle_t *)&eh, both + sizeof hex);
+    memcpy(both, hex, sizeof hex - 1);
+    both[sizeof hex - 1] = ':';
     int up[2], down[2];
     if (pipe(up) || pipe(down)) return perror("pipe"), 1;
-    pid_t pid = spawn(argv[0], "child", hex, up[1], down[0]);
+    pid_t pid = spawn(argv[0], "child", both, up[1], down[0]);
     char c;
     if (pid < 0 || read(up[0], &c, 1) != 1) return printf("FAIL: the child did not start\n"), 1;
     add<<<4, 128>>>(a, N, 1);
