@@ -1,9 +1,15 @@
-/* ref.c - the four bench/ computations in plain single-threaded C, timed the same way, as
- * the native baseline for bench/run.sh. Prints one "ref: name=... seconds=..." line each. */
+/* ref.c - the bench/ computations in plain C, timed the same way, as the native baseline
+ * for bench/run.sh. Prints one "ref: name=... seconds=..." line each. Built with -fopenmp
+ * (bench/run.sh does when the compiler can) each loop is split statically over
+ * OMP_NUM_THREADS threads, the way a C programmer parallelises it; OMP_NUM_THREADS=1 (or a
+ * build without OpenMP, which ignores the pragmas) is the single-threaded baseline. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define N (16 << 20)
 #define DIM 512
@@ -40,21 +46,25 @@ static void report(const char *name, double seconds)
 
 static void vector_add(const float *a, const float *b, float *c)
 {
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < N; i++)
         c[i] = a[i] + b[i];
 }
 
 static void saxpy(float alpha, const float *x, float *y)
 {
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < N; i++)
         y[i] = alpha * x[i] + y[i];
 }
 
-/* i-k-j order: the cache-friendly form a C programmer would write. */
+/* i-k-j order: the cache-friendly form a C programmer would write; rows split over threads. */
 static void matmul(const float *a, const float *b, float *c)
 {
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < DIM * DIM; i++)
         c[i] = 0.0f;
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < DIM; i++)
         for (int k = 0; k < DIM; k++) {
             float aik = a[i * DIM + k];
@@ -66,6 +76,7 @@ static void matmul(const float *a, const float *b, float *c)
 static long long reduce(const int *v)
 {
     long long s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s)
     for (int i = 0; i < N; i++)
         s += v[i];
     return s;
@@ -80,18 +91,26 @@ int main(void)
         fprintf(stderr, "ref: out of memory\n");
         return 1;
     }
-    /* Same inputs as the CUDA programs; every page is touched before timing. */
+    /* Same inputs as the CUDA programs; every page is touched before timing, by the thread
+     * that will use it (the same static split as the loops: first touch places the page). */
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < N; i++) {
         a[i] = (float)(i % 1000);
         b[i] = (float)(i % 777) * 0.5f;
         c[i] = 0.0f;
         v[i] = (int)(((unsigned)i * 2654435761u) >> 22) - 512;
     }
+#ifdef _OPENMP
+    printf("ref: threads=%d\n", omp_get_max_threads());
+#else
+    printf("ref: threads=1\n");
+#endif
     double t;
     TIME_MIN(t, vector_add(a, b, c));
     report("vectorAdd", t);
     sink = c[N - 1];
 
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < N; i++) {
         a[i] = (float)(i % 1000) * 0.25f;
         b[i] = (float)(i % 333);

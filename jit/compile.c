@@ -245,6 +245,9 @@ static const char prologue[] =
     "#define NEXT() if (++w->pc == w->merge_pc) { rt->regroup(w); goto dispatch; }\n"
     "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n";
 
+/* The largest kernel (PTX instructions) whose function is built at -O2 (jit_native_source) */
+#define JIT_O2_MAX 400
+
 static const char main_head[] =
     "int " NATIVE_SYMBOL "(Warp *w, uint32_t budget, const NativeRt *rt)\n"
     "{\n"
@@ -518,6 +521,13 @@ char *jit_native_source(const Program *p)
     op_at = ops;
     op_base = p->code;
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
+    /* The kernel's function holds a label a PTX instruction and the code between the runs.
+     * GCC's -O2 time (register allocation and liveness over thousands of labels) grows
+     * faster than its size: 11 s against 2.6 s at -O1 for one of 2600 lines. A large kernel's
+     * function is built at -O1 and its runs' functions (emit_run), its hot loops, at -O2;
+     * a small one's at -O2 (at -O1 the function costs 1-5% more instructions: callgrind on
+     * matrixMul and saxpy of bench/). */
+    if (p->ncode > JIT_O2_MAX) put(&b, "__attribute__((optimize(\"O1\"))) ");
     put(&b, "%s", main_head);
     uint32_t run_end = 0;   /* the instructions before it belong to the run emitted last */
     for (uint32_t k = 0; k < p->ncode; k++) {

@@ -20,9 +20,16 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptxemu-facts.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 ${CC:-cc} -Wall -Wno-deprecated-declarations -I"$inc" -o "$tmp/driver_facts" \
     "$srcdir/tests/gpu/driver_facts.c" "$lib/libcuda.so.1" -ldl || exit 99
+# A sanitizer build's libcuda.so.1 needs the ASan runtime first in the process, which the
+# launcher arranges for programs it starts; the programs here link the library directly.
+direct=
+if [ -n "${PTXEMU_SANITIZER_BUILD:-}" ]; then
+    asan=$(${CC:-cc} -print-file-name=libasan.so)
+    [ -f "$asan" ] && direct="env LD_PRELOAD=$asan"
+fi
 pass=0 fail=0
 for section in noctx; do
-    LD_LIBRARY_PATH=$lib "$tmp/driver_facts" $section >"$tmp/$section.out" 2>"$tmp/$section.err"
+    LD_LIBRARY_PATH=$lib $direct "$tmp/driver_facts" $section >"$tmp/$section.out" 2>"$tmp/$section.err"
     if diff "$srcdir/tests/expected/driver/$section.txt" "$tmp/$section.out" >"$tmp/diff"; then
         echo "PASS: driver_facts $section prints what the H200's driver printed"
         pass=$((pass + 1))
@@ -49,7 +56,7 @@ if [ -x "$NVCC" ] && [ -f "$devrt" ]; then
     ${CC:-cc} -Wall -I"$inc" -o "$tmp/cglink" "$srcdir/tests/driver/cglink.c" "$lib/libcuda.so.1" || exit 99
     st=0
     for seed in "" 1 2 3 4; do
-        PTXEMU_SEED=$seed LD_LIBRARY_PATH=$lib timeout 120 "$tmp/cglink" "$tmp/k.o" "$devrt" \
+        PTXEMU_SEED=$seed LD_LIBRARY_PATH=$lib timeout 120 $direct "$tmp/cglink" "$tmp/k.o" "$devrt" \
             >"$tmp/link.out" 2>&1 &&
             grep -q "^grid sync: every block saw the flag" "$tmp/link.out" &&
             grep -q "^plain launch: cudaCGSynchronize returned 999" "$tmp/link.out" ||
@@ -63,7 +70,7 @@ if [ -x "$NVCC" ]; then
     "$NVCC" -arch=sm_90 -ptx -o "$tmp/heavy.ptx" "$srcdir/tests/driver/maxregs_kernel.cu" || exit 99
     ${CC:-cc} -Wall -I"$inc" -o "$tmp/maxregs" "$srcdir/tests/driver/maxregs.c" "$lib/libcuda.so.1" || exit 99
     # the register counts come from ptxas, which the test finds where the driver looks
-    PATH=$(dirname "$NVCC"):$PATH LD_LIBRARY_PATH=$lib "$tmp/maxregs" "$tmp/heavy.ptx" >"$tmp/regs.out" 2>&1
+    PATH=$(dirname "$NVCC"):$PATH LD_LIBRARY_PATH=$lib $direct "$tmp/maxregs" "$tmp/heavy.ptx" >"$tmp/regs.out" 2>&1
     free=$(sed -n 's/^free //p' "$tmp/regs.out")
     link=$(sed -n 's/^link 32 //p' "$tmp/regs.out")
     load=$(sed -n 's/^load 40 //p' "$tmp/regs.out")
@@ -74,7 +81,7 @@ if [ -x "$NVCC" ]; then
     check "CU_JIT_MAX_REGISTERS limits the registers reported (free $free, link 32: $link, load 40: $load)" $st
 fi
 ${CC:-cc} -Wall -I"$inc" -o "$tmp/forked" "$srcdir/tests/driver/forked.c" "$lib/libcuda.so.1" || exit 99
-LD_LIBRARY_PATH=$lib "$tmp/forked" >"$tmp/forked.out" 2>&1
+LD_LIBRARY_PATH=$lib $direct "$tmp/forked" >"$tmp/forked.out" 2>&1
 grep -qx "forked before cuInit: cuInit 0, cuDeviceGetCount 0, cuDeviceGet 0" "$tmp/forked.out" &&
     grep -qx "forked after cuInit: cuInit 3, cuDeviceGetCount 3, cuDeviceGet 3" "$tmp/forked.out" &&
     grep -qx "parent after the fork: cuDeviceGetCount 0" "$tmp/forked.out"
