@@ -173,7 +173,8 @@ static int open_memfd(const Wire *w)
 {
     char path[64], want[192], got[160];
     snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)w->pid, (int)w->fd);
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    /* never blocks, never takes a terminal: the name is checked only once it is open */
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         if (errno == ENOENT)
             drv_diag("cuIpcOpenMemHandle: the handle's allocation is gone: process %d, which "
@@ -304,14 +305,14 @@ CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     unsigned need = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING;
     if (flags < 0) e = CUDA_ERROR_INVALID_HANDLE;
     else if (((unsigned)flags & need) != need) e = CUDA_ERROR_INVALID_VALUE;
-    drv_unlock();
-    if (e != CUDA_SUCCESS) return e;
     EventWire w;
     memset(&w, 0, sizeof w);
     memcpy(w.magic, EVENT_MAGIC, sizeof w.magic);
     w.pid = (int32_t)getpid();
     w.nonce = nonce();
     w.event = (uint64_t)(uintptr_t)event;
+    drv_unlock();
+    if (e != CUDA_SUCCESS) return e;
     memset(pHandle, 0, sizeof *pHandle);
     memcpy(pHandle->reserved, &w, sizeof w);
     return CUDA_SUCCESS;
