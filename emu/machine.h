@@ -345,7 +345,8 @@ enum { MEM_DEVICE = 0, MEM_HOST_PINNED, MEM_MANAGED, MEM_MODULE, MEM_PARAM, MEM_
        MEM_CONST /* module .const variables: not in the generic .global window */,
        MEM_REGISTERED /* the program's own memory, registered: outside the arena */,
        MEM_REGISTERED_RO /* the same, registered read-only: device writes fault */,
-       MEM_VMM /* physical memory mapped into a reserved range (cuMemMap), accessible */ };
+       MEM_VMM /* physical memory mapped into a reserved range (cuMemMap), accessible */,
+       MEM_IPC /* another process's allocation, opened with cuIpcOpenMemHandle */ };
 
 enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
 

@@ -173,7 +173,11 @@ static int give_range(uint64_t s, uint64_t e, Range *out)
 }
 
 static int registered(int kind) { return kind == MEM_REGISTERED || kind == MEM_REGISTERED_RO; }
-static int counts_as_device(int kind) { return kind != MEM_HOST_PINNED && !registered(kind); }
+/* Another process's allocation opened here is that process's device memory, not this one's. */
+static int counts_as_device(int kind)
+{
+    return kind != MEM_HOST_PINNED && !registered(kind) && kind != MEM_IPC;
+}
 
 /* Device-side bytes in use as device dev sees them: its own blocks and the shared ones (module
  * variables, heaps, managed memory); for a shared block, the fullest device. Lock held. */
@@ -558,6 +562,134 @@ out:
     return rc;
 }
 
+/* ---- interprocess sharing (cuIpcGetMemHandle, cuIpcOpenMemHandle) ----
+ * Exporting moves a block's whole pages (its neighbours' bytes on the first and last page
+ * too: blocks are 256-byte aligned, not page-aligned) onto a memfd the caller made, in place:
+ * the bytes are copied into the memfd mapped elsewhere, and that mapping is moved over the
+ * old pages with mremap, so no address changes and no byte is lost. Opening maps the same
+ * memfd at fresh address space of the arena and makes only the exported block's bytes a live
+ * block there. Both are few, so plain arrays; every function takes the write lock. */
+
+typedef struct Ipcmap { Range taken; uint64_t lo, len, start; } Ipcmap;
+static struct { Ipcmap *m; size_t n, c; } I;
+
+/* Whether [addr, addr+size) touches address space given to an opened handle. */
+static int ipc_taken(uint64_t addr, uint64_t size)
+{
+    for (size_t k = 0; k < I.n; k++)
+        if (overlaps(addr, addr + size, I.m[k].taken.start, I.m[k].taken.end)) return 1;
+    return 0;
+}
+
+/* Put a copy of the len bytes at lo, now in the mapping fresh (len bytes, read-write), in
+ * place of them. 0 ok; -1 with nothing changed (fresh is then unmapped). */
+static int move_over(uint64_t lo, uint64_t len, void *fresh)
+{
+    memcpy(fresh, (void *)(uintptr_t)lo, len);
+    if (mremap(fresh, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(uintptr_t)lo) ==
+        MAP_FAILED) {
+        munmap(fresh, len);
+        return -1;
+    }
+    return 0;
+}
+
+int mem_ipc_export(uint64_t start, int fd, uint64_t *lo_out, size_t *len_out)
+{
+    if (mem_init()) return -1;
+    int rc = -1;
+    size_t size = 0;
+    pthread_rwlock_wrlock(&A.lock);
+    long i = find_below(start);
+    if (i < 0 || A.live[i].start != start || A.live[i].kind != MEM_DEVICE) goto out;
+    size = A.live[i].size;
+    uint64_t lo = page_down(start), len = page_up(start + size) - lo;
+    if (ftruncate(fd, (off_t)len)) goto out;
+    void *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fresh == MAP_FAILED || move_over(lo, len, fresh)) goto out;
+    *lo_out = lo;
+    *len_out = len;
+    rc = 0;
+out:
+    pthread_rwlock_unlock(&A.lock);
+    if (rc == 0) {
+        /* from now on another process may write it: the tools' shadows (what was written,
+         * by whom) cannot know those writes, so the block starts over for them as memory
+         * of another kind (initcheck tracks MEM_DEVICE only) */
+        OBSERVE(obs_mask, release, start, size);
+        OBSERVE(obs_mask, alloc, start, size, MEM_IPC);
+    }
+    return rc;
+}
+
+int mem_ipc_unexport(uint64_t lo, size_t len)
+{
+    int rc = -1;
+    pthread_rwlock_wrlock(&A.lock);
+    void *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (fresh != MAP_FAILED && move_over(lo, len, fresh) == 0) rc = 0;
+    pthread_rwlock_unlock(&A.lock);
+    return rc;
+}
+
+uint64_t mem_ipc_map(int fd, size_t len, size_t offset, size_t size)
+{
+    if (mem_init() || !size || !len || len % (uint64_t)A.page || offset > len ||
+        size > len - offset)
+        return 0;
+    uint64_t start = 0;
+    pthread_rwlock_wrlock(&A.lock);
+    if (grow((void **)&A.live, &A.clive, A.nlive, sizeof(Block)) ||
+        grow((void **)&I.m, &I.c, I.n, sizeof(Ipcmap)))
+        goto out;
+    uint64_t t = take_range(len + (uint64_t)A.page);   /* room for a page-aligned start */
+    if (!t) goto out;
+    uint64_t lo = page_up(t);
+    if (mmap((void *)(uintptr_t)lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+        MAP_FAILED) {
+        Range r;
+        give_range(t, t + len + (uint64_t)A.page, &r);
+        goto out;
+    }
+    start = lo + offset;
+    I.m[I.n++] = (Ipcmap){ { t, t + len + (uint64_t)A.page }, lo, len, start };
+    size_t i = (size_t)(find_below(start) + 1);
+    memmove(&A.live[i + 1], &A.live[i], (A.nlive - i) * sizeof(Block));
+    A.live[i] = (Block){ start, size, MEM_IPC, MEM_ANY_DEVICE, 0 };
+    A.nlive++;
+out:
+    pthread_rwlock_unlock(&A.lock);
+    if (start) OBSERVE(obs_mask, alloc, start, size, MEM_IPC);
+    return start;
+}
+
+int mem_ipc_unmap(uint64_t start)
+{
+    int rc = -1;
+    size_t size = 0;
+    pthread_rwlock_wrlock(&A.lock);
+    size_t k = 0;
+    while (k < I.n && I.m[k].start != start) k++;
+    long i = find_below(start);
+    if (k == I.n || i < 0 || A.live[i].start != start || A.live[i].kind != MEM_IPC) goto out;
+    size = A.live[i].size;
+    Ipcmap m = I.m[k];
+    Range r;
+    if (give_range(m.taken.start, m.taken.end, &r)) goto out;
+    memmove(&A.live[i], &A.live[i + 1], (A.nlive - (size_t)i - 1) * sizeof(Block));
+    A.nlive--;
+    memmove(&I.m[k], &I.m[k + 1], (I.n - k - 1) * sizeof(Ipcmap));
+    I.n--;
+    mmap((void *)(uintptr_t)m.lo, m.len, PROT_NONE,
+         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    __atomic_add_fetch(&mem_generation, 1, __ATOMIC_RELEASE);
+    rc = 0;
+out:
+    pthread_rwlock_unlock(&A.lock);
+    if (rc == 0) OBSERVE(obs_mask, release, start, size);
+    return rc;
+}
+
 /* ---- resolution of one lane, and the messages of bad accesses ---- */
 
 static const char *acc_name(int access)
@@ -608,6 +740,9 @@ static void explain(uint64_t addr, unsigned size, char *buf, size_t n)
         snprintf(buf, n, ": %llu bytes past the end of a %llu-byte allocation at 0x%llx",
                  (unsigned long long)(addr - b->start - b->size),
                  (unsigned long long)b->size, (unsigned long long)b->start);
+    } else if (ipc_taken(addr, 1)) {
+        snprintf(buf, n, " (inside the pages of another process's allocation opened with "
+                 "cuIpcOpenMemHandle, outside the allocation itself)");
     } else if (vmm_reserved(addr, 1)) {
         snprintf(buf, n, " (address space reserved with cuMemAddressReserve, not mapped or "
                  "not made accessible: cuMemMap, cuMemSetAccess)");
@@ -676,6 +811,7 @@ static int tolerated(uint64_t addr, unsigned size, Block *near)
         return 0;
     for (size_t k = 0; k < V.nres; k++)   /* reserved address space is mapped by cuMemMap only */
         if (overlaps(addr, addr + size, V.res[k].taken.start, V.res[k].taken.end)) return 0;
+    if (ipc_taken(addr, size)) return 0;   /* another process's bytes around an opened handle */
     /* freed memory faults on the GPU (a freed allocation's pages are unmapped), even where
      * the arena put it within 2 MiB of a live one */
     for (unsigned k = 0; k < HISTORY && k < A.nfreed; k++) {

@@ -63,6 +63,17 @@ int mem_vmm_free(uint64_t addr, size_t size);                 /* an unmapped res
 int mem_vmm_map(uint64_t addr, size_t size, int fd, size_t offset);
 int mem_vmm_unmap(uint64_t addr, size_t size);                /* whole mappings            */
 int mem_vmm_set_access(uint64_t addr, size_t size, int rw);   /* rw 0: no access           */
+/* Interprocess sharing (cuIpcGetMemHandle, cuIpcOpenMemHandle). mem_ipc_export: the live
+ * MEM_DEVICE block at start is moved in place onto the memfd fd (which it resizes), whole
+ * pages [*lo, *lo + *len) - neighbours sharing its first or last page included - so another
+ * process mapping fd shares its bytes; mem_ipc_unexport puts private pages holding the same
+ * bytes back (before the block is freed). mem_ipc_map: maps len bytes of fd at fresh address
+ * space and makes [offset, offset+size) of them a live MEM_IPC block every device may touch;
+ * its start, 0 on failure. mem_ipc_unmap: that block goes. 0 ok, -1 otherwise. */
+int mem_ipc_export(uint64_t start, int fd, uint64_t *lo, size_t *len);
+int mem_ipc_unexport(uint64_t lo, size_t len);
+uint64_t mem_ipc_map(int fd, size_t len, size_t offset, size_t size);
+int mem_ipc_unmap(uint64_t start);
 /* Global memory: the arena or a registered range. */
 extern int mem_nregistered;
 int mem_registered_at(uint64_t addr);

@@ -6,6 +6,7 @@
 # tests/gpu/cg_devrt.cu, the device runtime's cooperative-groups calls, must print what it
 # printed on the H200; tests/driver/cglink.c links an -rdc object and libcudadevrt.a with
 # the JIT linker, as Numba's grid.sync() does, and checks the grid barrier under seeds.
+# tests/driver/ipc.cu shares device memory between two processes (CUDA IPC) and checks itself.
 # Exit: 0 all passed, 1 some failed, 77 (skipped) without the CUDA headers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -95,6 +96,17 @@ if [ -x "$NVCC" ]; then
             grep -qx "late 6 early 10 (no error)" "$tmp/swe.out" || { st=1; cat "$tmp/swe.out"; }
     done
     check "__syncwarp() waits for no exited lane, whether it exited before or after the others arrived" $st
+fi
+if [ -x "$NVCC" ]; then
+    # CUDA IPC: a child process (exec'd) opens the parent's allocation; each sees the other's
+    # kernels' writes; the errors (tests/driver/ipc.cu says which)
+    "$NVCC" -arch=sm_90 --cudart shared -o "$tmp/ipc" "$srcdir/tests/driver/ipc.cu" -lcuda || exit 99
+    timeout 120 "$builddir/runtime/ptxemu" "$tmp/ipc" >"$tmp/ipc.out" 2>"$tmp/ipc.err" &&
+        grep -qx "failures: 0" "$tmp/ipc.out" && grep -qx "child failures: 0" "$tmp/ipc.out" &&
+        ! grep -q "^FAIL" "$tmp/ipc.out"
+    st=$?
+    [ $st = 0 ] || { grep -v "^ok" "$tmp/ipc.out"; tail -n 5 "$tmp/ipc.err"; }
+    check "cuIpcGetMemHandle/cuIpcOpenMemHandle: two processes share an allocation's bytes; the errors" $st
 fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

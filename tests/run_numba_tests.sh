@@ -6,10 +6,10 @@
 #   2. a representative part of Numba's own test suite (numba.cuda.tests: the driver,
 #      contexts, memory, streams, events, the linker, devices, atomics, cooperative groups,
 #      shared and local memory, device functions, reductions, fork detection, several GPUs,
-#      warp operations, the documentation's examples), with two emulated GPUs: every test
-#      must pass (or be skipped by Numba, which says why), or end as tests/numba/reasons.txt
-#      says it does and why (a reason outside ptxemu); a test listed there that passes is a
-#      failure too, so the list stays true.
+#      warp operations, IPC between processes, the documentation's examples), with two
+#      emulated GPUs: every test must pass (or be skipped by Numba, which says why), or end
+#      as tests/numba/reasons.txt says it does and why (a reason outside ptxemu); a test
+#      listed there that passes is a failure too, so the list stays true.
 # tests/numba/survey.sh runs the whole suite (docs/python.md).
 # Exit: 0 passed, 1 failed, 77 (skipped) without nvcc/libNVVM or without python3-numba.
 set -u
@@ -52,6 +52,7 @@ modules="cudadrv.test_cuda_driver cudadrv.test_context_stack cudadrv.test_cuda_m
     cudadrv.test_reset_device cudadrv.test_select_device cudapy.test_atomics
     cudapy.test_cooperative_groups cudapy.test_localmem cudapy.test_sm cudapy.test_device_func
     cudapy.test_reduction cudapy.test_multiprocessing cudapy.test_multigpu cudapy.test_warp_ops
+    cudapy.test_ipc
     doc_examples.test_vecadd doc_examples.test_cg doc_examples.test_matmul
     doc_examples.test_reduction"
 names=$(for m in $modules; do echo "numba.cuda.tests.$m"; done)

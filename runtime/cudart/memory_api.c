@@ -488,3 +488,32 @@ cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *att
     }
     return cudaSuccess;
 }
+
+/* ---- interprocess memory (the driver's ipc.c): cudaIpcMemHandle_t and CUipcMemHandle are
+ * the same 64 bytes, cudaIpcMemLazyEnablePeerAccess is CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS,
+ * and the errors share their numbers (a handle of this process: cudaErrorDeviceUninitialized,
+ * the driver's CUDA_ERROR_INVALID_CONTEXT). ---- */
+
+cudaError_t CUDARTAPI cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
+{
+    RT_ENTER();
+    if (!handle) return rt_ret(cudaErrorInvalidValue);
+    return rt_ret(rt_err(cuIpcGetMemHandle((CUipcMemHandle *)handle, D(devPtr))));
+}
+
+cudaError_t CUDARTAPI cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
+{
+    RT_ENTER();
+    if (!devPtr) return rt_ret(cudaErrorInvalidValue);
+    CUipcMemHandle h;
+    memcpy(&h, &handle, sizeof h);
+    CUdeviceptr d;
+    CUresult e = cuIpcOpenMemHandle_v2(&d, h, flags);
+    if (e == CUDA_SUCCESS) *devPtr = (void *)(uintptr_t)d;
+    return rt_ret(rt_err(e));
+}
+
+cudaError_t CUDARTAPI cudaIpcCloseMemHandle(void *devPtr)
+{
+    RT_DRIVER(cuIpcCloseMemHandle(D(devPtr)));
+}

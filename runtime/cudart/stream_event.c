@@ -1,6 +1,7 @@
 /* stream_event.c - streams and events, over the driver's cuStream* and cuEvent* calls
  * (cudaStream_t is CUstream and cudaEvent_t is CUevent; flags and callbacks agree).
  */
+#include <string.h>
 #include "runtime/cudart/cudart_internal.h"
 
 #define RT_DRIVER(expr)                                                   \
@@ -144,6 +145,19 @@ cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int 
 cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *event)
 {
     RT_DRIVER(cuEventCreate(event, cudaEventDefault));
+}
+
+/* Interprocess events (the driver's ipc.c): the handle types are the same 64 bytes. */
+cudaError_t CUDARTAPI cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
+{
+    RT_DRIVER(cuIpcGetEventHandle((CUipcEventHandle *)handle, event));
+}
+
+cudaError_t CUDARTAPI cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
+{
+    CUipcEventHandle h;
+    memcpy(&h, &handle, sizeof h);
+    RT_DRIVER(cuIpcOpenEventHandle(event, h));
 }
 
 cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event)

@@ -80,11 +80,6 @@ int rt_not_implemented(const char *name, int *told);
     X(cudaGraphicsVDPAURegisterVideoSurface) \
     X(cudaImportExternalMemory) \
     X(cudaImportExternalSemaphore) \
-    X(cudaIpcCloseMemHandle) \
-    X(cudaIpcGetEventHandle) \
-    X(cudaIpcGetMemHandle) \
-    X(cudaIpcOpenEventHandle) \
-    X(cudaIpcOpenMemHandle) \
     X(cudaKernelSetAttributeForDevice) \
     X(cudaLibraryGetUnifiedFunction) \
     X(cudaLogsCurrent) \

@@ -133,7 +133,7 @@ static const Attr h100[] = {
 #undef A
 };
 
-/* Features ptxemu does not emulate (yet): the interop, IPC and RDMA families, stream
+/* Features ptxemu does not emulate (yet): the interop, fabric and RDMA families, stream
  * memory operations, sparse and deferred arrays, host memory pools. (Virtual memory
  * management is emulated; compression is granted and changes nothing.) */
 static const Attr absent[] = {
@@ -143,7 +143,6 @@ static const Attr absent[] = {
     { CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, 0 },
     { CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, 0 },
     { CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, 0 },
-    { CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, 0 },
     { CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0 },
     { CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0 },

@@ -107,7 +107,8 @@ uint32_t drv_peer_mask(CUcontext c);
 void drv_peer_forget(CUcontext c);             /* c goes: no access from it or to it     */
 
 /* ---- memory.c ---- */
-enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED, DRV_MEM_REGISTERED };
+enum { DRV_MEM_DEVICE, DRV_MEM_HOST, DRV_MEM_MANAGED, DRV_MEM_REGISTERED,
+       DRV_MEM_IPC /* another process's allocation, opened (ipc.c) */ };
 /* [p, p+n) lies inside one live allocation (or registered host memory). */
 int drv_mem_ok(uint64_t p, size_t n);
 /* callsite.c: the first frames of the calling program outside ptxemu's libraries, and a
@@ -120,6 +121,15 @@ void drv_mem_release_ctx(CUcontext c);
 /* A device allocation and its release, for pools and graphs; caller holds the lock. */
 CUresult drv_mem_alloc_device(CUcontext c, uint64_t *out, size_t size);
 CUresult drv_mem_free_device(uint64_t p);
+/* Memory another process exported, opened in context c at addr (ipc.c), and its close. */
+CUresult drv_mem_remember_ipc(CUcontext c, uint64_t addr, size_t size);
+void drv_mem_forget_ipc(uint64_t addr);
+/* ---- ipc.c: the allocation at start stops being exported (before it is freed); an opened
+ * handle's memory goes (its last close, or its context's end). Caller holds the lock. ---- */
+void drv_ipc_unexport(uint64_t start);
+void drv_ipc_unmap(uint64_t addr);
+/* stream.c: an event's creation flags, -1 when it is not a live event (caller holds the lock). */
+int drv_event_flags(CUevent e);
 /* Copies and fills as graph nodes describe them (graph.c runs them; dry: only validate). */
 CUresult drv_mem_copy3d(const CUDA_MEMCPY3D *p, int dry);
 CUresult drv_mem_fill(const CUDA_MEMSET_NODE_PARAMS *p, int dry);

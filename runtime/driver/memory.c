@@ -79,7 +79,8 @@ static int mem_kind_of(int kind)
 static int leakcheck = -1;   /* unknown until the first allocation */
 
 static const char *const kind_words[] = { "device memory", "pinned host memory", "managed memory",
-                                          "registered host memory" };
+                                          "registered host memory",
+                                          "another process's memory (cuIpcOpenMemHandle)" };
 
 static void leak_report(void)
 {
@@ -146,6 +147,7 @@ static CUresult alloc_release(uint64_t p, int kind_a, int kind_b)
     size_t size = 0;
     int mkind;
     if (s->kind == DRV_MEM_MANAGED && mem_find(p, &size, &mkind)) drv_managed_forget(p, size);
+    if (s->kind == DRV_MEM_DEVICE) drv_ipc_unexport(p);   /* its pages become private again */
     if (mem_free(s->addr, mem_kind_of(s->kind)) != 0) return CUDA_ERROR_INVALID_VALUE;
     s->addr = TOMB;
     return CUDA_SUCCESS;
@@ -159,8 +161,14 @@ void drv_mem_release_ctx(CUcontext c)
             int mkind;
             if (allocs[i].kind == DRV_MEM_MANAGED && mem_find(allocs[i].addr, &size, &mkind))
                 drv_managed_forget(allocs[i].addr, size);
-            if (allocs[i].kind == DRV_MEM_REGISTERED) mem_unregister(allocs[i].addr);
-            else mem_free(allocs[i].addr, mem_kind_of(allocs[i].kind));
+            if (allocs[i].kind == DRV_MEM_REGISTERED) {
+                mem_unregister(allocs[i].addr);
+            } else if (allocs[i].kind == DRV_MEM_IPC) {
+                drv_ipc_unmap(allocs[i].addr);
+            } else {
+                if (allocs[i].kind == DRV_MEM_DEVICE) drv_ipc_unexport(allocs[i].addr);
+                mem_free(allocs[i].addr, mem_kind_of(allocs[i].kind));
+            }
             allocs[i].addr = TOMB;
         }
 }
@@ -168,6 +176,19 @@ void drv_mem_release_ctx(CUcontext c)
 CUresult drv_mem_alloc_device(CUcontext c, uint64_t *out, size_t size)
 {
     return alloc_new(c, out, size, DRV_MEM_DEVICE, 0);
+}
+
+CUresult drv_mem_remember_ipc(CUcontext c, uint64_t addr, size_t size)
+{
+    Alloc rec = { addr, DRV_MEM_IPC, 0, c, size, {0} };
+    if (leakcheck_on()) drv_callsite(rec.site);
+    return alloc_remember(rec) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+}
+
+void drv_mem_forget_ipc(uint64_t addr)
+{
+    Alloc *s = alloc_slot(addr);
+    if (s && s->kind == DRV_MEM_IPC) s->addr = TOMB;
 }
 
 CUresult drv_mem_free_device(uint64_t p)
@@ -1052,6 +1073,10 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdevice
     }
     int kind = a ? a->kind : DRV_MEM_DEVICE;   /* module variables are device memory */
     if (kind == DRV_MEM_REGISTERED) kind = DRV_MEM_HOST;
+    if (kind == DRV_MEM_IPC) kind = DRV_MEM_DEVICE;
+    /* what cuIpcGetMemHandle exports (ipc.c): cuMemAlloc's memory, not a pool's */
+    int ipc_ok = a && a->kind == DRV_MEM_DEVICE && mkind == MEM_DEVICE && !drv_pool_of(start) &&
+                 !drv_graph_mem_known(start);
     switch (attribute) {
     case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = pointer_ctx(a); return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
@@ -1069,7 +1094,7 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdevice
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = start; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MAPPED: *(unsigned *)data = 1; return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: *(unsigned *)data = 0; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: *(unsigned *)data = ipc_ok; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: *(unsigned long long *)data = 0; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: *(unsigned *)data = 0; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: *(unsigned *)data = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE; return CUDA_SUCCESS;

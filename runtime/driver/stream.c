@@ -804,6 +804,12 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
     hEvent->model_ns = drv_model_stream_end(hStream);
     hEvent->ms = model_clock_on() ? hEvent->model_ns / 1e6 : now_ms();
     hEvent->recorded = 1;
+    if (hEvent->flags & CU_EVENT_INTERPROCESS) {
+        /* another process may wait for it (ipc.c), and sees only finished work: the work
+         * issued before it, kept or deferred, is done now */
+        drv_run_held();
+        drv_defer_settle_all();
+    }
     Order *o = ord_of(ord_index(hStream));
     if (o) {
         hEvent->order.n = 0;
@@ -814,6 +820,11 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
     }
     drv_unlock();
     return CUDA_SUCCESS;
+}
+
+int drv_event_flags(CUevent e)
+{
+    return event_live(e) ? (int)e->flags : -1;
 }
 
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)

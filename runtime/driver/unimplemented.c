@@ -120,12 +120,6 @@ int drv_not_implemented(const char *name, int *told);
     X(cuGreenCtxWaitEvent) \
     X(cuImportExternalMemory) \
     X(cuImportExternalSemaphore) \
-    X(cuIpcCloseMemHandle) \
-    X(cuIpcGetEventHandle) \
-    X(cuIpcGetMemHandle) \
-    X(cuIpcOpenEventHandle) \
-    X(cuIpcOpenMemHandle) \
-    X(cuIpcOpenMemHandle_v2) \
     X(cuLaunch) \
     X(cuLaunchCooperativeKernelMultiDevice) \
     X(cuLaunchGrid) \
