@@ -61,9 +61,12 @@ static void bar_release(Cta *c, int id)
     c->bar_arrived[id] = 0;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
+        if (!w->bar_wait) continue;
+        /* all 32 lanes without branches: vectorizes (this runs for every warp at every
+         * barrier) */
         uint32_t lanes = 0;
-        for (uint32_t m = w->bar_wait; m; m &= m - 1)
-            if (w->bar_id[__builtin_ctz(m)] == id) lanes |= 1u << __builtin_ctz(m);
+        for (int l = 0; l < WARP_SIZE; l++) lanes |= (uint32_t)(w->bar_id[l] == id) << l;
+        lanes &= w->bar_wait;
         if (!lanes) continue;
         OBSERVE(obs, bar_acquire, w, id);
         if (kind >= BAR_RED_POPC)
@@ -107,7 +110,9 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
     }
     w->waiting |= mask;
     w->bar_wait |= mask;
-    for (uint32_t m = mask; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = (uint8_t)id;
+    if (mask == 0xffffffffu) memset(w->bar_id, id, WARP_SIZE);
+    else
+        for (uint32_t m = mask; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = (uint8_t)id;
     warp_regroup(w);
     bar_check(c, id);
     /* The warp whose arrival released the barrier ends its turn like the others it released:
