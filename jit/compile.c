@@ -568,6 +568,17 @@ char *jit_native_source(const Program *p)
 
 /* ---- building ------------------------------------------------------------------------ */
 
+/* The compiler's environment: ours without LD_PRELOAD, which holds what the launcher put
+ * before the program (the CUDA shim, in a sanitizer build the ASan runtime) and must not be
+ * loaded into cc and its passes. env has room for every entry of environ and the NULL. */
+static void compiler_env(char **env, size_t room)
+{
+    size_t n = 0;
+    for (char **e = environ; *e && n + 1 < room; e++)
+        if (strncmp(*e, "LD_PRELOAD=", 11) != 0) env[n++] = *e;
+    env[n] = NULL;
+}
+
 static int run_cc(const char *src, const char *out, const char *log)
 {
     const char *argv[32];
@@ -586,8 +597,14 @@ static int run_cc(const char *src, const char *out, const char *log)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    size_t room = 1;
+    for (char **e = environ; *e; e++) room++;
+    char **env = malloc(room * sizeof *env);
+    if (!env) { posix_spawn_file_actions_destroy(&fa); return -1; }
+    compiler_env(env, room);
     pid_t pid;
-    int rc = posix_spawnp(&pid, cfg.cc, &fa, NULL, (char *const *)argv, environ);
+    int rc = posix_spawnp(&pid, cfg.cc, &fa, NULL, (char *const *)argv, env);
+    free(env);
     posix_spawn_file_actions_destroy(&fa);
     if (rc) return -1;
     int st;
