@@ -1110,14 +1110,12 @@ int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t
     return fast_ptrs(w, in, mask, size, host, addr, &space);
 }
 
-uint8_t *mem_warp_span(Warp *w, const Inst *in, unsigned size)
+uint8_t *mem_warp_span(Warp *w, const Inst *in, uint64_t a0, unsigned size)
 {
+    (void)w;
     int space = in->space;
     if ((in->flags & IF_FRAME) || (space != SP_GLOBAL && space != SP_CONST && space != SP_PARAM)) return NULL;
-    const uint64_t *a = ROW(w, in->base);
-    uint64_t imm = (uint64_t)in->imm, a0 = a[0] + imm, bad = 0;
-    for (int l = 0; l < WARP_SIZE; l++) bad |= (a[l] + imm) ^ (a0 + (uint64_t)l * size);
-    if (bad || (a0 & (size - 1))) return NULL;
+    if (a0 & (size - 1)) return NULL;
     const MemCache *mc = &mem_cache;
     if (mc->gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE)) return NULL;
     uint64_t span = (uint64_t)size * WARP_SIZE;

@@ -333,6 +333,8 @@ static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     put(b, "\n    } else CALL(%u)\n", k);
 }
 
+static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
+
 /* A load a run may hold: unguarded, without .acquire (a fence after the whole warp's loads). */
 static int run_load(const Inst *in, const JitOp *o)
 {
@@ -393,10 +395,13 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         if (run_load(in, o)) {
             if (strcmp(o->kind, "LDS")) {
                 /* consecutive lanes (mem_warp_span) or mem_warp_fast's pointers */
-                put(b, "        uint8_t *p%u[WARP_SIZE], *q%u = rt->warp_span(w, &code[%u], sizeof(%s) * %s);\n"
+                char q[16];
+                snprintf(q, sizeof q, "q%u", i);
+                emit_span(b, in, i, q, o->t[0], o->t[1]);
+                put(b, "        uint8_t *p%u[WARP_SIZE];\n"
                        "        if (!q%u) { if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) return 1; span = 0; }\n"
                        "        else for (int l = 0; l < WARP_SIZE; l++) p%u[l] = q%u + (size_t)l * sizeof(%s) * %s;\n",
-                    i, i, i, o->t[0], o->t[1], i, i, o->t[0], o->t[1], i, i, i, o->t[0], o->t[1]);
+                    i, i, i, o->t[0], o->t[1], i, i, i, o->t[0], o->t[1]);
                 nld++;
             }
             continue;
@@ -457,6 +462,17 @@ static void emit_cmp(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
         o->expr, k, k);
 }
 
+/* q = mem_warp_span's host address of the lanes of instruction i when they are consecutive
+ * (checked here, in a loop the compiler vectorizes), else NULL */
+static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v)
+{
+    put(b, "        uint8_t *%s = NULL;\n        {\n            const uint64_t *A = ROWP(%u), a0 = A[0] + %lluull;\n"
+           "            uint64_t bad = 0;\n            for (int l = 0; l < WARP_SIZE; l++) bad |= (A[l] + %lluull) ^ "
+           "(a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
+           "            if (!bad) %s = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n        }\n",
+        q, in->base, (unsigned long long)in->imm, (unsigned long long)in->imm, T, v, q, i, T, v);
+}
+
 /* ld/st: a whole warp whose addresses pass the memory system's whole-warp checks (no fault
  * possible: mem_warp_fast, or exec_mem_fast.h's .shared path) accesses memory inline, as the
  * handler would; anything else calls the handler, which checks each lane and faults. */
@@ -473,8 +489,8 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     if (!shared) {
         /* consecutive lanes (mem_warp_span): one block of memory, copied as one; its lanes
          * are distinct, so a store's lane order cannot matter */
-        put(b, "        uint8_t *q = rt->warp_span(w, &code[%u], sizeof(%s) * %d);\n        if (q) {\n"
-               "            %s x[WARP_SIZE * %d];\n", k, T, v, T, v);
+        emit_span(b, in, k, "q", T, o->t[1]);
+        put(b, "        if (q) {\n            %s x[WARP_SIZE * %d];\n", T, v);
         if (ld) {
             put(b, "            memcpy(x, q, sizeof x);\n            for (int l = 0; l < WARP_SIZE; l++) {");
             for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[l * %d + %d];", in->d[e], v, e);
