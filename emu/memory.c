@@ -1109,3 +1109,19 @@ int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t
     int space;
     return fast_ptrs(w, in, mask, size, host, addr, &space);
 }
+
+uint8_t *mem_warp_span(Warp *w, const Inst *in, uint64_t a0, unsigned size)
+{
+    (void)w;
+    int space = in->space;
+    if ((in->flags & IF_FRAME) || (space != SP_GLOBAL && space != SP_CONST && space != SP_PARAM)) return NULL;
+    if (a0 & (size - 1)) return NULL;
+    const MemCache *mc = &mem_cache;
+    if (mc->gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE)) return NULL;
+    uint64_t span = (uint64_t)size * WARP_SIZE;
+    for (int k = 0; k < MEM_CACHE_WAYS; k++) {
+        uint64_t o = a0 - mc->start[k];
+        if (o < mc->len[k] && span <= mc->len[k] - o) return (uint8_t *)(uintptr_t)a0;
+    }
+    return NULL;
+}

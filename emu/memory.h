@@ -103,6 +103,13 @@ int mem_warp_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, int acc
 /* Only the whole-warp paths of mem_warp_ptrs (no fault recorded): 0 when they resolved every
  * lane, else -1 (the compiled tier checks a run's loads before it runs them). */
 int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t *host[WARP_SIZE]);
+/* A whole warp's global (const, param) access of size bytes a lane whose lanes' addresses the
+ * caller has found consecutive (lane l at a0 + l * size, a0 lane 0's address): the host
+ * address of a0 when it is aligned and the 32 lanes' bytes lie in one allocation the thread's
+ * cache knows; otherwise NULL (then mem_warp_fast or the handler decide). Where it succeeds
+ * mem_warp_fast would too, with host[l] = it + l * size. The compiled tier checks the lanes in
+ * its own vectorized code (jit/compile.c), hence the split. */
+uint8_t *mem_warp_span(Warp *w, const Inst *in, uint64_t a0, unsigned size);
 /* The same, then the accesses are an event for the tools of the launch (observe.h: mem): the
  * observed variants of memory handlers call this one. */
 int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,

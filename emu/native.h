@@ -20,6 +20,8 @@ typedef struct NativeRt {
                      uint8_t *host[WARP_SIZE]);        /* mem_warp_ptrs                    */
     int (*warp_fast)(Warp *w, const Inst *in, uint32_t mask, unsigned size,
                      uint8_t *host[WARP_SIZE]);        /* mem_warp_fast                    */
+    uint8_t *(*warp_span)(Warp *w, const Inst *in, uint64_t a0,
+                          unsigned size);              /* mem_warp_span                    */
 } NativeRt;
 
 /* A compiled kernel: one turn of w (warp_run's contract: RUN_* from engine.h). */

@@ -333,6 +333,8 @@ static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     put(b, "\n    } else CALL(%u)\n", k);
 }
 
+static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
+
 /* A load a run may hold: unguarded, without .acquire (a fence after the whole warp's loads). */
 static int run_load(const Inst *in, const JitOp *o)
 {
@@ -385,18 +387,32 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         }
         put(b, "        }\n        if (bad) return 1;\n");
     }
+    int nld = 0;
+    put(b, "        int span = 1;\n");
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
         if (run_load(in, o)) {
-            if (strcmp(o->kind, "LDS"))
-                put(b, "        uint8_t *p%u[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) "
-                       "return 1;\n", i, i, o->t[0], o->t[1], i);
+            if (strcmp(o->kind, "LDS")) {
+                /* consecutive lanes (mem_warp_span) or mem_warp_fast's pointers */
+                char q[16];
+                snprintf(q, sizeof q, "q%u", i);
+                emit_span(b, in, i, q, o->t[0], o->t[1]);
+                put(b, "        uint8_t *p%u[WARP_SIZE];\n"
+                       "        if (!q%u) { if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) return 1; span = 0; }\n"
+                       "        else for (int l = 0; l < WARP_SIZE; l++) p%u[l] = q%u + (size_t)l * sizeof(%s) * %s;\n",
+                    i, i, i, o->t[0], o->t[1], i, i, i, o->t[0], o->t[1]);
+                nld++;
+            }
             continue;
         }
         lane_setup(b, in, i, o, "        ");
         if (in->pg) put(b, "        uint32_t g%u = P[%u] ^ %uu;\n", i, in->pg, in->pneg);
     }
+    /* the loop twice where the run loads global memory: once for lanes whose addresses are
+     * all consecutive (contiguous vector loads), once through per-lane pointers */
+    for (int variant = nld ? 0 : 1; variant < 2; variant++) {
+    if (nld) put(b, variant ? "        else\n" : "        if (span)\n");
     put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
@@ -408,6 +424,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
                 /* the offset passed the check: below 2^31, a signed index gathers */
                 put(b, "{ %s x[%d]; memcpy(x, shm + (int32_t)((uint32_t)ROWP(%u)[l] + %uu), sizeof x);", o->t[0], v, in->base,
                     (uint32_t)in->imm);
+            else if (!variant) put(b, "{ %s x[%d]; memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", o->t[0], v, i);
             else put(b, "{ %s x[%d]; memcpy(x, p%u[l], sizeof x);", o->t[0], v, i);
             for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
             put(b, " }\n");
@@ -418,7 +435,9 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         lane_body(b, in, i, o);
         put(b, "\n");
     }
-    put(b, "        }\n        *lanes_out = 0");
+    put(b, "        }\n");
+    }
+    put(b, "        (void)span;\n        *lanes_out = 0");
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
         if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
@@ -443,6 +462,17 @@ static void emit_cmp(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
         o->expr, k, k);
 }
 
+/* q = mem_warp_span's host address of the lanes of instruction i when they are consecutive
+ * (checked here, in a loop the compiler vectorizes), else NULL */
+static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v)
+{
+    put(b, "        uint8_t *%s = NULL;\n        {\n            const uint64_t *A = ROWP(%u), a0 = A[0] + %lluull;\n"
+           "            uint64_t bad = 0;\n            for (int l = 0; l < WARP_SIZE; l++) bad |= (A[l] + %lluull) ^ "
+           "(a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
+           "            if (!bad) %s = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n        }\n",
+        q, in->base, (unsigned long long)in->imm, (unsigned long long)in->imm, T, v, q, i, T, v);
+}
+
 /* ld/st: a whole warp whose addresses pass the memory system's whole-warp checks (no fault
  * possible: mem_warp_fast, or exec_mem_fast.h's .shared path) accesses memory inline, as the
  * handler would; anything else calls the handler, which checks each lane and faults. */
@@ -454,11 +484,26 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     if (shared)
         put(b, "        uint32_t off[WARP_SIZE];\n        uint8_t *sh = shared_fast(w, &code[%u], mask, sizeof(%s) * %d, off);\n"
                "        if (!sh) goto C%u;\n", k, T, v, k);
-    else
-        put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], mask, sizeof(%s) * %d, p)) goto C%u;\n",
-            k, T, v, k);
     const char *at = shared ? "sh + off[l]" : "p[l]";
     if (!ld && (in->aux8 & MO_RELEASE)) put(b, "        __atomic_thread_fence(__ATOMIC_RELEASE);\n");
+    if (!shared) {
+        /* consecutive lanes (mem_warp_span): one block of memory, copied as one; its lanes
+         * are distinct, so a store's lane order cannot matter */
+        emit_span(b, in, k, "q", T, o->t[1]);
+        put(b, "        if (q) {\n            %s x[WARP_SIZE * %d];\n", T, v);
+        if (ld) {
+            put(b, "            memcpy(x, q, sizeof x);\n            for (int l = 0; l < WARP_SIZE; l++) {");
+            for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[l * %d + %d];", in->d[e], v, e);
+            put(b, " }\n");
+        } else {
+            put(b, "            for (int l = 0; l < WARP_SIZE; l++) {");
+            for (int e = 0; e < v; e++) put(b, " x[l * %d + %d] = (%s)ROWP(%u)[l];", v, e, T, in->s[e]);
+            put(b, " }\n            memcpy(q, x, sizeof x);\n");
+        }
+        put(b, "        } else {\n");
+        put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], mask, sizeof(%s) * %d, p)) goto C%u;\n",
+            k, T, v, k);
+    }
     /* loads: no lane's access depends on another's; stores keep lane order (the highest lane
      * of those that store to one address wins, as in the handler) */
     put(b, "        %sfor (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", ld ? "_Pragma(\"GCC ivdep\") " : "", T, v);
@@ -470,6 +515,7 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
         put(b, " memcpy(%s, x, sizeof x);", at);
     }
     put(b, " }\n");
+    if (!shared) put(b, "        }\n");
     if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
     put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
 }
@@ -568,6 +614,17 @@ char *jit_native_source(const Program *p)
 
 /* ---- building ------------------------------------------------------------------------ */
 
+/* The compiler's environment: ours without LD_PRELOAD, which holds what the launcher put
+ * before the program (the CUDA shim, in a sanitizer build the ASan runtime) and must not be
+ * loaded into cc and its passes. env has room for every entry of environ and the NULL. */
+static void compiler_env(char **env, size_t room)
+{
+    size_t n = 0;
+    for (char **e = environ; *e && n + 1 < room; e++)
+        if (strncmp(*e, "LD_PRELOAD=", 11) != 0) env[n++] = *e;
+    env[n] = NULL;
+}
+
 static int run_cc(const char *src, const char *out, const char *log)
 {
     const char *argv[32];
@@ -586,8 +643,14 @@ static int run_cc(const char *src, const char *out, const char *log)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    size_t room = 1;
+    for (char **e = environ; *e; e++) room++;
+    char **env = malloc(room * sizeof *env);
+    if (!env) { posix_spawn_file_actions_destroy(&fa); return -1; }
+    compiler_env(env, room);
     pid_t pid;
-    int rc = posix_spawnp(&pid, cfg.cc, &fa, NULL, (char *const *)argv, environ);
+    int rc = posix_spawnp(&pid, cfg.cc, &fa, NULL, (char *const *)argv, env);
+    free(env);
     posix_spawn_file_actions_destroy(&fa);
     if (rc) return -1;
     int st;

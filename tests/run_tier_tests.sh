@@ -32,5 +32,22 @@ else
     rc=$?
 fi
 [ $rc = 77 ] && { echo "(CUDA suite skipped: no nvcc)"; rc=0; }
+# The compiler the tier starts gets the environment without LD_PRELOAD: the launcher puts the
+# CUDA shim there (in a sanitizer build the ASan runtime too), which cc must not load.
+if [ -x "$build/tests/cuda-bin/divergence" ]; then
+    t=$(mktemp -d "${TMPDIR:-/tmp}/ptxemu-tier.XXXXXX") || exit 99
+    printf '#!/bin/sh\nprintf "%%s" "${LD_PRELOAD:-}" >>"%s/preload"\nexec %s "$@"\n' \
+        "$t" "$(command -v "${PTXEMU_JIT_CC:-cc}")" >"$t/cc" && chmod +x "$t/cc"
+    : >"$t/preload"
+    PTXEMU_JIT_CC=$t/cc PTXEMU_JIT_CACHE=$t/cache "$build/runtime/ptxemu" \
+        "$build/tests/cuda-bin/divergence" >"$t/out" 2>&1
+    if [ $? = 0 ] && [ -d "$t/cache" ] && [ ! -s "$t/preload" ]; then
+        echo "PASS: the compiler runs without the launcher's LD_PRELOAD"
+    else
+        echo "FAIL: the compiler ran with LD_PRELOAD='$(cat "$t/preload")' (or the program failed):"
+        cat "$t/out"; fail=1
+    fi
+    rm -rf "$t"
+fi
 [ $rc = 0 ] || fail=1
 exit $fail

@@ -1,0 +1,36 @@
+#!/bin/bash
+# emu16.sh - the survey's ptxemu runs (survey.sh run with RUNNER=ptxemu) on the GPU machine's
+# 16 CPU cores instead of the 2-core development machine: the device tool's run carries the
+# programs as built here (pack.sh, CARRY/hb.tar.zst) and a ptxemu build (CARRY/ptx/{ptxemu,
+# libcudart.so.13,libcuda.so.1}; CARRY/syslib/{libffi.so.8,libzstd.so.1} where the machine
+# lacks them). 16 programs at a time, each with PTXEMU_THREADS=1 (one core each) and the
+# survey's limit of TIMEOUT seconds (60); the names in CARRY/names.txt first, then
+# CARRY/slow.txt, until STOP seconds. Returns $OUT/emu.tar.gz (survey.sh's output folder:
+# NAME.out, survey.txt, times.txt) and $OUT/log.txt.
+#
+# The run of 2026-11-28 (issue 26): STOP=430 bash .dev/i26c/hecbench/emu16.sh .dev/i26c
+c=${1:?carry folder}
+stop=${STOP:-430}
+t0=$(date +%s)
+exec > >(tee "$OUT/log.txt") 2>&1
+echo "== machine: $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo)"
+command -v zstd >/dev/null || export PATH=$PWD/$c/bin:$PATH
+for l in libffi.so.8 libzstd.so.1; do
+    ldconfig -p | grep -q "$l" || { echo "no $l: using the carried one"; export LD_LIBRARY_PATH=$PWD/$c/syslib; }
+done
+mkdir -p /tmp/hb && zstd -dc "$c/hb.tar.zst" | tar -xf - -C /tmp/hb || exit 1
+echo "unpacked at $(( $(date +%s) - t0 )) s"
+P=$PWD/$c/ptx/ptxemu
+"$P" --version 2>&1 | head -2
+# shellcheck disable=SC2046  # the names
+PTXEMU_THREADS=1 RUNNER=$P TIMEOUT=${TIMEOUT:-60} JOBS=${JOBS:-16} \
+    setsid bash "$c/hecbench/survey.sh" run /tmp/hb /tmp/emu $(cat "$c/names.txt" "$c/slow.txt" 2>/dev/null) >/tmp/emu-survey.txt &
+pid=$!
+mkdir -p /tmp/emu
+while kill -0 $pid 2>/dev/null && [ $(( $(date +%s) - t0 )) -lt "$stop" ]; do sleep 2; done
+kill -- -$pid 2>/dev/null && echo "stopped at $(( $(date +%s) - t0 )) s"
+sleep 1
+cp /tmp/emu-survey.txt /tmp/emu/survey.txt
+echo "$(wc -l </tmp/emu/survey.txt) verdicts"; cut -d' ' -f2 /tmp/emu/survey.txt | sort | uniq -c
+tar -C /tmp -czf "$OUT/emu.tar.gz" emu
+echo "done at $(( $(date +%s) - t0 )) s"
