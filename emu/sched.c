@@ -684,6 +684,33 @@ static void ev_ctas(Cluster *cl, Launch *L)
     }
 }
 
+/* A worker's instruction counts, added to its launch's counters every COUNT_BATCH blocks
+ * and when the worker leaves the scheduler (count_flush at each entry's end), not at every
+ * block's end: with many workers the counters' cache line moved between them at every
+ * block. */
+#define COUNT_BATCH 64
+static __thread struct { Launch *L; uint64_t wi, si, ti; uint32_t n; } counts;
+
+static void count_flush(void)
+{
+    if (!counts.L) return;
+    __atomic_fetch_add(&counts.L->warp_insts, counts.wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counts.L->warp_slots, counts.si, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counts.L->thread_insts, counts.ti, __ATOMIC_RELAXED);
+    counts.L = NULL;
+    counts.wi = counts.si = counts.ti = 0;
+    counts.n = 0;
+}
+
+static void count_add(Launch *L, uint64_t wi, uint64_t si, uint64_t ti)
+{
+    if (counts.L != L) { count_flush(); counts.L = L; }
+    counts.wi += wi;
+    counts.si += si;
+    counts.ti += ti;
+    if (++counts.n >= COUNT_BATCH) count_flush();
+}
+
 static void finish_cluster(Cluster *cl, Launch *L)
 {
     if (OBSERVING(L->obs, OBS_SPAN)) ev_ctas(cl, L);
@@ -700,9 +727,7 @@ static void finish_cluster(Cluster *cl, Launch *L)
             ti += cl->ctas[r]->warps[i].lane_steps;
             model_warp_done(&cl->ctas[r]->warps[i]);
         }
-    __atomic_fetch_add(&L->warp_insts, wi - idle, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&L->warp_slots, si, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
+    count_add(L, wi - idle, si, ti);
     kernel_ran(L, ti);
 }
 
@@ -1435,6 +1460,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&pool.lock);
         if (T) run_together(T, nt, idx, (uint32_t)pool.nthreads);
         else work(L);
+        count_flush();
         pthread_mutex_lock(&pool.lock);
         if (--pool.busy == 0) pthread_cond_signal(&pool.done);
     }
@@ -1481,6 +1507,7 @@ void sched_run(Launch *L)
         L->det = 1;
         L->seed = det_cfg.seed;
         run_det(L);
+        count_flush();
         return;
     }
     sched_init(want_threads);
@@ -1497,6 +1524,7 @@ void sched_run(Launch *L)
         pthread_mutex_unlock(&pool.lock);
     }
     work(L);
+    count_flush();
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
         while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);
@@ -1514,6 +1542,7 @@ int sched_resume(Launch *L, int may_park)
     L->park_t0 = PARK_RESUMED;
     set_deadline(L);
     cluster_continue(b, L);
+    count_flush();
     if (L->park_buf) return 1;
     workerbuf_free(b);
     free(b);
@@ -1551,6 +1580,7 @@ void sched_run_together(Launch **Ls, int n)
         pthread_mutex_unlock(&pool.lock);
     }
     run_together(Ls, n, 0, (uint32_t)pool.nthreads);
+    count_flush();
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
         while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);
