@@ -123,7 +123,7 @@ typedef struct Sym {
 } Sym;
 
 typedef struct Decl { int sym; const char *name; int is_reg, nrange, prev, depth; } Decl;
-typedef struct Block { int decl_start, inst_start, var_start, fix_start; } Block;
+typedef struct Block { int decl_start, inst_start, var_start, fix_start, serial; } Block;
 typedef struct LabelFix { const char *from, *to; } LabelFix;
 typedef struct Linkage { int ext, vis, weak; } Linkage;
 
@@ -155,6 +155,7 @@ typedef struct Parser {
     Vec digit_singles;        /* syms of single names ending in a digit, this function */
     Block blocks[MAX_DEPTH + 1];
     int depth;
+    int block_serial;         /* numbers the blocks of a module: PtxVar.block */
     int fn_gen, renames;
     const char *fn_name;
     const char *pending_label;
@@ -454,7 +455,8 @@ static void push_block(Parser *P, const PtxToken *t)
 {
     if (P->depth >= MAX_DEPTH) fail_tok(P, t, "blocks nested deeper than %d levels", MAX_DEPTH);
     P->depth++;
-    P->blocks[P->depth] = (Block){P->decls.n, P->insts.n, P->vars.n, P->fixes.n};
+    P->blocks[P->depth] = (Block){P->decls.n, P->insts.n, P->vars.n, P->fixes.n,
+                                  ++P->block_serial};
 }
 
 /* Renames uses of the block's own labels (see the file comment), then forgets its names. */
@@ -1102,6 +1104,7 @@ static void parse_var_decl(Parser *P, const PtxToken *sp, int space, Linkage lk,
             fail_tok(P, &n, "array '%.*s' needs a size", (int)n.len, n.p);
         int sym = intern(P, n.p, n.len);
         v.name = scoped ? declare(P, &n, sym, space == SP_REG, v.nrange) : P->syms[sym].s;
+        if (scoped) { v.depth = P->depth; v.block = P->blocks[P->depth].serial; }
         *(PtxVar *)vec_push(P, out, sizeof v) = v;
         if (!accept_punct(P, ',')) break;
     }
@@ -1411,7 +1414,7 @@ static void parse_function(Parser *P, const PtxToken *kw, Linkage lk)
     P->renames = 0;
     P->digit_singles.n = 0;
     P->depth = 0;
-    P->blocks[0] = (Block){0, 0, 0, 0};
+    P->blocks[0] = (Block){0, 0, 0, 0, 0};
     P->pending_label = NULL;
     P->fn_name = "?";
     P->loc_file = P->loc_line = 0;        /* a .loc does not carry over into the next function */

@@ -101,6 +101,10 @@ typedef struct PtxVar {
         int is_float_literal;
         const char *sym;
     } *init;
+    /* the `{ }` block declaring a variable of a function body: its nesting depth (the body
+     * is 1) and a number unique in the module; both 0 elsewhere. A call block's .param
+     * variables live only while their block is open, so blocks can share frame bytes. */
+    int depth, block;
     int line, col;
 } PtxVar;
 

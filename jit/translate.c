@@ -399,6 +399,43 @@ static int shared_var(Tr *t, const PtxVar *v, const char *key)
     return off;
 }
 
+/* A .param variable of a nested block (a call's arguments and return value): its bytes are
+ * needed only while the block is open. */
+static int block_param(const PtxVar *v)
+{
+    return v->space == SP_PARAM && v->depth > 1;
+}
+
+/* Lays out the block .params after the function's other frame variables, as a stack: a
+ * block's variables reuse the bytes of blocks already closed, so a function with thousands
+ * of call sites has a frame as large as its deepest nest of calls, not the sum of them (as
+ * ptxas's frames are). Blocks close in declaration order: a variable of another block at the
+ * same or a shallower depth means the blocks deeper than it have closed. */
+static void layout_block_params(Tr *t, Fn *fn)
+{
+    enum { MAXD = 64 };
+    struct { int depth, block; uint32_t mark; } open[MAXD];
+    int n = 0;
+    uint32_t high = fn->frame;
+    const PtxFunc *f = fn->f;
+    for (int k = 0; k < f->nvars; k++) {
+        const PtxVar *v = &f->vars[k];
+        if (!block_param(v)) continue;
+        while (n > 0 && (open[n - 1].depth > v->depth ||
+                         (open[n - 1].depth == v->depth && open[n - 1].block != v->block)))
+            fn->frame = open[--n].mark;
+        if (n == 0 || open[n - 1].block != v->block) {
+            if (n == MAXD) { fn->frame = high; n = 0; }   /* nested deeper: no reuse */
+            open[n].depth = v->depth;
+            open[n].block = v->block;
+            open[n++].mark = fn->frame;
+        }
+        frame_var(t, fn, v);
+        if (fn->frame > high) high = fn->frame;
+    }
+    fn->frame = high;
+}
+
 static int layout_fn(Tr *t, int i)
 {
     Fn *fn = &t->fns[i];
@@ -419,7 +456,10 @@ static int layout_fn(Tr *t, int i)
         const PtxVar *v = &f->vars[k];
         switch (v->space) {
         case SP_REG: if (decl_reg(t, fn, v) < 0) return -1; break;
-        case SP_LOCAL: case SP_PARAM: frame_var(t, fn, v); t->uses_local = 1; break;
+        case SP_LOCAL: case SP_PARAM:
+            if (!block_param(v)) frame_var(t, fn, v);
+            t->uses_local = 1;
+            break;
         case SP_NONE:   /* .branchtargets / .calltargets / .callprototype declarations */
             break;
         case SP_SHARED: {
@@ -433,6 +473,7 @@ static int layout_fn(Tr *t, int i)
         }
     }
     if (!f->is_entry) t->uses_local = 1;
+    layout_block_params(t, fn);
     fn->var_hi = t->nvars;
     fn->pred_hi = t->npreds;
     fn->frame = align_up(fn->frame, 16);
