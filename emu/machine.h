@@ -154,6 +154,7 @@ struct Warp {
     uint32_t valid;             /* lanes that exist (last warp of a CTA may be partial)      */
     uint32_t cc;                /* carry flag CC.CF of each lane (add.cc, addc, mad.cc, ...) */
     int blocked;                /* 0 runnable; else waiting on barrier id+1                  */
+    int bar_left;               /* a CTA barrier released lanes of it: its next turn is short */
     int done;
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
