@@ -149,6 +149,17 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
         w->lane_pc[l] = ret_pc;
     }
     uint32_t returning = mask & ~leaving;
+    /* the warp's last lanes leave: what warp_regroup would find (no group, no pc, no other
+     * lanes), without its scans; this is every warp's end (no lane of it waits anywhere) */
+    if (leaving && !returning && mask == w->active && !(w->alive & ~leaving) && !w->sp) {
+        w->alive = 0;
+        w->active = 0;
+        w->pc = 0;
+        w->merge_pc = UINT32_MAX;
+        cta_threads_exited(w->cta, popcount32(leaving & w->valid));
+        warp_lanes_exited(w);
+        return STEP_EXIT;
+    }
     /* fast path: the whole group returns to one place (inside a divergence region the
      * return may close it: regroup decides); no lane leaves then */
     if (returning && returning == w->active && !w->sp) {

@@ -1,0 +1,46 @@
+#!/bin/bash
+# both16.sh - one device call that does both sides of the survey for a batch of programs at once:
+# the GPU's recording (record_gpu.sh, as gpu_batch.sh runs it) and the ptxemu runs on the GPU
+# machine's CPU cores (survey.sh run with RUNNER=ptxemu, as emu16.sh runs them), side by side,
+# so that one machine start serves both. CARRY/hb.tar.zst (pack.sh), CARRY/ptx/{ptxemu,
+# libcudart.so.13,libcuda.so.1,libptxemu-jit.so} (a build of main), CARRY/hecbench (this
+# folder), CARRY/bin/zstd and CARRY/syslib where the machine lacks them. CARRY/gpu.txt: the
+# programs the GPU records (RUNS times each, GJOBS at a time, GTIMEOUT seconds each);
+# CARRY/emu.txt: the programs ptxemu runs (EJOBS at a time, one core and TIMEOUT seconds each,
+# 60 as the survey's limit). Both stop at STOP seconds. Returns $OUT/gpu.tar.gz (record_gpu.sh's
+# OUTDIR), $OUT/emu.tar.gz (survey.sh run's output folder) and $OUT/log.txt.
+#
+# The run of 2026-11-29 (issue 26, second pass): STOP=380 bash .dev/i26f/hecbench/both16.sh .dev/i26f
+c=${1:?carry folder}
+stop=${STOP:-380}
+t0=$(date +%s)
+exec > >(tee "$OUT/log.txt") 2>&1
+echo "== machine: $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo)"
+command -v zstd >/dev/null || export PATH=$PWD/$c/bin:$PATH
+for l in libffi.so.8 libzstd.so.1; do
+    ldconfig -p | grep -q "$l" || { echo "no $l: using the carried one"; export LD_LIBRARY_PATH=$PWD/$c/syslib; }
+done
+mkdir -p /tmp/hb /tmp/emu && zstd -dc "$c/hb.tar.zst" | tar -xf - -C /tmp/hb || exit 1
+echo "unpacked at $(( $(date +%s) - t0 )) s"
+P=$PWD/$c/ptx/ptxemu
+"$P" --version 2>&1 | head -1
+# shellcheck disable=SC2046  # the names
+DEADLINE=0 RUNS=${RUNS:-3} JOBS=${GJOBS:-6} TIMEOUT=${GTIMEOUT:-60} \
+    setsid bash "$c/hecbench/record_gpu.sh" /tmp/hb /tmp/gpu $(cat "$c/gpu.txt") >/tmp/gpu-log.txt 2>&1 &
+gpid=$!
+# shellcheck disable=SC2046  # the names
+PTXEMU_THREADS=1 RUNNER=$P TIMEOUT=${TIMEOUT:-60} JOBS=${EJOBS:-12} \
+    setsid bash "$c/hecbench/survey.sh" run /tmp/hb /tmp/emu $(cat "$c/emu.txt") >/tmp/emu-survey.txt &
+epid=$!
+while { kill -0 $gpid 2>/dev/null || kill -0 $epid 2>/dev/null; } && [ $(( $(date +%s) - t0 )) -lt "$stop" ]; do
+    sleep 2
+done
+for p in $gpid $epid; do kill -- -$p 2>/dev/null && echo "stopped $p at $(( $(date +%s) - t0 )) s"; done
+sleep 1
+cat /tmp/gpu-log.txt
+cp /tmp/emu-survey.txt /tmp/emu/survey.txt
+echo "gpu: $(ls /tmp/gpu/run1/*.out 2>/dev/null | wc -l) outputs in run 1, $(ls /tmp/gpu/run2/*.out 2>/dev/null | wc -l) in run 2, $(ls /tmp/gpu/run3/*.out 2>/dev/null | wc -l) in run 3"
+echo "emu: $(wc -l </tmp/emu/survey.txt) verdicts"; cut -d' ' -f2 /tmp/emu/survey.txt | sort | uniq -c
+tar -C /tmp -czf "$OUT/gpu.tar.gz" gpu
+tar -C /tmp -czf "$OUT/emu.tar.gz" emu
+echo "done at $(( $(date +%s) - t0 )) s"
