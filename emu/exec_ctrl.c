@@ -153,6 +153,14 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
         w->alive &= ~leaving;
         cta_threads_exited(w->cta, popcount32(leaving & w->valid));
         warp_lanes_exited(w);
+        /* the warp's last lanes left: what warp_regroup would find (no group, no pc, no
+         * other lanes), without its scans; this is every warp's end */
+        if (!returning && mask == w->active && !w->alive && !w->sp) {
+            w->active = 0;
+            w->pc = 0;
+            w->merge_pc = UINT32_MAX;
+            return STEP_EXIT;
+        }
     }
     /* fast path: the whole group returns to one place (inside a divergence region the
      * return may close it: regroup decides) */

@@ -106,6 +106,39 @@ static inline uint32_t lane_range(int lo, int hi)
 
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
+/* shfl's aux8: b, c and the membermask are immediates (constant rows, the binder saw it) */
+#define SHFL_IMM 1
+
+/* d[i] = the low 32 bits of s[i] for i < n, two lanes a step (the library is built for the
+ * baseline vector unit, where the plain loop stayed scalar); ascending, each step reading
+ * before it writes, so d may be s + k for k >= 0. */
+static inline void lo32_up(uint64_t *d, const uint64_t *s, int n)
+{
+    const u64x2 lo = { 0xffffffffu, 0xffffffffu };
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        u64x2 x;
+        memcpy(&x, s + i, sizeof x);
+        x &= lo;
+        memcpy(d + i, &x, sizeof x);
+    }
+    if (i < n) d[i] = (uint32_t)s[i];
+}
+
+/* The same descending, for d = s + k with k >= 0. */
+static inline void lo32_down(uint64_t *d, const uint64_t *s, int n)
+{
+    const u64x2 lo = { 0xffffffffu, 0xffffffffu };
+    int i = n;
+    for (; i >= 2; i -= 2) {
+        u64x2 x;
+        memcpy(&x, s + i - 2, sizeof x);
+        x &= lo;
+        memcpy(d + i - 2, &x, sizeof x);
+    }
+    if (i) d[0] = (uint32_t)s[0];
+}
+
 /* The common case: the whole warp shuffles with one lane offset and one clamp (warp
  * reductions and scans), so there is no one to wait for and every source lane executes.
  * The uniformity test runs two lanes at a time in vector code; without a segment mask
@@ -116,50 +149,54 @@ static inline int shfl_full_uniform(Warp *w, const Inst *in, int mode)
 {
     const uint64_t *a = ROW(w, in->s[0]), *b = ROW(w, in->s[1]), *c = ROW(w, in->s[2]);
     const uint64_t *m = ROW(w, in->s[3]);
-    u64x2 b0 = { b[0], b[0] }, c0 = { c[0], c[0] }, diff = { 0, 0 };
+    if (in->aux8 & SHFL_IMM) {
+        /* offset, clamp and membermask are immediates: constant rows, the same in every
+         * lane (the test below was half of a reduction's shuffle) */
+        if ((uint32_t)m[0] != FULL_MASK) return 0;
+    } else {
+        /* the three rows equal in every lane, all 64 bits (stricter than the fields that
+         * matter, so cheaper: three compares a lane; a row that differs only above those
+         * fields takes the general path, which gives the same result), and every lane in
+         * the membermask */
+        u64x2 b0 = { b[0], b[0] }, c0 = { c[0], c[0] }, m0 = { m[0], m[0] }, diff = { 0, 0 };
 #pragma GCC unroll 16
-    for (int l = 0; l < WARP_SIZE; l += 2) {   /* every lane in its own membermask too */
-        u64x2 vb, vc, vm, sh = { (uint64_t)l, (uint64_t)l + 1 };
-        memcpy(&vb, b + l, sizeof vb);
-        memcpy(&vc, c + l, sizeof vc);
-        memcpy(&vm, m + l, sizeof vm);
-        diff |= ((vb ^ b0) & 31) | ((vc ^ c0) & 0x1f1f) | ((~vm >> sh) & 1);
+        for (int l = 0; l < WARP_SIZE; l += 2) {
+            u64x2 vb, vc, vm;
+            memcpy(&vb, b + l, sizeof vb);
+            memcpy(&vc, c + l, sizeof vc);
+            memcpy(&vm, m + l, sizeof vm);
+            diff |= (vb ^ b0) | (vc ^ c0) | (vm ^ m0);
+        }
+        if (diff[0] | diff[1] || (uint32_t)m[0] != FULL_MASK) return 0;
     }
-    if (diff[0] | diff[1]) return 0;
     int bval = (int)(b[0] & 31), cval = (int)(c[0] & 31), seg = (int)((c[0] >> 8) & 31);
     uint64_t *d = ROW(w, in->d[0]);
     if (!seg && mode != SH_BFLY) {
         /* up: lanes from c + b on read lane l - b; down: lanes up to c - b read lane l + b
-         * (maxl = c); the others keep their own value. The values go to the middle third
-         * of t (d may be a), every lane reads t at its own index shifted by the offset
-         * (contiguous, so the loop vectorizes), then the lanes out of range take their own
-         * value back (b lanes in a reduction's or scan's step). */
-        uint32_t t[3 * WARP_SIZE], pv;
-        memset(t, 0, WARP_SIZE * sizeof *t);
-        memset(t + 2 * WARP_SIZE, 0, WARP_SIZE * sizeof *t);
-        for (int l = 0; l < WARP_SIZE; l++) t[WARP_SIZE + l] = (uint32_t)a[l];
-        const uint32_t *own = t + WARP_SIZE;
+         * (maxl = c); the others keep their own value (b lanes in a reduction's or scan's
+         * step). Each loop reads a lane before any lane it reads is written (down
+         * ascending, up descending), so d may be a; no staging copy. */
+        uint32_t pv;
         switch (mode) {
         case SH_UP: {
             int lo = cval + bval;
-            const uint32_t *from = own - bval;
             pv = lane_range(lo, WARP_SIZE);
-            for (int l = 0; l < WARP_SIZE; l++) d[l] = from[l];
-            for (int l = 0; l < lo && l < WARP_SIZE; l++) d[l] = own[l];
+            if (lo < WARP_SIZE) lo32_down(d + lo, a + lo - bval, WARP_SIZE - lo);
+            lo32_up(d, a, lo < WARP_SIZE ? lo : WARP_SIZE);
             break;
         }
         case SH_DOWN: {
             int hi = cval - bval + 1;
-            const uint32_t *from = own + bval;
+            if (hi < 0) hi = 0;
             pv = lane_range(0, hi);
-            for (int l = 0; l < WARP_SIZE; l++) d[l] = from[l];
-            for (int l = hi < 0 ? 0 : hi; l < WARP_SIZE; l++) d[l] = own[l];
+            lo32_up(d, a + bval, hi);
+            lo32_up(d + hi, a + hi, WARP_SIZE - hi);
             break;
         }
         default: {   /* idx: every lane reads lane b, when b <= c */
             pv = bval <= cval ? FULL_MASK : 0;
-            if (pv) for (int l = 0; l < WARP_SIZE; l++) d[l] = own[bval];
-            else for (int l = 0; l < WARP_SIZE; l++) d[l] = own[l];
+            if (pv) { uint64_t v = (uint32_t)a[bval]; for (int l = 0; l < WARP_SIZE; l++) d[l] = v; }
+            else for (int l = 0; l < WARP_SIZE; l++) d[l] = (uint32_t)a[l];
         }
         }
         w->P[in->d[1]] = pv;
@@ -215,6 +252,7 @@ const char *bind_shfl(Inst *in, const InstDesc *d)
     if (t != TY_B32 && t != TY_U32 && t != TY_S32 && t != TY_F32) return "shfl needs .b32";
     if (d->nd < 1 || d->ns < 4) return "shfl.sync needs d[|p], a, b, c, membermask";
     if (d->nd < 2) in->d[1] = PRED_SINK;
+    if ((d->src_imm_mask & 0xe) == 0xe) in->aux8 = SHFL_IMM;
     if (desc_has(d, MOD_UP)) in->fn = shfl_up;
     else if (desc_has(d, MOD_DOWN)) in->fn = shfl_down;
     else if (desc_has(d, MOD_BFLY)) in->fn = shfl_bfly;

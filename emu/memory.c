@@ -1001,6 +1001,14 @@ static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_
         }
         return ((bad >> 63) | (any & (size - 1))) ? -1 : 0;
     }
+    if (popcount32(mask) <= 4) {   /* a lane or a few (a block's one atomic) */
+        for (int l = 0; l < WARP_SIZE; l++) host[l] = (uint8_t *)(uintptr_t)addr[l];
+        for (uint32_t m = mask; m; m &= m - 1) {
+            uint64_t x = addr[__builtin_ctz(m)], o = x - start;
+            bad |= (((o | (lim - o)) >> 63) | (x & (size - 1)));
+        }
+        return bad ? -1 : 0;
+    }
     for (int l = 0; l < WARP_SIZE; l++) {
         uint64_t x = addr[l], o = x - start;
         host[l] = (uint8_t *)(uintptr_t)x;
@@ -1018,6 +1026,14 @@ static int window_fast(uint32_t mask, const uint64_t *off, unsigned size, uint8_
     if (mask == FULL_MASK) {   /* the common case, without a test of each lane's bit */
         for (int l = 0; l < WARP_SIZE; l++) {
             host[l] = base + (uint64_t)l * stride + off[l];
+            bad |= (off[l] > lim) | (off[l] & (size - 1));
+        }
+        return bad ? -1 : 0;
+    }
+    if (popcount32(mask) <= 4) {   /* a lane or a few (a warp's lane 0 writing its sum) */
+        for (int l = 0; l < WARP_SIZE; l++) host[l] = base + (uint64_t)l * stride + off[l];
+        for (uint32_t m = mask; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
             bad |= (off[l] > lim) | (off[l] & (size - 1));
         }
         return bad ? -1 : 0;

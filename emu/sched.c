@@ -62,10 +62,14 @@ static void bar_release(Cta *c, int id)
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
         if (!w->bar_wait) continue;
-        /* all 32 lanes without branches: vectorizes (this runs for every warp at every
-         * barrier) */
+        /* this runs for every warp at every barrier: mostly all 32 lanes wait on this one
+         * (four 8-byte compares); else each lane's id */
+        uint64_t ids[WARP_SIZE / 8], diff = 0, want = 0x0101010101010101ull * (uint8_t)id;
+        memcpy(ids, w->bar_id, sizeof ids);
+        for (int k = 0; k < WARP_SIZE / 8; k++) diff |= ids[k] ^ want;
         uint32_t lanes = 0;
-        for (int l = 0; l < WARP_SIZE; l++) lanes |= (uint32_t)(w->bar_id[l] == id) << l;
+        if (!diff) lanes = FULL_MASK;
+        else for (int l = 0; l < WARP_SIZE; l++) lanes |= (uint32_t)(w->bar_id[l] == id) << l;
         lanes &= w->bar_wait;
         if (!lanes) continue;
         OBSERVE(obs, bar_acquire, w, id);
@@ -254,16 +258,30 @@ static const uint8_t cta_sregs[] = {
     SR_CLUSTER_CTARANK,
 };
 
-/* Rows that change from one CTA to the next; the others stay valid in a reused slot. Only
- * the ids of cta_sregs are visited: a loop over every special register cost a small
- * kernel's setup more than its warps' first instructions. */
-static void fill_cta_sregs(Warp *w, const Launch *L, const Cta *c)
+/* The rows of cta_sregs the kernel reads and their values in CTA c, computed once a CTA
+ * (none of them depends on the warp): looking each id up again for every warp was a
+ * twentieth of saxpy's time. Returns how many. */
+typedef struct CtaSreg { int32_t row; uint64_t v; } CtaSreg;
+static int cta_sreg_values(const Launch *L, const Cta *c, CtaSreg out[sizeof cta_sregs])
 {
-    const Program *p = w->prog;
+    const Program *p = L->prog;
+    int n = 0;
     for (size_t k = 0; k < sizeof cta_sregs; k++) {
         int id = cta_sregs[k];
         if (p->sreg_row[id] < 0) continue;
-        uint64_t *r = ROW(w, p->sreg_row[id]), v = sreg_value(id, w, L, c);
+        out[n].row = p->sreg_row[id];
+        out[n++].v = sreg_value(id, NULL, L, c);
+    }
+    return n;
+}
+
+/* Rows that change from one CTA to the next; the others stay valid in a reused slot. Only
+ * the ids of cta_sregs are visited: a loop over every special register cost a small
+ * kernel's setup more than its warps' first instructions. */
+static void fill_cta_sregs(Warp *w, const CtaSreg *cs, int n)
+{
+    for (int k = 0; k < n; k++) {
+        uint64_t *r = ROW(w, cs[k].row), v = cs[k].v;
         for (int l = 0; l < WARP_SIZE; l++) r[l] = v;
     }
 }
@@ -322,6 +340,8 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
     memset(b->shared, 0, c->shared_size);
     c->shared = b->shared;
     c->warps = b->warps;
+    CtaSreg cs[sizeof cta_sregs];
+    int ncs = cta_sreg_values(L, c, cs);
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
         memset(w, 0, offsetof(Warp, cta));
@@ -341,7 +361,7 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
         w->merge_pc = UINT32_MAX;
         w->local = stride ? b->local + stride * WARP_SIZE * i : NULL;
         w->local_stride = (uint32_t)stride;
-        if (ready) fill_cta_sregs(w, L, c); else fill_sregs(w, L, c);
+        if (ready) fill_cta_sregs(w, cs, ncs); else fill_sregs(w, L, c);
     }
     if (b->ready_launch != L->seq) { b->ready_launch = L->seq; b->ready_warps = 0; }
     if (c->nwarps > b->ready_warps) b->ready_warps = c->nwarps;
@@ -664,6 +684,33 @@ static void ev_ctas(Cluster *cl, Launch *L)
     }
 }
 
+/* A worker's instruction counts, added to its launch's counters every COUNT_BATCH blocks
+ * and when the worker leaves the scheduler (count_flush at each entry's end), not at every
+ * block's end: with many workers the counters' cache line moved between them at every
+ * block. */
+#define COUNT_BATCH 64
+static __thread struct { Launch *L; uint64_t wi, si, ti; uint32_t n; } counts;
+
+static void count_flush(void)
+{
+    if (!counts.L) return;
+    __atomic_fetch_add(&counts.L->warp_insts, counts.wi, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counts.L->warp_slots, counts.si, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counts.L->thread_insts, counts.ti, __ATOMIC_RELAXED);
+    counts.L = NULL;
+    counts.wi = counts.si = counts.ti = 0;
+    counts.n = 0;
+}
+
+static void count_add(Launch *L, uint64_t wi, uint64_t si, uint64_t ti)
+{
+    if (counts.L != L) { count_flush(); counts.L = L; }
+    counts.wi += wi;
+    counts.si += si;
+    counts.ti += ti;
+    if (++counts.n >= COUNT_BATCH) count_flush();
+}
+
 static void finish_cluster(Cluster *cl, Launch *L)
 {
     if (OBSERVING(L->obs, OBS_SPAN)) ev_ctas(cl, L);
@@ -680,9 +727,7 @@ static void finish_cluster(Cluster *cl, Launch *L)
             ti += cl->ctas[r]->warps[i].lane_steps;
             model_warp_done(&cl->ctas[r]->warps[i]);
         }
-    __atomic_fetch_add(&L->warp_insts, wi - idle, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&L->warp_slots, si, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&L->thread_insts, ti, __ATOMIC_RELAXED);
+    count_add(L, wi - idle, si, ti);
     kernel_ran(L, ti);
 }
 
@@ -1415,6 +1460,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&pool.lock);
         if (T) run_together(T, nt, idx, (uint32_t)pool.nthreads);
         else work(L);
+        count_flush();
         pthread_mutex_lock(&pool.lock);
         if (--pool.busy == 0) pthread_cond_signal(&pool.done);
     }
@@ -1461,6 +1507,7 @@ void sched_run(Launch *L)
         L->det = 1;
         L->seed = det_cfg.seed;
         run_det(L);
+        count_flush();
         return;
     }
     sched_init(want_threads);
@@ -1477,6 +1524,7 @@ void sched_run(Launch *L)
         pthread_mutex_unlock(&pool.lock);
     }
     work(L);
+    count_flush();
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
         while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);
@@ -1494,6 +1542,7 @@ int sched_resume(Launch *L, int may_park)
     L->park_t0 = PARK_RESUMED;
     set_deadline(L);
     cluster_continue(b, L);
+    count_flush();
     if (L->park_buf) return 1;
     workerbuf_free(b);
     free(b);
@@ -1531,6 +1580,7 @@ void sched_run_together(Launch **Ls, int n)
         pthread_mutex_unlock(&pool.lock);
     }
     run_together(Ls, n, 0, (uint32_t)pool.nthreads);
+    count_flush();
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
         while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);

@@ -14,6 +14,7 @@
 static inline uint32_t lowest_pc(const Warp *w, uint32_t from)
 {
     uint32_t lo = UINT32_MAX;
+    if (!from) return lo;   /* a warp's exit: two scans of nothing were an eighth of saxpy */
     for (int l = 0; l < WARP_SIZE; l++) {
         uint32_t v = (from >> l) & 1u ? w->lane_pc[l] : UINT32_MAX;
         lo = v < lo ? v : lo;
@@ -21,12 +22,40 @@ static inline uint32_t lowest_pc(const Warp *w, uint32_t from)
     return lo;
 }
 
-/* The lanes of `from` whose lane_pc is pc. */
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+
+/* The lanes of `from` whose lane_pc is pc. Four lanes a step in vector code written out
+ * (the plain loop's variable shifts kept it scalar: 7 instructions a lane); each step's
+ * compare selects its lanes' bits, put at their place by the step's shift. */
 static inline uint32_t lanes_at(const Warp *w, uint32_t from, uint32_t pc)
 {
-    uint32_t set = 0;
-    for (int l = 0; l < WARP_SIZE; l++) set |= (uint32_t)(w->lane_pc[l] == pc) << l;
-    return set & from;
+    const u32x4 bit = { 1, 2, 4, 8 }, want = { pc, pc, pc, pc };
+    u32x4 set = { 0, 0, 0, 0 };
+#pragma GCC unroll 8
+    for (int k = 0; k < WARP_SIZE / 4; k++) {
+        u32x4 v;
+        memcpy(&v, &w->lane_pc[4 * k], sizeof v);
+        set |= ((u32x4)(v == want) & bit) << (4 * k);
+    }
+    return (set[0] | set[1] | set[2] | set[3]) & from;
+}
+
+/* lane_pc of the lanes of mask = pc: a few lanes one by one, more four at a time in vector
+ * code (a branch taken by 31 lanes cost 7 instructions a lane one by one) */
+static inline void lane_pcs_set(Warp *w, uint32_t mask, uint32_t pc)
+{
+    if (popcount32(mask) <= 4) {
+        for (uint32_t m = mask; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = pc;
+        return;
+    }
+    const u32x4 bit = { 1, 2, 4, 8 }, v = { pc, pc, pc, pc }, zero = { 0, 0, 0, 0 };
+#pragma GCC unroll 8
+    for (int k = 0; k < WARP_SIZE / 4; k++) {
+        u32x4 cur, sel = (u32x4)(((zero + (mask >> (4 * k))) & bit) != zero);
+        memcpy(&cur, &w->lane_pc[4 * k], sizeof cur);
+        cur = (cur & ~sel) | (v & sel);
+        memcpy(&w->lane_pc[4 * k], &cur, sizeof cur);
+    }
 }
 
 /* Lowest pc among runnable lanes outside the running group: the running group merges
@@ -39,10 +68,17 @@ static uint32_t min_other_pc(const Warp *w)
 /* Run the runnable lanes of `from` that have the lowest pc. */
 static void run_lowest(Warp *w, uint32_t from)
 {
-    uint32_t lo = lowest_pc(w, from);
-    uint32_t group = from ? lanes_at(w, from, lo) : 0;
+    if (!from) { w->active = 0; w->pc = 0; return; }
+    /* mostly the lanes of from are at one pc (a whole warp leaving a barrier, a branch's
+     * paths met): one scan finds them, and that pc is the lowest */
+    uint32_t lo = w->lane_pc[__builtin_ctz(from)];
+    uint32_t group = lanes_at(w, from, lo);
+    if (group != from) {
+        lo = lowest_pc(w, from);
+        group = lanes_at(w, from, lo);
+    }
     w->active = group;
-    w->pc = group ? lo : 0;
+    w->pc = lo;
 }
 
 /* Choose the next running group. Inside a divergence region (a branch split the lanes and
@@ -55,7 +91,7 @@ void warp_regroup(Warp *w)
     if (w->active == 0xffffffffu)
         for (int l = 0; l < WARP_SIZE; l++) w->lane_pc[l] = w->pc;
     else
-        for (uint32_t m = w->active; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = w->pc;
+        lane_pcs_set(w, w->active, w->pc);
     while (w->sp) {
         const struct DivEntry *e = &w->stk[w->sp - 1];
         uint32_t members = e->mask & w->alive, arrived = lanes_at(w, members, e->rpc);
@@ -102,7 +138,7 @@ void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc)
 void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc, uint32_t rpc)
 {
     uint32_t all = w->active;
-    for (uint32_t m = taken; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = target;
+    lane_pcs_set(w, taken, target);
     const struct DivEntry *top = w->sp ? &w->stk[w->sp - 1] : NULL;
     /* a region with the same join already covers these lanes (a loop's exit branch taken
      * again); past DIV_MAX the enclosing region's join is used */
