@@ -399,4 +399,14 @@ void warp_undefined(Warp *w, int lane, const char *fmt, ...) __attribute__((form
 #define FOR_LANES(mask, l) \
     for (int l = 0; l < WARP_SIZE; l++) if (((mask) >> l) & 1u)
 
+/* The order in which one st instruction's lanes reach memory, as the H200 does it when several
+ * lanes store to one address (tests/cuda/store_conflict.cu): lanes go in passes of 128 bytes
+ * (all 32 lanes for elements of up to 4 bytes, 16 for 8-byte, 8 for 16-byte accesses), the
+ * passes in lane order, and within a pass the lowest lane's value stays - so the lanes of a
+ * pass store from the highest down. SIZE: the bytes one lane stores. */
+#define ST_PASS(size) ((size) <= 4 ? WARP_SIZE : 128 / (int)(size))
+#define FOR_LANES_ST(mask, size, l)                                                   \
+    for (int l##_pass = 0; l##_pass < WARP_SIZE; l##_pass += ST_PASS(size))           \
+        for (int l = l##_pass + ST_PASS(size) - 1; l >= l##_pass; l--) if (((mask) >> l) & 1u)
+
 #endif

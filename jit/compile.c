@@ -504,9 +504,10 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
         put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], mask, sizeof(%s) * %d, p)) goto C%u;\n",
             k, T, v, k);
     }
-    /* loads: no lane's access depends on another's; stores keep lane order (the highest lane
-     * of those that store to one address wins, as in the handler) */
-    put(b, "        %sfor (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", ld ? "_Pragma(\"GCC ivdep\") " : "", T, v);
+    /* loads: no lane's access depends on another's; stores go in the handler's order
+     * (FOR_LANES_ST, machine.h: the lane the H200 keeps when lanes store to one address) */
+    if (ld) put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", T, v);
+    else put(b, "        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];", T, v, T, v);
     if (ld) {
         put(b, " memcpy(x, %s, sizeof x);", at);
         for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
