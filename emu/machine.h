@@ -155,6 +155,7 @@ struct Warp {
     uint32_t cc;                /* carry flag CC.CF of each lane (add.cc, addc, mad.cc, ...) */
     int blocked;                /* 0 runnable; else waiting on barrier id+1                  */
     int bar_left;               /* a CTA barrier released lanes of it: its next turn is short */
+    int short_turn;             /* this turn is that short one, in compiled code (sched.c)   */
     int done;
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */

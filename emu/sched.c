@@ -643,6 +643,19 @@ static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
     OBSERVE(w->launch->obs, span, &e);
 }
 
+/* run_warp's short turn (below). The interpreter stops after the first instruction other
+ * warps can observe (warp_run_det); compiled code stops after it too, or after its first run
+ * of lane arithmetic and loads (jit/compile.c: w->short_turn): a turn that ended inside a run
+ * would make the next one enter the compiled code in its middle, one instruction at a time. */
+static int run_short(Warp *w)
+{
+    if (!__atomic_load_n(&w->prog->native, __ATOMIC_ACQUIRE)) return warp_run_det(w);
+    w->short_turn = 1;
+    int rc = warp_run(w, SLICE_JUMPS);
+    w->short_turn = 0;
+    return rc;
+}
+
 /* One turn of w. A warp runs until it blocks (a barrier), starts polling an mbarrier
  * (try_wait failed) or exits; then it waits until its next turn (barrier), or until a poll
  * succeeds (mbarrier). Time slices in between merge into one running interval. */
@@ -659,7 +672,7 @@ static int run_warp(Warp *w, int det)
     int first = w->bar_left && !det;
     w->bar_left = 0;
     if (!OBSERVING(w->launch->obs, OBS_SPAN))
-        return det || first ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
+        return det ? warp_run_det(w) : first ? run_short(w) : warp_run(w, SLICE_JUMPS);
     uint64_t t = ev_now();
     if (w->span_wait && w->span_reason != EVW_MBARRIER) {   /* released from its barrier */
         ev_warp(w, EV_WAIT, w->span_reason, w->span_since, t);
@@ -667,7 +680,7 @@ static int run_warp(Warp *w, int det)
         w->span_since = t;
     }
     ev_run_begin(&w->steps);
-    int rc = det || first ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
+    int rc = det ? warp_run_det(w) : first ? run_short(w) : warp_run(w, SLICE_JUMPS);
     ev_run_end();
     uint64_t now = ev_now();
     if (w->span_wait) {   /* it polled an mbarrier */
