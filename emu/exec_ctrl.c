@@ -149,21 +149,19 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
         w->lane_pc[l] = ret_pc;
     }
     uint32_t returning = mask & ~leaving;
-    if (leaving) {
-        w->alive &= ~leaving;
+    /* the warp's last lanes leave: what warp_regroup would find (no group, no pc, no other
+     * lanes), without its scans; this is every warp's end (no lane of it waits anywhere) */
+    if (leaving && !returning && mask == w->active && !(w->alive & ~leaving) && !w->sp) {
+        w->alive = 0;
+        w->active = 0;
+        w->pc = 0;
+        w->merge_pc = UINT32_MAX;
         cta_threads_exited(w->cta, popcount32(leaving & w->valid));
         warp_lanes_exited(w);
-        /* the warp's last lanes left: what warp_regroup would find (no group, no pc, no
-         * other lanes), without its scans; this is every warp's end */
-        if (!returning && mask == w->active && !w->alive && !w->sp) {
-            w->active = 0;
-            w->pc = 0;
-            w->merge_pc = UINT32_MAX;
-            return STEP_EXIT;
-        }
+        return STEP_EXIT;
     }
     /* fast path: the whole group returns to one place (inside a divergence region the
-     * return may close it: regroup decides) */
+     * return may close it: regroup decides); no lane leaves then */
     if (returning && returning == w->active && !w->sp) {
         uint32_t pc0 = w->lane_pc[__builtin_ctz(returning)];
         int same = 1;
@@ -171,9 +169,19 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
             same &= w->lane_pc[__builtin_ctz(m)] == pc0;
         if (same) { w->pc = pc0; return STEP_JUMP; }
     }
+    /* Every lane's pc is stored and the running group dissolved before the leaving lanes
+     * are counted out: their exit may release a barrier that lanes of this warp wait at, and
+     * the release re-picks the running group (warp_unpark), which must not take the pc of
+     * this ret for theirs (HeCBench's wyllie: the lanes released skipped the store after
+     * __syncthreads; tests/cuda/bar_exit_release.cu). */
     uint32_t pc = w->pc;
     for (uint32_t m = w->active & ~mask; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = pc + 1;
     w->active = 0;
+    if (leaving) {
+        w->alive &= ~leaving;
+        cta_threads_exited(w->cta, popcount32(leaving & w->valid));
+        warp_lanes_exited(w);
+    }
     warp_regroup(w);
     return leaving && !returning ? STEP_EXIT : STEP_JUMP;
 }

@@ -125,8 +125,9 @@ static const Handler ldg_fn[K_COUNT][3] = {
     LDG_ROW(u8), LDG_ROW(s8), LDG_ROW(u16), LDG_ROW(s16), LDG_ROW(u32), LDG_ROW(s32), LDG_ROW(u64)
 };
 
-/* ---- st: one handler per (element size, vector width); lanes store in lane order, so
- * when lanes write the same address the highest lane's value stays ---- */
+/* ---- st: one handler per (element size, vector width); lanes store in the H200's order
+ * (FOR_LANES_ST, machine.h), so that when lanes write the same address the lane whose value
+ * stays is the one the GPU keeps ---- */
 
 #define DEF_ST_GEN(PFX, PTRS, T, V)                                                  \
     static int PFX##_##T##_v##V(Warp *w, const Inst *in, uint32_t mask)              \
@@ -136,7 +137,7 @@ static const Handler ldg_fn[K_COUNT][3] = {
         if (PTRS(w, in, mask, sizeof(T) * V, ACC_WRITE, p)) return STEP_FAULT;       \
         for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
         if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
-        FOR_LANES(mask, l) {                                                         \
+        FOR_LANES_ST(mask, sizeof(T) * V, l) {                                       \
             T v[V];                                                                  \
             for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                           \
             memcpy(p[l], v, sizeof v);   /* one host access per lane, as for ld */    \
@@ -155,7 +156,7 @@ static const Handler ldg_fn[K_COUNT][3] = {
         const uint64_t *s[V];                                                        \
         for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
         if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
-        for (int l = 0; l < WARP_SIZE; l++) {                                        \
+        FOR_LANES_ST(FULL_MASK, sizeof(T) * V, l) {                                  \
             T v[V];                                                                  \
             for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                           \
             memcpy(sh + off[l], v, sizeof v);                                        \

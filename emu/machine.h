@@ -154,6 +154,8 @@ struct Warp {
     uint32_t valid;             /* lanes that exist (last warp of a CTA may be partial)      */
     uint32_t cc;                /* carry flag CC.CF of each lane (add.cc, addc, mad.cc, ...) */
     int blocked;                /* 0 runnable; else waiting on barrier id+1                  */
+    int bar_left;               /* a CTA barrier released lanes of it: its next turn is short */
+    int short_turn;             /* this turn is that short one, in compiled code (sched.c)   */
     int done;
     uint64_t steps;             /* warp-instructions executed                                */
     uint64_t lane_steps;        /* thread-instructions executed (lanes that ran)             */
@@ -397,5 +399,15 @@ void warp_undefined(Warp *w, int lane, const char *fmt, ...) __attribute__((form
 
 #define FOR_LANES(mask, l) \
     for (int l = 0; l < WARP_SIZE; l++) if (((mask) >> l) & 1u)
+
+/* The order in which one st instruction's lanes reach memory, as the H200 does it when several
+ * lanes store to one address (tests/cuda/store_conflict.cu): lanes go in passes of 128 bytes
+ * (all 32 lanes for elements of up to 4 bytes, 16 for 8-byte, 8 for 16-byte accesses), the
+ * passes in lane order, and within a pass the lowest lane's value stays - so the lanes of a
+ * pass store from the highest down. SIZE: the bytes one lane stores. */
+#define ST_PASS(size) ((size) <= 4 ? WARP_SIZE : 128 / (int)(size))
+#define FOR_LANES_ST(mask, size, l)                                                   \
+    for (int l##_pass = 0; l##_pass < WARP_SIZE; l##_pass += ST_PASS(size))           \
+        for (int l = l##_pass + ST_PASS(size) - 1; l >= l##_pass; l--) if (((mask) >> l) & 1u)
 
 #endif

@@ -81,6 +81,7 @@ static void bar_release(Cta *c, int id)
                 else w->P[in->d[0]] = (w->P[in->d[0]] & ~(1u << l)) | ((result & 1u) << l);
             }
         w->bar_wait &= ~lanes;
+        w->bar_left = 1;
         warp_unpark(w, lanes);
     }
     OBSERVE(obs, bar_reset, c, id);
@@ -642,12 +643,36 @@ static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
     OBSERVE(w->launch->obs, span, &e);
 }
 
+/* run_warp's short turn (below). The interpreter stops after the first instruction other
+ * warps can observe (warp_run_det); compiled code stops after it too, or after its first run
+ * of lane arithmetic and loads (jit/compile.c: w->short_turn): a turn that ended inside a run
+ * would make the next one enter the compiled code in its middle, one instruction at a time. */
+static int run_short(Warp *w)
+{
+    if (!__atomic_load_n(&w->prog->native, __ATOMIC_ACQUIRE)) return warp_run_det(w);
+    w->short_turn = 1;
+    int rc = warp_run(w, SLICE_JUMPS);
+    w->short_turn = 0;
+    return rc;
+}
+
 /* One turn of w. A warp runs until it blocks (a barrier), starts polling an mbarrier
  * (try_wait failed) or exits; then it waits until its next turn (barrier), or until a poll
  * succeeds (mbarrier). Time slices in between merge into one running interval. */
 static int run_warp(Warp *w, int det)
 {
-    if (!OBSERVING(w->launch->obs, OBS_SPAN)) return det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
+    /* The first turn after a CTA barrier released the warp ends at its first instruction that
+     * other warps can observe (a memory access, a barrier: the deterministic mode's switch
+     * points), so that every warp leaving the barrier makes its first accesses before any of
+     * them runs on: on the GPU all warps leave a barrier within a few cycles, and memory
+     * latency keeps them together for a while. A block reduction that reads its result from
+     * shared memory after the barrier and reuses the same word in its next call (HeCBench's
+     * layernorm: thread 0 writes it again, with no second barrier) reads the result as the GPU
+     * does (tests/cuda/bar_leave_order.cu). */
+    int first = w->bar_left && !det;
+    w->bar_left = 0;
+    if (!OBSERVING(w->launch->obs, OBS_SPAN))
+        return det ? warp_run_det(w) : first ? run_short(w) : warp_run(w, SLICE_JUMPS);
     uint64_t t = ev_now();
     if (w->span_wait && w->span_reason != EVW_MBARRIER) {   /* released from its barrier */
         ev_warp(w, EV_WAIT, w->span_reason, w->span_since, t);
@@ -655,7 +680,7 @@ static int run_warp(Warp *w, int det)
         w->span_since = t;
     }
     ev_run_begin(&w->steps);
-    int rc = det ? warp_run_det(w) : warp_run(w, SLICE_JUMPS);
+    int rc = det ? warp_run_det(w) : first ? run_short(w) : warp_run(w, SLICE_JUMPS);
     ev_run_end();
     uint64_t now = ev_now();
     if (w->span_wait) {   /* it polled an mbarrier */

@@ -243,7 +243,10 @@ static const char prologue[] =
     "#define FLUSH() do { w->steps += steps; w->lane_steps += lanes; w->slots += slots; w->idle_steps += idle; steps = lanes = slots = idle = 0; } while (0)\n"
     "#define GUARD(pg, pneg, c) mask = w->active & (P[pg] ^ (pneg)); steps++; slots += (c); lanes += (uint64_t)__builtin_popcount(mask); idle += !mask\n"
     "#define NEXT() if (++w->pc == w->merge_pc) { rt->regroup(w); goto dispatch; }\n"
-    "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n";
+    "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n"
+    /* the short turn after a barrier release (sched.c's run_short) ends after an instruction
+     * other warps can observe, or after a run that loads */
+    "#define SHORT(ran) if (__builtin_expect(w->short_turn, 0) && (ran)) { result = RUN_YIELD; goto out; }\n";
 
 /* The largest kernel (PTX instructions) whose function is built at -O2 (jit_native_source) */
 #define JIT_O2_MAX 400
@@ -356,11 +359,14 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
 {
     uint32_t cost = 0;   /* the run's issue slots, for the time model */
     for (uint32_t i = k; i < k + n; i++) cost += p->code[i].cost;
+    int loads = 0;
+    for (uint32_t i = k; i < k + n; i++) loads |= run_load(&p->code[i], jitop_of_inst(&p->code[i]));
     put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
            "        uint64_t ln, id;\n        if (!run%u(w, code, rt, &ln, &id)) {\n            steps += %u;\n"
-           "            slots += %u;\n            lanes += ln;\n            idle += id;\n            w->pc = %u;\n            goto L%u;\n"
-           "        }\n    }\n",
-        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, n, cost, k + n, k + n);
+           "            slots += %u;\n            lanes += ln;\n            idle += id;\n            w->pc = %u;\n"
+           "%s            goto L%u;\n        }\n    }\n",
+        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, n, cost, k + n, loads ? "            SHORT(1)\n" : "",
+        k + n);
     b = fb;   /* the function */
     put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static int run%u(Warp *w, const Inst *code, "
            "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n    uint32_t *const P = w->P;\n"
@@ -504,9 +510,10 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
         put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], mask, sizeof(%s) * %d, p)) goto C%u;\n",
             k, T, v, k);
     }
-    /* loads: no lane's access depends on another's; stores keep lane order (the highest lane
-     * of those that store to one address wins, as in the handler) */
-    put(b, "        %sfor (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", ld ? "_Pragma(\"GCC ivdep\") " : "", T, v);
+    /* loads: no lane's access depends on another's; stores go in the handler's order
+     * (FOR_LANES_ST, machine.h: the lane the H200 keeps when lanes store to one address) */
+    if (ld) put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", T, v);
+    else put(b, "        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];", T, v, T, v);
     if (ld) {
         put(b, " memcpy(x, %s, sizeof x);", at);
         for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
@@ -595,6 +602,7 @@ char *jit_native_source(const Program *p)
             emit_mem(&b, in, k, o);
         else put(&b, "    CALL(%u)\n", k);
         put(&b, "    NEXT()\n");
+        if (in->flags & IF_PREEMPT) put(&b, "    SHORT(mask)\n");
     }
     put(&b, "    goto dispatch;\n%s    goto dispatch;\ndispatch:\n    switch (w->pc) {\n", epilogue);
     for (uint32_t k = 0; k < p->ncode; k++) put(&b, "    case %u: goto L%u;\n", k, k);

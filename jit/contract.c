@@ -11,6 +11,8 @@
  *     branch or loop, but not across a call, nor across an instruction ptxas gives a
  *     subroutine: IEEE div/rcp/sqrt, integer div/rem but u32); an add of two products fuses
  *     its first operand;
+ *   - a mul by an immediate is fused also into adds in a loop it is outside of, and across
+ *     those subroutines (ptxas computes it again beside each add);
  *   - at a join whose predecessors each end by falling or jumping into it, a product that
  *     reaches through one predecessor is fused when it comes that way (ptxas moves the add
  *     into the predecessors); a join reached by a conditional branch is not.
@@ -39,6 +41,7 @@ typedef struct Fa {
     /* rewrites decided: per pc the hidden rows of a captured product */
     uint32_t *cap_a, *cap_b;
     uint32_t stop_from;          /* stops_fusion: the mul being planned                     */
+    int remat;                   /* the mul being planned has an immediate factor (remat)   */
 } Fa;
 
 static int is_fp(int t)
@@ -181,7 +184,7 @@ static int reads_row(Fa *f, uint32_t pc, uint32_t row)
 #define CALL_BIT (1ull << 63)
 static int kills_all(Fa *f, uint32_t pc)
 {
-    return code(f, pc)->op == OP_call || acts_as_call(f, pc);
+    return code(f, pc)->op == OP_call || (!f->remat && acts_as_call(f, pc));
 }
 
 static int def_index(Fa *f, uint32_t pc)
@@ -379,8 +382,8 @@ static int all_fusable(Fa *f, uint32_t pc, int t, int ftz, Use **out, uint32_t *
     int ok = n > 0;
     /* measured: several readers inside a loop the mul is outside of, and nothing is fused
      * (tests/cuda/fma_contract.cu); one reader there is fused only when the add can leave
-     * the loop too (add_invariant) */
-    for (uint32_t i = 0; i < n && ok; i++)
+     * the loop too (add_invariant). A mul by an immediate (remat) is fused there too. */
+    for (uint32_t i = 0; i < n && ok && !f->remat; i++)
         if (in_loop_without(f, f->block_of[mine[i].pc - f->lo], f->block_of[pc - f->lo]))
             ok = n == 1 && add_invariant(f, mine[i].pc, mine[i].opd, f->block_of[pc - f->lo]);
     /* a product that lives across a fence or an mbarrier wait (stops_fusion) to any of its
@@ -443,7 +446,14 @@ static int plan_mul(Fa *f, Work *w, uint32_t pc)
     const InstDesc *d = desc(f, pc);
     int t = d->types[0], ftz = desc_has(d, MOD_FTZ);
     Use *uses; uint32_t n;
-    if (!all_fusable(f, pc, t, ftz, &uses, &n, 0)) return 0;
+    /* ptxas computes a product of a register and an immediate again beside each reader, as
+     * it needs no more registers there than the factor: the H200 fuses it into adds inside a
+     * loop the mul is outside of (one or two of them, whatever the add's other operand) and
+     * across an rcp.rn, where a product of two registers is plain (tests/cuda/
+     * fma_contract_sink.cu; HeCBench's dxtc2: 9.0f * color_sum before its permutation loop) */
+    f->remat = (d->src_imm_mask & 3) != 0;
+    int fusable = all_fusable(f, pc, t, ftz, &uses, &n, 0);
+    if (!fusable) { f->remat = 0; return 0; }
     uint32_t a, b, flag = 0;
     if (n == 1 && __builtin_popcountll(uses[0].reach) > 1) {
         /* a join: every mul that reaches it in one piece shares the rows and the flag */
@@ -469,14 +479,16 @@ static int plan_mul(Fa *f, Work *w, uint32_t pc)
             if (!all_fusable(f, uses[i].pc, t, ftz, &sub, &ns, 1)) continue;   /* decided above */
             capture(f, uses[i].pc, ma, mb, a, b, 0);
             for (uint32_t j = 0; j < ns; j++)
-                if (add_plan(w, (Plan){ sub[j].pc, sub[j].opd, ma, mb, 0 }) < 0) { free(sub); free(uses); return -1; }
+                if (add_plan(w, (Plan){ sub[j].pc, sub[j].opd, ma, mb, 0 }) < 0) { free(sub); free(uses); f->remat = 0; return -1; }
             free(sub);
         } else if (add_plan(w, (Plan){ uses[i].pc, uses[i].opd, a, b, flag }) < 0) {
             free(uses);
+            f->remat = 0;
             return -1;
         }
     }
     free(uses);
+    f->remat = 0;
     return 0;
 }
 
