@@ -1017,7 +1017,9 @@ static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_
     return bad ? -1 : 0;
 }
 
-/* Offsets into a window of `limit` bytes at host base + l * stride. */
+/* Offsets into a window of `limit` bytes at host base + l * stride. Lanes outside mask may
+ * hold any offset: their pointers are formed as integers (never dereferenced), since pointer
+ * arithmetic that wraps is undefined (UBSan, HeCBench-style heap_async test). */
 static int window_fast(uint32_t mask, const uint64_t *off, unsigned size, uint8_t *base,
                        uint64_t stride, uint64_t limit, uint8_t **host)
 {
@@ -1025,13 +1027,13 @@ static int window_fast(uint32_t mask, const uint64_t *off, unsigned size, uint8_
     uint64_t lim = limit - size, bad = 0;
     if (mask == FULL_MASK) {   /* the common case, without a test of each lane's bit */
         for (int l = 0; l < WARP_SIZE; l++) {
-            host[l] = base + (uint64_t)l * stride + off[l];
+            host[l] = (uint8_t *)((uintptr_t)base + (uint64_t)l * stride + off[l]);
             bad |= (off[l] > lim) | (off[l] & (size - 1));
         }
         return bad ? -1 : 0;
     }
     if (popcount32(mask) <= 4) {   /* a lane or a few (a warp's lane 0 writing its sum) */
-        for (int l = 0; l < WARP_SIZE; l++) host[l] = base + (uint64_t)l * stride + off[l];
+        for (int l = 0; l < WARP_SIZE; l++) host[l] = (uint8_t *)((uintptr_t)base + (uint64_t)l * stride + off[l]);
         for (uint32_t m = mask; m; m &= m - 1) {
             int l = __builtin_ctz(m);
             bad |= (off[l] > lim) | (off[l] & (size - 1));
@@ -1039,7 +1041,7 @@ static int window_fast(uint32_t mask, const uint64_t *off, unsigned size, uint8_
         return bad ? -1 : 0;
     }
     for (int l = 0; l < WARP_SIZE; l++) {
-        host[l] = base + (uint64_t)l * stride + off[l];
+        host[l] = (uint8_t *)((uintptr_t)base + (uint64_t)l * stride + off[l]);
         bad |= ((off[l] > lim) | (off[l] & (size - 1))) & lane_bit(mask, l);
     }
     return bad ? -1 : 0;
