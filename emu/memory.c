@@ -1025,24 +1025,18 @@ static int window_fast(uint32_t mask, const uint64_t *off, unsigned size, uint8_
 {
     if (!base || size > limit) return -1;
     uint64_t lim = limit - size, bad = 0;
+    for (int l = 0; l < WARP_SIZE; l++)
+        host[l] = (uint8_t *)((uintptr_t)base + (uint64_t)l * stride + off[l]);
     if (mask == FULL_MASK) {   /* the common case, without a test of each lane's bit */
-        for (int l = 0; l < WARP_SIZE; l++) {
-            host[l] = (uint8_t *)((uintptr_t)base + (uint64_t)l * stride + off[l]);
-            bad |= (off[l] > lim) | (off[l] & (size - 1));
-        }
-        return bad ? -1 : 0;
-    }
-    if (popcount32(mask) <= 4) {   /* a lane or a few (a warp's lane 0 writing its sum) */
-        for (int l = 0; l < WARP_SIZE; l++) host[l] = (uint8_t *)((uintptr_t)base + (uint64_t)l * stride + off[l]);
+        for (int l = 0; l < WARP_SIZE; l++) bad |= (off[l] > lim) | (off[l] & (size - 1));
+    } else if (popcount32(mask) <= 4) {   /* a lane or a few (a warp's lane 0 writing its sum) */
         for (uint32_t m = mask; m; m &= m - 1) {
             int l = __builtin_ctz(m);
             bad |= (off[l] > lim) | (off[l] & (size - 1));
         }
-        return bad ? -1 : 0;
-    }
-    for (int l = 0; l < WARP_SIZE; l++) {
-        host[l] = (uint8_t *)((uintptr_t)base + (uint64_t)l * stride + off[l]);
-        bad |= ((off[l] > lim) | (off[l] & (size - 1))) & lane_bit(mask, l);
+    } else {
+        for (int l = 0; l < WARP_SIZE; l++)
+            bad |= ((off[l] > lim) | (off[l] & (size - 1))) & lane_bit(mask, l);
     }
     return bad ? -1 : 0;
 }

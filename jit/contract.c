@@ -440,20 +440,13 @@ static void capture(Fa *f, uint32_t pc, uint32_t a, uint32_t b, uint32_t src_a, 
     d->ns = in->ns;
 }
 
-/* Plans the adds that read the product of the mul at pc. */
-static int plan_mul(Fa *f, Work *w, uint32_t pc)
+/* Plans the adds that read the product of the mul at pc (f->remat set: plan_mul). */
+static int plan_mul_uses(Fa *f, Work *w, uint32_t pc)
 {
     const InstDesc *d = desc(f, pc);
     int t = d->types[0], ftz = desc_has(d, MOD_FTZ);
     Use *uses; uint32_t n;
-    /* ptxas computes a product of a register and an immediate again beside each reader, as
-     * it needs no more registers there than the factor: the H200 fuses it into adds inside a
-     * loop the mul is outside of (one or two of them, whatever the add's other operand) and
-     * across an rcp.rn, where a product of two registers is plain (tests/cuda/
-     * fma_contract_sink.cu; HeCBench's dxtc2: 9.0f * color_sum before its permutation loop) */
-    f->remat = (d->src_imm_mask & 3) != 0;
-    int fusable = all_fusable(f, pc, t, ftz, &uses, &n, 0);
-    if (!fusable) { f->remat = 0; return 0; }
+    if (!all_fusable(f, pc, t, ftz, &uses, &n, 0)) return 0;
     uint32_t a, b, flag = 0;
     if (n == 1 && __builtin_popcountll(uses[0].reach) > 1) {
         /* a join: every mul that reaches it in one piece shares the rows and the flag */
@@ -479,17 +472,29 @@ static int plan_mul(Fa *f, Work *w, uint32_t pc)
             if (!all_fusable(f, uses[i].pc, t, ftz, &sub, &ns, 1)) continue;   /* decided above */
             capture(f, uses[i].pc, ma, mb, a, b, 0);
             for (uint32_t j = 0; j < ns; j++)
-                if (add_plan(w, (Plan){ sub[j].pc, sub[j].opd, ma, mb, 0 }) < 0) { free(sub); free(uses); f->remat = 0; return -1; }
+                if (add_plan(w, (Plan){ sub[j].pc, sub[j].opd, ma, mb, 0 }) < 0) { free(sub); free(uses); return -1; }
             free(sub);
         } else if (add_plan(w, (Plan){ uses[i].pc, uses[i].opd, a, b, flag }) < 0) {
             free(uses);
-            f->remat = 0;
             return -1;
         }
     }
     free(uses);
-    f->remat = 0;
     return 0;
+}
+
+/* Plans the adds that read the product of the mul at pc. */
+static int plan_mul(Fa *f, Work *w, uint32_t pc)
+{
+    /* ptxas computes a product of a register and an immediate again beside each reader, as
+     * it needs no more registers there than the factor: the H200 fuses it into adds inside a
+     * loop the mul is outside of (one or two of them, whatever the add's other operand) and
+     * across an rcp.rn, where a product of two registers is plain (tests/cuda/
+     * fma_contract_sink.cu; HeCBench's dxtc2: 9.0f * color_sum before its permutation loop) */
+    f->remat = (desc(f, pc)->src_imm_mask & 3) != 0;
+    int rc = plan_mul_uses(f, w, pc);
+    f->remat = 0;
+    return rc;
 }
 
 /* Rewrites an add/sub into <fma.contracted>. */
