@@ -12,14 +12,8 @@
 c=${1:?carry folder}
 stop=${STOP:-430}
 t0=$(date +%s)
-exec > >(tee "$OUT/log.txt") 2>&1
-echo "== machine: $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo)"
-command -v zstd >/dev/null || export PATH=$PWD/$c/bin:$PATH
-for l in libffi.so.8 libzstd.so.1; do
-    ldconfig -p | grep -q "$l" || { echo "no $l: using the carried one"; export LD_LIBRARY_PATH=$PWD/$c/syslib; }
-done
-mkdir -p /tmp/hb && zstd -dc "$c/hb.tar.zst" | tar -xf - -C /tmp/hb || exit 1
-echo "unpacked at $(( $(date +%s) - t0 )) s"
+# shellcheck source=tests/hecbench/device_setup.sh
+. "$(dirname "$0")/device_setup.sh"
 P=$PWD/$c/ptx/ptxemu
 "$P" --version 2>&1 | head -2
 # shellcheck disable=SC2046  # the names
