@@ -154,6 +154,16 @@ timeout 120 "$launcher" --seed 2 --record "$work/bw.sched" "$work/blocks_wait" >
     timeout 120 "$launcher" --replay "$work/bw.sched" "$work/blocks_wait" >"$work/bwrep" 2>>"$work/stderr" &&
     grep -q "^g [0-9]" "$work/bw.sched" && cmp -s "$work/bwrec" "$work/bwrep"
 check "a schedule in which the window grew replays to the same output" $?
+# %globaltimer counts steps: a completion right after a step ("c" line) is no step of its own
+# in a replay either (before, replays of seeds with such completions read later times)
+"$NVCC" -arch=sm_90 -O2 -o "$work/globaltimer" "$here/det/globaltimer.cu" || exit 1
+ok=0
+for s in 2 3; do
+    run --seed $s --record "$work/gt.sched" "$work/globaltimer" >"$work/gtrec" &&
+        run --replay "$work/gt.sched" "$work/globaltimer" >"$work/gtrep" && cmp -s "$work/gtrec" "$work/gtrep" &&
+        grep -q "^c [0-9]" "$work/gt.sched" || ok=1
+done
+check "a replay reads the recording's %globaltimer, with completions after steps" $ok
 # a wrong-parity mbarrier wait (two warps that soon wait for phases that never come) is a
 # deadlock reported within moments under every seed, race detector on or off, and in the
 # parallel scheduler; the time limit guards the test (before, some seeds took minutes). With
