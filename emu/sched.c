@@ -644,12 +644,13 @@ static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
 }
 
 /* run_warp's short turn (below). The interpreter stops after the first instruction other
- * warps can observe (warp_run_det); compiled code stops after it too, or after its first run
+ * warps can observe (engine.c: interp_t); compiled code stops after it too, or after its first run
  * of lane arithmetic and loads (jit/compile.c: w->short_turn): a turn that ended inside a run
- * would make the next one enter the compiled code in its middle, one instruction at a time. */
+ * would make the next one enter the compiled code in its middle, one instruction at a time.
+ * Backward jumps end neither before its budget (a loop whose body starts with a barrier and
+ * jumps back to its load: HeCBench's qtclustering compacts an array that way). */
 static int run_short(Warp *w)
 {
-    if (!__atomic_load_n(&w->prog->native, __ATOMIC_ACQUIRE)) return warp_run_det(w);
     w->short_turn = 1;
     int rc = warp_run(w, SLICE_JUMPS);
     w->short_turn = 0;
