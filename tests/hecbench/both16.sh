@@ -44,7 +44,7 @@ while { kill -0 $gpid 2>/dev/null || kill -0 $epid 2>/dev/null || { [ -n "$lpid"
       [ $(( $(date +%s) - t0 )) -lt "$stop" ]; do
     sleep 2
 done
-for p in $gpid $epid $lpid; do kill -- -$p 2>/dev/null && echo "stopped $p at $(( $(date +%s) - t0 )) s"; done
+for p in $gpid $epid $lpid; do kill -- -"$p" 2>/dev/null && echo "stopped $p at $(( $(date +%s) - t0 )) s"; done
 sleep 1
 cat /tmp/gpu-log.txt
 cp /tmp/emu-survey.txt /tmp/emu/survey.txt
