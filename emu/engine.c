@@ -11,7 +11,10 @@
 #include "native.h"
 
 
-static int interp(Warp *w, uint32_t budget)
+/* S: the short turn after a CTA barrier (sched.c's run_short): it also ends after the first
+ * instruction other warps can observe. Backward jumps end it only as they end any turn, as in
+ * compiled code, so both tiers leave the barrier with the same first accesses. */
+static inline __attribute__((always_inline)) int interp_t(Warp *w, uint32_t budget, const int S)
 {
     const Inst *code = w->prog->code;
     /* Instructions are counted in the warp (%clock reads w->steps); thread instructions as
@@ -34,7 +37,9 @@ static int interp(Warp *w, uint32_t budget)
         else { r = STEP_NEXT; w->idle_steps++; }
         if (__builtin_expect(r == STEP_NEXT, 1)) {
             if (++w->pc == w->merge_pc) warp_regroup(w);   /* pc+1 cannot skip merge_pc */
-            continue;
+            if (!S || !(in->flags & IF_PREEMPT) || !m) continue;
+            result = w->active ? RUN_YIELD : (w->alive ? RUN_BLOCKED : RUN_DONE);
+            break;
         }
         if (r == STEP_FAULT) { result = RUN_FAULT; break; }
         if (r == STEP_YIELD) {
@@ -46,7 +51,7 @@ static int interp(Warp *w, uint32_t budget)
             if (past_merge(w)) warp_regroup(w);
             /* a backward jump may be a spin loop waiting for another warp: yield now and
              * then so that warp gets to run */
-            if (w->pc <= (uint32_t)(in - code) && --budget == 0) {
+            if ((w->pc <= (uint32_t)(in - code) && --budget == 0) || (S && m && (in->flags & IF_PREEMPT))) {
                 result = w->active ? RUN_YIELD : (w->alive ? RUN_BLOCKED : RUN_DONE);
                 break;
             }
@@ -55,6 +60,13 @@ static int interp(Warp *w, uint32_t budget)
     }
     w->lane_steps += (w->steps - steps0) * WARP_SIZE - missing;
     return result;
+}
+
+/* Compiled code hands instructions it does not compile to this, from w->pc: the short turn's
+ * end holds there too. */
+static int interp(Warp *w, uint32_t budget)
+{
+    return __builtin_expect(w->short_turn, 0) ? interp_t(w, budget, 1) : interp_t(w, budget, 0);
 }
 
 /* What compiled kernels call back (native.h). */

@@ -644,12 +644,13 @@ static void ev_warp(const Warp *w, EvKind k, int what, uint64_t t0, uint64_t t1)
 }
 
 /* run_warp's short turn (below). The interpreter stops after the first instruction other
- * warps can observe (warp_run_det); compiled code stops after it too, or after its first run
+ * warps can observe (engine.c: interp_t); compiled code stops after it too, or after its first run
  * of lane arithmetic and loads (jit/compile.c: w->short_turn): a turn that ended inside a run
- * would make the next one enter the compiled code in its middle, one instruction at a time. */
+ * would make the next one enter the compiled code in its middle, one instruction at a time.
+ * Backward jumps end neither before its budget (a loop whose body starts with a barrier and
+ * jumps back to its load: HeCBench's qtclustering compacts an array that way). */
 static int run_short(Warp *w)
 {
-    if (!__atomic_load_n(&w->prog->native, __ATOMIC_ACQUIRE)) return warp_run_det(w);
     w->short_turn = 1;
     int rc = warp_run(w, SLICE_JUMPS);
     w->short_turn = 0;
@@ -1194,8 +1195,13 @@ typedef struct Det {
                               * so that a poller can never starve the warp it waits for (a
                               * poller that drew a random priority could, in a warp-specialised
                               * pipeline with many pollers, for millions of steps) */
+    uint32_t cap;            /* slots allocated: the most the window may grow to */
+    uint64_t since;          /* the step at which a cluster last started or the window grew */
     WorkerBuf *slot;
     int *used;
+    Warp **top;              /* each slot's runnable warp of the highest priority, or NULL */
+    Warp *last;              /* the warp of the last step, and how many steps in a row it took */
+    uint32_t last_run;
     Launch *L;
 } Det;
 
@@ -1234,6 +1240,24 @@ static Warp *det_warp(Det *d, uint32_t s, uint32_t r, uint32_t i)
     return &cl->ctas[r]->warps[i];
 }
 
+/* Slot s's runnable warp of the highest priority (the first of equals), kept per slot so
+ * that a step looks at the warps of the cluster it ran, not at every resident warp: only a
+ * step or a completion in a cluster changes which of its warps can run, and only the warp
+ * that ran changes its priority. */
+static void det_top(Det *d, uint32_t s)
+{
+    Warp *best = NULL;
+    if (d->used[s]) {
+        Cluster *cl = &d->slot[s].cluster;
+        for (uint32_t r = 0; r < cl->n; r++)
+            for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
+                Warp *w = &cl->ctas[r]->warps[i];
+                if (w->active && (!best || w->prio > best->prio)) best = w;
+            }
+    }
+    d->top[s] = best;
+}
+
 static int det_admit(Det *d, uint32_t s, uint64_t index)
 {
     if (setup_cluster(&d->slot[s], d->L, index) < 0) return -1;
@@ -1242,6 +1266,34 @@ static int det_admit(Det *d, uint32_t s, uint64_t index)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++)
             cl->ctas[r]->warps[i].prio = (det_rand(d) >> 33) | 1ull << 62;
     d->used[s] = 1;
+    det_top(d, s);
+    return 0;
+}
+
+/* The window grows as the parallel mode's workers take more clusters (run_held): on the
+ * H100 every block of a grid that fits on the device is resident, and programs rely on it
+ * (blocks that wait for blocks after them, persistent kernels). When clusters wait to start
+ * and none has started for DET_GROW_STEPS steps, or every resident warp only spins, the
+ * window doubles, up to what the device holds at once (resident_share). Steps, not time,
+ * decide, so the seed still fixes everything; a schedule file records it ("g W"). */
+#define DET_GROW_STEPS (1u << 16)
+#define DET_TURN_STEPS 4096u
+
+static int det_can_grow(const Det *d, uint64_t next, uint64_t ncl)
+{
+    return next < ncl && d->window < d->cap;
+}
+
+/* Widen the window to w slots (at most cap) and admit clusters into the new ones. */
+static int det_grow(Det *d, uint32_t w, uint64_t *next, uint64_t ncl)
+{
+    if (w > d->cap) w = d->cap;
+    uint32_t old = d->window;
+    d->window = w;
+    d->since = d->L->det_steps;
+    if (det_cfg.rec) fprintf(det_cfg.rec, "g %u\n", w);
+    for (uint32_t s = old; s < w && *next < ncl; s++)
+        if (det_admit(d, s, (*next)++) < 0) return -1;
     return 0;
 }
 
@@ -1290,9 +1342,17 @@ static void run_det(Launch *L)
         d.window = wnd;
     }
     if (det_cfg.rec) fprintf(det_cfg.rec, "launch %s window %u\n", L->prog->name, d.window);
-    d.slot = calloc(d.window, sizeof *d.slot);
-    d.used = calloc(d.window, sizeof *d.used);
-    if (!d.slot || !d.used) { out_of_memory(L, 0); goto out; }
+    d.cap = d.window;
+    if (!L->cooperative) {
+        uint32_t share = resident_share(L);
+        d.cap = share < ncl ? share : (uint32_t)ncl;
+        if (d.cap < d.window) d.cap = d.window;
+    }
+    /* slots for the whole cap at once: warps point into their slot, which must not move */
+    d.slot = calloc(d.cap, sizeof *d.slot);
+    d.used = calloc(d.cap, sizeof *d.used);
+    d.top = calloc(d.cap, sizeof *d.top);
+    if (!d.slot || !d.used || !d.top) { out_of_memory(L, 0); goto out; }
     for (uint32_t s = 0; s < d.window && next < ncl; s++)
         if (det_admit(&d, s, next++) < 0) goto out;
     uint32_t spins = 0, tick = 0, still = 0;
@@ -1312,11 +1372,23 @@ static void run_det(Launch *L)
         if (det_cfg.rep) {
             unsigned s, r, i, k;
             if (!det_read(line, sizeof line)) { det_fault(L, "the replayed schedule ends early"); break; }
-            if (sscanf(line, "a %u %u", &s, &k) == 2) {
+            int after = line[0] == 'c';   /* completed after the step before: no step of its own */
+            if (sscanf(line + after, after ? " %u %u" : "a %u %u", &s, &k) == 2) {
                 if (s >= d.window || !d.used[s] || async_complete_index(&d.slot[s].cluster, k)) {
                     det_fault(L, "the replayed schedule does not match this launch");
                     break;
                 }
+                det_top(&d, s);
+                L->det_steps -= (uint64_t)after;
+                continue;
+            }
+            if (sscanf(line, "g %u", &s) == 1) {
+                L->det_steps--;
+                if (s <= d.window || s > d.cap || next >= ncl) {
+                    det_fault(L, "the replayed schedule does not match this launch");
+                    break;
+                }
+                if (det_grow(&d, s, &next, ncl) < 0) break;
                 continue;
             }
             if (sscanf(line, "s %u %u %u", &s, &r, &i) != 3 || !(best = det_warp(&d, s, r, i)) ||
@@ -1326,14 +1398,12 @@ static void run_det(Launch *L)
             }
             bs = s;
         } else {
+            if (det_can_grow(&d, next, ncl) && L->det_steps - d.since > DET_GROW_STEPS &&
+                det_grow(&d, d.window * 2, &next, ncl) < 0)
+                break;
             for (uint32_t s = 0; s < d.window; s++) {
-                if (!d.used[s]) continue;
-                Cluster *cl = &d.slot[s].cluster;
-                for (uint32_t r = 0; r < cl->n; r++)
-                    for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
-                        Warp *w = &cl->ctas[r]->warps[i];
-                        if (w->active && (!best || w->prio > best->prio)) { best = w; bs = s; }
-                    }
+                Warp *w = d.top[s];
+                if (w && (!best || w->prio > best->prio)) { best = w; bs = s; }
             }
         }
         if (!best) {
@@ -1345,6 +1415,7 @@ static void run_det(Launch *L)
                 uint32_t idx = (uint32_t)det_rand(&d);
                 if (det_cfg.rec) fprintf(det_cfg.rec, "a %u %u\n", s, idx % async_count(&d.slot[s].cluster));
                 if (async_complete_index(&d.slot[s].cluster, idx)) goto out;
+                det_top(&d, s);
                 done = 1;
             }
             if (done) continue;
@@ -1370,24 +1441,43 @@ static void run_det(Launch *L)
                 best->prio = --d.spin_low;   /* take turns, the longest waiting first */
             else if ((det_rand(&d) & 63) == 0)
                 best->prio = det_rand(&d) >> 40 | 1ull << 40;
+            /* a turn has an end: a loop that waits for other warps without looking like a
+             * poll (it walks memory, so its registers change) would otherwise keep the
+             * highest priority and starve the warps it waits for, which a GPU never does */
+            d.last_run = best == d.last ? d.last_run + 1 : 1;
+            d.last = best;
+            if (d.last_run > DET_TURN_STEPS) {
+                best->prio = --d.spin_low;
+                d.last_run = 0;
+            }
             spins = (best->spin || best->mem_spin) && !async_count(cl) ? spins + 1 : 0;
             /* pollers take turns (above), so once every resident warp that can run has
              * polled with its state unchanged twice in a row, nothing will change */
             still = spins > POLL_QUIET && poll_still(best) ? still + 1 : 0;
-            if (spins > SPIN_ROUNDS || (still > POLL_QUIET && still > 2 * det_runnable(&d))) { deadlock(cl); break; }
+            if (spins > SPIN_ROUNDS || (still > POLL_QUIET && still > 2 * det_runnable(&d))) {
+                /* only spinning: a block the device would hold may be the one they wait for */
+                if (!det_can_grow(&d, next, ncl)) { deadlock(cl); break; }
+                if (det_grow(&d, d.window * 2, &next, ncl) < 0) break;
+                spins = still = 0;
+            }
             uint32_t n = async_count(cl);
             if (n && (det_rand(&d) & 255) < d.async_per256) {
                 uint32_t idx = (uint32_t)det_rand(&d);
-                if (det_cfg.rec) fprintf(det_cfg.rec, "a %u %u\n", bs, idx % n);
+                if (det_cfg.rec) fprintf(det_cfg.rec, "c %u %u\n", bs, idx % n);
                 if (async_complete_index(cl, idx)) break;
             }
         }
         if (!cluster_live(cl)) {
+            d.top[bs] = NULL;
             if (async_drain(cl) < 0) break;
             finish_cluster(cl, L);
             d.used[bs] = 0;
-            if (next < ncl && det_admit(&d, bs, next++) < 0) break;
-        }
+            if (next < ncl) {
+                d.since = L->det_steps;
+                if (det_admit(&d, bs, next++) < 0) break;
+            }
+        } else
+            det_top(&d, bs);
     }
 out:
     /* a launch that ended early (fault, deadlock, time limit) leaves clusters resident:
@@ -1403,6 +1493,7 @@ out:
         for (uint32_t s = 0; s < d.window; s++) workerbuf_free(&d.slot[s]);
     free(d.slot);
     free(d.used);
+    free(d.top);
 }
 
 /* ---- the worker pool ------------------------------------------------------------------ */

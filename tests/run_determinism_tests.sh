@@ -132,6 +132,38 @@ grep -q "^mode 0: unspecified launch failure" "$work/spin0" &&
     grep -q "spin.cu:[0-9]*, PTX .*: deadlock: this loop spins without progress" "$work/spin0.err" &&
     grep -q '"kind":"deadlock".*"state":"spins in a loop that reads memory without progress"' "$work/spin.json"
 check "a loop polling a flag nobody sets is reported as a deadlock at its line" $?
+# a poller that stepped aside gets turns again while the warp that waits for its answer walks
+# memory (before, that warp kept the highest priority and the launch ran to the time limit)
+ok=0
+for s in 1 2 3 4; do
+    out=$(timeout 60 "$launcher" --seed $s "$work/spin" 3 2>>"$work/stderr")
+    [ "$out" = "mode 3: no error" ] || ok=1
+done
+check "a poller that stepped aside answers a warp that waits in a loop walking memory (seeds 1-4)" $ok
+# blocks that wait for blocks after them (tests/cuda/blocks_wait.cu): the window of resident
+# blocks grows, as the H100 holds every block of a grid that fits, and a recorded schedule
+# (with its "g" lines) replays
+"$NVCC" -arch=sm_90 -O2 -o "$work/blocks_wait" "$here/cuda/blocks_wait.cu" || exit 1
+ok=0
+for s in 1 2 3; do
+    timeout 120 "$launcher" --seed $s "$work/blocks_wait" >"$work/bw$s" 2>>"$work/stderr" &&
+        diff -q <(head -n 2 "$here/expected/cuda/blocks_wait.0.out") "$work/bw$s" >/dev/null || ok=1
+done
+check "blocks that wait for each other give the H200's output under seeds 1-3" $ok
+timeout 120 "$launcher" --seed 2 --record "$work/bw.sched" "$work/blocks_wait" >"$work/bwrec" 2>>"$work/stderr" &&
+    timeout 120 "$launcher" --replay "$work/bw.sched" "$work/blocks_wait" >"$work/bwrep" 2>>"$work/stderr" &&
+    grep -q "^g [0-9]" "$work/bw.sched" && cmp -s "$work/bwrec" "$work/bwrep"
+check "a schedule in which the window grew replays to the same output" $?
+# %globaltimer counts steps: a completion right after a step ("c" line) is no step of its own
+# in a replay either (before, replays of seeds with such completions read later times)
+"$NVCC" -arch=sm_90 -O2 -o "$work/globaltimer" "$here/det/globaltimer.cu" || exit 1
+ok=0
+for s in 2 3; do
+    run --seed $s --record "$work/gt.sched" "$work/globaltimer" >"$work/gtrec" &&
+        run --replay "$work/gt.sched" "$work/globaltimer" >"$work/gtrep" && cmp -s "$work/gtrec" "$work/gtrep" &&
+        grep -q "^c [0-9]" "$work/gt.sched" || ok=1
+done
+check "a replay reads the recording's %globaltimer, with completions after steps" $ok
 # a wrong-parity mbarrier wait (two warps that soon wait for phases that never come) is a
 # deadlock reported within moments under every seed, race detector on or off, and in the
 # parallel scheduler; the time limit guards the test (before, some seeds took minutes). With
