@@ -338,11 +338,265 @@ static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 
 static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
 
+/* ---- liveness: which rows a later instruction may still read -------------------------- */
+
+/* Rows live at the start of each pc (0..ncode), a bitset of live_words words each, or NULL
+ * when the kernel's flow cannot be followed (calls, indirect branches): then every row is
+ * live. A thread's path is a path of the flow graph (a lane that does not run an instruction
+ * neither reads nor writes there), so a row a run writes that no path from its end reads
+ * before writing it again is dead for every lane: the run keeps it in a local only. Reads
+ * are over-approximated (every row an instruction names, destinations included, for any
+ * instruction not known to write them whole); only an unguarded lanewise instruction or
+ * load kills its destination. The end of the kernel leads back to its start: a slot's next
+ * warp finds the rows the last one left (sched.c reuses them), and a kernel that reads a row
+ * before writing it would see them. */
+static __thread uint64_t *live_in;
+static __thread uint32_t live_words;
+
+static void row_set(uint64_t *s, const Program *p, uint32_t r)
+{
+    if (r < p->nrows) s[r >> 6] |= 1ull << (r & 63);
+}
+
+static int row_live(uint32_t pc, uint32_t r)
+{
+    return !live_in || (live_in[(size_t)pc * live_words + (r >> 6)] >> (r & 63) & 1);
+}
+
+/* The rows instruction k kills (a whole write by every lane that runs it), into kill. */
+static int inst_kills(const Inst *in, const JitOp *o, uint32_t d[INST_MAXD])
+{
+    if (in->pg || in->pneg || !o) return 0;
+    if (lanewise(o)) { d[0] = in->d[0]; return 1; }
+    if (!strcmp(o->kind, "LD") || !strcmp(o->kind, "LDS")) {
+        int v = atoi(o->t[1]);
+        for (int e = 0; e < v && e < INST_MAXD; e++) d[e] = in->d[e];
+        return v < INST_MAXD ? v : INST_MAXD;
+    }
+    return 0;
+}
+
+static void liveness(const Program *p, const JitOp **ops)
+{
+    live_in = NULL;
+    live_words = (p->nrows + 63) / 64;
+    if ((uint64_t)(p->ncode + 1) * live_words > (8u << 20)) return;
+    for (uint32_t k = 0; k < p->ncode; k++)
+        if (p->code[k].op == OP_call || p->code[k].op == OP_brx) return;
+    uint32_t W = live_words;
+    uint64_t *in = calloc((size_t)(p->ncode + 1) * W, sizeof *in);
+    uint64_t *use = calloc((size_t)p->ncode * W, sizeof *use), *out = malloc(W * sizeof *out);
+    if (!in || !use || !out) { free(in); free(use); free(out); return; }
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        const Inst *i = &p->code[k];
+        uint64_t *u = use + (size_t)k * W;
+        uint32_t kd[INST_MAXD];
+        int nk = inst_kills(i, ops[k], kd);
+        for (int j = 0; j < INST_MAXS; j++) row_set(u, p, i->s[j]);
+        if (!nk) for (int j = 0; j < INST_MAXD; j++) row_set(u, p, i->d[j]);
+        row_set(u, p, i->base);
+        if ((i->op == OP_mma || i->op == OP_wmma || i->op == OP_wgmma) && i->aux) {
+            const RowList *rl = i->aux;
+            for (uint32_t j = 0; j < rl->n; j++) row_set(u, p, rl->rows[j]);
+        }
+    }
+    /* backward passes until nothing changes; pc ncode (the end) is the kernel's start */
+    int changed = 1, passes = 0;
+    while (changed && passes++ < 200) {
+        changed = 0;
+        memcpy(in + (size_t)p->ncode * W, in, W * sizeof *in);
+        for (uint32_t k = p->ncode; k-- > 0;) {
+            const Inst *i = &p->code[k];
+            int op = i->op, always = !i->pg && !i->pneg;
+            memset(out, 0, W * sizeof *out);
+            if (op == OP_exit || op == OP_ret || op == OP_trap || op == OP_brkpt) {
+                if (!always) for (uint32_t j = 0; j < W; j++) out[j] |= in[(size_t)(k + 1) * W + j];
+                for (uint32_t j = 0; j < W; j++) out[j] |= in[j];
+            } else {
+                if (op != OP_bra || !always)
+                    for (uint32_t j = 0; j < W; j++) out[j] |= in[(size_t)(k + 1) * W + j];
+                if (op == OP_bra) {
+                    uint32_t t = (uint32_t)i->imm < p->ncode ? (uint32_t)i->imm : p->ncode;
+                    for (uint32_t j = 0; j < W; j++) out[j] |= in[(size_t)t * W + j];
+                }
+            }
+            uint32_t kd[INST_MAXD];
+            int nk = inst_kills(i, ops[k], kd);
+            for (int e = 0; e < nk; e++)
+                if (kd[e] < p->nrows && kd[e] >= p->first_var_row) out[kd[e] >> 6] &= ~(1ull << (kd[e] & 63));
+            const uint64_t *u = use + (size_t)k * W;
+            uint64_t *dst = in + (size_t)k * W;
+            for (uint32_t j = 0; j < W; j++) {
+                uint64_t v = out[j] | u[j];
+                if (v != dst[j]) { dst[j] = v; changed = 1; }
+            }
+        }
+    }
+    free(use);
+    free(out);
+    if (changed) { free(in); return; }
+    memcpy(in + (size_t)p->ncode * W, in, W * sizeof *in);
+    live_in = in;
+}
+
+
 /* A load a run may hold: unguarded, without .acquire (a fence after the whole warp's loads). */
 static int run_load(const Inst *in, const JitOp *o)
 {
     return o && (!strcmp(o->kind, "LD") || !strcmp(o->kind, "LDS")) && !in->pg && !in->pneg &&
            !(in->aux8 & MO_ACQUIRE);
+}
+
+/* ---- a run's lanes: values in locals, rows only for what is read after the run -------- */
+
+/* A row whose value is the same in every lane of every warp of a launch: a constant or
+ * parameter row, or a special register other than the lane's own ids (sched.c fills them). */
+static int row_uniform(const Program *p, uint32_t r)
+{
+    if (r >= p->first_var_row || r == ROW_SINK) return 0;
+    static const int lanes[] = { SR_TID_X, SR_TID_Y, SR_TID_Z, SR_LANEID, SR_LANEMASK_EQ, SR_LANEMASK_LT,
+                                 SR_LANEMASK_LE, SR_LANEMASK_GT, SR_LANEMASK_GE };
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++)
+        if (p->sreg_row[lanes[i]] == (int32_t)r) return 0;
+    return 1;
+}
+
+/* Where a row's value is at one point of a run: the local last written for it (v<id> in the
+ * lane loop, u<id> computed once before it when the same in every lane), else its row. */
+typedef struct RunLoc { uint32_t row, id; int uni; const char *type; } RunLoc;
+typedef struct RunMap { RunLoc m[4 * 64 + 8]; int n; } RunMap;
+
+static const RunLoc *run_find(const RunMap *m, uint32_t row)
+{
+    for (int j = m->n; j-- > 0;) if (m->m[j].row == row) return &m->m[j];
+    return NULL;
+}
+
+static const char *run_src(char out[48], const Program *p, const RunMap *m, uint32_t row, int scalar)
+{
+    const RunLoc *x = run_find(m, row);
+    if (x) snprintf(out, 48, "((uint64_t)%c%u)", x->uni ? 'u' : 'v', x->id);
+    else snprintf(out, 48, scalar && row_uniform(p, row) ? "ROWP(%u)[0]" : "ROWP(%u)[l]", row);
+    return out;
+}
+
+static int run_src_uniform(const Program *p, const RunMap *m, uint32_t row)
+{
+    const RunLoc *x = run_find(m, row);
+    return x ? x->uni : row_uniform(p, row);
+}
+
+/* The type of the value a lanewise instruction stores in its row (zero- or sign-extended by
+ * C's conversion to uint64_t, as the handler's store does). */
+static const char *run_type(const JitOp *o)
+{
+    if (!strcmp(o->kind, "F32")) return "uint32_t";   /* f32_out's upper half is 0 */
+    if (!strcmp(o->kind, "F64")) return "uint64_t";
+    return o->rt;
+}
+
+/* The statement computing instruction i's value into name, cast by cast: the handler's
+ * expression over its sources (src: where each is). */
+static void run_value(Buf *b, const Program *p, const RunMap *m, const Inst *in, uint32_t i, const JitOp *o,
+                      const char *name, const char *cast, int scalar)
+{
+    static const char *const v[] = { "a", "b", "c", "e" };
+    char s0[48], s1[48], s2[48];
+    if (!strcmp(o->kind, "CVTA")) {
+        put(b, "%s = %s(%s + %lluull);", name, cast, run_src(s0, p, m, in->base, scalar), (unsigned long long)in->imm);
+    } else if (!strcmp(o->kind, "SELP")) {
+        put(b, "%s = %s(((sel%u >> l) & 1u) ? %s : %s);", name, cast, i, run_src(s0, p, m, in->s[0], scalar),
+            run_src(s1, p, m, in->s[1], scalar));
+    } else if (!strcmp(o->kind, "F32") || !strcmp(o->kind, "F64")) {
+        uint32_t rb = in->s[in->ns > 1 ? 1 : 0], rc = in->s[in->ns > 2 ? 2 : 0];
+        run_src(s0, p, m, in->s[0], scalar);
+        run_src(s1, p, m, rb, scalar);
+        run_src(s2, p, m, rc, scalar);
+        if (o->kind[1] == '3')
+            put(b, "{ float a = f32_in(%s, %s), b = f32_in(%s, %s), c = f32_in(%s, %s); (void)b; (void)c; "
+                   "%s = %s(f32_out(%s, %s, %s, %s && (%s))); }",
+                s0, o->t[1], s1, o->t[1], s2, o->t[1], name, cast, o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
+        else
+            put(b, "{ double a = f64_in(%s), b = f64_in(%s), c = f64_in(%s); (void)b; (void)c; %s = %s(fp_nan64(%s, a, b, c)); }",
+                s0, s1, s2, name, cast, o->expr);
+    } else {   /* UN BIN TER QUAD: exec_int_tmpl.h's H_* */
+        int nsrc = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
+        put(b, "{ ");
+        for (int j = 0; j < nsrc; j++) put(b, "%s %s = (%s)%s; ", o->t[j], v[j], o->t[j], run_src(s0, p, m, in->s[j], scalar));
+        put(b, "%s = %s(%s); }", name, cast, o->expr);
+    }
+}
+
+/* The body of a run's lane loop (variant 0: the loads' lanes consecutive from q<i>, 1: through
+ * p<i>[l]) into body, and the values the same in every lane into pre (before the loop). */
+static void run_lanes(Buf *pre, Buf *body, const Program *p, uint32_t k, uint32_t n, int variant)
+{
+    RunMap *m = calloc(1, sizeof *m);
+    if (!m) { body->oom = 1; return; }
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        if (run_load(in, o)) {
+            int v = atoi(o->t[1]);
+            put(body, "            %s", o->t[0]);
+            for (int e = 0; e < v; e++) put(body, "%s v%u", e ? "," : "", i * 4 + e);
+            put(body, ";\n            { %s x[%d]; ", o->t[0], v);
+            if (!strcmp(o->kind, "LDS"))
+                /* the offset passed the check: below 2^31, a signed index gathers */
+                put(body, "memcpy(x, shm + (int32_t)((uint32_t)ROWP(%u)[l] + %uu), sizeof x);", in->base, (uint32_t)in->imm);
+            else if (!variant) put(body, "memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", i);
+            else put(body, "memcpy(x, p%u[l], sizeof x);", i);
+            for (int e = 0; e < v; e++) put(body, " v%u = x[%d];", i * 4 + e, e);
+            put(body, " }\n");
+            for (int e = 0; e < v && m->n < (int)(sizeof m->m / sizeof m->m[0]); e++)
+                m->m[m->n++] = (RunLoc){ in->d[e], i * 4 + e, 0, o->t[0] };
+            continue;
+        }
+        if (!in->pg && in->pneg) continue;   /* a guard of !true: no lane */
+        const char *T = run_type(o);
+        char name[24];
+        int uni = !in->pg && strcmp(o->kind, "SELP");
+        if (uni) {
+            if (!strcmp(o->kind, "CVTA")) uni = run_src_uniform(p, m, in->base);
+            else if (!strcmp(o->kind, "F32") || !strcmp(o->kind, "F64"))
+                for (int j = 0; j < (in->ns < 3 ? in->ns : 3); j++) uni &= run_src_uniform(p, m, in->s[j]);
+            else {
+                int nsrc = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
+                for (int j = 0; j < nsrc; j++) uni &= run_src_uniform(p, m, in->s[j]);
+            }
+        }
+        char cast[40];
+        if (uni) {
+            snprintf(name, sizeof name, "u%u", i * 4);
+            snprintf(cast, sizeof cast, "(%s)", T);
+            put(pre, "        %s %s; ", T, name);
+            run_value(pre, p, m, in, i, o, name, cast, 1);
+            put(pre, "\n");
+        } else if (in->pg) {   /* the lanes the guard leaves out keep the value before */
+            char old[48];
+            snprintf(name, sizeof name, "v%u", i * 4);
+            snprintf(cast, sizeof cast, "(uint64_t)(%s)", T);
+            put(body, "            uint64_t %s = %s; if ((g%u >> l) & 1u) ", name, run_src(old, p, m, in->d[0], 0), i);
+            run_value(body, p, m, in, i, o, name, cast, 0);
+            put(body, "\n");
+            T = "uint64_t";
+        } else {
+            snprintf(name, sizeof name, "v%u", i * 4);
+            snprintf(cast, sizeof cast, "(%s)", T);
+            put(body, "            %s %s; ", T, name);
+            run_value(body, p, m, in, i, o, name, cast, 0);
+            put(body, "\n");
+        }
+        if (m->n < (int)(sizeof m->m / sizeof m->m[0])) m->m[m->n++] = (RunLoc){ in->d[0], i * 4, uni, T };
+        else body->oom = 1;
+    }
+    /* the rows read after the run: their final values */
+    for (int j = 0; j < m->n; j++) {
+        const RunLoc *x = &m->m[j];
+        if (run_find(m, x->row) != x || !row_live(k + n, x->row)) continue;
+        put(body, "            ROWP(%u)[l] = (uint64_t)%c%u;\n", x->row, x->uni ? 'u' : 'v', x->id);
+    }
+    free(m);
 }
 
 /* A run of n instructions from k - lanewise ones and loads - for a whole warp in one loop over
@@ -417,32 +671,21 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     }
     /* the loop twice where the run loads global memory: once for lanes whose addresses are
      * all consecutive (contiguous vector loads), once through per-lane pointers */
+    Buf pre = { 0 }, body[2] = { { 0 }, { 0 } };
     for (int variant = nld ? 0 : 1; variant < 2; variant++) {
-    if (nld) put(b, variant ? "        else\n" : "        if (span)\n");
-    put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
-    for (uint32_t i = k; i < k + n; i++) {
-        const Inst *in = &p->code[i];
-        const JitOp *o = jitop_of_inst(in);
-        put(b, "            ");
-        if (run_load(in, o)) {
-            int v = atoi(o->t[1]);
-            if (!strcmp(o->kind, "LDS"))
-                /* the offset passed the check: below 2^31, a signed index gathers */
-                put(b, "{ %s x[%d]; memcpy(x, shm + (int32_t)((uint32_t)ROWP(%u)[l] + %uu), sizeof x);", o->t[0], v, in->base,
-                    (uint32_t)in->imm);
-            else if (!variant) put(b, "{ %s x[%d]; memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", o->t[0], v, i);
-            else put(b, "{ %s x[%d]; memcpy(x, p%u[l], sizeof x);", o->t[0], v, i);
-            for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
-            put(b, " }\n");
-            continue;
-        }
-        if (in->pg) put(b, "if ((g%u >> l) & 1u) ", i);
-        else if (in->pneg) put(b, "if (0) ");   /* a guard of !true: no lane */
-        lane_body(b, in, i, o);
-        put(b, "\n");
+        pre.n = 0;
+        run_lanes(&pre, &body[variant], p, k, n, variant);
     }
-    put(b, "        }\n");
+    if (pre.s) put(b, "%s", pre.s);
+    for (int variant = nld ? 0 : 1; variant < 2; variant++) {
+        if (nld) put(b, variant ? "        else\n" : "        if (span)\n");
+        put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n%s        }\n",
+            body[variant].s ? body[variant].s : "");
+        b->oom |= body[variant].oom;
+        free(body[variant].s);
     }
+    b->oom |= pre.oom;
+    free(pre.s);
     put(b, "        (void)span;\n        *lanes_out = 0");
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
@@ -573,6 +816,7 @@ char *jit_native_source(const Program *p)
     }
     op_at = ops;
     op_base = p->code;
+    liveness(p, ops);
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
     /* The kernel's function holds a label a PTX instruction and the code between the runs.
      * GCC's -O2 time (register allocation and liveness over thousands of labels) grows
@@ -609,6 +853,8 @@ char *jit_native_source(const Program *p)
     put(&b, "    default: break;\n    }\n    FLUSH();\n    return rt->interp(w, budget);\n"
             "out:\n    FLUSH();\n    return result;\n}\n");
     free(ops);
+    free(live_in);
+    live_in = NULL;
     Buf all = { 0 };
     put(&all, "/* ptxemu compiled kernel %s (%u instructions) */\n%s", p->name, p->ncode, prologue);
     if (fb.s) put(&all, "%s", fb.s);
