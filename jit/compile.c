@@ -463,7 +463,7 @@ static int row_uniform(const Program *p, uint32_t r)
 
 /* Where a row's value is at one point of a run: the local last written for it (v<id> in the
  * lane loop, u<id> computed once before it when the same in every lane), else its row. */
-typedef struct RunLoc { uint32_t row, id; int uni; const char *type; } RunLoc;
+typedef struct RunLoc { uint32_t row, id; int uni; const char *type; int phase, arr; } RunLoc;
 typedef struct RunMap { RunLoc m[4 * 64 + 8]; int n; } RunMap;
 
 static const RunLoc *run_find(const RunMap *m, uint32_t row)
@@ -475,7 +475,7 @@ static const RunLoc *run_find(const RunMap *m, uint32_t row)
 static const char *run_src(char out[48], const Program *p, const RunMap *m, uint32_t row, int scalar)
 {
     const RunLoc *x = run_find(m, row);
-    if (x) snprintf(out, 48, "((uint64_t)%c%u)", x->uni ? 'u' : 'v', x->id);
+    if (x) snprintf(out, 48, "((uint64_t)%s%u%s)", x->uni ? "u" : "v", x->id, x->arr ? "[l]" : "");
     else snprintf(out, 48, scalar && row_uniform(p, row) ? "ROWP(%u)[0]" : "ROWP(%u)[l]", row);
     return out;
 }
@@ -527,179 +527,295 @@ static void run_value(Buf *b, const Program *p, const RunMap *m, const Inst *in,
     }
 }
 
-/* The body of a run's lane loop (variant 0: the loads' lanes consecutive from q<i>, 1: through
- * p<i>[l]) into body, and the values the same in every lane into pre (before the loop). */
-static void run_lanes(Buf *pre, Buf *body, const Program *p, uint32_t k, uint32_t n, int variant)
+/* Whether lanewise instruction in, at this point of a run, computes the same value in every
+ * lane: unguarded, not a selp (its predicate is per lane), every source uniform. */
+static int run_inst_uniform(const Program *p, const RunMap *m, const Inst *in, const JitOp *o)
 {
-    RunMap *m = calloc(1, sizeof *m);
-    if (!m) { body->oom = 1; return; }
-    for (uint32_t i = k; i < k + n; i++) {
+    if (in->pg || !strcmp(o->kind, "SELP")) return 0;
+    if (!strcmp(o->kind, "CVTA")) return run_src_uniform(p, m, in->base);
+    int nsrc = !strcmp(o->kind, "F32") || !strcmp(o->kind, "F64") ? (in->ns < 3 ? in->ns : 3)
+             : !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
+    int uni = 1;
+    for (int j = 0; j < nsrc; j++) uni &= run_src_uniform(p, m, in->s[j]);
+    return uni;
+}
+
+static void run_def(RunMap *m, Buf *b, RunLoc x)
+{
+    if (m->n < (int)(sizeof m->m / sizeof m->m[0])) m->m[m->n++] = x;
+    else b->oom = 1;
+}
+
+/* A load of a run starts a new phase when its address is a value the run computed in the
+ * phase before it (per lane): the phase's loop must end before its addresses are checked. */
+static int run_starts_phase(const RunMap *m, const Inst *in, int phase)
+{
+    const RunLoc *x = run_find(m, in->base);
+    return x && !x->uni && x->phase == phase;
+}
+
+/* The name of a local in an expression: v<id>[l] when it lives on between the phases. */
+static const char *run_name(char out[32], const RunLoc *x)
+{
+    if (x->uni) snprintf(out, 32, "u%u", x->id);
+    else if (x->arr) snprintf(out, 32, "v%u[l]", x->id);
+    else snprintf(out, 32, "v%u", x->id);
+    return out;
+}
+
+/* The statements of instructions a..e of a run for one lane l (variant 0: the loads' lanes
+ * consecutive from q<i>, 1: through p<i>[l]) into body, values the same in every lane into
+ * pre and the arrays of values that live on after the phase into decl (with_decl). */
+static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, RunMap *m, uint32_t a, uint32_t e,
+                           int variant, int phase, int last)
+{
+    char nm[32], src[48];
+    for (uint32_t i = a; i < e; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
         if (run_load(in, o)) {
             int v = atoi(o->t[1]);
-            put(body, "            %s", o->t[0]);
-            for (int e = 0; e < v; e++) put(body, "%s v%u", e ? "," : "", i * 4 + e);
-            put(body, ";\n            { %s x[%d]; ", o->t[0], v);
+            RunLoc xs[INST_MAXD];
+            for (int j = 0; j < v; j++) {
+                xs[j] = (RunLoc){ in->d[j], i * 4 + j, 0, o->t[0], phase, !last };
+                if (!last && decl) put(decl, "    %s v%u[WARP_SIZE];\n", o->t[0], i * 4 + j);
+                else if (last) put(body, "            %s v%u;\n", o->t[0], i * 4 + j);
+            }
+            put(body, "            { %s x[%d]; ", o->t[0], v);
             if (!strcmp(o->kind, "LDS"))
                 /* the offset passed the check: below 2^31, a signed index gathers */
-                put(body, "memcpy(x, shm + (int32_t)((uint32_t)ROWP(%u)[l] + %uu), sizeof x);", in->base, (uint32_t)in->imm);
+                put(body, "memcpy(x, shm + (int32_t)((uint32_t)%s + %uu), sizeof x);", run_src(src, p, m, in->base, 0),
+                    (uint32_t)in->imm);
             else if (!variant) put(body, "memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", i);
             else put(body, "memcpy(x, p%u[l], sizeof x);", i);
-            for (int e = 0; e < v; e++) put(body, " v%u = x[%d];", i * 4 + e, e);
+            for (int j = 0; j < v; j++) put(body, " %s = x[%d];", run_name(nm, &xs[j]), j);
             put(body, " }\n");
-            for (int e = 0; e < v && m->n < (int)(sizeof m->m / sizeof m->m[0]); e++)
-                m->m[m->n++] = (RunLoc){ in->d[e], i * 4 + e, 0, o->t[0] };
+            for (int j = 0; j < v; j++) run_def(m, body, xs[j]);
             continue;
         }
         if (!in->pg && in->pneg) continue;   /* a guard of !true: no lane */
         const char *T = run_type(o);
-        char name[24];
-        int uni = !in->pg && strcmp(o->kind, "SELP");
-        if (uni) {
-            if (!strcmp(o->kind, "CVTA")) uni = run_src_uniform(p, m, in->base);
-            else if (!strcmp(o->kind, "F32") || !strcmp(o->kind, "F64"))
-                for (int j = 0; j < (in->ns < 3 ? in->ns : 3); j++) uni &= run_src_uniform(p, m, in->s[j]);
-            else {
-                int nsrc = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
-                for (int j = 0; j < nsrc; j++) uni &= run_src_uniform(p, m, in->s[j]);
+        char cast[48];
+        if (run_inst_uniform(p, m, in, o)) {
+            RunLoc x = { in->d[0], i * 4, 1, T, phase, 0 };
+            if (pre) {
+                snprintf(cast, sizeof cast, "(%s)", T);
+                put(pre, "    %s u%u; ", T, i * 4);
+                run_value(pre, p, m, in, i, o, run_name(nm, &x), cast, 1);
+                put(pre, "\n");
             }
-        }
-        char cast[40];
-        if (uni) {
-            snprintf(name, sizeof name, "u%u", i * 4);
-            snprintf(cast, sizeof cast, "(%s)", T);
-            put(pre, "        %s %s; ", T, name);
-            run_value(pre, p, m, in, i, o, name, cast, 1);
-            put(pre, "\n");
-        } else if (in->pg) {   /* the lanes the guard leaves out keep the value before */
-            char old[48];
-            snprintf(name, sizeof name, "v%u", i * 4);
-            snprintf(cast, sizeof cast, "(uint64_t)(%s)", T);
-            put(body, "            uint64_t %s = %s; if ((g%u >> l) & 1u) ", name, run_src(old, p, m, in->d[0], 0), i);
-            run_value(body, p, m, in, i, o, name, cast, 0);
-            put(body, "\n");
-            T = "uint64_t";
-        } else {
-            snprintf(name, sizeof name, "v%u", i * 4);
-            snprintf(cast, sizeof cast, "(%s)", T);
-            put(body, "            %s %s; ", T, name);
-            run_value(body, p, m, in, i, o, name, cast, 0);
-            put(body, "\n");
-        }
-        if (m->n < (int)(sizeof m->m / sizeof m->m[0])) m->m[m->n++] = (RunLoc){ in->d[0], i * 4, uni, T };
-        else body->oom = 1;
-    }
-    /* the rows read after the run: their final values */
-    for (int j = 0; j < m->n; j++) {
-        const RunLoc *x = &m->m[j];
-        if (run_find(m, x->row) != x || !row_live(k + n, x->row)) continue;
-        put(body, "            ROWP(%u)[l] = (uint64_t)%c%u;\n", x->row, x->uni ? 'u' : 'v', x->id);
-    }
-    free(m);
-}
-
-/* A run of n instructions from k - lanewise ones and loads - for a whole warp in one loop over
- * the lanes (the compiler keeps each lane's values in vector registers from one instruction to
- * the next). It stands for the n steps warp_run would take when the whole warp runs, nothing
- * can make it regroup on the way (the merge pc is not in the run), no wgmma is in flight, and
- * every load's addresses pass the memory system's whole-warp checks before the loop (their
- * address rows are not written in the run, and nothing in it stores); each guarded lanewise
- * instruction keeps the lanes its guard leaves out. Otherwise the instructions run one by one
- * after it, where a load that faults faults as it would in the interpreter. */
-/* The run is a function of its own (in fb): alone, the compiler vectorizes its loop, which in
- * the middle of a kernel of many labels it may not. It returns 1 when a check fails. */
-static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
-{
-    uint32_t cost = 0;   /* the run's issue slots, for the time model */
-    for (uint32_t i = k; i < k + n; i++) cost += p->code[i].cost;
-    int loads = 0;
-    for (uint32_t i = k; i < k + n; i++) loads |= run_load(&p->code[i], jitop_of_inst(&p->code[i]));
-    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
-           "        uint64_t ln, id;\n        if (!run%u(w, code, rt, &ln, &id)) {\n            steps += %u;\n"
-           "            slots += %u;\n            lanes += ln;\n            idle += id;\n            w->pc = %u;\n"
-           "%s            goto L%u;\n        }\n    }\n",
-        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, n, cost, k + n, loads ? "            SHORT(1)\n" : "",
-        k + n);
-    b = fb;   /* the function */
-    put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static int run%u(Warp *w, const Inst *code, "
-           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n    uint32_t *const P = w->P;\n"
-           "    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
-    put(b, "    {\n");
-    /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over the
-     * lanes (offsets as shared_fast computes them: the low 32 bits of the row plus imm) */
-    int nlds = 0;
-    for (uint32_t i = k; i < k + n; i++) {
-        const JitOp *o = jitop_of_inst(&p->code[i]);
-        nlds += run_load(&p->code[i], o) && !strcmp(o->kind, "LDS");
-    }
-    if (nlds) {
-        put(b, "        const Cta *cta = w->cta;\n        if (!cta) return 1;\n"
-               "        uint8_t *const shm = cta->shared;\n        const uint32_t ssz = cta->shared_size;\n"
-               "        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
-        for (uint32_t i = k; i < k + n; i++) {
-            const Inst *in = &p->code[i];
-            const JitOp *o = jitop_of_inst(in);
-            if (!run_load(in, o) || strcmp(o->kind, "LDS")) continue;
-            /* off > shared_size - size, for any shared_size: off + size > shared_size */
-            put(b, "            { uint32_t o = (uint32_t)ROWP(%u)[l] + %uu; bad |= ((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)); }\n",
-                in->base, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
-        }
-        put(b, "        }\n        if (bad) return 1;\n");
-    }
-    int nld = 0;
-    put(b, "        int span = 1;\n");
-    for (uint32_t i = k; i < k + n; i++) {
-        const Inst *in = &p->code[i];
-        const JitOp *o = jitop_of_inst(in);
-        if (run_load(in, o)) {
-            if (strcmp(o->kind, "LDS")) {
-                /* consecutive lanes (mem_warp_span) or mem_warp_fast's pointers */
-                char q[16];
-                snprintf(q, sizeof q, "q%u", i);
-                emit_span(b, in, i, q, o->t[0], o->t[1]);
-                put(b, "        uint8_t *p%u[WARP_SIZE];\n"
-                       "        if (!q%u) { if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) return 1; span = 0; }\n"
-                       "        else for (int l = 0; l < WARP_SIZE; l++) p%u[l] = q%u + (size_t)l * sizeof(%s) * %s;\n",
-                    i, i, i, o->t[0], o->t[1], i, i, i, o->t[0], o->t[1]);
-                nld++;
-            }
+            run_def(m, body, x);
             continue;
         }
-        lane_setup(b, in, i, o, "        ");
-        if (in->pg) put(b, "        uint32_t g%u = P[%u] ^ %uu;\n", i, in->pg, in->pneg);
+        RunLoc x = { in->d[0], i * 4, 0, in->pg ? "uint64_t" : T, phase, !last };
+        if (!last && decl) put(decl, "    %s v%u[WARP_SIZE];\n", x.type, x.id);
+        put(body, "            ");
+        if (last) put(body, "%s ", x.type);
+        run_name(nm, &x);
+        if (in->pg) {   /* the lanes the guard leaves out keep the value before */
+            snprintf(cast, sizeof cast, "(uint64_t)(%s)", T);
+            put(body, "%s = %s; if ((g%u >> l) & 1u) ", nm, run_src(src, p, m, in->d[0], 0), i);
+        } else {
+            snprintf(cast, sizeof cast, "(%s)", T);
+            if (last) put(body, "%s; ", nm);
+        }
+        if (!in->pg && last) { /* declared above: "T v; " then the value */ }
+        run_value(body, p, m, in, i, o, nm, cast, 0);
+        put(body, "\n");
+        run_def(m, body, x);
     }
-    /* the loop twice where the run loads global memory: once for lanes whose addresses are
-     * all consecutive (contiguous vector loads), once through per-lane pointers */
-    Buf pre = { 0 }, body[2] = { { 0 }, { 0 } };
-    for (int variant = nld ? 0 : 1; variant < 2; variant++) {
-        pre.n = 0;
-        run_lanes(&pre, &body[variant], p, k, n, variant);
-    }
-    if (pre.s) put(b, "%s", pre.s);
-    for (int variant = nld ? 0 : 1; variant < 2; variant++) {
-        if (nld) put(b, variant ? "        else\n" : "        if (span)\n");
-        put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n%s        }\n",
-            body[variant].s ? body[variant].s : "");
-        b->oom |= body[variant].oom;
-        free(body[variant].s);
-    }
-    b->oom |= pre.oom;
-    free(pre.s);
-    put(b, "        (void)span;\n        *lanes_out = 0");
-    for (uint32_t i = k; i < k + n; i++) {
+}
+
+/* lanes and idle counts of the instructions k..e-1 of a run (engine.c's profile) */
+static void run_counts(Buf *b, const Program *p, uint32_t k, uint32_t e, const char *indent)
+{
+    put(b, "%s*lanes_out = 0", indent);
+    for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
         if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
         else if (!in->pneg) put(b, " + 32");
     }
     /* the guarded instructions no lane executes: the profile leaves them out (engine.c) */
-    put(b, ";\n        *idle_out = 0");
-    for (uint32_t i = k; i < k + n; i++) {
+    put(b, ";\n%s*idle_out = 0", indent);
+    for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
         if (in->pg) put(b, " + (g%u == 0)", i);
         else if (in->pneg) put(b, " + 1");
     }
-    put(b, ";\n        return 0;\n    }\n}\n\n");
+    put(b, ";\n");
+}
+
+/* Every row live at pc a that the run wrote before it, from its local: the state the
+ * interpreter has there. */
+static void run_commit(Buf *b, const Program *p, const RunMap *m, uint32_t a)
+{
+    char nm[32];
+    for (int j = 0; j < m->n; j++) {
+        const RunLoc *x = &m->m[j];
+        if (run_find(m, x->row) != x || !row_live(a, x->row)) continue;
+        put(b, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+    }
+}
+
+/* A run of n instructions from k - lanewise ones and loads - for a whole warp, in one loop
+ * over the lanes per phase (the compiler keeps each lane's values in vector registers from
+ * one instruction to the next). It stands for the steps warp_run would take when the whole
+ * warp runs, nothing can make it regroup on the way (the merge pc is not in the run) and no
+ * wgmma is in flight. Before each phase's loop its loads' addresses must pass the memory
+ * system's whole-warp checks; a phase starts at a load whose address the phase before
+ * computed. A value is a C local (a row is written only when a later instruction may read
+ * it: liveness); one the same in every lane is computed once. When a phase's check fails,
+ * the run ends before it with the rows live there written, and the instructions go on one
+ * by one, where a load that faults faults as it would in the interpreter. The run is a
+ * function of its own (in fb): alone, the compiler vectorizes its loops, which in the middle
+ * of a kernel of many labels it may not. It returns how many instructions it ran (0: none). */
+static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
+{
+    /* the issue slots (time model) and whether a load ran, after each prefix */
+    put(fb, "static const uint32_t run%u_slots[%u] = { 0", k, n + 1);
+    uint32_t cost = 0;
+    for (uint32_t i = k; i < k + n; i++) put(fb, ", %u", cost += p->code[i].cost);
+    put(fb, " };\nstatic const uint8_t run%u_loaded[%u] = { 0", k, n + 1);
+    int loaded = 0;
+    for (uint32_t i = k; i < k + n; i++) put(fb, ", %d", loaded |= run_load(&p->code[i], jitop_of_inst(&p->code[i])));
+    put(fb, " };\n");
+    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
+           "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id);\n        if (m) {\n"
+           "            steps += m;\n            slots += run%u_slots[m];\n            lanes += ln;\n            idle += id;\n"
+           "            w->pc = %u + m;\n            SHORT(run%u_loaded[m])\n            if (m == %u) goto L%u;\n"
+           "            goto dispatch;\n        }\n    }\n",
+        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, k, k, k, n, k + n);
+
+    /* the phases: starts[0..nph) */
+    uint32_t starts[65];
+    int nph = 0;
+    RunMap *m = calloc(1, sizeof *m);
+    if (!m) { fb->oom = 1; return; }
+    starts[nph++] = k;
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        if (run_load(in, o) && run_starts_phase(m, in, nph - 1) && nph < 64) starts[nph++] = i;
+        Buf scratch = { 0 };
+        run_phase_body(NULL, NULL, &scratch, p, m, i, i + 1, 1, nph - 1, 0);
+        free(scratch.s);
+    }
+    starts[nph] = k + n;
+    /* the pre-pass's buffers were only for the map: throw them away */
+    m->n = 0;
+
+    Buf decl = { 0 }, pre = { 0 }, main = { 0 };
+    int lds = 0;
+    for (uint32_t i = k; i < k + n; i++) {
+        const JitOp *o = jitop_of_inst(&p->code[i]);
+        lds |= run_load(&p->code[i], o) && !strcmp(o->kind, "LDS");
+    }
+    for (int ph = 0; ph < nph; ph++) {
+        uint32_t a = starts[ph], e = starts[ph + 1];
+        int last = ph == nph - 1, nld = 0, nlds = 0;
+        char src[48], fail[64];
+        if (ph == 0) snprintf(fail, sizeof fail, "return 0;");
+        else snprintf(fail, sizeof fail, "goto fail%u;", a);
+        for (uint32_t i = a; i < e; i++) {
+            const JitOp *o = jitop_of_inst(&p->code[i]);
+            if (run_load(&p->code[i], o)) { if (strcmp(o->kind, "LDS")) nld++; else nlds++; }
+        }
+        /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over
+         * the lanes (offsets as shared_fast computes them: the low 32 bits plus imm) */
+        if (nlds) {
+            put(&main, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
+            for (uint32_t i = a; i < e; i++) {
+                const Inst *in = &p->code[i];
+                const JitOp *o = jitop_of_inst(in);
+                if (!run_load(in, o) || strcmp(o->kind, "LDS")) continue;
+                /* off > shared_size - size, for any shared_size: off + size > shared_size */
+                put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= ((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)); }\n",
+                    run_src(src, p, m, in->base, 0), (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
+            }
+            put(&main, "        }\n        if (bad) %s\n    }\n", fail);
+        }
+        if (nld) put(&main, "    int span%d = 1;\n", ph);
+        for (uint32_t i = a; i < e; i++) {
+            const Inst *in = &p->code[i];
+            const JitOp *o = jitop_of_inst(in);
+            if (!run_load(in, o) || !strcmp(o->kind, "LDS")) continue;
+            /* consecutive lanes (mem_warp_span) or mem_warp_fast's pointers, which reads the
+             * address row: a value of the run is written to it first */
+            const char *T = o->t[0], *V = o->t[1];
+            run_src(src, p, m, in->base, 0);
+            put(&main, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
+                       "        { int l = 0; a0 = %s + %lluull; }\n"
+                       "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
+                       "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
+                i, i, src, (unsigned long long)in->imm, src, (unsigned long long)in->imm, T, V, i, i, T, V);
+            put(&main, "    if (!q%u) {\n", i);
+            if (run_find(m, in->base))
+                put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
+            put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) %s\n        span%d = 0;\n"
+                       "    } else for (int l = 0; l < WARP_SIZE; l++) p%u[l] = q%u + (size_t)l * sizeof(%s) * %s;\n",
+                i, T, V, i, fail, ph, i, i, T, V);
+        }
+        if (ph > 0) {   /* a failed check: the instructions before the phase are done */
+            Buf f = { 0 };
+            put(&f, "    if (0) {\n    fail%u:\n", a);
+            run_commit(&f, p, m, a);
+            run_counts(&f, p, k, a, "        ");
+            put(&f, "        return %u;\n    }\n", a - k);
+            /* placed after the run's return (below); kept in decl's tail buffer */
+            put(&main, "%s", f.s ? f.s : "");
+            main.oom |= f.oom;
+            free(f.s);
+        }
+        /* the loop twice where the phase loads global memory: once for lanes whose addresses
+         * are all consecutive (contiguous vector loads), once through per-lane pointers */
+        RunMap *m0 = malloc(sizeof *m0);
+        if (!m0) { main.oom = 1; break; }
+        for (int variant = nld ? 0 : 1; variant < 2; variant++) {
+            Buf body = { 0 };
+            RunMap *mm = variant ? m : m0;
+            if (!variant) *m0 = *m;
+            run_phase_body(variant ? &pre : NULL, variant ? &decl : NULL, &body, p, mm, a, e, variant, ph, last);
+            if (last) {   /* the rows read after the run: their final values */
+                char nm[32];
+                for (int j = 0; j < mm->n; j++) {
+                    const RunLoc *x = &mm->m[j];
+                    if (run_find(mm, x->row) != x || !row_live(k + n, x->row)) continue;
+                    put(&body, "            ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+                }
+            }
+            if (nld) put(&main, variant ? "    else\n" : "    if (span%d)\n", ph);
+            put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n%s    }\n", body.s ? body.s : "");
+            main.oom |= body.oom;
+            free(body.s);
+        }
+        free(m0);
+    }
+    /* a last phase's loop whose final stores must see the map: done above for variant 1 only;
+     * variant 0 shares the locals' names, so the stores are the same text */
+    free(m);
+
+    b = fb;   /* the function */
+    put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static uint32_t run%u(Warp *w, const Inst *code, "
+           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n"
+           "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
+    if (lds) put(b, "    const Cta *cta = w->cta;\n    if (!cta) return 0;\n"
+                    "    uint8_t *const shm = cta->shared;\n    const uint32_t ssz = cta->shared_size;\n");
+    if (decl.s) put(b, "%s", decl.s);
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        if (run_load(in, o)) continue;
+        lane_setup(b, in, i, o, "    ");
+        if (in->pg) put(b, "    uint32_t g%u = P[%u] ^ %uu;\n", i, in->pg, in->pneg);
+    }
+    if (pre.s) put(b, "%s", pre.s);
+    if (main.s) put(b, "%s", main.s);
+    run_counts(b, p, k, k + n, "    ");
+    put(b, "    return %u;\n}\n\n", n);
+    b->oom |= decl.oom | pre.oom | main.oom;
+    free(decl.s);
+    free(pre.s);
+    free(main.s);
 }
 
 /* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h) */
@@ -783,22 +899,17 @@ static void emit_bra(Buf *b, const Inst *in, uint32_t k)
            "        at = %u;\n        goto after;\n    }\n", t, k, k, k);
 }
 
-/* The length of the run that may start at k (emit_run): lanewise instructions and loads whose
- * address rows nothing before them in the run writes, at most 64. */
+/* The length of the run that may start at k (emit_run): lanewise instructions and loads, at
+ * most 64. */
 static uint32_t run_length(const Program *p, uint32_t k)
 {
-    uint32_t n = 0, nw = 0, written[128];
+    uint32_t n = 0, nw = 0;
     for (; k + n < p->ncode && n < 64; n++) {
         const Inst *in = &p->code[k + n];
         const JitOp *o = jitop_of_inst(in);
         int ld = run_load(in, o);
         if (!ld && !lanewise(o)) break;
-        if (ld) {
-            int clash = 0;
-            for (uint32_t i = 0; i < nw; i++) clash |= written[i] == in->base;
-            if (clash) break;
-        }
-        for (int e = 0; e < (ld ? in->vec : 1) && nw < 128; e++) written[nw++] = in->d[e];
+        nw += ld ? in->vec : 1;
         if (nw >= 120) { n++; break; }
     }
     return n;
