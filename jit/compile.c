@@ -447,6 +447,13 @@ static int run_load(const Inst *in, const JitOp *o)
            !(in->aux8 & MO_ACQUIRE);
 }
 
+/* A global store a run may end with: unguarded, without .release (a fence before the whole
+ * warp's stores). */
+static int run_store(const Inst *in, const JitOp *o)
+{
+    return o && !strcmp(o->kind, "ST") && !in->pg && !in->pneg && !(in->aux8 & MO_RELEASE);
+}
+
 /* ---- a run's lanes: values in locals, rows only for what is read after the run -------- */
 
 /* A row whose value is the same in every lane of every warp of a launch: a constant or
@@ -647,7 +654,7 @@ static void run_counts(Buf *b, const Program *p, uint32_t k, uint32_t e, const c
 
 /* Every row live at pc a that the run wrote before it, from its local: the state the
  * interpreter has there. */
-static void run_commit(Buf *b, const Program *p, const RunMap *m, uint32_t a)
+static void run_commit(Buf *b, const RunMap *m, uint32_t a)
 {
     char nm[32];
     for (int j = 0; j < m->n; j++) {
@@ -677,7 +684,14 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     for (uint32_t i = k; i < k + n; i++) put(fb, ", %u", cost += p->code[i].cost);
     put(fb, " };\nstatic const uint8_t run%u_loaded[%u] = { 0", k, n + 1);
     int loaded = 0;
-    for (uint32_t i = k; i < k + n; i++) put(fb, ", %d", loaded |= run_load(&p->code[i], jitop_of_inst(&p->code[i])));
+    for (uint32_t i = k; i < k + n; i++) {
+        const JitOp *o = jitop_of_inst(&p->code[i]);
+        put(fb, ", %d", loaded |= run_load(&p->code[i], o) || run_store(&p->code[i], o));
+    }
+    /* a store ends the run: its lanes after the phases' loops */
+    const Inst *sti = &p->code[k + n - 1];
+    int st = run_store(sti, jitop_of_inst(sti));
+    uint32_t ne = st ? n - 1 : n;
     put(fb, " };\n");
     put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
            "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id);\n        if (m) {\n"
@@ -692,7 +706,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     RunMap *m = calloc(1, sizeof *m);
     if (!m) { fb->oom = 1; return; }
     starts[nph++] = k;
-    for (uint32_t i = k; i < k + n; i++) {
+    for (uint32_t i = k; i < k + ne; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
         if (run_load(in, o) && run_starts_phase(m, in, nph - 1) && nph < 64) starts[nph++] = i;
@@ -700,7 +714,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         run_phase_body(NULL, NULL, &scratch, p, m, i, i + 1, 1, nph - 1, 0);
         free(scratch.s);
     }
-    starts[nph] = k + n;
+    starts[nph] = k + ne;
     /* the pre-pass's buffers were only for the map: throw them away */
     m->n = 0;
 
@@ -712,7 +726,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     }
     for (int ph = 0; ph < nph; ph++) {
         uint32_t a = starts[ph], e = starts[ph + 1];
-        int last = ph == nph - 1, nld = 0, nlds = 0;
+        int last = ph == nph - 1 && !st, nld = 0, nlds = 0;
         char src[48], fail[64];
         if (ph == 0) snprintf(fail, sizeof fail, "return 0;");
         else snprintf(fail, sizeof fail, "goto fail%u;", a);
@@ -758,7 +772,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         if (ph > 0) {   /* a failed check: the instructions before the phase are done */
             Buf f = { 0 };
             put(&f, "    if (0) {\n    fail%u:\n", a);
-            run_commit(&f, p, m, a);
+            run_commit(&f, m, a);
             run_counts(&f, p, k, a, "        ");
             put(&f, "        return %u;\n    }\n", a - k);
             /* placed after the run's return (below); kept in decl's tail buffer */
@@ -790,8 +804,44 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         }
         free(m0);
     }
-    /* a last phase's loop whose final stores must see the map: done above for variant 1 only;
-     * variant 0 shares the locals' names, so the stores are the same text */
+    if (st && !main.oom) {   /* the store, after a check of its addresses as emit_mem's */
+        const JitOp *o = jitop_of_inst(sti);
+        const char *T = o->t[0], *V = o->t[1];
+        uint32_t i = k + n - 1;
+        int v = atoi(V);
+        char src[48], nm[32];
+        run_src(src, p, m, sti->base, 0);
+        put(&main, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
+                   "        { int l = 0; a0 = %s + %lluull; }\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
+                   "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
+            i, i, src, (unsigned long long)sti->imm, src, (unsigned long long)sti->imm, T, V, i, i, T, V);
+        put(&main, "    if (!q%u) {\n", i);
+        if (run_find(m, sti->base))
+            put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
+        put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) {\n", i, T, V, i);
+        run_commit(&main, m, i);
+        run_counts(&main, p, k, i, "            ");
+        put(&main, "            return %u;\n        }\n    }\n", i - k);
+        /* the rows read after the run */
+        Buf fin = { 0 };
+        for (int j = 0; j < m->n; j++) {
+            const RunLoc *x = &m->m[j];
+            if (run_find(m, x->row) != x || !row_live(k + n, x->row)) continue;
+            put(&fin, "        ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+        }
+        if (fin.s) put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n%s    }\n", fin.s);
+        main.oom |= fin.oom;
+        free(fin.s);
+        /* consecutive lanes: one block (distinct addresses, so lane order cannot matter);
+         * else the handler's lane order (FOR_LANES_ST, machine.h) */
+        put(&main, "    if (q%u) {\n        %s x[WARP_SIZE * %d];\n        for (int l = 0; l < WARP_SIZE; l++) {", i, T, v);
+        for (int e = 0; e < v; e++) put(&main, " x[l * %d + %d] = (%s)%s;", v, e, T, run_src(src, p, m, sti->s[e], 0));
+        put(&main, " }\n        memcpy(q%u, x, sizeof x);\n    } else\n        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];",
+            i, T, v, T, v);
+        for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
+        put(&main, " memcpy(p%u[l], x, sizeof x); }\n", i);
+    }
     free(m);
 
     b = fb;   /* the function */
@@ -899,8 +949,8 @@ static void emit_bra(Buf *b, const Inst *in, uint32_t k)
            "        at = %u;\n        goto after;\n    }\n", t, k, k, k);
 }
 
-/* The length of the run that may start at k (emit_run): lanewise instructions and loads, at
- * most 64. */
+/* The length of the run that may start at k (emit_run): lanewise instructions and loads, and
+ * a global store that ends it; at most 64. */
 static uint32_t run_length(const Program *p, uint32_t k)
 {
     uint32_t n = 0, nw = 0;
@@ -908,6 +958,7 @@ static uint32_t run_length(const Program *p, uint32_t k)
         const Inst *in = &p->code[k + n];
         const JitOp *o = jitop_of_inst(in);
         int ld = run_load(in, o);
+        if (n && run_store(in, o)) { n++; break; }
         if (!ld && !lanewise(o)) break;
         nw += ld ? in->vec : 1;
         if (nw >= 120) { n++; break; }
