@@ -325,15 +325,25 @@ static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const
         put(b, "%suint32_t sel%u = P[%u] ^ %uu;\n", indent, k, in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u);
 }
 
+/* Whether the kernel being written inlines lanewise instructions for part of a warp too. */
+static __thread int partial_inline;
+
 /* One lanewise instruction on its own: a whole warp's lanes inline; a part of a warp, the
- * handler (rarer, and half the code to compile). */
+ * handler's loop over the lanes of its mask (LANES, machine.h) inline in a small kernel, the
+ * handler in a large one (half the code to compile). */
 static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
     put(b, "    if (mask == FULL_MASK) {\n");
     lane_setup(b, in, k, o, "        ");
     put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
     lane_body(b, in, k, o);
-    put(b, "\n    } else CALL(%u)\n", k);
+    if (partial_inline) {
+        put(b, "\n    } else if (mask) {\n");
+        lane_setup(b, in, k, o, "        ");
+        put(b, "        for (int l = 0; l < WARP_SIZE; l++) if ((mask >> l) & 1u) ");
+        lane_body(b, in, k, o);
+        put(b, "\n    }\n");
+    } else put(b, "\n    } else CALL(%u)\n", k);
 }
 
 static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
@@ -868,13 +878,14 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     free(main.s);
 }
 
-/* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h) */
+/* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h), which writes
+ * the lanes of mask only: the handler's own code for any mask */
 static void emit_cmp(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
-    put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n        uint32_t t = 0;\n"
+    put(b, "    if (mask) {\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n        uint32_t t = 0;\n"
            "        for (int l = 0; l < WARP_SIZE; l++) { %s a = %s(A[l]), b = %s(B[l]); t |= (uint32_t)(%s) << l; }\n"
-           "        cmp_finish(w, &code[%u], mask, t);\n    } else CALL(%u)\n", in->s[0], in->s[1], o->t[0], o->t[1], o->t[1],
-        o->expr, k, k);
+           "        cmp_finish(w, &code[%u], mask, t);\n    }\n", in->s[0], in->s[1], o->t[0], o->t[1], o->t[1],
+        o->expr, k);
 }
 
 /* q = mem_warp_span's host address of the lanes of instruction i when they are consecutive
@@ -987,6 +998,7 @@ char *jit_native_source(const Program *p)
      * a small one's at -O2 (at -O1 the function costs 1-5% more instructions: callgrind on
      * matrixMul and saxpy of bench/). */
     if (p->ncode > JIT_O2_MAX) put(&b, "__attribute__((optimize(\"O1\"))) ");
+    partial_inline = p->ncode <= JIT_O2_MAX;
     put(&b, "%s", main_head);
     uint32_t run_end = 0;   /* the instructions before it belong to the run emitted last */
     for (uint32_t k = 0; k < p->ncode; k++) {
