@@ -362,6 +362,8 @@ static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const c
  * before writing it would see them. */
 static __thread uint64_t *live_in;
 static __thread uint32_t live_words;
+static __thread uint8_t *uni_row;   /* rows the same in every lane wherever a run reads them */
+static int row_uniform(const Program *p, uint32_t r);
 
 static void row_set(uint64_t *s, const Program *p, uint32_t r)
 {
@@ -384,6 +386,52 @@ static int inst_kills(const Inst *in, const JitOp *o, uint32_t d[INST_MAXD])
         return v < INST_MAXD ? v : INST_MAXD;
     }
     return 0;
+}
+
+/* Rows written once in the whole kernel, before its first branch and first branch target
+ * (every lane that is alive when a run starts has executed the write, and nothing writes the
+ * row again), by an unguarded lanewise instruction of uniform sources (row_uniform, or such
+ * rows), and not read before it (not live at the start): the parameters' copies, the block's
+ * offsets. A run reads them once, not per lane (a run runs only for a whole warp, which a warp
+ * of fewer threads never is). */
+static void uniform_rows(const Program *p, const JitOp **ops)
+{
+    uni_row = NULL;
+    uint32_t *defs = calloc(p->nrows, sizeof *defs);
+    uint8_t *u = calloc(p->nrows, 1);
+    if (!defs || !u) { free(defs); free(u); return; }
+    uint32_t prefix = p->ncode;
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        const Inst *i = &p->code[k];
+        for (int j = 0; j < INST_MAXD; j++) if (i->d[j] < p->nrows) defs[i->d[j]]++;
+        if ((i->op == OP_mma || i->op == OP_wmma || i->op == OP_wgmma) && i->aux) {
+            const RowList *rl = i->aux;
+            for (uint32_t j = 0; j < rl->n; j++) if (rl->rows[j] < p->nrows) defs[rl->rows[j]]++;
+        }
+        if (i->op == OP_bra) {
+            if (k < prefix) prefix = k;
+            if ((uint64_t)i->imm < prefix) prefix = (uint32_t)i->imm;
+        }
+        if (i->op == OP_exit || i->op == OP_ret || i->op == OP_trap || i->op == OP_brkpt)
+            if (k < prefix) prefix = k;
+    }
+    uni_row = u;   /* row_uniform reads it while it grows */
+    for (uint32_t k = 0; k < prefix; k++) {
+        const Inst *i = &p->code[k];
+        const JitOp *o = ops[k];
+        uint32_t d = i->d[0];
+        if (!o || !lanewise(o) || !strcmp(o->kind, "SELP") || i->pg || i->pneg) continue;
+        if (d >= p->nrows || d < p->first_var_row || defs[d] != 1 || row_live(0, d)) continue;
+        int ok = 1;
+        if (!strcmp(o->kind, "CVTA")) ok = row_uniform(p, i->base);
+        else {
+            int nsrc = !strcmp(o->kind, "F32") || !strcmp(o->kind, "F64") ? (i->ns < 3 ? i->ns : 3)
+                     : !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
+            for (int j = 0; j < nsrc; j++) ok &= row_uniform(p, i->s[j]);
+        }
+        if (ok) u[d] = 1;
+    }
+    free(defs);
 }
 
 static void liveness(const Program *p, const JitOp **ops)
@@ -447,6 +495,7 @@ static void liveness(const Program *p, const JitOp **ops)
     if (changed) { free(in); return; }
     memcpy(in + (size_t)p->ncode * W, in, W * sizeof *in);
     live_in = in;
+    uniform_rows(p, ops);
 }
 
 
@@ -466,10 +515,12 @@ static int run_store(const Inst *in, const JitOp *o)
 
 /* ---- a run's lanes: values in locals, rows only for what is read after the run -------- */
 
-/* A row whose value is the same in every lane of every warp of a launch: a constant or
- * parameter row, or a special register other than the lane's own ids (sched.c fills them). */
+/* A row whose value is the same in every lane of a warp wherever a run reads it: a constant
+ * or parameter row, a special register other than the lane's own ids (sched.c fills them), or
+ * one of uniform_rows'. */
 static int row_uniform(const Program *p, uint32_t r)
 {
+    if (r < p->nrows && uni_row && uni_row[r]) return 1;
     if (r >= p->first_var_row || r == ROW_SINK) return 0;
     static const int lanes[] = { SR_TID_X, SR_TID_Y, SR_TID_Z, SR_LANEID, SR_LANEMASK_EQ, SR_LANEMASK_LT,
                                  SR_LANEMASK_LE, SR_LANEMASK_GT, SR_LANEMASK_GE };
@@ -1029,6 +1080,8 @@ char *jit_native_source(const Program *p)
     free(ops);
     free(live_in);
     live_in = NULL;
+    free(uni_row);
+    uni_row = NULL;
     Buf all = { 0 };
     put(&all, "/* ptxemu compiled kernel %s (%u instructions) */\n%s", p->name, p->ncode, prologue);
     if (fb.s) put(&all, "%s", fb.s);
