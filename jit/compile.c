@@ -614,12 +614,21 @@ static void run_def(RunMap *m, Buf *b, RunLoc x)
     else b->oom = 1;
 }
 
+/* The bytes of a load's element type (exec_mem.c's), 0 for another. */
+static uint32_t type_size(const char *t)
+{
+    static const char *const n[] = { "uint8_t", "int8_t", "uint16_t", "int16_t", "uint32_t", "int32_t", "uint64_t", "int64_t" };
+    for (int i = 0; i < 8; i++) if (!strcmp(t, n[i])) return 1u << (i / 2);
+    return 0;
+}
+
 /* A load of a run starts a new phase when its address is a value the run computed in the
- * phase before it (per lane): the phase's loop must end before its addresses are checked. */
+ * phase before it: the phase's loop must end, and the value be where the phase's checks,
+ * made before its loop, see it. */
 static int run_starts_phase(const RunMap *m, const Inst *in, int phase)
 {
     const RunLoc *x = run_find(m, in->base);
-    return x && !x->uni && x->phase == phase;
+    return x && x->phase == phase;
 }
 
 /* The name of a local in an expression: v<id>[l] when it lives on between the phases. */
@@ -796,16 +805,37 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             if (run_load(&p->code[i], o)) { if (strcmp(o->kind, "LDS")) nld++; else nlds++; }
         }
         /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over
-         * the lanes (offsets as shared_fast computes them: the low 32 bits plus imm) */
+         * the lanes (offsets as shared_fast computes them: the low 32 bits plus imm). The
+         * loads of one address row whose offsets are multiples of their size, below 2^31,
+         * are checked together: the row's alignment, and its largest offset with no wrap
+         * (stricter than each: when it fails, the instructions run one by one) */
         if (nlds) {
             put(&main, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
+            uint8_t done[64] = { 0 };
             for (uint32_t i = a; i < e; i++) {
                 const Inst *in = &p->code[i];
                 const JitOp *o = jitop_of_inst(in);
-                if (!run_load(in, o) || strcmp(o->kind, "LDS")) continue;
+                if (done[i - k] || !run_load(in, o) || strcmp(o->kind, "LDS")) continue;
+                uint32_t size = (uint32_t)atoi(o->t[1]) * type_size(o->t[0]);
+                uint32_t hi = 0, grouped = 0;
+                for (uint32_t j = i; j < e; j++) {
+                    const Inst *jn = &p->code[j];
+                    const JitOp *jo = jitop_of_inst(jn);
+                    if (done[j - k] || !run_load(jn, jo) || strcmp(jo->kind, "LDS") || jn->base != in->base) continue;
+                    uint32_t jsize = (uint32_t)atoi(jo->t[1]) * type_size(jo->t[0]);
+                    if (!size || jsize != size || jn->imm < 0 || jn->imm >= (1ll << 31) || (uint64_t)jn->imm % size) continue;
+                    done[j - k] = 1;
+                    grouped++;
+                    if ((uint32_t)jn->imm > hi) hi = (uint32_t)jn->imm;
+                }
+                run_src(src, p, m, in->base, 0);
+                if (grouped)
+                    put(&main, "            { uint32_t o = (uint32_t)%s; bad |= ((uint64_t)o + %uu + %uu > ssz) | (o & %uu); }\n",
+                        src, hi, size, size - 1);
+                if (done[i - k]) continue;
                 /* off > shared_size - size, for any shared_size: off + size > shared_size */
                 put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= ((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)); }\n",
-                    run_src(src, p, m, in->base, 0), (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
+                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
             }
             put(&main, "        }\n        if (bad) %s\n    }\n", fail);
         }
