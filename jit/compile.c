@@ -856,9 +856,19 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             put(&main, "    if (!q%u) {\n", i);
             if (run_find(m, in->base))
                 put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
-            put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) %s\n        span%d = 0;\n"
-                       "    } else for (int l = 0; l < WARP_SIZE; l++) p%u[l] = q%u + (size_t)l * sizeof(%s) * %s;\n",
-                i, T, V, i, fail, ph, i, i, T, V);
+            put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) %s\n        span%d = 0;\n    }\n",
+                i, T, V, i, fail, ph);
+        }
+        if (nld) {   /* the per-lane loop reads every load through p<i>: those of consecutive lanes too */
+            put(&main, "    if (!span%d) {\n", ph);
+            for (uint32_t i = a; i < e; i++) {
+                const Inst *in = &p->code[i];
+                const JitOp *o = jitop_of_inst(in);
+                if (!run_load(in, o) || !strcmp(o->kind, "LDS")) continue;
+                put(&main, "        if (q%u) for (int l = 0; l < WARP_SIZE; l++) p%u[l] = q%u + (size_t)l * sizeof(%s) * %s;\n",
+                    i, i, i, o->t[0], o->t[1]);
+            }
+            put(&main, "    }\n");
         }
         if (ph > 0) {   /* a failed check: the instructions before the phase are done */
             Buf f = { 0 };
