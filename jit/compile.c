@@ -779,7 +779,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     for (uint32_t i = k; i < k + ne; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
-        if (run_load(in, o) && run_starts_phase(m, in, nph - 1) && nph < 64) starts[nph++] = i;
+        if (run_load(in, o) && run_starts_phase(m, in, nph - 1)) starts[nph++] = i;   /* at most n phases */
         Buf scratch = { 0 };
         run_phase_body(NULL, NULL, &scratch, p, m, i, i + 1, 1, nph - 1, 0);
         free(scratch.s);
