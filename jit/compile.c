@@ -325,18 +325,179 @@ static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const
         put(b, "%suint32_t sel%u = P[%u] ^ %uu;\n", indent, k, in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u);
 }
 
+/* Whether the kernel being written inlines lanewise instructions for part of a warp too. */
+static __thread int partial_inline;
+
 /* One lanewise instruction on its own: a whole warp's lanes inline; a part of a warp, the
- * handler (rarer, and half the code to compile). */
+ * handler's loop over the lanes of its mask (LANES, machine.h) inline in a small kernel, the
+ * handler in a large one (half the code to compile). */
 static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
     put(b, "    if (mask == FULL_MASK) {\n");
     lane_setup(b, in, k, o, "        ");
     put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
     lane_body(b, in, k, o);
-    put(b, "\n    } else CALL(%u)\n", k);
+    if (partial_inline) {
+        put(b, "\n    } else if (mask) {\n");
+        lane_setup(b, in, k, o, "        ");
+        put(b, "        for (int l = 0; l < WARP_SIZE; l++) if ((mask >> l) & 1u) ");
+        lane_body(b, in, k, o);
+        put(b, "\n    }\n");
+    } else put(b, "\n    } else CALL(%u)\n", k);
 }
 
 static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
+
+/* ---- liveness: which rows a later instruction may still read -------------------------- */
+
+/* Rows live at the start of each pc (0..ncode), a bitset of live_words words each, or NULL
+ * when the kernel's flow cannot be followed (calls, indirect branches): then every row is
+ * live. A thread's path is a path of the flow graph (a lane that does not run an instruction
+ * neither reads nor writes there), so a row a run writes that no path from its end reads
+ * before writing it again is dead for every lane: the run keeps it in a local only. Reads
+ * are over-approximated (every row an instruction names, destinations included, for any
+ * instruction not known to write them whole); only an unguarded lanewise instruction or
+ * load kills its destination. The end of the kernel leads back to its start: a slot's next
+ * warp finds the rows the last one left (sched.c reuses them), and a kernel that reads a row
+ * before writing it would see them. */
+static __thread uint64_t *live_in;
+static __thread uint32_t live_words;
+static __thread uint8_t *uni_row;   /* rows the same in every lane wherever a run reads them */
+static int row_uniform(const Program *p, uint32_t r);
+
+static void row_set(uint64_t *s, const Program *p, uint32_t r)
+{
+    if (r < p->nrows) s[r >> 6] |= 1ull << (r & 63);
+}
+
+static int row_live(uint32_t pc, uint32_t r)
+{
+    return !live_in || (live_in[(size_t)pc * live_words + (r >> 6)] >> (r & 63) & 1);
+}
+
+/* The rows instruction k kills (a whole write by every lane that runs it), into kill. */
+static int inst_kills(const Inst *in, const JitOp *o, uint32_t d[INST_MAXD])
+{
+    if (in->pg || in->pneg || !o) return 0;
+    if (lanewise(o)) { d[0] = in->d[0]; return 1; }
+    if (!strcmp(o->kind, "LD") || !strcmp(o->kind, "LDS")) {
+        int v = atoi(o->t[1]);
+        for (int e = 0; e < v && e < INST_MAXD; e++) d[e] = in->d[e];
+        return v < INST_MAXD ? v : INST_MAXD;
+    }
+    return 0;
+}
+
+/* Rows written once in the whole kernel, before its first branch and first branch target
+ * (every lane that is alive when a run starts has executed the write, and nothing writes the
+ * row again), by an unguarded lanewise instruction of uniform sources (row_uniform, or such
+ * rows), and not read before it (not live at the start): the parameters' copies, the block's
+ * offsets. A run reads them once, not per lane (a run runs only for a whole warp, which a warp
+ * of fewer threads never is). */
+static void uniform_rows(const Program *p, const JitOp **ops)
+{
+    uni_row = NULL;
+    uint32_t *defs = calloc(p->nrows, sizeof *defs);
+    uint8_t *u = calloc(p->nrows, 1);
+    if (!defs || !u) { free(defs); free(u); return; }
+    uint32_t prefix = p->ncode;
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        const Inst *i = &p->code[k];
+        for (int j = 0; j < INST_MAXD; j++) if (i->d[j] < p->nrows) defs[i->d[j]]++;
+        if ((i->op == OP_mma || i->op == OP_wmma || i->op == OP_wgmma) && i->aux) {
+            const RowList *rl = i->aux;
+            for (uint32_t j = 0; j < rl->n; j++) if (rl->rows[j] < p->nrows) defs[rl->rows[j]]++;
+        }
+        if (i->op == OP_bra) {
+            if (k < prefix) prefix = k;
+            if ((uint64_t)i->imm < prefix) prefix = (uint32_t)i->imm;
+        }
+        if (i->op == OP_exit || i->op == OP_ret || i->op == OP_trap || i->op == OP_brkpt)
+            if (k < prefix) prefix = k;
+    }
+    uni_row = u;   /* row_uniform reads it while it grows */
+    for (uint32_t k = 0; k < prefix; k++) {
+        const Inst *i = &p->code[k];
+        const JitOp *o = ops[k];
+        uint32_t d = i->d[0];
+        if (!o || !lanewise(o) || !strcmp(o->kind, "SELP") || i->pg || i->pneg) continue;
+        if (d >= p->nrows || d < p->first_var_row || defs[d] != 1 || row_live(0, d)) continue;
+        int ok = 1;
+        if (!strcmp(o->kind, "CVTA")) ok = row_uniform(p, i->base);
+        else {
+            int nsrc = !strcmp(o->kind, "F32") || !strcmp(o->kind, "F64") ? (i->ns < 3 ? i->ns : 3)
+                     : !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
+            for (int j = 0; j < nsrc; j++) ok &= row_uniform(p, i->s[j]);
+        }
+        if (ok) u[d] = 1;
+    }
+    free(defs);
+}
+
+static void liveness(const Program *p, const JitOp **ops)
+{
+    live_in = NULL;
+    live_words = (p->nrows + 63) / 64;
+    if ((uint64_t)(p->ncode + 1) * live_words > (8u << 20)) return;
+    for (uint32_t k = 0; k < p->ncode; k++)
+        if (p->code[k].op == OP_call || p->code[k].op == OP_brx) return;
+    uint32_t W = live_words;
+    uint64_t *in = calloc((size_t)(p->ncode + 1) * W, sizeof *in);
+    uint64_t *use = calloc((size_t)p->ncode * W, sizeof *use), *out = malloc(W * sizeof *out);
+    if (!in || !use || !out) { free(in); free(use); free(out); return; }
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        const Inst *i = &p->code[k];
+        uint64_t *u = use + (size_t)k * W;
+        uint32_t kd[INST_MAXD];
+        int nk = inst_kills(i, ops[k], kd);
+        for (int j = 0; j < INST_MAXS; j++) row_set(u, p, i->s[j]);
+        if (!nk) for (int j = 0; j < INST_MAXD; j++) row_set(u, p, i->d[j]);
+        row_set(u, p, i->base);
+        if ((i->op == OP_mma || i->op == OP_wmma || i->op == OP_wgmma) && i->aux) {
+            const RowList *rl = i->aux;
+            for (uint32_t j = 0; j < rl->n; j++) row_set(u, p, rl->rows[j]);
+        }
+    }
+    /* backward passes until nothing changes; pc ncode (the end) is the kernel's start */
+    int changed = 1, passes = 0;
+    while (changed && passes++ < 200) {
+        changed = 0;
+        memcpy(in + (size_t)p->ncode * W, in, W * sizeof *in);
+        for (uint32_t k = p->ncode; k-- > 0;) {
+            const Inst *i = &p->code[k];
+            int op = i->op, always = !i->pg && !i->pneg;
+            memset(out, 0, W * sizeof *out);
+            if (op == OP_exit || op == OP_ret || op == OP_trap || op == OP_brkpt) {
+                if (!always) for (uint32_t j = 0; j < W; j++) out[j] |= in[(size_t)(k + 1) * W + j];
+                for (uint32_t j = 0; j < W; j++) out[j] |= in[j];
+            } else {
+                if (op != OP_bra || !always)
+                    for (uint32_t j = 0; j < W; j++) out[j] |= in[(size_t)(k + 1) * W + j];
+                if (op == OP_bra) {
+                    uint32_t t = (uint32_t)i->imm < p->ncode ? (uint32_t)i->imm : p->ncode;
+                    for (uint32_t j = 0; j < W; j++) out[j] |= in[(size_t)t * W + j];
+                }
+            }
+            uint32_t kd[INST_MAXD];
+            int nk = inst_kills(i, ops[k], kd);
+            for (int e = 0; e < nk; e++)
+                if (kd[e] < p->nrows && kd[e] >= p->first_var_row) out[kd[e] >> 6] &= ~(1ull << (kd[e] & 63));
+            const uint64_t *u = use + (size_t)k * W;
+            uint64_t *dst = in + (size_t)k * W;
+            for (uint32_t j = 0; j < W; j++) {
+                uint64_t v = out[j] | u[j];
+                if (v != dst[j]) { dst[j] = v; changed = 1; }
+            }
+        }
+    }
+    free(use);
+    free(out);
+    if (changed) { free(in); return; }
+    memcpy(in + (size_t)p->ncode * W, in, W * sizeof *in);
+    live_in = in;
+    uniform_rows(p, ops);
+}
+
 
 /* A load a run may hold: unguarded, without .acquire (a fence after the whole warp's loads). */
 static int run_load(const Inst *in, const JitOp *o)
@@ -345,127 +506,477 @@ static int run_load(const Inst *in, const JitOp *o)
            !(in->aux8 & MO_ACQUIRE);
 }
 
-/* A run of n instructions from k - lanewise ones and loads - for a whole warp in one loop over
- * the lanes (the compiler keeps each lane's values in vector registers from one instruction to
- * the next). It stands for the n steps warp_run would take when the whole warp runs, nothing
- * can make it regroup on the way (the merge pc is not in the run), no wgmma is in flight, and
- * every load's addresses pass the memory system's whole-warp checks before the loop (their
- * address rows are not written in the run, and nothing in it stores); each guarded lanewise
- * instruction keeps the lanes its guard leaves out. Otherwise the instructions run one by one
- * after it, where a load that faults faults as it would in the interpreter. */
-/* The run is a function of its own (in fb): alone, the compiler vectorizes its loop, which in
- * the middle of a kernel of many labels it may not. It returns 1 when a check fails. */
-static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
+/* A global store a run may end with: unguarded, without .release (a fence before the whole
+ * warp's stores). */
+static int run_store(const Inst *in, const JitOp *o)
 {
-    uint32_t cost = 0;   /* the run's issue slots, for the time model */
-    for (uint32_t i = k; i < k + n; i++) cost += p->code[i].cost;
-    int loads = 0;
-    for (uint32_t i = k; i < k + n; i++) loads |= run_load(&p->code[i], jitop_of_inst(&p->code[i]));
-    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
-           "        uint64_t ln, id;\n        if (!run%u(w, code, rt, &ln, &id)) {\n            steps += %u;\n"
-           "            slots += %u;\n            lanes += ln;\n            idle += id;\n            w->pc = %u;\n"
-           "%s            goto L%u;\n        }\n    }\n",
-        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, n, cost, k + n, loads ? "            SHORT(1)\n" : "",
-        k + n);
-    b = fb;   /* the function */
-    put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static int run%u(Warp *w, const Inst *code, "
-           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n    uint32_t *const P = w->P;\n"
-           "    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
-    put(b, "    {\n");
-    /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over the
-     * lanes (offsets as shared_fast computes them: the low 32 bits of the row plus imm) */
-    int nlds = 0;
-    for (uint32_t i = k; i < k + n; i++) {
-        const JitOp *o = jitop_of_inst(&p->code[i]);
-        nlds += run_load(&p->code[i], o) && !strcmp(o->kind, "LDS");
+    return o && !strcmp(o->kind, "ST") && !in->pg && !in->pneg && !(in->aux8 & MO_RELEASE);
+}
+
+/* ---- a run's lanes: values in locals, rows only for what is read after the run -------- */
+
+/* A row whose value is the same in every lane of a warp wherever a run reads it: a constant
+ * or parameter row, a special register other than the lane's own ids (sched.c fills them), or
+ * one of uniform_rows'. */
+static int row_uniform(const Program *p, uint32_t r)
+{
+    if (r < p->nrows && uni_row && uni_row[r]) return 1;
+    if (r >= p->first_var_row || r == ROW_SINK) return 0;
+    static const int lanes[] = { SR_TID_X, SR_TID_Y, SR_TID_Z, SR_LANEID, SR_LANEMASK_EQ, SR_LANEMASK_LT,
+                                 SR_LANEMASK_LE, SR_LANEMASK_GT, SR_LANEMASK_GE };
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++)
+        if (p->sreg_row[lanes[i]] == (int32_t)r) return 0;
+    return 1;
+}
+
+/* Where a row's value is at one point of a run: the local last written for it (v<id> in the
+ * lane loop, u<id> computed once before it when the same in every lane), else its row. */
+typedef struct RunLoc { uint32_t row, id; int uni; const char *type; int phase, arr; } RunLoc;
+typedef struct RunMap { RunLoc m[4 * 64 + 8]; int n; } RunMap;
+
+static const RunLoc *run_find(const RunMap *m, uint32_t row)
+{
+    for (int j = m->n; j-- > 0;) if (m->m[j].row == row) return &m->m[j];
+    return NULL;
+}
+
+static const char *run_src(char out[48], const Program *p, const RunMap *m, uint32_t row, int scalar)
+{
+    const RunLoc *x = run_find(m, row);
+    if (x) snprintf(out, 48, "((uint64_t)%s%u%s)", x->uni ? "u" : "v", x->id, x->arr ? "[l]" : "");
+    else snprintf(out, 48, scalar && row_uniform(p, row) ? "ROWP(%u)[0]" : "ROWP(%u)[l]", row);
+    return out;
+}
+
+static int run_src_uniform(const Program *p, const RunMap *m, uint32_t row)
+{
+    const RunLoc *x = run_find(m, row);
+    return x ? x->uni : row_uniform(p, row);
+}
+
+/* The type of the value a lanewise instruction stores in its row (zero- or sign-extended by
+ * C's conversion to uint64_t, as the handler's store does). */
+static const char *run_type(const JitOp *o)
+{
+    if (!strcmp(o->kind, "F32")) return "uint32_t";   /* f32_out's upper half is 0 */
+    if (!strcmp(o->kind, "F64")) return "uint64_t";
+    return o->rt;
+}
+
+/* The statement computing instruction i's value into name, cast by cast: the handler's
+ * expression over its sources (src: where each is). */
+static void run_value(Buf *b, const Program *p, const RunMap *m, const Inst *in, uint32_t i, const JitOp *o,
+                      const char *name, const char *cast, int scalar)
+{
+    static const char *const v[] = { "a", "b", "c", "e" };
+    char s0[48], s1[48], s2[48];
+    if (!strcmp(o->kind, "CVTA")) {
+        put(b, "%s = %s(%s + %lluull);", name, cast, run_src(s0, p, m, in->base, scalar), (unsigned long long)in->imm);
+    } else if (!strcmp(o->kind, "SELP")) {
+        put(b, "%s = %s(((sel%u >> l) & 1u) ? %s : %s);", name, cast, i, run_src(s0, p, m, in->s[0], scalar),
+            run_src(s1, p, m, in->s[1], scalar));
+    } else if (!strcmp(o->kind, "F32") || !strcmp(o->kind, "F64")) {
+        uint32_t rb = in->s[in->ns > 1 ? 1 : 0], rc = in->s[in->ns > 2 ? 2 : 0];
+        run_src(s0, p, m, in->s[0], scalar);
+        run_src(s1, p, m, rb, scalar);
+        run_src(s2, p, m, rc, scalar);
+        if (o->kind[1] == '3')
+            put(b, "{ float a = f32_in(%s, %s), b = f32_in(%s, %s), c = f32_in(%s, %s); (void)b; (void)c; "
+                   "%s = %s(f32_out(%s, %s, %s, %s && (%s))); }",
+                s0, o->t[1], s1, o->t[1], s2, o->t[1], name, cast, o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
+        else
+            put(b, "{ double a = f64_in(%s), b = f64_in(%s), c = f64_in(%s); (void)b; (void)c; %s = %s(fp_nan64(%s, a, b, c)); }",
+                s0, s1, s2, name, cast, o->expr);
+    } else {   /* UN BIN TER QUAD: exec_int_tmpl.h's H_* */
+        int nsrc = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
+        put(b, "{ ");
+        for (int j = 0; j < nsrc; j++) put(b, "%s %s = (%s)%s; ", o->t[j], v[j], o->t[j], run_src(s0, p, m, in->s[j], scalar));
+        put(b, "%s = %s(%s); }", name, cast, o->expr);
     }
-    if (nlds) {
-        put(b, "        const Cta *cta = w->cta;\n        if (!cta) return 1;\n"
-               "        uint8_t *const shm = cta->shared;\n        const uint32_t ssz = cta->shared_size;\n"
-               "        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
-        for (uint32_t i = k; i < k + n; i++) {
-            const Inst *in = &p->code[i];
-            const JitOp *o = jitop_of_inst(in);
-            if (!run_load(in, o) || strcmp(o->kind, "LDS")) continue;
-            /* off > shared_size - size, for any shared_size: off + size > shared_size */
-            put(b, "            { uint32_t o = (uint32_t)ROWP(%u)[l] + %uu; bad |= ((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)); }\n",
-                in->base, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
-        }
-        put(b, "        }\n        if (bad) return 1;\n");
-    }
-    int nld = 0;
-    put(b, "        int span = 1;\n");
-    for (uint32_t i = k; i < k + n; i++) {
+}
+
+/* Whether lanewise instruction in, at this point of a run, computes the same value in every
+ * lane: unguarded, not a selp (its predicate is per lane), every source uniform. */
+static int run_inst_uniform(const Program *p, const RunMap *m, const Inst *in, const JitOp *o)
+{
+    if (in->pg || !strcmp(o->kind, "SELP")) return 0;
+    if (!strcmp(o->kind, "CVTA")) return run_src_uniform(p, m, in->base);
+    int nsrc = !strcmp(o->kind, "F32") || !strcmp(o->kind, "F64") ? (in->ns < 3 ? in->ns : 3)
+             : !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
+    int uni = 1;
+    for (int j = 0; j < nsrc; j++) uni &= run_src_uniform(p, m, in->s[j]);
+    return uni;
+}
+
+static void run_def(RunMap *m, Buf *b, RunLoc x)
+{
+    if (m->n < (int)(sizeof m->m / sizeof m->m[0])) m->m[m->n++] = x;
+    else b->oom = 1;
+}
+
+/* The bytes of a load's element type (exec_mem.c's), 0 for another. */
+static uint32_t type_size(const char *t)
+{
+    static const char *const n[] = { "uint8_t", "int8_t", "uint16_t", "int16_t", "uint32_t", "int32_t", "uint64_t", "int64_t" };
+    for (int i = 0; i < 8; i++) if (!strcmp(t, n[i])) return 1u << (i / 2);
+    return 0;
+}
+
+/* A load of a run starts a new phase when its address is a value the run computed in the
+ * phase before it: the phase's loop must end, and the value be where the phase's checks,
+ * made before its loop, see it. */
+static int run_starts_phase(const RunMap *m, const Inst *in, int phase)
+{
+    const RunLoc *x = run_find(m, in->base);
+    return x && x->phase == phase;
+}
+
+/* The name of a local in an expression: v<id>[l] when it lives on between the phases. */
+static const char *run_name(char out[32], const RunLoc *x)
+{
+    if (x->uni) snprintf(out, 32, "u%u", x->id);
+    else if (x->arr) snprintf(out, 32, "v%u[l]", x->id);
+    else snprintf(out, 32, "v%u", x->id);
+    return out;
+}
+
+/* The statements of instructions a..e of a run for one lane l (variant 0: the loads' lanes
+ * consecutive from q<i>, 1: through p<i>[l]) into body, values the same in every lane into
+ * pre and the arrays of values that live on after the phase into decl (with_decl). */
+static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, RunMap *m, uint32_t a, uint32_t e,
+                           int variant, int phase, int last)
+{
+    char nm[32], src[48];
+    for (uint32_t i = a; i < e; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
-        if (run_load(in, o)) {
-            if (strcmp(o->kind, "LDS")) {
-                /* consecutive lanes (mem_warp_span) or mem_warp_fast's pointers */
-                char q[16];
-                snprintf(q, sizeof q, "q%u", i);
-                emit_span(b, in, i, q, o->t[0], o->t[1]);
-                put(b, "        uint8_t *p%u[WARP_SIZE];\n"
-                       "        if (!q%u) { if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) return 1; span = 0; }\n"
-                       "        else for (int l = 0; l < WARP_SIZE; l++) p%u[l] = q%u + (size_t)l * sizeof(%s) * %s;\n",
-                    i, i, i, o->t[0], o->t[1], i, i, i, o->t[0], o->t[1]);
-                nld++;
-            }
-            continue;
-        }
-        lane_setup(b, in, i, o, "        ");
-        if (in->pg) put(b, "        uint32_t g%u = P[%u] ^ %uu;\n", i, in->pg, in->pneg);
-    }
-    /* the loop twice where the run loads global memory: once for lanes whose addresses are
-     * all consecutive (contiguous vector loads), once through per-lane pointers */
-    for (int variant = nld ? 0 : 1; variant < 2; variant++) {
-    if (nld) put(b, variant ? "        else\n" : "        if (span)\n");
-    put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
-    for (uint32_t i = k; i < k + n; i++) {
-        const Inst *in = &p->code[i];
-        const JitOp *o = jitop_of_inst(in);
-        put(b, "            ");
         if (run_load(in, o)) {
             int v = atoi(o->t[1]);
+            RunLoc xs[INST_MAXD];
+            for (int j = 0; j < v; j++) {
+                xs[j] = (RunLoc){ in->d[j], i * 4 + j, 0, o->t[0], phase, !last };
+                if (!last && decl) put(decl, "    %s v%u[WARP_SIZE];\n", o->t[0], i * 4 + j);
+                else if (last) put(body, "            %s v%u;\n", o->t[0], i * 4 + j);
+            }
+            put(body, "            { %s x[%d]; ", o->t[0], v);
             if (!strcmp(o->kind, "LDS"))
                 /* the offset passed the check: below 2^31, a signed index gathers */
-                put(b, "{ %s x[%d]; memcpy(x, shm + (int32_t)((uint32_t)ROWP(%u)[l] + %uu), sizeof x);", o->t[0], v, in->base,
+                put(body, "memcpy(x, shm + (int32_t)((uint32_t)%s + %uu), sizeof x);", run_src(src, p, m, in->base, 0),
                     (uint32_t)in->imm);
-            else if (!variant) put(b, "{ %s x[%d]; memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", o->t[0], v, i);
-            else put(b, "{ %s x[%d]; memcpy(x, p%u[l], sizeof x);", o->t[0], v, i);
-            for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
-            put(b, " }\n");
+            else if (!variant) put(body, "memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", i);
+            else put(body, "memcpy(x, p%u[l], sizeof x);", i);
+            for (int j = 0; j < v; j++) put(body, " %s = x[%d];", run_name(nm, &xs[j]), j);
+            put(body, " }\n");
+            for (int j = 0; j < v; j++) run_def(m, body, xs[j]);
             continue;
         }
-        if (in->pg) put(b, "if ((g%u >> l) & 1u) ", i);
-        else if (in->pneg) put(b, "if (0) ");   /* a guard of !true: no lane */
-        lane_body(b, in, i, o);
-        put(b, "\n");
+        if (!in->pg && in->pneg) continue;   /* a guard of !true: no lane */
+        const char *T = run_type(o);
+        char cast[48];
+        if (run_inst_uniform(p, m, in, o)) {
+            RunLoc x = { in->d[0], i * 4, 1, T, phase, 0 };
+            if (pre) {
+                snprintf(cast, sizeof cast, "(%s)", T);
+                put(pre, "    %s u%u; ", T, i * 4);
+                run_value(pre, p, m, in, i, o, run_name(nm, &x), cast, 1);
+                put(pre, "\n");
+            }
+            run_def(m, body, x);
+            continue;
+        }
+        RunLoc x = { in->d[0], i * 4, 0, in->pg ? "uint64_t" : T, phase, !last };
+        if (!last && decl) put(decl, "    %s v%u[WARP_SIZE];\n", x.type, x.id);
+        put(body, "            ");
+        if (last) put(body, "%s ", x.type);
+        run_name(nm, &x);
+        if (in->pg) {   /* the lanes the guard leaves out keep the value before */
+            snprintf(cast, sizeof cast, "(uint64_t)(%s)", T);
+            put(body, "%s = %s; if ((g%u >> l) & 1u) ", nm, run_src(src, p, m, in->d[0], 0), i);
+        } else {
+            snprintf(cast, sizeof cast, "(%s)", T);
+            if (last) put(body, "%s; ", nm);
+        }
+        if (!in->pg && last) { /* declared above: "T v; " then the value */ }
+        run_value(body, p, m, in, i, o, nm, cast, 0);
+        put(body, "\n");
+        run_def(m, body, x);
     }
-    put(b, "        }\n");
-    }
-    put(b, "        (void)span;\n        *lanes_out = 0");
-    for (uint32_t i = k; i < k + n; i++) {
+}
+
+/* lanes and idle counts of the instructions k..e-1 of a run (engine.c's profile) */
+static void run_counts(Buf *b, const Program *p, uint32_t k, uint32_t e, const char *indent)
+{
+    put(b, "%s*lanes_out = 0", indent);
+    for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
         if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
         else if (!in->pneg) put(b, " + 32");
     }
     /* the guarded instructions no lane executes: the profile leaves them out (engine.c) */
-    put(b, ";\n        *idle_out = 0");
-    for (uint32_t i = k; i < k + n; i++) {
+    put(b, ";\n%s*idle_out = 0", indent);
+    for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
         if (in->pg) put(b, " + (g%u == 0)", i);
         else if (in->pneg) put(b, " + 1");
     }
-    put(b, ";\n        return 0;\n    }\n}\n\n");
+    put(b, ";\n");
 }
 
-/* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h) */
+/* Every row live at pc a that the run wrote before it, from its local: the state the
+ * interpreter has there. */
+static void run_commit(Buf *b, const RunMap *m, uint32_t a)
+{
+    char nm[32];
+    for (int j = 0; j < m->n; j++) {
+        const RunLoc *x = &m->m[j];
+        if (run_find(m, x->row) != x || !row_live(a, x->row)) continue;
+        put(b, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+    }
+}
+
+/* A run of n instructions from k - lanewise ones and loads - for a whole warp, in one loop
+ * over the lanes per phase (the compiler keeps each lane's values in vector registers from
+ * one instruction to the next). It stands for the steps warp_run would take when the whole
+ * warp runs, nothing can make it regroup on the way (the merge pc is not in the run) and no
+ * wgmma is in flight. Before each phase's loop its loads' addresses must pass the memory
+ * system's whole-warp checks; a phase starts at a load whose address the phase before
+ * computed. A value is a C local (a row is written only when a later instruction may read
+ * it: liveness); one the same in every lane is computed once. When a phase's check fails,
+ * the run ends before it with the rows live there written, and the instructions go on one
+ * by one, where a load that faults faults as it would in the interpreter. The run is a
+ * function of its own (in fb): alone, the compiler vectorizes its loops, which in the middle
+ * of a kernel of many labels it may not. It returns how many instructions it ran (0: none). */
+static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
+{
+    /* the issue slots (time model) and whether a load ran, after each prefix */
+    put(fb, "static const uint32_t run%u_slots[%u] = { 0", k, n + 1);
+    uint32_t cost = 0;
+    for (uint32_t i = k; i < k + n; i++) put(fb, ", %u", cost += p->code[i].cost);
+    put(fb, " };\nstatic const uint8_t run%u_loaded[%u] = { 0", k, n + 1);
+    int loaded = 0;
+    for (uint32_t i = k; i < k + n; i++) {
+        const JitOp *o = jitop_of_inst(&p->code[i]);
+        put(fb, ", %d", loaded |= run_load(&p->code[i], o) || run_store(&p->code[i], o));
+    }
+    /* a store ends the run: its lanes after the phases' loops */
+    const Inst *sti = &p->code[k + n - 1];
+    int st = run_store(sti, jitop_of_inst(sti));
+    uint32_t ne = st ? n - 1 : n;
+    put(fb, " };\n");
+    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
+           "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id);\n        if (m) {\n"
+           "            steps += m;\n            slots += run%u_slots[m];\n            lanes += ln;\n            idle += id;\n"
+           "            w->pc = %u + m;\n            SHORT(run%u_loaded[m])\n            if (m == %u) goto L%u;\n"
+           "            goto dispatch;\n        }\n    }\n",
+        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, k, k, k, n, k + n);
+
+    /* the phases: starts[0..nph) */
+    uint32_t starts[65];
+    int nph = 0;
+    RunMap *m = calloc(1, sizeof *m);
+    if (!m) { fb->oom = 1; return; }
+    starts[nph++] = k;
+    for (uint32_t i = k; i < k + ne; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        if (run_load(in, o) && run_starts_phase(m, in, nph - 1)) starts[nph++] = i;   /* at most n phases */
+        Buf scratch = { 0 };
+        run_phase_body(NULL, NULL, &scratch, p, m, i, i + 1, 1, nph - 1, 0);
+        free(scratch.s);
+    }
+    starts[nph] = k + ne;
+    /* the pre-pass's buffers were only for the map: throw them away */
+    m->n = 0;
+
+    Buf decl = { 0 }, pre = { 0 }, main = { 0 };
+    int lds = 0;
+    for (uint32_t i = k; i < k + n; i++) {
+        const JitOp *o = jitop_of_inst(&p->code[i]);
+        lds |= run_load(&p->code[i], o) && !strcmp(o->kind, "LDS");
+    }
+    for (int ph = 0; ph < nph; ph++) {
+        uint32_t a = starts[ph], e = starts[ph + 1];
+        int last = ph == nph - 1 && !st, nld = 0, nlds = 0;
+        char src[48], fail[64];
+        if (ph == 0) snprintf(fail, sizeof fail, "return 0;");
+        else snprintf(fail, sizeof fail, "goto fail%u;", a);
+        for (uint32_t i = a; i < e; i++) {
+            const JitOp *o = jitop_of_inst(&p->code[i]);
+            if (run_load(&p->code[i], o)) { if (strcmp(o->kind, "LDS")) nld++; else nlds++; }
+        }
+        /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over
+         * the lanes (offsets as shared_fast computes them: the low 32 bits plus imm). The
+         * loads of one address row whose offsets are multiples of their size, below 2^31,
+         * are checked together: the row's alignment, and its largest offset with no wrap
+         * (stricter than each: when it fails, the instructions run one by one) */
+        if (nlds) {
+            put(&main, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n");
+            uint8_t done[64] = { 0 };
+            for (uint32_t i = a; i < e; i++) {
+                const Inst *in = &p->code[i];
+                const JitOp *o = jitop_of_inst(in);
+                if (done[i - k] || !run_load(in, o) || strcmp(o->kind, "LDS")) continue;
+                uint32_t size = (uint32_t)atoi(o->t[1]) * type_size(o->t[0]);
+                uint32_t hi = 0, grouped = 0;
+                for (uint32_t j = i; j < e; j++) {
+                    const Inst *jn = &p->code[j];
+                    const JitOp *jo = jitop_of_inst(jn);
+                    if (done[j - k] || !run_load(jn, jo) || strcmp(jo->kind, "LDS") || jn->base != in->base) continue;
+                    uint32_t jsize = (uint32_t)atoi(jo->t[1]) * type_size(jo->t[0]);
+                    if (!size || jsize != size || jn->imm < 0 || jn->imm >= (1ll << 31) || (uint64_t)jn->imm % size) continue;
+                    done[j - k] = 1;
+                    grouped++;
+                    if ((uint32_t)jn->imm > hi) hi = (uint32_t)jn->imm;
+                }
+                run_src(src, p, m, in->base, 0);
+                if (grouped)
+                    put(&main, "            { uint32_t o = (uint32_t)%s; bad |= ((uint64_t)o + %uu + %uu > ssz) | (o & %uu); }\n",
+                        src, hi, size, size - 1);
+                if (done[i - k]) continue;
+                /* off > shared_size - size, for any shared_size: off + size > shared_size */
+                put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= ((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)); }\n",
+                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
+            }
+            put(&main, "        }\n        if (bad) %s\n    }\n", fail);
+        }
+        if (nld) put(&main, "    int span%d = 1;\n", ph);
+        for (uint32_t i = a; i < e; i++) {
+            const Inst *in = &p->code[i];
+            const JitOp *o = jitop_of_inst(in);
+            if (!run_load(in, o) || !strcmp(o->kind, "LDS")) continue;
+            /* consecutive lanes (mem_warp_span) or mem_warp_fast's pointers, which reads the
+             * address row: a value of the run is written to it first */
+            const char *T = o->t[0], *V = o->t[1];
+            run_src(src, p, m, in->base, 0);
+            put(&main, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
+                       "        { int l = 0; a0 = %s + %lluull; }\n"
+                       "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
+                       "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
+                i, i, src, (unsigned long long)in->imm, src, (unsigned long long)in->imm, T, V, i, i, T, V);
+            put(&main, "    if (!q%u) {\n", i);
+            if (run_find(m, in->base))
+                put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
+            put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) %s\n        span%d = 0;\n    }\n",
+                i, T, V, i, fail, ph);
+        }
+        if (nld) {   /* the per-lane loop reads every load through p<i>: those of consecutive lanes too */
+            put(&main, "    if (!span%d) {\n", ph);
+            for (uint32_t i = a; i < e; i++) {
+                const Inst *in = &p->code[i];
+                const JitOp *o = jitop_of_inst(in);
+                if (!run_load(in, o) || !strcmp(o->kind, "LDS")) continue;
+                put(&main, "        if (q%u) for (int l = 0; l < WARP_SIZE; l++) p%u[l] = q%u + (size_t)l * sizeof(%s) * %s;\n",
+                    i, i, i, o->t[0], o->t[1]);
+            }
+            put(&main, "    }\n");
+        }
+        if (ph > 0) {   /* a failed check: the instructions before the phase are done */
+            Buf f = { 0 };
+            put(&f, "    if (0) {\n    fail%u:\n", a);
+            run_commit(&f, m, a);
+            run_counts(&f, p, k, a, "        ");
+            put(&f, "        return %u;\n    }\n", a - k);
+            /* placed after the run's return (below); kept in decl's tail buffer */
+            put(&main, "%s", f.s ? f.s : "");
+            main.oom |= f.oom;
+            free(f.s);
+        }
+        /* the loop twice where the phase loads global memory: once for lanes whose addresses
+         * are all consecutive (contiguous vector loads), once through per-lane pointers */
+        RunMap *m0 = malloc(sizeof *m0);
+        if (!m0) { main.oom = 1; break; }
+        for (int variant = nld ? 0 : 1; variant < 2; variant++) {
+            Buf body = { 0 };
+            RunMap *mm = variant ? m : m0;
+            if (!variant) *m0 = *m;
+            run_phase_body(variant ? &pre : NULL, variant ? &decl : NULL, &body, p, mm, a, e, variant, ph, last);
+            if (last) {   /* the rows read after the run: their final values */
+                char nm[32];
+                for (int j = 0; j < mm->n; j++) {
+                    const RunLoc *x = &mm->m[j];
+                    if (run_find(mm, x->row) != x || !row_live(k + n, x->row)) continue;
+                    put(&body, "            ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+                }
+            }
+            if (nld) put(&main, variant ? "    else\n" : "    if (span%d)\n", ph);
+            put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n%s    }\n", body.s ? body.s : "");
+            main.oom |= body.oom;
+            free(body.s);
+        }
+        free(m0);
+    }
+    if (st && !main.oom) {   /* the store, after a check of its addresses as emit_mem's */
+        const JitOp *o = jitop_of_inst(sti);
+        const char *T = o->t[0], *V = o->t[1];
+        uint32_t i = k + n - 1;
+        int v = atoi(V);
+        char src[48], nm[32];
+        run_src(src, p, m, sti->base, 0);
+        put(&main, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
+                   "        { int l = 0; a0 = %s + %lluull; }\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
+                   "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
+            i, i, src, (unsigned long long)sti->imm, src, (unsigned long long)sti->imm, T, V, i, i, T, V);
+        put(&main, "    if (!q%u) {\n", i);
+        if (run_find(m, sti->base))
+            put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
+        put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) {\n", i, T, V, i);
+        run_commit(&main, m, i);
+        run_counts(&main, p, k, i, "            ");
+        put(&main, "            return %u;\n        }\n    }\n", i - k);
+        /* the rows read after the run */
+        Buf fin = { 0 };
+        for (int j = 0; j < m->n; j++) {
+            const RunLoc *x = &m->m[j];
+            if (run_find(m, x->row) != x || !row_live(k + n, x->row)) continue;
+            put(&fin, "        ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+        }
+        if (fin.s) put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n%s    }\n", fin.s);
+        main.oom |= fin.oom;
+        free(fin.s);
+        /* consecutive lanes: one block (distinct addresses, so lane order cannot matter);
+         * else the handler's lane order (FOR_LANES_ST, machine.h) */
+        put(&main, "    if (q%u) {\n        %s x[WARP_SIZE * %d];\n        for (int l = 0; l < WARP_SIZE; l++) {", i, T, v);
+        for (int e = 0; e < v; e++) put(&main, " x[l * %d + %d] = (%s)%s;", v, e, T, run_src(src, p, m, sti->s[e], 0));
+        put(&main, " }\n        memcpy(q%u, x, sizeof x);\n    } else\n        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];",
+            i, T, v, T, v);
+        for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
+        put(&main, " memcpy(p%u[l], x, sizeof x); }\n", i);
+    }
+    free(m);
+
+    b = fb;   /* the function */
+    put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static uint32_t run%u(Warp *w, const Inst *code, "
+           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n"
+           "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
+    if (lds) put(b, "    const Cta *cta = w->cta;\n    if (!cta) return 0;\n"
+                    "    uint8_t *const shm = cta->shared;\n    const uint32_t ssz = cta->shared_size;\n");
+    if (decl.s) put(b, "%s", decl.s);
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        if (run_load(in, o)) continue;
+        lane_setup(b, in, i, o, "    ");
+        if (in->pg) put(b, "    uint32_t g%u = P[%u] ^ %uu;\n", i, in->pg, in->pneg);
+    }
+    if (pre.s) put(b, "%s", pre.s);
+    if (main.s) put(b, "%s", main.s);
+    run_counts(b, p, k, k + n, "    ");
+    put(b, "    return %u;\n}\n\n", n);
+    b->oom |= decl.oom | pre.oom | main.oom;
+    free(decl.s);
+    free(pre.s);
+    free(main.s);
+}
+
+/* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h), which writes
+ * the lanes of mask only: the handler's own code for any mask */
 static void emit_cmp(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
-    put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n        uint32_t t = 0;\n"
+    put(b, "    if (mask) {\n        const uint64_t *A = ROWP(%u), *B = ROWP(%u);\n        uint32_t t = 0;\n"
            "        for (int l = 0; l < WARP_SIZE; l++) { %s a = %s(A[l]), b = %s(B[l]); t |= (uint32_t)(%s) << l; }\n"
-           "        cmp_finish(w, &code[%u], mask, t);\n    } else CALL(%u)\n", in->s[0], in->s[1], o->t[0], o->t[1], o->t[1],
-        o->expr, k, k);
+           "        cmp_finish(w, &code[%u], mask, t);\n    }\n", in->s[0], in->s[1], o->t[0], o->t[1], o->t[1],
+        o->expr, k);
 }
 
 /* q = mem_warp_span's host address of the lanes of instruction i when they are consecutive
@@ -540,22 +1051,18 @@ static void emit_bra(Buf *b, const Inst *in, uint32_t k)
            "        at = %u;\n        goto after;\n    }\n", t, k, k, k);
 }
 
-/* The length of the run that may start at k (emit_run): lanewise instructions and loads whose
- * address rows nothing before them in the run writes, at most 64. */
+/* The length of the run that may start at k (emit_run): lanewise instructions and loads, and
+ * a global store that ends it; at most 64. */
 static uint32_t run_length(const Program *p, uint32_t k)
 {
-    uint32_t n = 0, nw = 0, written[128];
+    uint32_t n = 0, nw = 0;
     for (; k + n < p->ncode && n < 64; n++) {
         const Inst *in = &p->code[k + n];
         const JitOp *o = jitop_of_inst(in);
         int ld = run_load(in, o);
+        if (n && run_store(in, o)) { n++; break; }
         if (!ld && !lanewise(o)) break;
-        if (ld) {
-            int clash = 0;
-            for (uint32_t i = 0; i < nw; i++) clash |= written[i] == in->base;
-            if (clash) break;
-        }
-        for (int e = 0; e < (ld ? in->vec : 1) && nw < 128; e++) written[nw++] = in->d[e];
+        nw += ld ? in->vec : 1;
         if (nw >= 120) { n++; break; }
     }
     return n;
@@ -573,6 +1080,7 @@ char *jit_native_source(const Program *p)
     }
     op_at = ops;
     op_base = p->code;
+    liveness(p, ops);
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
     /* The kernel's function holds a label a PTX instruction and the code between the runs.
      * GCC's -O2 time (register allocation and liveness over thousands of labels) grows
@@ -581,6 +1089,7 @@ char *jit_native_source(const Program *p)
      * a small one's at -O2 (at -O1 the function costs 1-5% more instructions: callgrind on
      * matrixMul and saxpy of bench/). */
     if (p->ncode > JIT_O2_MAX) put(&b, "__attribute__((optimize(\"O1\"))) ");
+    partial_inline = p->ncode <= JIT_O2_MAX;
     put(&b, "%s", main_head);
     uint32_t run_end = 0;   /* the instructions before it belong to the run emitted last */
     for (uint32_t k = 0; k < p->ncode; k++) {
@@ -609,6 +1118,10 @@ char *jit_native_source(const Program *p)
     put(&b, "    default: break;\n    }\n    FLUSH();\n    return rt->interp(w, budget);\n"
             "out:\n    FLUSH();\n    return result;\n}\n");
     free(ops);
+    free(live_in);
+    live_in = NULL;
+    free(uni_row);
+    uni_row = NULL;
     Buf all = { 0 };
     put(&all, "/* ptxemu compiled kernel %s (%u instructions) */\n%s", p->name, p->ncode, prologue);
     if (fb.s) put(&all, "%s", fb.s);

@@ -17,6 +17,22 @@ export PTXEMU_TIER PTXEMU_JIT_CACHE CUDA_TEST_TIMEOUT
 fail=0
 echo "== PTX suite, compiled tier"
 sh "$here/run_ptx_tests.sh" "$build/tests/ptxrun" || fail=1
+# tests/tier/: kernels whose runs take the compiled tier's rarer paths (a later phase's check
+# failing, a fault inside a run, part of a warp); no GPU recording, the interpreter's bytes
+# are the reference (same output, same messages, same exit status)
+echo "== compiled tier against the interpreter (tests/tier)"
+t=$(mktemp -d "${TMPDIR:-/tmp}/ptxemu-tier.XXXXXX") || exit 99
+for f in "$here"/tier/*.ptx; do
+    n=$(basename "$f" .ptx)
+    (cd "$here/tier" && PTXEMU_TIER=interp "$build/tests/ptxrun" "$n.ptx" >"$t/$n.interp" 2>&1; echo "exit=$?" >>"$t/$n.interp")
+    (cd "$here/tier" && "$build/tests/ptxrun" "$n.ptx" >"$t/$n.compiled" 2>&1; echo "exit=$?" >>"$t/$n.compiled")
+    if cmp -s "$t/$n.interp" "$t/$n.compiled"; then
+        echo "PASS: $n"
+    else
+        echo "FAIL: $n"; diff "$t/$n.interp" "$t/$n.compiled" | head -20; fail=1
+    fi
+done
+rm -rf "$t"
 echo "== CUDA suite, compiled tier"
 if [ -n "${PTXEMU_SANITIZER_BUILD:-}" ]; then
     # the sanitizer build checks the library's side of compiled code with the PTX suite; the
