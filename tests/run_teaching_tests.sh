@@ -24,6 +24,7 @@ L_syncwarp=$(line_of "    __syncwarp(0x0000ffff)")
 L_oob=$(line_of "i == n writes one element past")
 L_race_w=$(line_of "s\[threadIdx.x\] = threadIdx.x;")
 L_race_r=$(line_of "the other warp's element, no barrier")
+L_winner=$(line_of "threads 0, 8, ..., 56 share")
 (cd "$srcdir/tests/teach" && "$NVCC" -arch=sm_90 --cudart shared -O2 -lineinfo -o "$prog" first_week.cu) || exit 99
 
 # 1. lanes 16-31 returned: a full mask waits only for lanes 0-15 (no false deadlock)
@@ -156,6 +157,16 @@ if grep -q "^ptxemu: race: [a-z-]* .*; both threads are in one warp .* a __syncw
     ok "a race between lanes of one warp is hinted at with __syncwarp()"
 else
     bad "a race between lanes of one warp is hinted at with __syncwarp()"
+fi
+# two stores of one line to one word (a "winner" store): the hint says that the hardware's
+# order picks the value, and names atomics and an explicit choice, not only x++
+"$ptxemu" --report-json "$tmp/r.json" --racecheck "$prog" winner >"$tmp/out" 2>"$tmp/err"
+if grep -q "^ptxemu: race: write-after-write in shared memory .*first_week.cu:$L_winner.* with nothing ordering them; both writes come from first_week.cu:$L_winner: when threads store to one location there, the value that stays is the one the hardware happens to store last; .*(atomicMin of its index)" "$tmp/err" &&
+   ! grep -q "read-modify-write" "$tmp/err" && grep -q '"hint":"both writes come from first_week.cu' "$tmp/r.json" &&
+   grep -qx "winner: cudaSuccess" "$tmp/out"; then
+    ok "a write-after-write of one line is hinted at as the hardware's choice of the value that stays"
+else
+    bad "a write-after-write of one line is hinted at as the hardware's choice of the value that stays"
 fi
 if command -v script >/dev/null 2>&1; then
     COLUMNS=80 script -q -e -c "stty cols 80 2>/dev/null; '$ptxemu' --racecheck '$prog' block_race" /dev/null >"$tmp/tty" 2>&1

@@ -45,7 +45,17 @@ static void order_hint(const Launch *L, const RaceFinding *f, char *buf, size_t 
     char a[320], b[320];
     short_place(RACE_LOG(L)->launches[f->launch1].prog, f->pc1, a, sizeof a);
     short_place(L->prog, f->pc2, b, sizeof b);
-    if (f->cta1 == f->cta2 && !strcmp(a, b))
+    if (f->cta1 == f->cta2 && !strcmp(a, b) && f->kind == K_WAW)
+        /* two stores of one line: a plain "winner" store (HeCBench's tsp: every thread with the
+         * best result writes its index to one word) as often as a lost x++; which value stays
+         * is the hardware's order (of one warp's lanes the H200 keeps the lowest lane's,
+         * tests/cuda/store_conflict.cu), not something the program chose */
+        snprintf(buf, n, "both writes come from %s: when threads store to one location there, the "
+                 "value that stays is the one the hardware happens to store last; to count or sum "
+                 "there use an atomic (atomicAdd), to choose one thread choose it explicitly "
+                 "(atomicMin of its index) or give each thread a location of its own; if that line "
+                 "runs more than once (a loop), a barrier between its runs orders them", a);
+    else if (f->cta1 == f->cta2 && !strcmp(a, b))
         snprintf(buf, n, "both accesses come from %s: threads that update one location there with a "
                  "plain read-modify-write (x++, x += v) need an atomic (atomicAdd) or a location each; "
                  "if that line runs more than once (a loop), a barrier between its runs orders them", a);

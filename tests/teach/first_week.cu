@@ -6,6 +6,8 @@
 //   oob           a loop with i <= n writes one element past the end of its allocation
 //   block_race    warp 1 reads what warp 0 wrote to shared memory with no __syncthreads
 //   warp_race     lane 0 writes shared memory that the other lanes read with no __syncwarp
+//   winner        the threads of two warps that share the best score each store their index to
+//                 one shared word with no atomic (the value that stays is the hardware's choice)
 //   copy          a fully converged copy kernel (every lane active on every instruction)
 //   printf N      N threads print one line each
 //   printf_fifo   a 64 KiB printf FIFO asked for (the driver gives 512 KiB: 2048 lines), 4096
@@ -49,6 +51,14 @@ __global__ void block_race(int *out)
     __shared__ int s[64];
     s[threadIdx.x] = threadIdx.x;
     out[threadIdx.x] = s[(threadIdx.x + 32) % 64];   // the other warp's element, no barrier
+}
+
+__global__ void winner(int *out)
+{
+    __shared__ int who;
+    if (threadIdx.x % 8 == 0) who = threadIdx.x;   // threads 0, 8, ..., 56 share the best score
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = who;
 }
 
 __global__ void warp_race(int *out, int *count)
@@ -103,6 +113,8 @@ int main(int argc, char **argv)
         block_race<<<1, 64>>>(d);
     } else if (!strcmp(c, "warp_race")) {
         warp_race<<<1, 32>>>(d, d + 64);
+    } else if (!strcmp(c, "winner")) {
+        winner<<<1, 64>>>(d);
     } else if (!strcmp(c, "copy")) {
         copy<<<8, 256>>>((const float *)d, (float *)d + 2048, 2048);   // every thread in range
     } else if (!strcmp(c, "printf")) {
