@@ -149,6 +149,7 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
         uint32_t pc = w->pc;   /* a local: the stores below cannot change it, so they vectorize */
         w->waiting = w->bar_wait = FULL_MASK;
         memset(w->bar_id, id, WARP_SIZE);
+#pragma GCC unroll 32
         for (int l = 0; l < WARP_SIZE; l++) w->lane_pc[l] = pc;
         w->active = 0;
         w->pc = 0;
@@ -228,9 +229,14 @@ void cta_threads_exited(Cta *c, uint32_t n)
     cluster_bar_check(c->cluster);
     /* threads that exit no longer count towards barriers that wait for all threads (most
      * exits find no barrier with arrivals: one vectorized test for them) */
-    uint32_t any = 0;
-    for (int id = 0; id < 16; id++) any |= c->bar_arrived[id];
-    if (!any) return;
+    u32x4 any = { 0, 0, 0, 0 };
+#pragma GCC unroll 4
+    for (int k = 0; k < 16 / 4; k++) {
+        u32x4 v;
+        memcpy(&v, &c->bar_arrived[4 * k], sizeof v);
+        any |= v;
+    }
+    if (!(any[0] | any[1] | any[2] | any[3])) return;
     for (int id = 0; id < 16; id++)
         if (c->bar_arrived[id] && !c->bar_expected[id]) bar_check(c, id);
 }
