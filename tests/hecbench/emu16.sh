@@ -9,6 +9,7 @@
 # NAME.out, survey.txt, times.txt) and $OUT/log.txt.
 #
 # The run of 2026-11-28 (issue 26): STOP=430 bash .dev/i26c/hecbench/emu16.sh .dev/i26c
+# Third pass (issue 26, 2026-11-29): JOBS=16 TIMEOUT=60 STOP=110 bash .dev/i26k/hecbench/emu16.sh .dev/i26k
 c=${1:?carry folder}
 stop=${STOP:-430}
 t0=$(date +%s)
