@@ -54,6 +54,28 @@ static void *reserve(void **p, size_t *cap, size_t need)
 
 /* ---- barriers ---------------------------------------------------------------------- */
 
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+
+/* Whether every lane of w is parked (none runs, none exited, no divergence region open) at
+ * one pc: a warp whose 32 lanes reached the same __syncthreads. Released, it runs as one
+ * group from there (warp_regroup would find that group and no other lanes); the release of
+ * such warps inline, without warp_unpark's call and scans, is most of what a barrier costs
+ * when barriers come every few instructions (cuda-samples scan). */
+static inline int whole_parked(const Warp *w)
+{
+    if (w->waiting != FULL_MASK || w->alive != FULL_MASK || w->active || w->sp) return 0;
+    uint32_t pc = w->lane_pc[0];
+    const u32x4 want = { pc, pc, pc, pc };
+    u32x4 diff = { 0, 0, 0, 0 };
+#pragma GCC unroll 8
+    for (int k = 0; k < WARP_SIZE / 4; k++) {
+        u32x4 v;
+        memcpy(&v, &w->lane_pc[4 * k], sizeof v);
+        diff |= v ^ want;
+    }
+    return !(diff[0] | diff[1] | diff[2] | diff[3]);
+}
+
 static void bar_release(Cta *c, int id)
 {
     int kind = c->bar_red_op[id];
@@ -66,6 +88,7 @@ static void bar_release(Cta *c, int id)
          * (four 8-byte compares); else each lane's id */
         uint64_t ids[WARP_SIZE / 8], diff = 0, want = 0x0101010101010101ull * (uint8_t)id;
         memcpy(ids, w->bar_id, sizeof ids);
+#pragma GCC unroll 4
         for (int k = 0; k < WARP_SIZE / 8; k++) diff |= ids[k] ^ want;
         uint32_t lanes = 0;
         if (!diff) lanes = FULL_MASK;
@@ -82,7 +105,14 @@ static void bar_release(Cta *c, int id)
             }
         w->bar_wait &= ~lanes;
         w->bar_left = 1;
-        warp_unpark(w, lanes);
+        if (lanes == FULL_MASK && whole_parked(w)) {   /* what warp_unpark does for it */
+            w->waiting = 0;
+            w->active = FULL_MASK;
+            w->pc = w->lane_pc[0];
+            w->merge_pc = UINT32_MAX;
+        } else {
+            warp_unpark(w, lanes);
+        }
     }
     OBSERVE(obs, bar_reset, c, id);
 }
@@ -113,12 +143,25 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
         bar_check(c, id);
         return STEP_JUMP;
     }
-    w->waiting |= mask;
-    w->bar_wait |= mask;
-    if (mask == 0xffffffffu) memset(w->bar_id, id, WARP_SIZE);
-    else
-        for (uint32_t m = mask; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = (uint8_t)id;
-    warp_regroup(w);
+    if (mask == FULL_MASK && w->active == FULL_MASK && !w->sp && !w->waiting) {
+        /* the whole warp arrives with no region open and nothing else parked: what
+         * warp_regroup does (every lane's pc is the next one, no lane can run) without it */
+        uint32_t pc = w->pc;   /* a local: the stores below cannot change it, so they vectorize */
+        w->waiting = w->bar_wait = FULL_MASK;
+        memset(w->bar_id, id, WARP_SIZE);
+#pragma GCC unroll 32
+        for (int l = 0; l < WARP_SIZE; l++) w->lane_pc[l] = pc;
+        w->active = 0;
+        w->pc = 0;
+        w->merge_pc = UINT32_MAX;
+    } else {
+        w->waiting |= mask;
+        w->bar_wait |= mask;
+        if (mask == 0xffffffffu) memset(w->bar_id, id, WARP_SIZE);
+        else
+            for (uint32_t m = mask; m; m &= m - 1) w->bar_id[__builtin_ctz(m)] = (uint8_t)id;
+        warp_regroup(w);
+    }
     bar_check(c, id);
     /* The warp whose arrival released the barrier ends its turn like the others it released:
      * on the GPU every warp leaves a barrier at about the same time, and a warp that ran on
@@ -186,9 +229,14 @@ void cta_threads_exited(Cta *c, uint32_t n)
     cluster_bar_check(c->cluster);
     /* threads that exit no longer count towards barriers that wait for all threads (most
      * exits find no barrier with arrivals: one vectorized test for them) */
-    uint32_t any = 0;
-    for (int id = 0; id < 16; id++) any |= c->bar_arrived[id];
-    if (!any) return;
+    u32x4 any = { 0, 0, 0, 0 };
+#pragma GCC unroll 4
+    for (int k = 0; k < 16 / 4; k++) {
+        u32x4 v;
+        memcpy(&v, &c->bar_arrived[4 * k], sizeof v);
+        any |= v;
+    }
+    if (!(any[0] | any[1] | any[2] | any[3])) return;
     for (int id = 0; id < 16; id++)
         if (c->bar_arrived[id] && !c->bar_expected[id]) bar_check(c, id);
 }
@@ -660,7 +708,7 @@ static int run_short(Warp *w)
 /* One turn of w. A warp runs until it blocks (a barrier), starts polling an mbarrier
  * (try_wait failed) or exits; then it waits until its next turn (barrier), or until a poll
  * succeeds (mbarrier). Time slices in between merge into one running interval. */
-static int run_warp(Warp *w, int det)
+static inline __attribute__((always_inline)) int run_warp(Warp *w, int det)
 {
     /* The first turn after a CTA barrier released the warp ends at its first instruction that
      * other warps can observe (a memory access, a barrier: the deterministic mode's switch

@@ -161,6 +161,18 @@ void warp_unpark(Warp *w, uint32_t lanes)
 {
     w->waiting &= ~lanes;
     if (!w->active) {
+        /* The common release: the whole warp, parked at one pc with no region open (every
+         * lane reached the __syncthreads). What warp_regroup finds (run_lowest's group is
+         * every lane, min_other_pc none), without its calls and scans: a barrier releases
+         * every warp of the CTA, and scan's barriers every few instructions made this a
+         * twentieth of its time. */
+        if (lanes == FULL_MASK && w->alive == FULL_MASK && !w->waiting && !w->sp &&
+            lanes_at(w, FULL_MASK, w->lane_pc[0]) == FULL_MASK) {
+            w->active = FULL_MASK;
+            w->pc = w->lane_pc[0];
+            w->merge_pc = UINT32_MAX;
+            return;
+        }
         warp_regroup(w);
         return;
     }
