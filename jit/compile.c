@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1146,6 +1147,15 @@ static void compiler_env(char **env, size_t room)
     env[n] = NULL;
 }
 
+/* The background builder's compiler while it runs (0: none), so that a module unloaded while
+ * its kernel compiles stops the compiler instead of waiting for it: a program that ends while
+ * a big kernel of it still compiles would otherwise wait at its exit for the whole build.
+ * The pid is cleared under cc_lock before the child is reaped, so a kill never reaches a
+ * reused pid; the child leads its own process group, so cc's passes stop with it. */
+static pthread_mutex_t cc_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t cc_child;
+static int cc_cancelled;      /* the running build was stopped: not worth a warning */
+
 static int run_cc(const char *src, const char *out, const char *log)
 {
     const char *argv[32];
@@ -1169,11 +1179,26 @@ static int run_cc(const char *src, const char *out, const char *log)
     char **env = malloc(room * sizeof *env);
     if (!env) { posix_spawn_file_actions_destroy(&fa); return -1; }
     compiler_env(env, room);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, cfg.cc, &fa, NULL, (char *const *)argv, env);
+    pthread_mutex_lock(&cc_lock);
+    int rc = cc_cancelled ? -1 : posix_spawnp(&pid, cfg.cc, &fa, &at, (char *const *)argv, env);
+    if (!rc) cc_child = pid;
+    pthread_mutex_unlock(&cc_lock);
     free(env);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     if (rc) return -1;
+    /* wait without reaping, so that the pid stays ours while cc_child names it */
+    siginfo_t si;
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+        ;
+    pthread_mutex_lock(&cc_lock);
+    cc_child = 0;
+    pthread_mutex_unlock(&cc_lock);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) return -1;
@@ -1211,8 +1236,14 @@ static int build(Program *p)
     if (!rc) rc = rename(tmp, so);
     if (!rc) rc = load(p, so);
     if (rc) {
-        fprintf(stderr, "ptxemu: jit: kernel %s could not be compiled (%s, %s); it runs interpreted\n",
-                p->name, c, log);
+        pthread_mutex_lock(&cc_lock);
+        int cancelled = cc_cancelled;
+        pthread_mutex_unlock(&cc_lock);
+        if (!cancelled)
+            fprintf(stderr, "ptxemu: jit: kernel %s could not be compiled (%s, %s); it runs interpreted\n",
+                    p->name, c, log);
+        else
+            unlink(c);
         unlink(tmp);
         return -1;
     }
@@ -1248,6 +1279,9 @@ static void *builder(void *arg)
         pthread_mutex_unlock(&B.lock);
         build(p);
         pthread_mutex_lock(&B.lock);
+        pthread_mutex_lock(&cc_lock);
+        cc_cancelled = 0;
+        pthread_mutex_unlock(&cc_lock);
         p->native_state = NS_DONE;
         B.building = NULL;
         pthread_cond_broadcast(&B.built);
@@ -1292,6 +1326,13 @@ void jit_native_forget(Program *p)
     pthread_mutex_lock(&B.lock);
     for (int i = 0; i < B.n; i++)
         if (B.q[i] == p) { memmove(B.q + i, B.q + i + 1, (size_t)(B.n - i - 1) * sizeof *B.q); B.n--; break; }
+    if (B.building == p) {
+        /* its compiler stops: the kernel it was building is going away */
+        pthread_mutex_lock(&cc_lock);
+        cc_cancelled = 1;
+        if (cc_child > 0) kill(-cc_child, SIGKILL);
+        pthread_mutex_unlock(&cc_lock);
+    }
     while (B.building == p) pthread_cond_wait(&B.built, &B.lock);
     pthread_mutex_unlock(&B.lock);
     __atomic_store_n(&p->native, NULL, __ATOMIC_RELEASE);

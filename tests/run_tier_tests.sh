@@ -63,6 +63,28 @@ if [ -x "$build/tests/cuda-bin/divergence" ]; then
         echo "FAIL: the compiler ran with LD_PRELOAD='$(cat "$t/preload")' (or the program failed):"
         cat "$t/out"; fail=1
     fi
+    # A program that ends while the auto tier still compiles one of its kernels in the
+    # background stops that compiler instead of waiting for it (a big kernel's build can
+    # take longer than the whole program did): the compiler here never ends by itself, so a
+    # program that waited would be stopped by timeout (124), and its process is gone after.
+    rm -f "$t/pid"
+    printf '#!/bin/sh\nprintf "%%s" "$$" >"%s/pid"\nwhile :; do sleep 1; done\n' "$t" >"$t/slowcc" && chmod +x "$t/slowcc"
+    PTXEMU_TIER=auto PTXEMU_JIT_HOT=1 PTXEMU_JIT_CC=$t/slowcc PTXEMU_JIT_CACHE=$t/cache2 \
+        timeout 120 "$build/runtime/ptxemu" "$build/tests/cuda-bin/divergence" >"$t/out" 2>&1
+    rc2=$?
+    if [ $rc2 != 0 ]; then
+        echo "FAIL: a program whose kernel still compiled at its exit ended with $rc2 (124: it waited):"
+        cat "$t/out"; fail=1
+    elif [ ! -s "$t/pid" ]; then
+        echo "PASS: a program that ends before its kernel's background compile starts (not started this run)"
+    elif kill -0 "$(cat "$t/pid")" 2>/dev/null; then
+        echo "FAIL: the background compiler still runs after its program ended"; fail=1
+        kill "$(cat "$t/pid")"
+    elif grep -q 'could not be compiled' "$t/out"; then
+        echo "FAIL: a compile stopped at the program's exit was reported as failed:"; cat "$t/out"; fail=1
+    else
+        echo "PASS: a program ends while its kernel compiles: the compiler is stopped, not waited for"
+    fi
     rm -rf "$t"
 fi
 [ $rc = 0 ] || fail=1
