@@ -71,7 +71,7 @@ for t in $list; do
         continue
     fi
     if command -v timeout >/dev/null 2>&1; then
-        timeout 300 "$PTXRUN" "$t" >"$TMP/out" 2>"$TMP/err"
+        timeout "${PTX_TEST_TIMEOUT:-300}" "$PTXRUN" "$t" >"$TMP/out" 2>"$TMP/err"
     else
         "$PTXRUN" "$t" >"$TMP/out" 2>"$TMP/err"
     fi
