@@ -747,6 +747,18 @@ static void run_commit(Buf *b, const RunMap *m, uint32_t a)
  * by one, where a load that faults faults as it would in the interpreter. The run is a
  * function of its own (in fb): alone, the compiler vectorizes its loops, which in the middle
  * of a kernel of many labels it may not. It returns how many instructions it ran (0: none). */
+
+/* A run's access at instruction i through address src + imm, elements of sizeof(T) * V: q<i>
+ * is the first lane's host pointer when the 32 lanes' addresses are consecutive and
+ * mem_warp_span accepts them, else NULL (p<i> then takes mem_warp_fast's pointers). */
+static void put_span_check(Buf *b, uint32_t i, const char *src, uint64_t imm, const char *T, const char *V)
+{
+    put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
+           "        { int l = 0; a0 = %s + %lluull; }\n"
+           "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
+           "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
+        i, i, src, (unsigned long long)imm, src, (unsigned long long)imm, T, V, i, i, T, V);
+}
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
     /* the issue slots (time model) and whether a load ran, after each prefix */
@@ -849,11 +861,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
              * address row: a value of the run is written to it first */
             const char *T = o->t[0], *V = o->t[1];
             run_src(src, p, m, in->base, 0);
-            put(&main, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
-                       "        { int l = 0; a0 = %s + %lluull; }\n"
-                       "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
-                       "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
-                i, i, src, (unsigned long long)in->imm, src, (unsigned long long)in->imm, T, V, i, i, T, V);
+            put_span_check(&main, i, src, in->imm, T, V);
             put(&main, "    if (!q%u) {\n", i);
             if (run_find(m, in->base))
                 put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
@@ -913,11 +921,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         int v = atoi(V);
         char src[48], nm[32];
         run_src(src, p, m, sti->base, 0);
-        put(&main, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
-                   "        { int l = 0; a0 = %s + %lluull; }\n"
-                   "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
-                   "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
-            i, i, src, (unsigned long long)sti->imm, src, (unsigned long long)sti->imm, T, V, i, i, T, V);
+        put_span_check(&main, i, src, sti->imm, T, V);
         put(&main, "    if (!q%u) {\n", i);
         if (run_find(m, sti->base))
             put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
