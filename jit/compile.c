@@ -9,7 +9,9 @@
  * The headers the C includes are the machine's own, embedded in the library (jit_headers.c)
  * and written once into the cache, so the compiled code sees exactly the structures and
  * inline functions the library was built with. */
+#define _GNU_SOURCE   /* dladdr: the report names handlers */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -192,11 +195,12 @@ int jit_tier(void)
 extern const JitOp __start_ptxemu_jitop[], __stop_ptxemu_jitop[];
 
 /* Functions a template's expression may call: those the headers of the compiled code
- * define (exec_int_tmpl.h) and the compiler's builtins. */
+ * define (exec_int_tmpl.h) and the compiler's builtins. An expression that reads the
+ * instruction (in->...) stays with its handler: the compiled code has no `in`. */
 static const char *const callable[] = {
     "MINV", "MAXV", "f32_of", "f64_of", "f32_ftz", "__builtin_popcount", "__builtin_popcountll",
     "__builtin_clz", "__builtin_clzll", "__builtin_bswap32", "__builtin_bswap64",
-    "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf", NULL
+    "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf", "shf", "prmt", NULL
 };
 
 static int expr_ok(const char *e)
@@ -205,6 +209,7 @@ static int expr_ok(const char *e)
         if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) { c++; continue; }
         const char *s = c;
         while (*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')) c++;
+        if (c - s == 2 && !strncmp(s, "in", 2)) return 0;   /* reads the Inst (prmt's modes): the handler's */
         const char *n = c;
         while (*n == ' ') n++;
         if (*n != '(') continue;
@@ -1073,6 +1078,102 @@ static uint32_t run_length(const Program *p, uint32_t k)
     return n;
 }
 
+/* ---- what the compiled C calls (PTXEMU_JIT_REPORT) ------------------------------------- */
+
+/* The name of a handler: its symbol in the library's own symbol table (handlers are static,
+ * so the dynamic one lacks them); "?" when the file has none (a stripped library). */
+static void handler_name(Handler fn, char *out, size_t n)
+{
+    snprintf(out, n, "?");
+    Dl_info di;
+    void *addr;
+    memcpy(&addr, &fn, sizeof addr);
+    if (!dladdr(addr, &di) || !di.dli_fname) return;
+    if (di.dli_sname && di.dli_saddr == addr) { snprintf(out, n, "%s", di.dli_sname); return; }
+    int fd = open(di.dli_fname, O_RDONLY);
+    if (fd < 0) return;
+    struct stat st;
+    void *map = fstat(fd, &st) ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return;
+    const unsigned char *f = map;
+    size_t size = (size_t)st.st_size;
+    const Elf64_Ehdr *eh = map;
+    uint64_t off = (uint64_t)((uintptr_t)addr - (uintptr_t)di.dli_fbase);
+    if (size >= sizeof *eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+        eh->e_shoff && eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) <= size) {
+        const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+        for (unsigned i = 0; i < eh->e_shnum; i++) {
+            if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+            const Elf64_Shdr *str = &sh[sh[i].sh_link];
+            if (sh[i].sh_offset + sh[i].sh_size > size || str->sh_offset + str->sh_size > size) continue;
+            const Elf64_Sym *sym = (const Elf64_Sym *)(f + sh[i].sh_offset);
+            for (size_t j = 0; j < sh[i].sh_size / sizeof *sym; j++)
+                if (ELF64_ST_TYPE(sym[j].st_info) == STT_FUNC && sym[j].st_value == off &&
+                    sym[j].st_name < str->sh_size) {
+                    snprintf(out, n, "%.*s", (int)(str->sh_size - sym[j].st_name),
+                             (const char *)f + str->sh_offset + sym[j].st_name);
+                    break;
+                }
+        }
+    }
+    munmap(map, size);
+}
+
+/* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
+ * for an instruction always called, "partial" for a lanewise one inlined for a whole warp
+ * but called for part of one (a kernel over JIT_O2_MAX instructions). PTXEMU_JIT_REPORT=1:
+ * one line per handler, most sites first; =json: one JSON object per kernel. */
+static void jit_report(const Program *p, const JitOp **ops)
+{
+    const char *rep = getenv("PTXEMU_JIT_REPORT");
+    if (!rep || !*rep || !strcmp(rep, "0")) return;
+    int json = !strcmp(rep, "json");
+    typedef struct { Handler fn; uint16_t op; uint32_t calls, partial; } Row;
+    Row *rows = calloc(p->ncode + 1, sizeof *rows);
+    if (!rows) return;
+    uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        const JitOp *o = ops[k];
+        const char *kd = o ? o->kind : "";
+        int call = !o || !(!strcmp(kd, "BRA") || lanewise(o) || !strcmp(kd, "CMP") || !strcmp(kd, "LD") ||
+                           !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"));
+        int partial = !call && lanewise(o) && !partial_inline;
+        if (!call && !partial) { inlined++; continue; }
+        uint32_t j = 0;
+        while (j < nrows && rows[j].fn != p->code[k].fn) j++;
+        if (j == nrows) rows[nrows++] = (Row){ p->code[k].fn, p->code[k].op, 0, 0 };
+        rows[j].calls += call;
+        rows[j].partial += partial;
+        called += call;
+        partials += partial;
+    }
+    for (uint32_t i = 1; i < nrows; i++)   /* most sites first */
+        for (uint32_t j = i; j > 0 && rows[j].calls + rows[j].partial > rows[j - 1].calls + rows[j - 1].partial; j--) {
+            Row t = rows[j]; rows[j] = rows[j - 1]; rows[j - 1] = t;
+        }
+    Buf b = { 0 };
+    if (json)
+        put(&b, "{\"kernel\":\"%s\",\"instructions\":%u,\"inline\":%u,\"partial\":%u,\"calls\":%u,\"handlers\":[",
+            p->name, p->ncode, inlined, partials, called);
+    for (uint32_t i = 0; i < nrows; i++) {
+        char name[256];
+        handler_name(rows[i].fn, name, sizeof name);
+        if (json)
+            put(&b, "%s{\"handler\":\"%s\",\"op\":\"%s\",\"calls\":%u,\"partial\":%u}", i ? "," : "", name,
+                op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+        else
+            put(&b, "ptxemu: jit report: %s: %s (%s): %u sites called, %u inline for a whole warp only\n",
+                p->name, name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+    }
+    if (json) put(&b, "]}\n");
+    else put(&b, "ptxemu: jit report: %s: %u instructions: %u inline, %u inline for a whole warp only, %u called\n",
+             p->name, p->ncode, inlined, partials, called);
+    if (b.s && !b.oom) fputs(b.s, stderr);
+    free(b.s);
+    free(rows);
+}
+
 char *jit_native_source(const Program *p)
 {
     Buf b = { 0 };
@@ -1095,6 +1196,7 @@ char *jit_native_source(const Program *p)
      * matrixMul and saxpy of bench/). */
     if (p->ncode > JIT_O2_MAX) put(&b, "__attribute__((optimize(\"O1\"))) ");
     partial_inline = p->ncode <= JIT_O2_MAX;
+    jit_report(p, ops);
     put(&b, "%s", main_head);
     uint32_t run_end = 0;   /* the instructions before it belong to the run emitted last */
     for (uint32_t k = 0; k < p->ncode; k++) {
