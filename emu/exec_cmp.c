@@ -122,32 +122,33 @@ H_UN(mov_32, uint32_t, uint32_t, a)
 H_UN(mov_64, uint64_t, uint64_t, a)
 static const Handler mov_h[3] = { h_mov_16, h_mov_32, h_mov_64 };
 
-/* mov d, {s0, s1, ...}: element i (aux8 bits wide) goes to bits i*aux8 of d. */
+/* mov d, {s0, s1, ...}: element i (aux8 bits wide) goes to bits i*aux8 of d. The compiled
+ * tier writes the same loop with mov_pack_elem (exec_int_tmpl.h; jit/compile.c's emit_pack). */
 static int h_mov_pack(Warp *w, const Inst *in, uint32_t mask)
 {
     uint64_t *d = ROW(w, in->d[0]);
     unsigned ew = in->aux8, n = in->ns;
-    uint64_t em = ew >= 64 ? ~0ull : (1ull << ew) - 1;
     FOR_LANES(mask, l) {
         uint64_t v = 0;
-        for (unsigned i = 0; i < n; i++) v |= (ROW(w, in->s[i])[l] & em) << (i * ew);
+        for (unsigned i = 0; i < n; i++) v |= mov_pack_elem(ROW(w, in->s[i])[l], ew, i);
         d[l] = v;
     }
     return STEP_NEXT;
 }
+JIT_OP(h_mov_pack, "PACK", "", "", "", "", "uint64_t", "mov_pack_elem")
 
 /* mov {d0, d1, ...}, a: the reverse. */
 static int h_mov_unpack(Warp *w, const Inst *in, uint32_t mask)
 {
     const uint64_t *A = ROW(w, in->s[0]);
     unsigned ew = in->aux8, n = in->nd;
-    uint64_t em = ew >= 64 ? ~0ull : (1ull << ew) - 1;
     FOR_LANES(mask, l) {
         uint64_t v = A[l];
-        for (unsigned i = 0; i < n; i++) ROW(w, in->d[i])[l] = (v >> (i * ew)) & em;
+        for (unsigned i = 0; i < n; i++) ROW(w, in->d[i])[l] = mov_unpack_elem(v, ew, i);
     }
     return STEP_NEXT;
 }
+JIT_OP(h_mov_unpack, "UNPACK", "", "", "", "", "uint64_t", "mov_unpack_elem")
 
 /* ---------------------------------------------------------------- setp / set */
 

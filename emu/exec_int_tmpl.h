@@ -90,6 +90,17 @@ static inline uint32_t prmt(uint32_t a, uint32_t b, uint32_t code)
     return d;
 }
 
+/* mov's pack and unpack (exec_cmp.c): element i, ew bits wide (8 to 32), of a packed value. */
+static inline uint64_t mov_elem_mask(unsigned ew) { return ew >= 64 ? ~0ull : (1ull << ew) - 1; }
+static inline uint64_t mov_pack_elem(uint64_t x, unsigned ew, unsigned i)
+{
+    return (x & mov_elem_mask(ew)) << (i * ew);
+}
+static inline uint64_t mov_unpack_elem(uint64_t v, unsigned ew, unsigned i)
+{
+    return (v >> (i * ew)) & mov_elem_mask(ew);
+}
+
 /* Write the lanes of mask of predicate p from the bit mask v. */
 static inline void pred_put(Warp *w, uint32_t p, uint32_t mask, uint32_t v)
 {

@@ -298,31 +298,34 @@ static int lanewise(const JitOp *o)
 }
 
 /* The statement for lane l of instruction k (rows as constants: R[row * 32 + l]); SELP reads
- * its predicate from sel<k>, set before the lane loop. */
-static void lane_body(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+ * its predicate from sel<k>, set before the lane loop. blend: the lanes outside mask keep
+ * their value (the value is computed for every lane, then selected). */
+static void lane_body(Buf *b, const Inst *in, uint32_t k, const JitOp *o, int blend)
 {
     static const char *const v[] = { "a", "b", "c", "e" };
+    char d[32];
+    if (blend) { snprintf(d, sizeof d, "t"); put(b, "{ uint64_t t; "); }
+    else snprintf(d, sizeof d, "ROWP(%u)[l]", in->d[0]);
     if (!strcmp(o->kind, "CVTA")) {
-        put(b, "ROWP(%u)[l] = (%s)(ROWP(%u)[l] + %lluull);", in->d[0], o->rt, in->base,
-            (unsigned long long)in->imm);
+        put(b, "%s = (%s)(ROWP(%u)[l] + %lluull);", d, o->rt, in->base, (unsigned long long)in->imm);
     } else if (!strcmp(o->kind, "SELP")) {
-        put(b, "ROWP(%u)[l] = (%s)(((sel%u >> l) & 1u) ? ROWP(%u)[l] : ROWP(%u)[l]);", in->d[0], o->rt, k,
-            in->s[0], in->s[1]);
+        put(b, "%s = (%s)(((sel%u >> l) & 1u) ? ROWP(%u)[l] : ROWP(%u)[l]);", d, o->rt, k, in->s[0], in->s[1]);
     } else if (!strcmp(o->kind, "F32") || !strcmp(o->kind, "F64")) {
         uint32_t rb = in->s[in->ns > 1 ? 1 : 0], rc = in->s[in->ns > 2 ? 2 : 0];
         if (o->kind[1] == '3')
             put(b, "{ float a = f32_in(ROWP(%u)[l], %s), b = f32_in(ROWP(%u)[l], %s), c = f32_in(ROWP(%u)[l], %s); "
-                   "(void)b; (void)c; ROWP(%u)[l] = f32_out(%s, %s, %s, %s && (%s)); }",
-                in->s[0], o->t[1], rb, o->t[1], rc, o->t[1], in->d[0], o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
+                   "(void)b; (void)c; %s = f32_out(%s, %s, %s, %s && (%s)); }",
+                in->s[0], o->t[1], rb, o->t[1], rc, o->t[1], d, o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
         else
             put(b, "{ double a = f64_in(ROWP(%u)[l]), b = f64_in(ROWP(%u)[l]), c = f64_in(ROWP(%u)[l]); "
-                   "(void)b; (void)c; ROWP(%u)[l] = fp_nan64(%s, a, b, c); }", in->s[0], rb, rc, in->d[0], o->expr);
+                   "(void)b; (void)c; %s = fp_nan64(%s, a, b, c); }", in->s[0], rb, rc, d, o->expr);
     } else {   /* UN BIN TER QUAD: exec_int_tmpl.h's H_* */
         int n = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
         put(b, "{ ");
         for (int i = 0; i < n; i++) put(b, "%s %s = (%s)ROWP(%u)[l]; ", o->t[i], v[i], o->t[i], in->s[i]);
-        put(b, "ROWP(%u)[l] = (%s)(%s); }", in->d[0], o->rt, o->expr);
+        put(b, "%s = (%s)(%s); }", d, o->rt, o->expr);
     }
+    if (blend) put(b, " ROWP(%u)[l] = ((mask >> l) & 1u) ? t : ROWP(%u)[l]; }", in->d[0], in->d[0]);
 }
 
 static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const char *indent)
@@ -331,25 +334,54 @@ static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const
         put(b, "%suint32_t sel%u = P[%u] ^ %uu;\n", indent, k, in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u);
 }
 
-/* Whether the kernel being written inlines lanewise instructions for part of a warp too. */
+/* Whether the kernel being written has its own loop for part of a warp (a small kernel). */
 static __thread int partial_inline;
 
 /* One lanewise instruction on its own: a whole warp's lanes inline; a part of a warp, the
- * handler's loop over the lanes of its mask (LANES, machine.h) inline in a small kernel, the
- * handler in a large one (half the code to compile). */
+ * handler's loop over the lanes of its mask (LANES, machine.h) inline in a small kernel. A
+ * large one (half the code to compile) has one loop for every mask, which computes every
+ * lane and keeps the old value of those outside the mask: a lane expression is defined for
+ * every value of its sources (a lane that runs may hold any), so computing it for a lane
+ * that does not run is harmless, and the lanes outside the mask end with the bytes they had. */
 static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
+    if (!partial_inline) {
+        put(b, "    if (mask) {\n");
+        lane_setup(b, in, k, o, "        ");
+        put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
+        lane_body(b, in, k, o, 1);
+        put(b, "\n    }\n");
+        return;
+    }
     put(b, "    if (mask == FULL_MASK) {\n");
     lane_setup(b, in, k, o, "        ");
     put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
-    lane_body(b, in, k, o);
-    if (partial_inline) {
-        put(b, "\n    } else if (mask) {\n");
-        lane_setup(b, in, k, o, "        ");
-        put(b, "        for (int l = 0; l < WARP_SIZE; l++) if ((mask >> l) & 1u) ");
-        lane_body(b, in, k, o);
-        put(b, "\n    }\n");
-    } else put(b, "\n    } else CALL(%u)\n", k);
+    lane_body(b, in, k, o, 0);
+    put(b, "\n    } else if (mask) {\n");
+    lane_setup(b, in, k, o, "        ");
+    put(b, "        for (int l = 0; l < WARP_SIZE; l++) if ((mask >> l) & 1u) ");
+    lane_body(b, in, k, o, 0);
+    put(b, "\n    }\n");
+}
+
+/* mov's pack (d, {s0, ...}) and unpack ({d0, ...}, a): one loop for every mask, the
+ * handler's element function (o->expr) per element; lanes outside the mask keep their bytes
+ * (emit_lanewise's blend). */
+static void emit_pack(Buf *b, const Inst *in, const JitOp *o)
+{
+    int pack = !strcmp(o->kind, "PACK");
+    unsigned n = pack ? in->ns : in->nd, ew = in->aux8;
+    put(b, "    if (mask) {\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {");
+    if (pack) {
+        put(b, " uint64_t t = 0;");
+        for (unsigned i = 0; i < n; i++) put(b, " t |= %s(ROWP(%u)[l], %uu, %uu);", o->expr, in->s[i], ew, i);
+        put(b, " ROWP(%u)[l] = ((mask >> l) & 1u) ? t : ROWP(%u)[l];", in->d[0], in->d[0]);
+    } else {
+        put(b, " uint64_t v = ROWP(%u)[l];", in->s[0]);
+        for (unsigned i = 0; i < n; i++)
+            put(b, " ROWP(%u)[l] = ((mask >> l) & 1u) ? %s(v, %uu, %uu) : ROWP(%u)[l];", in->d[i], o->expr, ew, i, in->d[i]);
+    }
+    put(b, " }\n    }\n");
 }
 
 static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
@@ -1121,8 +1153,8 @@ static void handler_name(Handler fn, char *out, size_t n)
 }
 
 /* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
- * for an instruction always called, "partial" for a lanewise one inlined for a whole warp
- * but called for part of one (a kernel over JIT_O2_MAX instructions). PTXEMU_JIT_REPORT=1:
+ * for an instruction always called, "partial" for a load or store inlined for a whole warp
+ * but called for part of one (emit_mem). PTXEMU_JIT_REPORT=1:
  * one line per handler, most sites first; =json: one JSON object per kernel. */
 static void jit_report(const Program *p, const JitOp **ops)
 {
@@ -1137,8 +1169,9 @@ static void jit_report(const Program *p, const JitOp **ops)
         const JitOp *o = ops[k];
         const char *kd = o ? o->kind : "";
         int call = !o || !(!strcmp(kd, "BRA") || lanewise(o) || !strcmp(kd, "CMP") || !strcmp(kd, "LD") ||
-                           !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"));
-        int partial = !call && lanewise(o) && !partial_inline;
+                           !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS") ||
+                           !strcmp(kd, "PACK") || !strcmp(kd, "UNPACK"));
+        int partial = !call && (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"));
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
@@ -1214,6 +1247,7 @@ char *jit_native_source(const Program *p)
         if (!strcmp(kd, "BRA")) emit_bra(&b, in, k);
         else if (lanewise(o)) emit_lanewise(&b, in, k, o);
         else if (!strcmp(kd, "CMP")) emit_cmp(&b, in, k, o);
+        else if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) emit_pack(&b, in, o);
         else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
             emit_mem(&b, in, k, o);
         else put(&b, "    CALL(%u)\n", k);
