@@ -298,14 +298,12 @@ static int lanewise(const JitOp *o)
 }
 
 /* The statement for lane l of instruction k (rows as constants: R[row * 32 + l]); SELP reads
- * its predicate from sel<k>, set before the lane loop. blend: the lanes outside mask keep
- * their value (the value is computed for every lane, then selected). */
-static void lane_body(Buf *b, const Inst *in, uint32_t k, const JitOp *o, int blend)
+ * its predicate from sel<k>, set before the lane loop. */
+static void lane_body(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
     static const char *const v[] = { "a", "b", "c", "e" };
     char d[32];
-    if (blend) { snprintf(d, sizeof d, "t"); put(b, "{ uint64_t t; "); }
-    else snprintf(d, sizeof d, "ROWP(%u)[l]", in->d[0]);
+    snprintf(d, sizeof d, "ROWP(%u)[l]", in->d[0]);
     if (!strcmp(o->kind, "CVTA")) {
         put(b, "%s = (%s)(ROWP(%u)[l] + %lluull);", d, o->rt, in->base, (unsigned long long)in->imm);
     } else if (!strcmp(o->kind, "SELP")) {
@@ -325,7 +323,6 @@ static void lane_body(Buf *b, const Inst *in, uint32_t k, const JitOp *o, int bl
         for (int i = 0; i < n; i++) put(b, "%s %s = (%s)ROWP(%u)[l]; ", o->t[i], v[i], o->t[i], in->s[i]);
         put(b, "%s = (%s)(%s); }", d, o->rt, o->expr);
     }
-    if (blend) put(b, " ROWP(%u)[l] = ((mask >> l) & 1u) ? t : ROWP(%u)[l]; }", in->d[0], in->d[0]);
 }
 
 static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const char *indent)
@@ -334,54 +331,58 @@ static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const
         put(b, "%suint32_t sel%u = P[%u] ^ %uu;\n", indent, k, in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u);
 }
 
-/* Whether the kernel being written has its own loop for part of a warp (a small kernel). */
+/* Whether the kernel being written has a loop of its own for a whole warp (a small kernel). */
 static __thread int partial_inline;
 
-/* One lanewise instruction on its own: a whole warp's lanes inline; a part of a warp, the
- * handler's loop over the lanes of its mask (LANES, machine.h) inline in a small kernel. A
- * large one (half the code to compile) has one loop for every mask, which computes every
- * lane and keeps the old value of those outside the mask: a lane expression is defined for
- * every value of its sources (a lane that runs may hold any), so computing it for a lane
- * that does not run is harmless, and the lanes outside the mask end with the bytes they had. */
-static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+/* The lane loops of an instruction: for a whole warp (vectorizable) and for part of one,
+ * over the lanes of the mask only (a walk of its set bits: a warp whose lanes have mostly
+ * exited costs what they do). A small kernel has both; a large one, whose function is
+ * built at -O1, which vectorizes nothing, has only the second, for every mask (half the
+ * code to compile). emit_loops_end closes what emit_loops opened; the body goes between. */
+static void emit_loops(Buf *b, int whole)
 {
-    if (!partial_inline) {
-        put(b, "    if (mask) {\n");
-        lane_setup(b, in, k, o, "        ");
-        put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
-        lane_body(b, in, k, o, 1);
-        put(b, "\n    }\n");
-        return;
-    }
-    put(b, "    if (mask == FULL_MASK) {\n");
-    lane_setup(b, in, k, o, "        ");
-    put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
-    lane_body(b, in, k, o, 0);
-    put(b, "\n    } else if (mask) {\n");
-    lane_setup(b, in, k, o, "        ");
-    put(b, "        for (int l = 0; l < WARP_SIZE; l++) if ((mask >> l) & 1u) ");
-    lane_body(b, in, k, o, 0);
-    put(b, "\n    }\n");
+    if (whole) put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
+    else put(b, "        for (uint32_t m_ = mask; m_; m_ &= m_ - 1u) { int l = __builtin_ctz(m_); ");
+}
+static void emit_loops_end(Buf *b, int whole)
+{
+    put(b, whole ? "\n" : " }\n");
 }
 
-/* mov's pack (d, {s0, ...}) and unpack ({d0, ...}, a): one loop for every mask, the
- * handler's element function (o->expr) per element; lanes outside the mask keep their bytes
- * (emit_lanewise's blend). */
+/* One lanewise instruction on its own, as the handler's loop (LANES, machine.h) inline. */
+static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+{
+    for (int whole = partial_inline; whole >= 0; whole--) {
+        put(b, whole ? "    if (mask == FULL_MASK) {\n" : partial_inline ? "    } else if (mask) {\n" : "    if (mask) {\n");
+        lane_setup(b, in, k, o, "        ");
+        emit_loops(b, whole);
+        lane_body(b, in, k, o);
+        emit_loops_end(b, whole);
+    }
+    put(b, "    }\n");
+}
+
+/* mov's pack (d, {s0, ...}) and unpack ({d0, ...}, a): the handler's loop, with its element
+ * function (o->expr) per element, in emit_lanewise's loops. */
 static void emit_pack(Buf *b, const Inst *in, const JitOp *o)
 {
     int pack = !strcmp(o->kind, "PACK");
     unsigned n = pack ? in->ns : in->nd, ew = in->aux8;
-    put(b, "    if (mask) {\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {");
-    if (pack) {
-        put(b, " uint64_t t = 0;");
-        for (unsigned i = 0; i < n; i++) put(b, " t |= %s(ROWP(%u)[l], %uu, %uu);", o->expr, in->s[i], ew, i);
-        put(b, " ROWP(%u)[l] = ((mask >> l) & 1u) ? t : ROWP(%u)[l];", in->d[0], in->d[0]);
-    } else {
-        put(b, " uint64_t v = ROWP(%u)[l];", in->s[0]);
-        for (unsigned i = 0; i < n; i++)
-            put(b, " ROWP(%u)[l] = ((mask >> l) & 1u) ? %s(v, %uu, %uu) : ROWP(%u)[l];", in->d[i], o->expr, ew, i, in->d[i]);
+    for (int whole = partial_inline; whole >= 0; whole--) {
+        put(b, whole ? "    if (mask == FULL_MASK) {\n" : partial_inline ? "    } else if (mask) {\n" : "    if (mask) {\n");
+        emit_loops(b, whole);
+        if (pack) {
+            put(b, "{ uint64_t v = 0;");
+            for (unsigned i = 0; i < n; i++) put(b, " v |= %s(ROWP(%u)[l], %uu, %uu);", o->expr, in->s[i], ew, i);
+            put(b, " ROWP(%u)[l] = v; }", in->d[0]);
+        } else {
+            put(b, "{ uint64_t v = ROWP(%u)[l];", in->s[0]);
+            for (unsigned i = 0; i < n; i++) put(b, " ROWP(%u)[l] = %s(v, %uu, %uu);", in->d[i], o->expr, ew, i);
+            put(b, " }");
+        }
+        emit_loops_end(b, whole);
     }
-    put(b, " }\n    }\n");
+    put(b, "    }\n");
 }
 
 static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
