@@ -196,7 +196,10 @@ extern const JitOp __start_ptxemu_jitop[], __stop_ptxemu_jitop[];
 static const char *const callable[] = {
     "MINV", "MAXV", "f32_of", "f64_of", "f32_ftz", "__builtin_popcount", "__builtin_popcountll",
     "__builtin_clz", "__builtin_clzll", "__builtin_bswap32", "__builtin_bswap64",
-    "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf", NULL
+    "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf",
+    "hi_u16", "hi_s16", "hi_u32", "hi_s32", "hi_u64", "hi_s64",
+    "udiv_16", "urem_16", "sdiv_16", "srem_16", "udiv_32", "urem_32", "sdiv_32", "srem_32",
+    "udiv_64", "urem_64", "sdiv_64", "srem_64", NULL
 };
 
 static int expr_ok(const char *e)
