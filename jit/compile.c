@@ -250,7 +250,9 @@ static const char prologue[] =
     "#define SHORT(ran) if (__builtin_expect(w->short_turn, 0) && (ran)) { result = RUN_YIELD; goto out; }\n";
 
 /* The largest kernel (PTX instructions) whose function is built at -O2 (jit_native_source) */
+#ifndef JIT_O2_MAX   /* a test build may set it lower: every kernel in parts */
 #define JIT_O2_MAX 400
+#endif
 
 #define MAIN_SIGNATURE "int " NATIVE_SYMBOL "(Warp *w, uint32_t budget, const NativeRt *rt)\n"
 
@@ -1125,7 +1127,9 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
  * dispatcher calls the part of the new pc, so the warp runs the same instructions in the same
  * order and yields at the same points. A pc past the end goes to the interpreter, as the
  * kernel's switch's default does. */
+#ifndef JIT_PART
 #define JIT_PART 64
+#endif
 
 static void emit_part(Buf *b, Buf *fb, const Program *p, uint32_t part, int wgmma, uint32_t *run_end)
 {
