@@ -21,6 +21,7 @@
 #include <math.h>
 #include "exec.h"
 #include "fp.h"
+#include "jitop.h"
 
 #define W Warp *w, const Inst *in, uint32_t mask
 
@@ -246,6 +247,34 @@ static int cvt_ii(W)
     return STEP_NEXT;
 }
 
+/* Without .sat an integer conversion only cuts and extends: one handler per pair of types,
+ * each a template (jitop.h) the compiled tier writes inline. The casts compute what cvt_ii
+ * does: the source's width extended by its sign, cut to the destination's width, extended
+ * into the row by the destination's sign (C's conversion of DT to uint64_t). */
+#define II_EXPR(ST, DT) "(uint64_t)(" #DT ")(" #ST ")a"
+#define II(SN, ST, DN, DT)                                                                \
+    static int cvt_ii_##SN##_##DN(W)                                                      \
+    {                                                                                     \
+        uint64_t *d = ROW(w, in->d[0]);                                                   \
+        const uint64_t *ra = ROW(w, in->s[0]);                                            \
+        LANES(l, { uint64_t a = ra[l]; d[l] = (uint64_t)(DT)(ST)a; });                    \
+        return STEP_NEXT;                                                                 \
+    }                                                                                     \
+    JIT_OP(cvt_ii_##SN##_##DN, "UN", "uint64_t", "", "", "", "uint64_t", II_EXPR(ST, DT))
+#define II_TO(SN, ST)                                                                     \
+    II(SN, ST, u8, uint8_t) II(SN, ST, u16, uint16_t) II(SN, ST, u32, uint32_t)           \
+    II(SN, ST, u64, uint64_t) II(SN, ST, s8, int8_t) II(SN, ST, s16, int16_t)             \
+    II(SN, ST, s32, int32_t) II(SN, ST, s64, int64_t)
+II_TO(u8, uint8_t) II_TO(u16, uint16_t) II_TO(u32, uint32_t) II_TO(u64, uint64_t)
+II_TO(s8, int8_t) II_TO(s16, int16_t) II_TO(s32, int32_t) II_TO(s64, int64_t)
+#define II_ROW(SN) { cvt_ii_##SN##_u8, cvt_ii_##SN##_u16, cvt_ii_##SN##_u32, cvt_ii_##SN##_u64, \
+                     cvt_ii_##SN##_s8, cvt_ii_##SN##_s16, cvt_ii_##SN##_s32, cvt_ii_##SN##_s64 }
+/* [source][destination], each indexed by width (8, 16, 32, 64) plus 4 when signed */
+static const Handler ii_tab[8][8] = { II_ROW(u8), II_ROW(u16), II_ROW(u32), II_ROW(u64),
+                                      II_ROW(s8), II_ROW(s16), II_ROW(s32), II_ROW(s64) };
+
+static int ii_index(int sh, int sg) { return (sh == 56 ? 0 : sh == 48 ? 1 : sh == 32 ? 2 : 3) + 4 * sg; }
+
 /* ---- packed forms -------------------------------------------------------------------- */
 
 /* d = cvt(hi) << dw | cvt(lo): from two f32 sources (a is the high element), or from the
@@ -368,7 +397,7 @@ const char *bind_cvt(Inst *in, const InstDesc *d)
             return "cvt: integer conversions take only .sat";
         int dsh = int_shift(dt, &dsg), ssh = int_shift(st, &ssg);
         in->imm = ssh | dsh << 8 | ssg << 16 | dsg << 17;
-        in->fn = cvt_ii;
+        in->fn = (fl & CF_SAT) ? cvt_ii : ii_tab[ii_index(ssh, ssg)][ii_index(dsh, dsg)];
         return NULL;
     }
     if (is_int_ty(dt) && si >= 0) {

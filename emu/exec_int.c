@@ -19,26 +19,6 @@ static inline uint32_t sat32(int64_t v)
     return (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
 }
 
-static inline uint16_t hi_u16(uint16_t a, uint16_t b) { return (uint16_t)(((uint32_t)a * b) >> 16); }
-static inline uint16_t hi_s16(int16_t a, int16_t b) { return (uint16_t)(((int32_t)a * b) >> 16); }
-static inline uint32_t hi_u32(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
-static inline uint32_t hi_s32(int32_t a, int32_t b) { return (uint32_t)(((int64_t)a * b) >> 32); }
-static inline uint64_t hi_u64(uint64_t a, uint64_t b) { return (uint64_t)(((u128)a * b) >> 64); }
-static inline uint64_t hi_s64(int64_t a, int64_t b) { return (uint64_t)(((s128)a * b) >> 64); }
-
-/* Division by zero is unspecified in PTX; on an H100 the quotient and the remainder are
- * all ones for every width and signedness (read for u16/s16/u32/s32/u64/s64, positive and
- * negative dividends). MIN / -1 wraps to MIN with remainder 0, as on the H100. */
-#define DEF_DIV(sfx, ST, UT) \
-static inline UT udiv_##sfx(UT a, UT b) { return b ? (UT)(a / b) : (UT)~(UT)0; } \
-static inline UT urem_##sfx(UT a, UT b) { return b ? (UT)(a % b) : (UT)~(UT)0; } \
-static inline UT sdiv_##sfx(ST a, ST b) \
-{ return b == 0 ? (UT)~(UT)0 : b == -1 ? (UT)((UT)0 - (UT)a) : (UT)(a / b); } \
-static inline UT srem_##sfx(ST a, ST b) \
-{ return b == 0 ? (UT)~(UT)0 : b == -1 ? (UT)0 : (UT)(a % b); }
-DEF_DIV(16, int16_t, uint16_t)
-DEF_DIV(32, int32_t, uint32_t)
-DEF_DIV(64, int64_t, uint64_t)
 
 /* ---------------------------------------------------------------- add, sub, mul, mad */
 

@@ -200,7 +200,10 @@ extern const JitOp __start_ptxemu_jitop[], __stop_ptxemu_jitop[];
 static const char *const callable[] = {
     "MINV", "MAXV", "f32_of", "f64_of", "f32_ftz", "__builtin_popcount", "__builtin_popcountll",
     "__builtin_clz", "__builtin_clzll", "__builtin_bswap32", "__builtin_bswap64",
-    "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf", "shf", "prmt", NULL
+    "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf",
+    "hi_u16", "hi_s16", "hi_u32", "hi_s32", "hi_u64", "hi_s64",
+    "udiv_16", "urem_16", "sdiv_16", "srem_16", "udiv_32", "urem_32", "sdiv_32", "srem_32",
+    "udiv_64", "urem_64", "sdiv_64", "srem_64", "shf", "prmt", NULL
 };
 
 static int expr_ok(const char *e)
@@ -255,19 +258,24 @@ static const char prologue[] =
     "#define SHORT(ran) if (__builtin_expect(w->short_turn, 0) && (ran)) { result = RUN_YIELD; goto out; }\n";
 
 /* The largest kernel (PTX instructions) whose function is built at -O2 (jit_native_source) */
+#ifndef JIT_O2_MAX   /* a test build may set it lower: every kernel in parts */
 #define JIT_O2_MAX 400
+#endif
 
-static const char main_head[] =
-    "int " NATIVE_SYMBOL "(Warp *w, uint32_t budget, const NativeRt *rt)\n"
-    "{\n"
-    "    const Inst *const code = w->prog->code;\n"
-    "    uint64_t *const R = w->R;\n"
-    "    uint32_t *const P = w->P;\n"
-    "    uint64_t steps = 0, lanes = 0, slots = 0, idle = 0;\n"
-    "    uint32_t mask, at = 0;\n"
-    "    int r = STEP_NEXT, result;\n"
-    "    (void)R;\n"
-    "    goto dispatch;\n";
+#define MAIN_SIGNATURE "int " NATIVE_SYMBOL "(Warp *w, uint32_t budget, const NativeRt *rt)\n"
+
+/* The locals of a function that runs instructions (the kernel's, or a part's: emit_part). */
+#define BODY_HEAD \
+    "    const Inst *const code = w->prog->code;\n" \
+    "    uint64_t *const R = w->R;\n" \
+    "    uint32_t *const P = w->P;\n" \
+    "    uint64_t steps = 0, lanes = 0, slots = 0, idle = 0;\n" \
+    "    uint32_t mask, at = 0;\n" \
+    "    int r = STEP_NEXT, result;\n" \
+    "    (void)R;\n" \
+    "    goto dispatch;\n"
+
+static const char main_head[] = MAIN_SIGNATURE "{\n" BODY_HEAD;
 
 /* The rest of warp_run's loop for a result other than STEP_NEXT of the instruction at `at`. */
 static const char epilogue[] =
@@ -333,6 +341,11 @@ static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const
 
 /* Whether the kernel being written has a loop of its own for a whole warp (a small kernel). */
 static __thread int partial_inline;
+
+/* The pcs of the function being written, [fn_lo, fn_hi): a jump elsewhere goes through the
+ * dispatcher (emit_part). */
+static __thread uint32_t fn_lo, fn_hi;
+static int pc_local(uint32_t pc) { return pc >= fn_lo && pc < fn_hi; }
 
 /* The lane loops of an instruction: for a whole warp (vectorizable) and for part of one,
  * over the lanes of the mask only (a walk of its set bits: a warp whose lanes have mostly
@@ -817,9 +830,10 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
            "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id);\n        if (m) {\n"
            "            steps += m;\n            slots += run%u_slots[m];\n            lanes += ln;\n            idle += id;\n"
-           "            w->pc = %u + m;\n            SHORT(run%u_loaded[m])\n            if (m == %u) goto L%u;\n"
-           "            goto dispatch;\n        }\n    }\n",
-        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, k, k, k, n, k + n);
+           "            w->pc = %u + m;\n            SHORT(run%u_loaded[m])\n",
+        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, k, k, k);
+    if (pc_local(k + n)) put(b, "            if (m == %u) goto L%u;\n", n, k + n);
+    put(b, "            goto dispatch;\n        }\n    }\n");
 
     /* the phases: starts[0..nph) */
     uint32_t starts[65];
@@ -1089,9 +1103,11 @@ static void emit_bra(Buf *b, const Inst *in, uint32_t k)
     put(b, "    if (mask) {\n        if (mask == w->active) {\n            w->pc = %u;\n"
            "            if (!past_merge(w)) {\n", t);
     if (t <= k) put(b, "                if (--budget == 0) { result = RUN_YIELD; goto out; }\n");
-    put(b, "                goto L%u;\n            }\n            r = STEP_JUMP;\n        } else {\n"
+    if (pc_local(t)) put(b, "                goto L%u;\n", t);
+    else put(b, "                goto dispatch;\n");   /* another part's (emit_part) */
+    put(b, "            }\n            r = STEP_JUMP;\n        } else {\n"
            "            FLUSH();\n            r = code[%u].fn(w, &code[%u], mask);\n        }\n"
-           "        at = %u;\n        goto after;\n    }\n", t, k, k, k);
+           "        at = %u;\n        goto after;\n    }\n", k, k, k);
 }
 
 /* The length of the run that may start at k (emit_run): lanewise instructions and loads, and
@@ -1208,6 +1224,63 @@ static void jit_report(const Program *p, const JitOp **ops)
     free(rows);
 }
 
+/* The instructions [lo, hi) of the function being written: a label each, and their C. */
+static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t hi, int wgmma, uint32_t *run_end)
+{
+    for (uint32_t k = lo; k < hi; k++) {
+        const Inst *in = &p->code[k];
+        put(b, "L%u: /* %s, PTX line %u */\n", k, op_info[in->op].name, in->line);
+        if (k >= *run_end) {   /* the instructions before it belong to the run emitted last */
+            uint32_t n = run_length(p, k);
+            if (n >= 2) { emit_run(b, fb, p, k, n, wgmma); *run_end = k + n; }
+        }
+        put(b, "    GUARD(%u, %uu, %u);\n", in->pg, in->pneg, in->cost);
+        if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
+            put(b, "    if (__builtin_expect(w->wg_inflight != 0, 0)) rt->wgmma_check(w, &code[%u]);\n", k);
+        const JitOp *o = jitop_of_inst(in);
+        const char *kd = o ? o->kind : "";
+        if (!strcmp(kd, "BRA")) emit_bra(b, in, k);
+        else if (lanewise(o)) emit_lanewise(b, in, k, o);
+        else if (!strcmp(kd, "CMP")) emit_cmp(b, in, k, o);
+        else if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) emit_pack(b, in, o);
+        else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
+            emit_mem(b, in, k, o);
+        else put(b, "    CALL(%u)\n", k);
+        put(b, "    NEXT()\n");
+        if (in->flags & IF_PREEMPT) put(b, "    SHORT(mask)\n");
+    }
+    put(b, "    goto dispatch;\n%s    goto dispatch;\ndispatch:\n    switch (w->pc) {\n", epilogue);
+    for (uint32_t k = lo; k < hi; k++) put(b, "    case %u: goto L%u;\n", k, k);
+}
+
+/* A large kernel (over JIT_O2_MAX instructions) is written as parts of JIT_PART
+ * instructions, a function each at -O1, and a dispatcher that calls the part holding w->pc.
+ * GCC's time on one function grows faster than its size (dataflow bitmaps: blocks times
+ * pseudos), and the kernel's function has a block per instruction, each reachable from its
+ * switch. call_blocks.ptx (tests/ptx, 1835 instructions): 75 s of cc as one function at
+ * -O1, 55 s as parts of 256, 39 s of 64, 37 s of 32 (18 s of it its runs' functions at -O2);
+ * parts of 64 at -O2: 71 s (docs/jit-backends.md).
+ * A part is the kernel's function for its pcs: it enters at any of them from its switch,
+ * runs them, and returns -1 (its counters flushed, the budget handed back) when w->pc leaves
+ * it, where the kernel's function would have gone to another label or to its switch; the
+ * dispatcher calls the part of the new pc, so the warp runs the same instructions in the same
+ * order and yields at the same points. A pc past the end goes to the interpreter, as the
+ * kernel's switch's default does. */
+#ifndef JIT_PART
+#define JIT_PART 64
+#endif
+
+static void emit_part(Buf *b, Buf *fb, const Program *p, uint32_t part, int wgmma, uint32_t *run_end)
+{
+    fn_lo = part * JIT_PART;
+    fn_hi = fn_lo + JIT_PART < p->ncode ? fn_lo + JIT_PART : p->ncode;
+    put(b, "__attribute__((optimize(\"O1\"), noinline)) static int part%u(Warp *w, uint32_t *budget_io, const NativeRt *rt)\n"
+           "{\n    uint32_t budget = *budget_io;\n%s", part, BODY_HEAD);
+    emit_insts(b, fb, p, fn_lo, fn_hi, wgmma, run_end);
+    put(b, "    default: break;\n    }\n    FLUSH();\n    *budget_io = budget;\n    return -1;\n"
+            "out:\n    FLUSH();\n    *budget_io = budget;\n    return result;\n}\n");
+}
+
 char *jit_native_source(const Program *p)
 {
     Buf b = { 0 };
@@ -1222,43 +1295,31 @@ char *jit_native_source(const Program *p)
     op_base = p->code;
     liveness(p, ops);
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
-    /* The kernel's function holds a label a PTX instruction and the code between the runs.
-     * GCC's -O2 time (register allocation and liveness over thousands of labels) grows
-     * faster than its size: 11 s against 2.6 s at -O1 for one of 2600 lines. A large kernel's
-     * function is built at -O1 and its runs' functions (emit_run), its hot loops, at -O2;
-     * a small one's at -O2 (at -O1 the function costs 1-5% more instructions: callgrind on
-     * matrixMul and saxpy of bench/). */
-    if (p->ncode > JIT_O2_MAX) put(&b, "__attribute__((optimize(\"O1\"))) ");
+    /* A large kernel's runs, its hot loops, are built at -O2 and the rest at -O1 (emit_part): at
+     * -O1 a small kernel's function costs 1-5% more instructions (callgrind on matrixMul and
+     * saxpy of bench/) */
     partial_inline = p->ncode <= JIT_O2_MAX;
     jit_report(p, ops);
-    put(&b, "%s", main_head);
-    uint32_t run_end = 0;   /* the instructions before it belong to the run emitted last */
-    for (uint32_t k = 0; k < p->ncode; k++) {
-        const Inst *in = &p->code[k];
-        put(&b, "L%u: /* %s, PTX line %u */\n", k, op_info[in->op].name, in->line);
-        if (k >= run_end) {
-            uint32_t n = run_length(p, k);
-            if (n >= 2) { emit_run(&b, &fb, p, k, n, wgmma); run_end = k + n; }
-        }
-        put(&b, "    GUARD(%u, %uu, %u);\n", in->pg, in->pneg, in->cost);
-        if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
-            put(&b, "    if (__builtin_expect(w->wg_inflight != 0, 0)) rt->wgmma_check(w, &code[%u]);\n", k);
-        const JitOp *o = jitop_of_inst(in);
-        const char *kd = o ? o->kind : "";
-        if (!strcmp(kd, "BRA")) emit_bra(&b, in, k);
-        else if (lanewise(o)) emit_lanewise(&b, in, k, o);
-        else if (!strcmp(kd, "CMP")) emit_cmp(&b, in, k, o);
-        else if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) emit_pack(&b, in, o);
-        else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
-            emit_mem(&b, in, k, o);
-        else put(&b, "    CALL(%u)\n", k);
-        put(&b, "    NEXT()\n");
-        if (in->flags & IF_PREEMPT) put(&b, "    SHORT(mask)\n");
+    uint32_t run_end = 0;
+    if (p->ncode > JIT_O2_MAX) {
+        uint32_t nparts = (p->ncode + JIT_PART - 1) / JIT_PART;
+        for (uint32_t i = 0; i < nparts; i++) emit_part(&b, &fb, p, i, wgmma, &run_end);
+        put(&b, MAIN_SIGNATURE "{\n    for (;;) {\n        int r;\n        switch (w->pc) {\n");
+        for (uint32_t i = 0; i < nparts; i++)
+            put(&b, "        case %u ... %u: r = part%u(w, &budget, rt); break;\n", i * JIT_PART,
+                (i + 1) * JIT_PART < p->ncode ? (i + 1) * JIT_PART - 1 : p->ncode - 1, i);
+        put(&b, "        default: return rt->interp(w, budget);\n        }\n"
+                "        if (r >= 0) return r;\n    }\n}\n");
+    } else {
+        /* A small kernel is one function at -O2: a label a PTX instruction, the code between
+         * its runs (emit_run), and a switch to enter at any pc. */
+        put(&b, "%s", main_head);
+        fn_lo = 0;
+        fn_hi = UINT32_MAX;
+        emit_insts(&b, &fb, p, 0, p->ncode, wgmma, &run_end);
+        put(&b, "    default: break;\n    }\n    FLUSH();\n    return rt->interp(w, budget);\n"
+                "out:\n    FLUSH();\n    return result;\n}\n");
     }
-    put(&b, "    goto dispatch;\n%s    goto dispatch;\ndispatch:\n    switch (w->pc) {\n", epilogue);
-    for (uint32_t k = 0; k < p->ncode; k++) put(&b, "    case %u: goto L%u;\n", k, k);
-    put(&b, "    default: break;\n    }\n    FLUSH();\n    return rt->interp(w, budget);\n"
-            "out:\n    FLUSH();\n    return result;\n}\n");
     free(ops);
     free(live_in);
     live_in = NULL;

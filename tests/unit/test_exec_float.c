@@ -662,6 +662,32 @@ static void test_half(void)
 
 /* ---- cvt -------------------------------------------------------------------------- */
 
+/* Every pair of integer types without .sat, whole rows: the source's low bits extended by
+ * its sign, cut to the destination's width and extended by the destination's sign. */
+static uint64_t ext(uint64_t v, int bits, int sg)
+{
+    if (bits == 64) return v;
+    uint64_t m = (1ull << bits) - 1;
+    v &= m;
+    return sg && (v >> (bits - 1) & 1) ? v | ~m : v;
+}
+
+static void test_cvt_int_pairs(void)
+{
+    static const char *const nm[8] = { "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64" };
+    static const uint64_t vals[] = { 0, 1, 0x7f, 0x80, 0xff, 0x8000, 0xffff, 0x7fffffff, 0x80000000u,
+                                     0xffffffffu, 0x8000000000000000ull, ~0ull, 0x123456789abcdef0ull,
+                                     0xfedcba9876543210ull };
+    for (int si = 0; si < 8; si++)
+        for (int di = 0; di < 8; di++) {
+            char text[32];
+            snprintf(text, sizeof text, "cvt.%s.%s", nm[di], nm[si]);
+            int sb = 8 << (si & 3), db = 8 << (di & 3);
+            for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++)
+                EQ(text, run1(text, vals[k]), ext(ext(vals[k], sb, si >= 4), db, di >= 4));
+        }
+}
+
 static void test_cvt(void)
 {
     /* float -> int */
@@ -714,6 +740,7 @@ static void test_cvt(void)
     EQ("cvt.sat.s64.u64", run1("cvt.sat.s64.u64", ~0ull), 0x7fffffffffffffffull);
     EQ("cvt.u64.s32", run1("cvt.u64.s32", 0xffffffffu), ~0ull);
     EQ("cvt.s16.u8", run1("cvt.s16.u8", 0xff), 0xff);
+    test_cvt_int_pairs();
     /* float -> float */
     EQ("cvt.f32.f16", run1("cvt.f32.f16", 0x3555), 0x3eaaa000u);
     EQ("cvt.f32.f16 subnormal", run1("cvt.f32.f16", 0x0001), 0x33800000u);
