@@ -92,13 +92,7 @@ static const Handler shl_h[3] = { h_shl_16, h_shl_32, h_shl_64 };
 static const Handler shr_h[2][3] = { { h_shr_u16, h_shr_u32, h_shr_u64 },
                                      { h_shr_s16, h_shr_s32, h_shr_s64 } };
 
-/* shf: shift the 64-bit b:a; .l keeps the high word, .r the low word. */
-static inline uint32_t shf(uint32_t a, uint32_t b, uint32_t c, int left, int clamp)
-{
-    uint32_t n = clamp ? (c < 32 ? c : 32) : c & 31;
-    uint64_t v = (uint64_t)b << 32 | a;
-    return left ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
-}
+/* shf: shift the 64-bit b:a (shf, exec_int_tmpl.h) */
 H_TER(shf_l_clamp, uint32_t, uint32_t, uint32_t, uint32_t, shf(a, b, c, 1, 1))
 H_TER(shf_l_wrap, uint32_t, uint32_t, uint32_t, uint32_t, shf(a, b, c, 1, 0))
 H_TER(shf_r_clamp, uint32_t, uint32_t, uint32_t, uint32_t, shf(a, b, c, 0, 1))
@@ -106,19 +100,7 @@ H_TER(shf_r_wrap, uint32_t, uint32_t, uint32_t, uint32_t, shf(a, b, c, 0, 0))
 
 /* ---------------------------------------------------------------- prmt */
 
-/* Generic permute: nibble i of code picks the source byte (bits 0-2) of result byte i
- * from b:a, bit 3 replicates that byte's sign bit. */
-static inline uint32_t prmt(uint32_t a, uint32_t b, uint32_t code)
-{
-    uint64_t v = (uint64_t)b << 32 | a;
-    uint32_t d = 0;
-    for (int i = 0; i < 4; i++) {
-        uint32_t sel = (code >> (4 * i)) & 0xf, x = (uint32_t)(v >> (8 * (sel & 7))) & 0xff;
-        if (sel & 8) x = (x & 0x80) ? 0xff : 0;
-        d |= x << (8 * i);
-    }
-    return d;
-}
+/* generic permute: prmt, exec_int_tmpl.h */
 /* The special modes as generic codes, by c & 3 (PTX ISA prmt table, d.b3..d.b0 read
  * right to left as nibbles 0..3). Index: aux8 - 1. */
 static const uint16_t prmt_modes[6][4] = {
@@ -140,32 +122,33 @@ H_UN(mov_32, uint32_t, uint32_t, a)
 H_UN(mov_64, uint64_t, uint64_t, a)
 static const Handler mov_h[3] = { h_mov_16, h_mov_32, h_mov_64 };
 
-/* mov d, {s0, s1, ...}: element i (aux8 bits wide) goes to bits i*aux8 of d. */
+/* mov d, {s0, s1, ...}: element i (aux8 bits wide) goes to bits i*aux8 of d. The compiled
+ * tier writes the same loop with mov_pack_elem (exec_int_tmpl.h; jit/compile.c's emit_pack). */
 static int h_mov_pack(Warp *w, const Inst *in, uint32_t mask)
 {
     uint64_t *d = ROW(w, in->d[0]);
     unsigned ew = in->aux8, n = in->ns;
-    uint64_t em = ew >= 64 ? ~0ull : (1ull << ew) - 1;
     FOR_LANES(mask, l) {
         uint64_t v = 0;
-        for (unsigned i = 0; i < n; i++) v |= (ROW(w, in->s[i])[l] & em) << (i * ew);
+        for (unsigned i = 0; i < n; i++) v |= mov_pack_elem(ROW(w, in->s[i])[l], ew, i);
         d[l] = v;
     }
     return STEP_NEXT;
 }
+JIT_OP(h_mov_pack, "PACK", "", "", "", "", "uint64_t", "mov_pack_elem")
 
 /* mov {d0, d1, ...}, a: the reverse. */
 static int h_mov_unpack(Warp *w, const Inst *in, uint32_t mask)
 {
     const uint64_t *A = ROW(w, in->s[0]);
     unsigned ew = in->aux8, n = in->nd;
-    uint64_t em = ew >= 64 ? ~0ull : (1ull << ew) - 1;
     FOR_LANES(mask, l) {
         uint64_t v = A[l];
-        for (unsigned i = 0; i < n; i++) ROW(w, in->d[i])[l] = (v >> (i * ew)) & em;
+        for (unsigned i = 0; i < n; i++) ROW(w, in->d[i])[l] = mov_unpack_elem(v, ew, i);
     }
     return STEP_NEXT;
 }
+JIT_OP(h_mov_unpack, "UNPACK", "", "", "", "", "uint64_t", "mov_unpack_elem")
 
 /* ---------------------------------------------------------------- setp / set */
 

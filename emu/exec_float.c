@@ -204,8 +204,10 @@ static int rsqrt_approx_f64(W)
 
 /* abs/neg change the sign bit, but a NaN comes out as the canonical NaN (f32) or quieted
  * and unchanged (f64), as from arithmetic (H100, tests/ptx/f32_nan and f64_arith);
- * copysign is a pure bit operation. */
-#define BITOP32(NAME, EXPR)                                                   \
+ * copysign is a pure bit operation. KIND: the integer template (exec_int_tmpl.h's H_UN or
+ * H_BIN, one source or two) the compiled tier writes the expression with; .ftz is the same
+ * expression after flushing a. */
+#define BITOP32(NAME, KIND, EXPR)                                             \
     FP_INLINE int NAME##_k(W, int ftz)                                        \
     {                                                                         \
         uint64_t *d = ROW(w, in->d[0]);                                       \
@@ -220,9 +222,12 @@ static int rsqrt_approx_f64(W)
         return STEP_NEXT;                                                     \
     }                                                                         \
     static int NAME##_f32(W) { return NAME##_k(w, in, mask, 0); }             \
-    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1); }
+    static int NAME##_f32_ftz(W) { return NAME##_k(w, in, mask, 1); }         \
+    JIT_OP(NAME##_f32, KIND, "uint32_t", "uint32_t", "", "", "uint32_t", #EXPR) \
+    JIT_OP(NAME##_f32_ftz, KIND, "uint32_t", "uint32_t", "", "", "uint32_t",  \
+           "(a = fp_ftz32(a), (" #EXPR "))")
 
-#define BITOP64(NAME, EXPR)                                                   \
+#define BITOP64(NAME, KIND, EXPR)                                             \
     static int NAME##_f64(W)                                                  \
     {                                                                         \
         uint64_t *d = ROW(w, in->d[0]);                                       \
@@ -234,18 +239,17 @@ static int rsqrt_approx_f64(W)
             d[l] = (EXPR);                                                    \
         });                                                                   \
         return STEP_NEXT;                                                     \
-    }
+    }                                                                         \
+    JIT_OP(NAME##_f64, KIND, "uint64_t", "uint64_t", "", "", "uint64_t", #EXPR)
 
-#define SIGN32 0x80000000u
-#define SIGN64 0x8000000000000000ull
-#define QUIET64 (1ull << 51)
-BITOP32(abs, fp_isnan32(a) ? FP_NAN_F32 : a & ~SIGN32)
-BITOP64(abs, fp_isnan64(a) ? a | QUIET64 : a & ~SIGN64)
-BITOP32(neg, fp_isnan32(a) ? FP_NAN_F32 : a ^ SIGN32)
-BITOP64(neg, fp_isnan64(a) ? a | QUIET64 : a ^ SIGN64)
+/* SIGN32, SIGN64, QUIET64: fp.h */
+BITOP32(abs, "UN", fp_isnan32(a) ? FP_NAN_F32 : a & ~SIGN32)
+BITOP64(abs, "UN", fp_isnan64(a) ? a | QUIET64 : a & ~SIGN64)
+BITOP32(neg, "UN", fp_isnan32(a) ? FP_NAN_F32 : a ^ SIGN32)
+BITOP64(neg, "UN", fp_isnan64(a) ? a | QUIET64 : a ^ SIGN64)
 /* copysign d, a, b: b with the sign of a */
-BITOP32(copysign, (b & ~SIGN32) | (a & SIGN32))
-BITOP64(copysign, (b & ~SIGN64) | (a & SIGN64))
+BITOP32(copysign, "BIN", (b & ~SIGN32) | (a & SIGN32))
+BITOP64(copysign, "BIN", (b & ~SIGN64) | (a & SIGN64))
 
 /* ---- min / max -------------------------------------------------------------------- */
 

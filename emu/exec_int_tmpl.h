@@ -89,6 +89,42 @@ JIT_OP(h_##name, "QUAD", #TA, #TB, #TC, #TE, #RT, #expr)
 #define MINV(a, b) ((a) < (b) ? (a) : (b))
 #define MAXV(a, b) ((a) > (b) ? (a) : (b))
 
+/* Lane functions of handlers whose expressions the compiled tier inlines (jit/compile.c's
+ * callable list): defined here, where the compiled code sees them too. */
+
+/* shf: shift the 64-bit b:a; .l keeps the high word, .r the low word. */
+static inline uint32_t shf(uint32_t a, uint32_t b, uint32_t c, int left, int clamp)
+{
+    uint32_t n = clamp ? (c < 32 ? c : 32) : c & 31;
+    uint64_t v = (uint64_t)b << 32 | a;
+    return left ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
+}
+
+/* Generic permute: nibble i of code picks the source byte (bits 0-2) of result byte i
+ * from b:a, bit 3 replicates that byte's sign bit. */
+static inline uint32_t prmt(uint32_t a, uint32_t b, uint32_t code)
+{
+    uint64_t v = (uint64_t)b << 32 | a;
+    uint32_t d = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t sel = (code >> (4 * i)) & 0xf, x = (uint32_t)(v >> (8 * (sel & 7))) & 0xff;
+        if (sel & 8) x = (x & 0x80) ? 0xff : 0;
+        d |= x << (8 * i);
+    }
+    return d;
+}
+
+/* mov's pack and unpack (exec_cmp.c): element i, ew bits wide (8 to 32), of a packed value. */
+static inline uint64_t mov_elem_mask(unsigned ew) { return ew >= 64 ? ~0ull : (1ull << ew) - 1; }
+static inline uint64_t mov_pack_elem(uint64_t x, unsigned ew, unsigned i)
+{
+    return (x & mov_elem_mask(ew)) << (i * ew);
+}
+static inline uint64_t mov_unpack_elem(uint64_t v, unsigned ew, unsigned i)
+{
+    return (v >> (i * ew)) & mov_elem_mask(ew);
+}
+
 /* Write the lanes of mask of predicate p from the bit mask v. */
 static inline void pred_put(Warp *w, uint32_t p, uint32_t mask, uint32_t v)
 {

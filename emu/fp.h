@@ -155,6 +155,12 @@ FP_INLINE uint64_t fp_ftz64(uint64_t u)
 }
 FP_INLINE uint32_t fp_ftz16(uint32_t h) { return (h & 0x7c00u) ? h : (h & 0x8000u); }
 
+/* The sign bits and f64's quiet bit (exec_float.c's abs, neg and copysign, whose expressions
+ * the compiled code inlines). */
+#define SIGN32 0x80000000u
+#define SIGN64 0x8000000000000000ull
+#define QUIET64 (1ull << 51)
+
 /* NaN tests and canonicalisation on encodings. */
 FP_INLINE int fp_isnan32(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
 FP_INLINE int fp_isnan64(uint64_t u) { return (u & ~(1ull << 63)) > 0x7ff0000000000000ull; }

@@ -18,7 +18,8 @@ typedef struct JitOp {
     const char *kind;           /* the template: "UN", "BIN", "TER", "QUAD" (t: operand types),
                                  * "CMP" (t: type, getter), "SELP", "F32" (t: tiny, ftz, sat),
                                  * "F64", "CVTA" (rt: result type), "LD", "LDS", "ST", "STS"
-                                 * (t: element type, vector width), "BRA"                     */
+                                 * (t: element type, vector width), "BRA", "PACK", "UNPACK"
+                                 * (expr: the function of one element, mov_pack_elem)      */
     const char *t[4];           /* the template's arguments, as its kind says                 */
     const char *rt;             /* result C type                                              */
     const char *expr;           /* lane expression (over a, b, c, e)                           */

@@ -9,7 +9,9 @@
  * The headers the C includes are the machine's own, embedded in the library (jit_headers.c)
  * and written once into the cache, so the compiled code sees exactly the structures and
  * inline functions the library was built with. */
+#define _GNU_SOURCE   /* dladdr: the report names handlers */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -192,14 +195,15 @@ int jit_tier(void)
 extern const JitOp __start_ptxemu_jitop[], __stop_ptxemu_jitop[];
 
 /* Functions a template's expression may call: those the headers of the compiled code
- * define (exec_int_tmpl.h) and the compiler's builtins. */
+ * define (exec_int_tmpl.h) and the compiler's builtins. An expression that reads the
+ * instruction (in->...) stays with its handler: the compiled code has no `in`. */
 static const char *const callable[] = {
     "MINV", "MAXV", "f32_of", "f64_of", "f32_ftz", "__builtin_popcount", "__builtin_popcountll",
     "__builtin_clz", "__builtin_clzll", "__builtin_bswap32", "__builtin_bswap64",
     "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf",
     "hi_u16", "hi_s16", "hi_u32", "hi_s32", "hi_u64", "hi_s64",
     "udiv_16", "urem_16", "sdiv_16", "srem_16", "udiv_32", "urem_32", "sdiv_32", "srem_32",
-    "udiv_64", "urem_64", "sdiv_64", "srem_64", NULL
+    "udiv_64", "urem_64", "sdiv_64", "srem_64", "shf", "prmt", NULL
 };
 
 static int expr_ok(const char *e)
@@ -208,6 +212,7 @@ static int expr_ok(const char *e)
         if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) { c++; continue; }
         const char *s = c;
         while (*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')) c++;
+        if (c - s == 2 && !strncmp(s, "in", 2)) return 0;   /* reads the Inst (prmt's modes): the handler's */
         const char *n = c;
         while (*n == ' ') n++;
         if (*n != '(') continue;
@@ -305,26 +310,26 @@ static int lanewise(const JitOp *o)
 static void lane_body(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
     static const char *const v[] = { "a", "b", "c", "e" };
+    char d[32];
+    snprintf(d, sizeof d, "ROWP(%u)[l]", in->d[0]);
     if (!strcmp(o->kind, "CVTA")) {
-        put(b, "ROWP(%u)[l] = (%s)(ROWP(%u)[l] + %lluull);", in->d[0], o->rt, in->base,
-            (unsigned long long)in->imm);
+        put(b, "%s = (%s)(ROWP(%u)[l] + %lluull);", d, o->rt, in->base, (unsigned long long)in->imm);
     } else if (!strcmp(o->kind, "SELP")) {
-        put(b, "ROWP(%u)[l] = (%s)(((sel%u >> l) & 1u) ? ROWP(%u)[l] : ROWP(%u)[l]);", in->d[0], o->rt, k,
-            in->s[0], in->s[1]);
+        put(b, "%s = (%s)(((sel%u >> l) & 1u) ? ROWP(%u)[l] : ROWP(%u)[l]);", d, o->rt, k, in->s[0], in->s[1]);
     } else if (!strcmp(o->kind, "F32") || !strcmp(o->kind, "F64")) {
         uint32_t rb = in->s[in->ns > 1 ? 1 : 0], rc = in->s[in->ns > 2 ? 2 : 0];
         if (o->kind[1] == '3')
             put(b, "{ float a = f32_in(ROWP(%u)[l], %s), b = f32_in(ROWP(%u)[l], %s), c = f32_in(ROWP(%u)[l], %s); "
-                   "(void)b; (void)c; ROWP(%u)[l] = f32_out(%s, %s, %s, %s && (%s)); }",
-                in->s[0], o->t[1], rb, o->t[1], rc, o->t[1], in->d[0], o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
+                   "(void)b; (void)c; %s = f32_out(%s, %s, %s, %s && (%s)); }",
+                in->s[0], o->t[1], rb, o->t[1], rc, o->t[1], d, o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
         else
             put(b, "{ double a = f64_in(ROWP(%u)[l]), b = f64_in(ROWP(%u)[l]), c = f64_in(ROWP(%u)[l]); "
-                   "(void)b; (void)c; ROWP(%u)[l] = fp_nan64(%s, a, b, c); }", in->s[0], rb, rc, in->d[0], o->expr);
+                   "(void)b; (void)c; %s = fp_nan64(%s, a, b, c); }", in->s[0], rb, rc, d, o->expr);
     } else {   /* UN BIN TER QUAD: exec_int_tmpl.h's H_* */
         int n = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
         put(b, "{ ");
         for (int i = 0; i < n; i++) put(b, "%s %s = (%s)ROWP(%u)[l]; ", o->t[i], v[i], o->t[i], in->s[i]);
-        put(b, "ROWP(%u)[l] = (%s)(%s); }", in->d[0], o->rt, o->expr);
+        put(b, "%s = (%s)(%s); }", d, o->rt, o->expr);
     }
 }
 
@@ -334,7 +339,7 @@ static void lane_setup(Buf *b, const Inst *in, uint32_t k, const JitOp *o, const
         put(b, "%suint32_t sel%u = P[%u] ^ %uu;\n", indent, k, in->s[2], (in->flags & IF_NEG_C) ? ~0u : 0u);
 }
 
-/* Whether the kernel being written inlines lanewise instructions for part of a warp too. */
+/* Whether the kernel being written has a loop of its own for a whole warp (a small kernel). */
 static __thread int partial_inline;
 
 /* The pcs of the function being written, [fn_lo, fn_hi): a jump elsewhere goes through the
@@ -342,22 +347,55 @@ static __thread int partial_inline;
 static __thread uint32_t fn_lo, fn_hi;
 static int pc_local(uint32_t pc) { return pc >= fn_lo && pc < fn_hi; }
 
-/* One lanewise instruction on its own: a whole warp's lanes inline; a part of a warp, the
- * handler's loop over the lanes of its mask (LANES, machine.h) inline in a small kernel, the
- * handler in a large one (half the code to compile). */
+/* The lane loops of an instruction: for a whole warp (vectorizable) and for part of one,
+ * over the lanes of the mask only (a walk of its set bits: a warp whose lanes have mostly
+ * exited costs what they do). A small kernel has both; a large one, whose function is
+ * built at -O1, which vectorizes nothing, has only the second, for every mask (half the
+ * code to compile). emit_loops_end closes what emit_loops opened; the body goes between. */
+static void emit_loops(Buf *b, int whole)
+{
+    if (whole) put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
+    else put(b, "        for (uint32_t m_ = mask; m_; m_ &= m_ - 1u) { int l = __builtin_ctz(m_); ");
+}
+static void emit_loops_end(Buf *b, int whole)
+{
+    put(b, whole ? "\n" : " }\n");
+}
+
+/* One lanewise instruction on its own, as the handler's loop (LANES, machine.h) inline. */
 static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
-    put(b, "    if (mask == FULL_MASK) {\n");
-    lane_setup(b, in, k, o, "        ");
-    put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
-    lane_body(b, in, k, o);
-    if (partial_inline) {
-        put(b, "\n    } else if (mask) {\n");
+    for (int whole = partial_inline; whole >= 0; whole--) {
+        put(b, whole ? "    if (mask == FULL_MASK) {\n" : partial_inline ? "    } else if (mask) {\n" : "    if (mask) {\n");
         lane_setup(b, in, k, o, "        ");
-        put(b, "        for (int l = 0; l < WARP_SIZE; l++) if ((mask >> l) & 1u) ");
+        emit_loops(b, whole);
         lane_body(b, in, k, o);
-        put(b, "\n    }\n");
-    } else put(b, "\n    } else CALL(%u)\n", k);
+        emit_loops_end(b, whole);
+    }
+    put(b, "    }\n");
+}
+
+/* mov's pack (d, {s0, ...}) and unpack ({d0, ...}, a): the handler's loop, with its element
+ * function (o->expr) per element, in emit_lanewise's loops. */
+static void emit_pack(Buf *b, const Inst *in, const JitOp *o)
+{
+    int pack = !strcmp(o->kind, "PACK");
+    unsigned n = pack ? in->ns : in->nd, ew = in->aux8;
+    for (int whole = partial_inline; whole >= 0; whole--) {
+        put(b, whole ? "    if (mask == FULL_MASK) {\n" : partial_inline ? "    } else if (mask) {\n" : "    if (mask) {\n");
+        emit_loops(b, whole);
+        if (pack) {
+            put(b, "{ uint64_t v = 0;");
+            for (unsigned i = 0; i < n; i++) put(b, " v |= %s(ROWP(%u)[l], %uu, %uu);", o->expr, in->s[i], ew, i);
+            put(b, " ROWP(%u)[l] = v; }", in->d[0]);
+        } else {
+            put(b, "{ uint64_t v = ROWP(%u)[l];", in->s[0]);
+            for (unsigned i = 0; i < n; i++) put(b, " ROWP(%u)[l] = %s(v, %uu, %uu);", in->d[i], o->expr, ew, i);
+            put(b, " }");
+        }
+        emit_loops_end(b, whole);
+    }
+    put(b, "    }\n");
 }
 
 static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
@@ -1089,6 +1127,103 @@ static uint32_t run_length(const Program *p, uint32_t k)
     return n;
 }
 
+/* ---- what the compiled C calls (PTXEMU_JIT_REPORT) ------------------------------------- */
+
+/* The name of a handler: its symbol in the library's own symbol table (handlers are static,
+ * so the dynamic one lacks them); "?" when the file has none (a stripped library). */
+static void handler_name(Handler fn, char *out, size_t n)
+{
+    snprintf(out, n, "?");
+    Dl_info di;
+    void *addr;
+    memcpy(&addr, &fn, sizeof addr);
+    if (!dladdr(addr, &di) || !di.dli_fname) return;
+    if (di.dli_sname && di.dli_saddr == addr) { snprintf(out, n, "%s", di.dli_sname); return; }
+    int fd = open(di.dli_fname, O_RDONLY);
+    if (fd < 0) return;
+    struct stat st;
+    void *map = fstat(fd, &st) ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return;
+    const unsigned char *f = map;
+    size_t size = (size_t)st.st_size;
+    const Elf64_Ehdr *eh = map;
+    uint64_t off = (uint64_t)((uintptr_t)addr - (uintptr_t)di.dli_fbase);
+    if (size >= sizeof *eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+        eh->e_shoff && eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) <= size) {
+        const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+        for (unsigned i = 0; i < eh->e_shnum; i++) {
+            if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+            const Elf64_Shdr *str = &sh[sh[i].sh_link];
+            if (sh[i].sh_offset + sh[i].sh_size > size || str->sh_offset + str->sh_size > size) continue;
+            const Elf64_Sym *sym = (const Elf64_Sym *)(f + sh[i].sh_offset);
+            for (size_t j = 0; j < sh[i].sh_size / sizeof *sym; j++)
+                if (ELF64_ST_TYPE(sym[j].st_info) == STT_FUNC && sym[j].st_value == off &&
+                    sym[j].st_name < str->sh_size) {
+                    snprintf(out, n, "%.*s", (int)(str->sh_size - sym[j].st_name),
+                             (const char *)f + str->sh_offset + sym[j].st_name);
+                    break;
+                }
+        }
+    }
+    munmap(map, size);
+}
+
+/* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
+ * for an instruction always called, "partial" for a load or store inlined for a whole warp
+ * but called for part of one (emit_mem). PTXEMU_JIT_REPORT=1:
+ * one line per handler, most sites first; =json: one JSON object per kernel. */
+static void jit_report(const Program *p, const JitOp **ops)
+{
+    const char *rep = getenv("PTXEMU_JIT_REPORT");
+    if (!rep || !*rep || !strcmp(rep, "0")) return;
+    int json = !strcmp(rep, "json");
+    typedef struct { Handler fn; uint16_t op; uint32_t calls, partial; } Row;
+    Row *rows = calloc(p->ncode + 1, sizeof *rows);
+    if (!rows) return;
+    uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        const JitOp *o = ops[k];
+        const char *kd = o ? o->kind : "";
+        int call = !o || !(!strcmp(kd, "BRA") || lanewise(o) || !strcmp(kd, "CMP") || !strcmp(kd, "LD") ||
+                           !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS") ||
+                           !strcmp(kd, "PACK") || !strcmp(kd, "UNPACK"));
+        int partial = !call && (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"));
+        if (!call && !partial) { inlined++; continue; }
+        uint32_t j = 0;
+        while (j < nrows && rows[j].fn != p->code[k].fn) j++;
+        if (j == nrows) rows[nrows++] = (Row){ p->code[k].fn, p->code[k].op, 0, 0 };
+        rows[j].calls += call;
+        rows[j].partial += partial;
+        called += call;
+        partials += partial;
+    }
+    for (uint32_t i = 1; i < nrows; i++)   /* most sites first */
+        for (uint32_t j = i; j > 0 && rows[j].calls + rows[j].partial > rows[j - 1].calls + rows[j - 1].partial; j--) {
+            Row t = rows[j]; rows[j] = rows[j - 1]; rows[j - 1] = t;
+        }
+    Buf b = { 0 };
+    if (json)
+        put(&b, "{\"kernel\":\"%s\",\"instructions\":%u,\"inline\":%u,\"partial\":%u,\"calls\":%u,\"handlers\":[",
+            p->name, p->ncode, inlined, partials, called);
+    for (uint32_t i = 0; i < nrows; i++) {
+        char name[256];
+        handler_name(rows[i].fn, name, sizeof name);
+        if (json)
+            put(&b, "%s{\"handler\":\"%s\",\"op\":\"%s\",\"calls\":%u,\"partial\":%u}", i ? "," : "", name,
+                op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+        else
+            put(&b, "ptxemu: jit report: %s: %s (%s): %u sites called, %u inline for a whole warp only\n",
+                p->name, name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+    }
+    if (json) put(&b, "]}\n");
+    else put(&b, "ptxemu: jit report: %s: %u instructions: %u inline, %u inline for a whole warp only, %u called\n",
+             p->name, p->ncode, inlined, partials, called);
+    if (b.s && !b.oom) fputs(b.s, stderr);
+    free(b.s);
+    free(rows);
+}
+
 /* The instructions [lo, hi) of the function being written: a label each, and their C. */
 static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t hi, int wgmma, uint32_t *run_end)
 {
@@ -1107,6 +1242,7 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
         if (!strcmp(kd, "BRA")) emit_bra(b, in, k);
         else if (lanewise(o)) emit_lanewise(b, in, k, o);
         else if (!strcmp(kd, "CMP")) emit_cmp(b, in, k, o);
+        else if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) emit_pack(b, in, o);
         else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
             emit_mem(b, in, k, o);
         else put(b, "    CALL(%u)\n", k);
@@ -1163,6 +1299,7 @@ char *jit_native_source(const Program *p)
      * -O1 a small kernel's function costs 1-5% more instructions (callgrind on matrixMul and
      * saxpy of bench/) */
     partial_inline = p->ncode <= JIT_O2_MAX;
+    jit_report(p, ops);
     uint32_t run_end = 0;
     if (p->ncode > JIT_O2_MAX) {
         uint32_t nparts = (p->ncode + JIT_PART - 1) / JIT_PART;

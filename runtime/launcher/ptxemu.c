@@ -138,6 +138,8 @@ static void usage(FILE *f)
         "  PTXEMU_JIT_CC    the C compiler that builds them (default: cc)\n"
         "  PTXEMU_JIT_KEEP  1: keep each compiled kernel's C source and compiler log in the\n"
         "                   cache (to read what was compiled)\n"
+        "  PTXEMU_JIT_REPORT 1: list on stderr the handlers each compiled kernel calls instead\n"
+        "                   of inlining them (json: one JSON object per kernel)\n"
         "  PTXEMU_PTXAS     the ptxas that tells registers for occupancy, numRegs and a\n"
         "                   verbose JIT log (default: PATH, CUDA_HOME, /usr/local/cuda;\n"
         "                   empty: none)\n"
