@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "exec.h"
+#include "jitop.h"
 
 typedef struct Bound { Handler fn; uint8_t rnd, flags, aux8, t; } Bound;
 typedef struct Pair { Bound main, alt; } Pair;
@@ -187,4 +188,21 @@ const char *bind_fmac(Inst *in, const InstDesc *d)
     if (!(in->aux = (void *)intern(&p))) return "too many kinds of contracted instructions";
     in->fn = (in->aux8 & CF_JOIN) ? h_fmac_join : h_fmac;
     return NULL;
+}
+
+/* The compiled tier (jit/compile.c) writes these instructions inline, with the bound
+ * handlers' own templates: the kinds say which form, contract_jit gives the handlers. */
+JIT_OP(h_mulc, "MULC", "", "", "", "", "", "")
+JIT_OP(h_movc, "MOVC", "", "", "", "", "", "")
+JIT_OP(h_fmac, "FMAC", "", "", "", "", "", "")
+JIT_OP(h_fmac_join, "FMACJ", "", "", "", "", "", "")
+
+int contract_jit(const Inst *in, ContractJit *c)
+{
+    if (in->fn != h_mulc && in->fn != h_movc && in->fn != h_fmac && in->fn != h_fmac_join) return 0;
+    const Pair *p = in->aux;
+    c->main = p->main.fn;
+    c->alt = p->alt.fn;
+    c->sign = sign_of(in->t);
+    return 1;
 }

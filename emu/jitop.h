@@ -25,6 +25,13 @@ typedef struct JitOp {
     const char *expr;           /* lane expression (over a, b, c, e)                           */
 } JitOp;
 
+/* A contracted instruction (emu/exec_contract.c: its JitOp kinds "MULC", "MOVC", "FMAC",
+ * "FMACJ"): the handlers it runs its computation with - main: the mul, the mov/neg or the fma;
+ * alt: the original add/sub of a join's other lanes (else NULL) - and its type's sign bit
+ * (the negations of the captured factor and of c). 0 when in is not one. */
+typedef struct ContractJit { Handler main, alt; uint64_t sign; } ContractJit;
+int contract_jit(const Inst *in, ContractJit *c);
+
 #define JIT_OP(handler, kind, ta, tb, tc, te, rt, expr)                                      \
     static const JitOp jitop_##handler                                                       \
         __attribute__((section("ptxemu_jitop"), used, aligned(sizeof(void *)))) =            \

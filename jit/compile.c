@@ -398,6 +398,151 @@ static void emit_pack(Buf *b, const Inst *in, const JitOp *o)
     put(b, "    }\n");
 }
 
+/* ---- contracted mul/add pairs (emu/exec_contract.c) ----------------------------------- */
+
+/* 0, or the form of a contracted instruction: 1 <mul.captured>, 2 <mov.captured>,
+ * 3 <fma.contracted>, 4 the same at a join. */
+static int contract_kind(const JitOp *o)
+{
+    static const char *const k[] = { "MULC", "MOVC", "FMAC", "FMACJ", NULL };
+    for (int i = 0; o && k[i]; i++) if (!strcmp(o->kind, k[i])) return i + 1;
+    return 0;
+}
+
+/* The template of a contracted instruction's bound handler (alt: a join's add/sub), when it
+ * is one a lane statement can be written from; else NULL (the instruction calls its handler). */
+static const JitOp *contract_part(const Inst *in, int alt)
+{
+    ContractJit c;
+    if (!contract_jit(in, &c)) return NULL;
+    const JitOp *o = jitop_find(alt ? c.alt : c.main);
+    static const char *const k[] = { "UN", "BIN", "TER", "F32", "F64", NULL };
+    for (int i = 0; o && k[i]; i++) if (!strcmp(o->kind, k[i])) return o;
+    return NULL;
+}
+
+static int contract_inline(const Inst *in, const JitOp *o)
+{
+    int ck = contract_kind(o);
+    return ck && contract_part(in, 0) && (ck != 4 || contract_part(in, 1));
+}
+
+/* Whether source j of a contracted instruction is a row it does not read: <fma.contracted>'s
+ * scratch rows s[3], s[4] (written before they are read; the inline form never writes them)
+ * and, away from a join, the original add's operands s[5], s[6]. */
+static int contract_unread(const JitOp *o, int j)
+{
+    int ck = contract_kind(o);
+    return (ck == 3 && j >= 3) || (ck == 4 && (j == 3 || j == 4));
+}
+
+/* The statement name = cast(value) of template o over the sources x[0..2] (C expressions of
+ * the rows' 64-bit values), as its handler computes each lane (lane_body, run_value). */
+static void contract_expr(Buf *b, const JitOp *o, const char *const x[3], const char *name, const char *cast)
+{
+    static const char *const v[] = { "a", "b", "c" };
+    if (!strcmp(o->kind, "F32"))
+        put(b, "{ float a = f32_in(%s, %s), b = f32_in(%s, %s), c = f32_in(%s, %s); (void)b; (void)c; "
+               "%s = %s(f32_out(%s, %s, %s, %s && (%s))); }",
+            x[0], o->t[1], x[1], o->t[1], x[2], o->t[1], name, cast, o->expr, o->t[1], o->t[2], o->t[1], o->t[0]);
+    else if (!strcmp(o->kind, "F64"))
+        put(b, "{ double a = f64_in(%s), b = f64_in(%s), c = f64_in(%s); (void)b; (void)c; %s = %s(fp_nan64(%s, a, b, c)); }",
+            x[0], x[1], x[2], name, cast, o->expr);
+    else {   /* UN BIN TER */
+        int n = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : 3;
+        put(b, "{ ");
+        for (int i = 0; i < n; i++) put(b, "%s %s = (%s)%s; ", o->t[i], v[i], o->t[i], x[i]);
+        put(b, "%s = %s(%s); }", name, cast, o->expr);
+    }
+}
+
+/* The result type of template o (run_type's). */
+static const char *contract_type(const JitOp *o)
+{
+    if (!strcmp(o->kind, "F32")) return "uint32_t";
+    if (!strcmp(o->kind, "F64")) return "uint64_t";
+    return o->rt;
+}
+
+/* x with the type's sign bit flipped when neg (exec_contract.c's copy_rows with a flip) */
+static const char *contract_neg(char out[112], const char *x, int neg, uint64_t sign)
+{
+    if (neg) snprintf(out, 112, "(%s ^ 0x%llxull)", x, (unsigned long long)sign);
+    else snprintf(out, 112, "%s", x);
+    return out;
+}
+
+/* One lane l of a contracted instruction over its rows (exec_contract.c's handlers, lane by
+ * lane: each lane reads its sources before it writes; f: sel<k>, the lanes of a join fused). */
+static void contract_lane(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+{
+    int ck = contract_kind(o);
+    const JitOp *mo = contract_part(in, 0);
+    ContractJit c;
+    contract_jit(in, &c);
+    char r[3][48], x[3][112], dst[48], cast[48];
+    const char *xs[3];
+    snprintf(dst, sizeof dst, "ROWP(%u)[l]", in->d[0]);
+    snprintf(cast, sizeof cast, "(%s)", contract_type(mo));
+    for (int j = 0; j < 3; j++) snprintf(r[j], sizeof r[j], "ROWP(%u)[l]", in->s[j]);
+    put(b, "{ ");
+    if (ck == 1) {   /* the factors copied first: d may be one of them */
+        put(b, "uint64_t x0 = %s, x1 = %s; ROWP(%u)[l] = x0; ROWP(%u)[l] = x1; ", r[0], r[1], in->d[1], in->d[2]);
+        xs[0] = "x0"; xs[1] = "x1"; xs[2] = "x0";
+        contract_expr(b, mo, xs, dst, cast);
+    } else if (ck == 2) {
+        put(b, "uint64_t x0 = %s, x1 = %s, x2 = %s; ROWP(%u)[l] = x1; ROWP(%u)[l] = x2; ", r[0],
+            contract_neg(x[1], r[1], in->aux8 & CF_NEG, c.sign), r[2], in->d[1], in->d[2]);
+        xs[0] = xs[1] = xs[2] = "x0";
+        contract_expr(b, mo, xs, dst, cast);
+    } else {
+        if (ck == 4) put(b, "if ((sel%u >> l) & 1u) { ", k);
+        put(b, "uint64_t x0 = %s, x1 = %s, x2 = %s; ", contract_neg(x[0], r[0], in->aux8 & CF_NEG_A, c.sign), r[1],
+            contract_neg(x[2], r[2], in->aux8 & CF_NEG_C, c.sign));
+        xs[0] = "x0"; xs[1] = "x1"; xs[2] = "x2";
+        contract_expr(b, mo, xs, dst, cast);
+        if (ck == 4) {   /* the other lanes: the original add/sub of s[5], s[6] */
+            const JitOp *ao = contract_part(in, 1);
+            snprintf(cast, sizeof cast, "(%s)", contract_type(ao));
+            put(b, " } else { uint64_t y0 = ROWP(%u)[l], y1 = ROWP(%u)[l]; ", in->s[5], in->s[6]);
+            xs[0] = "y0"; xs[1] = "y1"; xs[2] = "y0";
+            contract_expr(b, ao, xs, dst, cast);
+            put(b, " }");
+        }
+    }
+    put(b, " }");
+}
+
+/* A contracted instruction on its own: as emit_lanewise, with the captured mul's flag set
+ * and a join's read and cleared for the lanes of mask first (the predicate is not a row). */
+static void emit_contract(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+{
+    int ck = contract_kind(o);
+    if (!contract_inline(in, o)) { put(b, "    CALL(%u)\n", k); return; }
+    for (int part = 0; part < 2; part++) {
+        if (part == 0) put(b, "    if (mask == FULL_MASK) {\n");
+        else if (partial_inline) put(b, "    } else if (mask) {\n");
+        else { put(b, "    } else CALL(%u)\n", k); break; }
+        if (ck == 1 && in->imm > 0) put(b, "        P[%u] |= mask;\n", (uint32_t)(in->imm - 1));
+        if (ck == 4)
+            put(b, "        uint32_t sel%u = mask & P[%u];\n        P[%u] &= ~mask;\n", k, (uint32_t)(in->imm - 1),
+                (uint32_t)(in->imm - 1));
+        if (part == 0) put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
+        else put(b, "        for (int l = 0; l < WARP_SIZE; l++) if ((mask >> l) & 1u) ");
+        contract_lane(b, in, k, o);
+        put(b, "\n");
+        if (part == 1) put(b, "    }\n");
+    }
+}
+
+/* Whether a run (emit_run) may hold contracted instruction in: unguarded, written inline, and
+ * neither form that touches a predicate (a captured mul at a join, the add there). */
+static int run_contract_ok(const Inst *in, const JitOp *o)
+{
+    int ck = contract_kind(o);
+    return ck && ck != 4 && !(ck == 1 && in->imm > 0) && !in->pg && !in->pneg && contract_inline(in, o);
+}
+
 static void emit_span(Buf *b, const Inst *in, uint32_t i, const char *q, const char *T, const char *v);
 
 /* ---- liveness: which rows a later instruction may still read -------------------------- */
@@ -432,6 +577,11 @@ static int inst_kills(const Inst *in, const JitOp *o, uint32_t d[INST_MAXD])
 {
     if (in->pg || in->pneg || !o) return 0;
     if (lanewise(o)) { d[0] = in->d[0]; return 1; }
+    if (contract_kind(o)) {   /* every lane it runs writes the product (sum) and the captures */
+        int n = contract_kind(o) <= 2 ? 3 : 1;
+        for (int e = 0; e < n; e++) d[e] = in->d[e];
+        return n;
+    }
     if (!strcmp(o->kind, "LD") || !strcmp(o->kind, "LDS")) {
         int v = atoi(o->t[1]);
         for (int e = 0; e < v && e < INST_MAXD; e++) d[e] = in->d[e];
@@ -502,7 +652,7 @@ static void liveness(const Program *p, const JitOp **ops)
         uint64_t *u = use + (size_t)k * W;
         uint32_t kd[INST_MAXD];
         int nk = inst_kills(i, ops[k], kd);
-        for (int j = 0; j < INST_MAXS; j++) row_set(u, p, i->s[j]);
+        for (int j = 0; j < INST_MAXS; j++) if (!contract_unread(ops[k], j)) row_set(u, p, i->s[j]);
         if (!nk) for (int j = 0; j < INST_MAXD; j++) row_set(u, p, i->d[j]);
         row_set(u, p, i->base);
         if ((i->op == OP_mma || i->op == OP_wmma || i->op == OP_wgmma) && i->aux) {
@@ -692,6 +842,49 @@ static const char *run_name(char out[32], const RunLoc *x)
     return out;
 }
 
+/* A contracted instruction i of a run (run_contract_ok) for lane l, as run_phase_body's other
+ * lanewise ones: its sources read where the run keeps them, its rows (the product or the sum,
+ * and a capture's two factor rows) C locals v<i*4>, v<i*4+1>, v<i*4+2>. */
+static void run_contract(Buf *decl, Buf *body, const Program *p, RunMap *m, const Inst *in, uint32_t i,
+                         const JitOp *o, int phase, int last)
+{
+    int ck = contract_kind(o);
+    const JitOp *mo = contract_part(in, 0);
+    ContractJit c;
+    contract_jit(in, &c);
+    char r[3][48], x[3][112], nm[32], cast[48];
+    const char *xs[3];
+    for (int j = 0; j < 3; j++) run_src(r[j], p, m, in->s[j], 0);
+    RunLoc locs[3];
+    int nl = 0;
+    if (ck == 1 || ck == 2) {   /* the factors, copied (a neg's first one negated) */
+        contract_neg(x[1], r[ck == 1 ? 0 : 1], ck == 2 && (in->aux8 & CF_NEG), c.sign);
+        snprintf(x[2], sizeof x[2], "%s", r[ck == 1 ? 1 : 2]);
+        for (int j = 1; j <= 2; j++) {
+            RunLoc f = { in->d[j], i * 4 + (uint32_t)j, 0, "uint64_t", phase, !last };
+            if (!last && decl) put(decl, "    uint64_t v%u[WARP_SIZE];\n", f.id);
+            put(body, "            %s%s = %s;\n", last ? "uint64_t " : "", run_name(nm, &f), x[j]);
+            locs[nl++] = f;
+        }
+        if (ck == 1) { xs[0] = r[0]; xs[1] = r[1]; xs[2] = r[0]; }
+        else xs[0] = xs[1] = xs[2] = r[0];
+    } else {
+        xs[0] = contract_neg(x[0], r[0], in->aux8 & CF_NEG_A, c.sign);
+        xs[1] = r[1];
+        xs[2] = contract_neg(x[2], r[2], in->aux8 & CF_NEG_C, c.sign);
+    }
+    const char *T = contract_type(mo);
+    RunLoc d = { in->d[0], i * 4, 0, T, phase, !last };
+    if (!last && decl) put(decl, "    %s v%u[WARP_SIZE];\n", T, d.id);
+    put(body, "            ");
+    if (last) put(body, "%s %s; ", T, run_name(nm, &d));
+    snprintf(cast, sizeof cast, "(%s)", T);
+    contract_expr(body, mo, xs, run_name(nm, &d), cast);
+    put(body, "\n");
+    for (int j = 0; j < nl; j++) run_def(m, body, locs[j]);
+    run_def(m, body, d);
+}
+
 /* The statements of instructions a..e of a run for one lane l (variant 0: the loads' lanes
  * consecutive from q<i>, 1: through p<i>[l]) into body, values the same in every lane into
  * pre and the arrays of values that live on after the phase into decl (with_decl). */
@@ -722,6 +915,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             for (int j = 0; j < v; j++) run_def(m, body, xs[j]);
             continue;
         }
+        if (run_contract_ok(in, o)) { run_contract(decl, body, p, m, in, i, o, phase, last); continue; }
         if (!in->pg && in->pneg) continue;   /* a guard of !true: no lane */
         const char *T = run_type(o);
         char cast[48];
@@ -1120,7 +1314,7 @@ static uint32_t run_length(const Program *p, uint32_t k)
         const JitOp *o = jitop_of_inst(in);
         int ld = run_load(in, o);
         if (n && run_store(in, o)) { n++; break; }
-        if (!ld && !lanewise(o)) break;
+        if (!ld && !lanewise(o) && !run_contract_ok(in, o)) break;
         nw += ld ? in->vec : 1;
         if (nw >= 120) { n++; break; }
     }
@@ -1241,6 +1435,7 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
         const char *kd = o ? o->kind : "";
         if (!strcmp(kd, "BRA")) emit_bra(b, in, k);
         else if (lanewise(o)) emit_lanewise(b, in, k, o);
+        else if (contract_kind(o)) emit_contract(b, in, k, o);
         else if (!strcmp(kd, "CMP")) emit_cmp(b, in, k, o);
         else if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) emit_pack(b, in, o);
         else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
