@@ -120,8 +120,10 @@ int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size
  * typically streams through a few arrays: one entry thrashed between them and cost a
  * third of vectorAdd's time in lookups); mem_free bumps mem_generation,
  * which invalidates every cache at once (allocating never invalidates: live blocks do not
- * move). The arena bounds are fixed after mem_init. */
-#define MEM_CACHE_WAYS 4
+ * move). The arena bounds are fixed after mem_init. Filled round robin, so a loop over more
+ * arrays than ways misses on every access: 8 ways, as HeCBench dslash's make_back reads and
+ * writes six arrays a step (with 4, each access took the handler's per-lane path). */
+#define MEM_CACHE_WAYS 8
 typedef struct MemCache { uint64_t start[MEM_CACHE_WAYS], len[MEM_CACHE_WAYS], gen; unsigned next; } MemCache;
 extern __thread MemCache mem_cache __attribute__((tls_model("initial-exec")));
 extern uint64_t mem_generation;
