@@ -247,7 +247,28 @@ static const char prologue[] =
     "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n"
     /* the short turn after a barrier release (sched.c's run_short) ends after an instruction
      * other warps can observe, or after a run that loads */
-    "#define SHORT(ran) if (__builtin_expect(w->short_turn, 0) && (ran)) { result = RUN_YIELD; goto out; }\n";
+    "#define SHORT(ran) if (__builtin_expect(w->short_turn, 0) && (ran)) { result = RUN_YIELD; goto out; }\n"
+    /* a whole warp's global (const, param, generic) access whose lanes are not consecutive:
+     * mem_warp_fast's arena path (memory.c's arena_fast) with the lanes checked here, in
+     * vector code of the host's width, the allocation found by mem_arena_block; anything
+     * else (another allocation, a lane out of it, misaligned, a generic shared address) to
+     * mem_warp_fast itself, then to the handler, which faults as the interpreter does */
+    "static inline __attribute__((always_inline)) int jit_warp_fast(Warp *w, const Inst *in, const NativeRt *rt,\n"
+    "    const uint64_t *A, uint64_t imm, unsigned size, uint8_t **p)\n"
+    "{\n"
+    "    uint64_t st, lim;\n"
+    "    if (!rt->arena_block(A[0] + imm, size, &st, &lim)) {\n"
+    "        uint64_t bad = 0, any = 0;\n"
+    "        for (int l = 0; l < WARP_SIZE; l++) {\n"
+    "            uint64_t x = A[l] + imm, o = x - st;\n"
+    "            bad |= o | (lim - o);\n"
+    "            any |= x;\n"
+    "            p[l] = (uint8_t *)(uintptr_t)x;\n"
+    "        }\n"
+    "        if (!((bad >> 63) | (any & (size - 1)))) return 0;\n"
+    "    }\n"
+    "    return rt->warp_fast(w, in, FULL_MASK, size, p);\n"
+    "}\n";
 
 /* The largest kernel (PTX instructions) whose function is built at -O2 (jit_native_source) */
 #define JIT_O2_MAX 400
@@ -759,6 +780,18 @@ static void put_span_check(Buf *b, uint32_t i, const char *src, uint64_t imm, co
            "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
         i, i, src, (unsigned long long)imm, src, (unsigned long long)imm, T, V, i, i, T, V);
 }
+/* The call that fills p with a whole warp's host pointers for instruction i (sizeof(T) * V
+ * bytes a lane), nonzero when the handler must decide: jit_warp_fast (the prologue) for the
+ * spaces whose addresses may be arena addresses, mem_warp_fast for the others. */
+static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, const char *V, const char *p)
+{
+    int sp = in->space;
+    if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC))
+        put(b, "jit_warp_fast(w, &code[%u], rt, ROWP(%u), %lluull, sizeof(%s) * %s, %s)", i, in->base,
+            (unsigned long long)in->imm, T, V, p);
+    else put(b, "rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, %s)", i, T, V, p);
+}
+
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
     /* the issue slots (time model) and whether a load ran, after each prefix */
@@ -865,8 +898,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             put(&main, "    if (!q%u) {\n", i);
             if (run_find(m, in->base))
                 put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
-            put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) %s\n        span%d = 0;\n    }\n",
-                i, T, V, i, fail, ph);
+            char pn[16];
+            snprintf(pn, sizeof pn, "p%u", i);
+            put(&main, "        if (");
+            put_warp_fast(&main, in, i, T, V, pn);
+            put(&main, ") %s\n        span%d = 0;\n    }\n", fail, ph);
         }
         if (nld) {   /* the per-lane loop reads every load through p<i>: those of consecutive lanes too */
             put(&main, "    if (!span%d) {\n", ph);
@@ -925,7 +961,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         put(&main, "    if (!q%u) {\n", i);
         if (run_find(m, sti->base))
             put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
-        put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) {\n", i, T, V, i);
+        char pn[16];
+        snprintf(pn, sizeof pn, "p%u", i);
+        put(&main, "        if (");
+        put_warp_fast(&main, sti, i, T, V, pn);
+        put(&main, ") {\n");
         run_commit(&main, m, i);
         run_counts(&main, p, k, i, "            ");
         put(&main, "            return %u;\n        }\n    }\n", i - k);
@@ -1023,8 +1063,9 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
             put(b, " }\n            memcpy(q, x, sizeof x);\n");
         }
         put(b, "        } else {\n");
-        put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], mask, sizeof(%s) * %d, p)) goto C%u;\n",
-            k, T, v, k);
+        put(b, "        uint8_t *p[WARP_SIZE];\n        if (");
+        put_warp_fast(b, in, k, T, o->t[1], "p");
+        put(b, ") goto C%u;\n", k);
     }
     /* loads: no lane's access depends on another's; stores go in the handler's order
      * (FOR_LANES_ST, machine.h: the lane the H200 keeps when lanes store to one address) */
