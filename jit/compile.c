@@ -1084,6 +1084,42 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
 }
 
+/* shfl.sync: a whole warp whose offset, clamp and membermask rows are the same in every lane
+ * (exec_warp.c's shfl_full_uniform: all 64 bits; the membermask naming every lane) shuffles
+ * inline by the PTX ISA's formula (shfl_src) with the mode a constant; the lanes' sources are
+ * copied first (d may be a). Anything else - part of a warp, offsets that differ, a
+ * membermask short of a lane - calls the handler, which waits, reports and gives 0 as the
+ * interpreter does. */
+static void emit_shfl(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+{
+    static const char *const j[] = { "l - bv", "l + bv", "l ^ bv", "(l & seg) | (bv & ~seg)" };
+    int mode = atoi(o->t[0]);
+    if (mode < 0 || mode > 3) { put(b, "    CALL(%u)\n", k); return; }
+    put(b, "    if (mask == FULL_MASK) {\n"
+           "        const uint64_t *A = ROWP(%u), *B = ROWP(%u), *C = ROWP(%u), *M = ROWP(%u);\n"
+           "        uint64_t diff = 0;\n"
+           "        for (int l = 0; l < WARP_SIZE; l++) diff |= (B[l] ^ B[0]) | (C[l] ^ C[0]) | (M[l] ^ M[0]);\n"
+           "        if (!diff && (uint32_t)M[0] == FULL_MASK) {\n"
+           "            const int bv = (int)(B[0] & 31), cv = (int)(C[0] & 31), seg = (int)((C[0] >> 8) & 31);\n"
+           "            uint32_t src[WARP_SIZE], pv = 0;\n"
+           "            uint64_t *D = ROWP(%u);\n"
+           "            (void)cv; (void)seg;\n"
+           "            for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n"
+           "            for (int l = 0; l < WARP_SIZE; l++) {\n"
+           "                int maxl = (l & seg) | (cv & ~seg), j = %s, ok = %s;\n"
+           "                D[l] = src[ok ? j : l];\n"
+           "                pv |= (uint32_t)ok << l;\n"
+           "            }\n"
+           "            P[%u] = pv;\n"
+           "            goto S%u;\n"
+           "        }\n"
+           "    }\n"
+           "    CALL(%u)\n"
+           "S%u:\n",
+        in->s[0], in->s[1], in->s[2], in->s[3], in->d[0], j[mode], mode == 0 ? "j >= maxl" : "j <= maxl",
+        in->d[1], k, k, k);
+}
+
 /* bra: a uniform branch goes to its label (warp_run's STEP_JUMP path while nothing needs a
  * regroup); a divergent one calls the handler. */
 static void emit_bra(Buf *b, const Inst *in, uint32_t k)
@@ -1153,6 +1189,7 @@ char *jit_native_source(const Program *p)
         if (!strcmp(kd, "BRA")) emit_bra(&b, in, k);
         else if (lanewise(o)) emit_lanewise(&b, in, k, o);
         else if (!strcmp(kd, "CMP")) emit_cmp(&b, in, k, o);
+        else if (!strcmp(kd, "SHFL")) emit_shfl(&b, in, k, o);
         else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
             emit_mem(&b, in, k, o);
         else put(&b, "    CALL(%u)\n", k);
