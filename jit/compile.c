@@ -1084,40 +1084,118 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
 }
 
-/* shfl.sync: a whole warp whose offset, clamp and membermask rows are the same in every lane
- * (exec_warp.c's shfl_full_uniform: all 64 bits; the membermask naming every lane) shuffles
- * inline by the PTX ISA's formula (shfl_src) with the mode a constant; the lanes' sources are
- * copied first (d may be a). Anything else - part of a warp, offsets that differ, a
- * membermask short of a lane - calls the handler, which waits, reports and gives 0 as the
- * interpreter does. */
-static void emit_shfl(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
+/* shfl_src (exec_warp.c) for a known offset bv, clamp cv and segment mask seg: each lane's
+ * source (itself when out of range) into map; returns the lanes in range (pval). */
+static uint32_t shfl_map(int mode, int bv, int cv, int seg, uint8_t map[WARP_SIZE])
 {
-    static const char *const j[] = { "l - bv", "l + bv", "l ^ bv", "(l & seg) | (bv & ~seg)" };
+    uint32_t pv = 0;
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int maxl = (l & seg) | (cv & ~seg), j, ok;
+        switch (mode) {
+        case 0: j = l - bv; ok = j >= maxl; break;
+        case 1: j = l + bv; ok = j <= maxl; break;
+        case 2: j = l ^ bv; ok = j <= maxl; break;
+        default: j = (l & seg) | (bv & ~seg); ok = j <= maxl; break;
+        }
+        map[l] = (uint8_t)(ok ? j : l);
+        pv |= (uint32_t)ok << l;
+    }
+    return pv;
+}
+
+/* exec_warp.c's SHFL_IMM (aux8 bit 0): offset, clamp and membermask were immediates, constant
+ * rows whose values row_init holds */
+static int shfl_imm(const Program *p, const Inst *in)
+{
+    return (in->aux8 & 1) && in->s[1] < p->first_var_row && in->s[2] < p->first_var_row && in->s[3] < p->first_var_row;
+}
+
+/* shfl.sync for a whole warp, inline; anything else - part of a warp, offsets that differ
+ * between lanes, a membermask short of a lane - calls the handler, which waits, reports and
+ * gives 0 as the interpreter does. Offset, clamp and membermask immediates (exec_warp.c's
+ * SHFL_IMM, aux8 bit 0: constant rows whose values row_init holds) give each lane's source at
+ * compile time: a shift of a range of lanes (up, down) or a table. Registers: the handler's
+ * whole-warp test (shfl_full_uniform: the three rows the same in every lane, all 64 bits, the
+ * membermask naming every lane), then a range shift for up and down without segments, else
+ * shfl_src's formula a lane. The lanes' sources are copied first (d may be a). */
+static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, const JitOp *o)
+{
     int mode = atoi(o->t[0]);
     if (mode < 0 || mode > 3) { put(b, "    CALL(%u)\n", k); return; }
-    put(b, "    if (mask == FULL_MASK) {\n"
-           "        const uint64_t *A = ROWP(%u), *B = ROWP(%u), *C = ROWP(%u), *M = ROWP(%u);\n"
-           "        uint64_t diff = 0;\n"
-           "        for (int l = 0; l < WARP_SIZE; l++) diff |= (B[l] ^ B[0]) | (C[l] ^ C[0]) | (M[l] ^ M[0]);\n"
-           "        if (!diff && (uint32_t)M[0] == FULL_MASK) {\n"
-           "            const int bv = (int)(B[0] & 31), cv = (int)(C[0] & 31), seg = (int)((C[0] >> 8) & 31);\n"
-           "            uint32_t src[WARP_SIZE], pv = 0;\n"
-           "            uint64_t *D = ROWP(%u);\n"
-           "            (void)cv; (void)seg;\n"
-           "            for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n"
-           "            for (int l = 0; l < WARP_SIZE; l++) {\n"
-           "                int maxl = (l & seg) | (cv & ~seg), j = %s, ok = %s;\n"
-           "                D[l] = src[ok ? j : l];\n"
-           "                pv |= (uint32_t)ok << l;\n"
-           "            }\n"
-           "            P[%u] = pv;\n"
-           "            goto S%u;\n"
-           "        }\n"
+    if (shfl_imm(p, in)) {
+        uint64_t bv = p->row_init[in->s[1]], cv = p->row_init[in->s[2]], mv = p->row_init[in->s[3]];
+        if ((uint32_t)mv != FULL_MASK) { put(b, "    CALL(%u)\n", k); return; }
+        uint8_t map[WARP_SIZE];
+        uint32_t pv = shfl_map(mode, (int)(bv & 31), (int)(cv & 31), (int)((cv >> 8) & 31), map);
+        put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u);\n        uint64_t *D = ROWP(%u);\n"
+               "        uint32_t src[WARP_SIZE];\n        for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n",
+            in->s[0], in->d[0]);
+        /* the lanes that read another: one range at one distance? */
+        int lo = -1, hi = -1, delta = 0, shift = 1, same = 1;
+        for (int l = 0; l < WARP_SIZE; l++) {
+            same &= map[l] == map[0];
+            if (map[l] == l) continue;
+            if (lo < 0) { lo = l; delta = map[l] - l; }
+            else if (hi >= 0 || map[l] - l != delta) shift = 0;
+            if (l + 1 == WARP_SIZE || map[l + 1] == l + 1) { if (hi < 0) hi = l + 1; }
+        }
+        if (same) put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[%u];\n", map[0]);
+        else if (shift) {
+            put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[l];\n");
+            if (lo >= 0) put(b, "        for (int l = %d; l < %d; l++) D[l] = src[l + %d];\n", lo, hi, delta);
+        } else {
+            put(b, "        static const uint8_t map[WARP_SIZE] = { %u", map[0]);
+            for (int l = 1; l < WARP_SIZE; l++) put(b, ", %u", map[l]);
+            put(b, " };\n        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[map[l]];\n");
+        }
+        put(b, "        P[%u] = %uu;\n    } else CALL(%u)\n", in->d[1], pv, k);
+        return;
+    }
+    put(b, "    if (!(mask == FULL_MASK && jit_shfl%d(ROWP(%u), ROWP(%u), ROWP(%u), ROWP(%u), ROWP(%u), &P[%u])))\n"
+           "        CALL(%u)\n", mode, in->s[0], in->s[1], in->s[2], in->s[3], in->d[0], in->d[1], k);
+}
+
+/* The C of jit_shfl<mode>(A, B, C, M, D, pv): a whole warp's shfl.sync of register offset,
+ * clamp and membermask rows B, C, M, inline when they are the same in every lane (emit_shfl);
+ * 0 when not. A function of its own, as a run's: alone, the compiler vectorizes its loops. */
+static void put_shfl_fn(Buf *b, int mode)
+{
+    static const char *const j[] = { "l - bv", "l + bv", "l ^ bv", "(l & seg) | (bv & ~seg)" };
+    put(b, "__attribute__((noinline)) static int jit_shfl%d(const uint64_t *A, const uint64_t *B, const uint64_t *C,\n"
+           "    const uint64_t *M, uint64_t *D, uint32_t *pvp)\n{\n"
+           "    uint64_t diff = 0;\n"
+           "    for (int l = 0; l < WARP_SIZE; l++) diff |= (B[l] ^ B[0]) | (C[l] ^ C[0]) | (M[l] ^ M[0]);\n"
+           "    if (diff || (uint32_t)M[0] != FULL_MASK) return 0;\n"
+           "    const int bv = (int)(B[0] & 31), cv = (int)(C[0] & 31), seg = (int)((C[0] >> 8) & 31);\n"
+           "    uint32_t src[WARP_SIZE], pv = 0;\n"
+           "    for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n", mode);
+    if (mode == 0 || mode == 1) {
+        /* without segments: up, lanes from cv + bv on read l - bv; down, lanes up to
+         * cv - bv read l + bv (exec_warp.c's shfl_full_uniform); each a select (by masks) between
+         * two loads at fixed distances from a copy padded by a warp of zeros (never selected),
+         * so that the loop is vector code */
+        put(b, "    if (!seg) {\n        uint32_t s2[2 * WARP_SIZE];\n");
+        if (mode == 0)
+            put(b, "        const int lo = cv + bv;\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) { s2[l] = 0; s2[WARP_SIZE + l] = src[l]; }\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) {\n"
+                   "            uint32_t m = 0u - (uint32_t)(l >= lo);\n"
+                   "            D[l] = (s2[WARP_SIZE + l - bv] & m) | (s2[WARP_SIZE + l] & ~m);\n        }\n"
+                   "        *pvp = lo >= WARP_SIZE ? 0 : ~((1u << lo) - 1);\n        return 1;\n    }\n");
+        else
+            put(b, "        int hi = cv - bv + 1;\n        if (hi < 0) hi = 0;\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) { s2[l] = src[l]; s2[WARP_SIZE + l] = 0; }\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) {\n"
+                   "            uint32_t m = 0u - (uint32_t)(l < hi);\n"
+                   "            D[l] = (s2[l + bv] & m) | (s2[l] & ~m);\n        }\n"
+                   "        *pvp = hi >= WARP_SIZE ? FULL_MASK : (1u << hi) - 1;\n        return 1;\n    }\n");
+    }
+    put(b, "    for (int l = 0; l < WARP_SIZE; l++) {\n"
+           "        int maxl = (l & seg) | (cv & ~seg), j = %s, ok = %s;\n"
+           "        D[l] = src[ok ? j : l];\n"
+           "        pv |= (uint32_t)ok << l;\n"
            "    }\n"
-           "    CALL(%u)\n"
-           "S%u:\n",
-        in->s[0], in->s[1], in->s[2], in->s[3], in->d[0], j[mode], mode == 0 ? "j >= maxl" : "j <= maxl",
-        in->d[1], k, k, k);
+           "    *pvp = pv;\n    return 1;\n}\n\n", j[mode], mode == 0 ? "j >= maxl" : "j <= maxl");
 }
 
 /* bra: a uniform branch goes to its label (warp_run's STEP_JUMP path while nothing needs a
@@ -1164,6 +1242,13 @@ char *jit_native_source(const Program *p)
     op_base = p->code;
     liveness(p, ops);
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
+    int shfl_fns = 0;   /* jit_shfl<mode> the kernel calls */
+    for (uint32_t k = 0; k < p->ncode; k++)
+        if (ops[k] && !strcmp(ops[k]->kind, "SHFL") && !shfl_imm(p, &p->code[k])) {
+            int mode = atoi(ops[k]->t[0]);
+            if (mode >= 0 && mode <= 3 && !(shfl_fns >> mode & 1)) put_shfl_fn(&fb, mode);
+            if (mode >= 0 && mode <= 3) shfl_fns |= 1 << mode;
+        }
     /* The kernel's function holds a label a PTX instruction and the code between the runs.
      * GCC's -O2 time (register allocation and liveness over thousands of labels) grows
      * faster than its size: 11 s against 2.6 s at -O1 for one of 2600 lines. A large kernel's
@@ -1189,7 +1274,7 @@ char *jit_native_source(const Program *p)
         if (!strcmp(kd, "BRA")) emit_bra(&b, in, k);
         else if (lanewise(o)) emit_lanewise(&b, in, k, o);
         else if (!strcmp(kd, "CMP")) emit_cmp(&b, in, k, o);
-        else if (!strcmp(kd, "SHFL")) emit_shfl(&b, in, k, o);
+        else if (!strcmp(kd, "SHFL")) emit_shfl(&b, p, in, k, o);
         else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
             emit_mem(&b, in, k, o);
         else put(&b, "    CALL(%u)\n", k);
