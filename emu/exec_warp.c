@@ -12,6 +12,7 @@
  */
 #include <string.h>
 #include "exec.h"
+#include "jitop.h"
 
 /* Every lane named by any executing lane's membermask (what the group waits for). */
 static inline uint32_t all_members(Warp *w, uint32_t row, uint32_t mask)
@@ -244,6 +245,12 @@ static int shfl_up(Warp *w, const Inst *in, uint32_t m) { return shfl_run(w, in,
 static int shfl_down(Warp *w, const Inst *in, uint32_t m) { return shfl_run(w, in, m, SH_DOWN); }
 static int shfl_bfly(Warp *w, const Inst *in, uint32_t m) { return shfl_run(w, in, m, SH_BFLY); }
 static int shfl_idx(Warp *w, const Inst *in, uint32_t m) { return shfl_run(w, in, m, SH_IDX); }
+/* the compiled tier writes a whole warp's shuffle of one offset and clamp inline (jit/compile.c's
+ * emit_shfl: shfl_src's formula, t[0] the mode as SH_*) and calls these for anything else */
+JIT_OP(shfl_up, "SHFL", "0", "", "", "", "", "")
+JIT_OP(shfl_down, "SHFL", "1", "", "", "", "", "")
+JIT_OP(shfl_bfly, "SHFL", "2", "", "", "", "", "")
+JIT_OP(shfl_idx, "SHFL", "3", "", "", "", "", "")
 
 const char *bind_shfl(Inst *in, const InstDesc *d)
 {

@@ -1122,6 +1122,18 @@ int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t
     return fast_ptrs(w, in, mask, size, host, addr, &space);
 }
 
+int mem_arena_block(uint64_t a0, unsigned size, uint64_t *start, uint64_t *lim)
+{
+    const MemCache *mc = &mem_cache;
+    if (mc->gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE)) return -1;
+    int k = 0;   /* arena_fast's way: the one holding a0 */
+    while (k < MEM_CACHE_WAYS && a0 - mc->start[k] >= mc->len[k]) k++;
+    if (k == MEM_CACHE_WAYS || mc->len[k] < size) return -1;
+    *start = mc->start[k];
+    *lim = mc->len[k] - size;
+    return 0;
+}
+
 uint8_t *mem_warp_span(Warp *w, const Inst *in, uint64_t a0, unsigned size)
 {
     (void)w;

@@ -110,6 +110,12 @@ int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t
  * mem_warp_fast would too, with host[l] = it + l * size. The compiled tier checks the lanes in
  * its own vectorized code (jit/compile.c), hence the split. */
 uint8_t *mem_warp_span(Warp *w, const Inst *in, uint64_t a0, unsigned size);
+/* arena_fast's lookup alone, for the compiled tier's whole-warp gathers (jit/compile.c checks
+ * the lanes inline): the cached allocation holding a0, as its start and lim = its length
+ * minus size; 0, or -1 when the cache holds none (or it is shorter than size). A warp's
+ * access whose lanes all lie at offsets o <= lim from start, aligned to size, is what
+ * mem_warp_fast accepts for global, const, param and generic addresses. */
+int mem_arena_block(uint64_t a0, unsigned size, uint64_t *start, uint64_t *lim);
 /* The same, then the accesses are an event for the tools of the launch (observe.h: mem): the
  * observed variants of memory handlers call this one. */
 int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size, int access,
@@ -120,8 +126,10 @@ int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size
  * typically streams through a few arrays: one entry thrashed between them and cost a
  * third of vectorAdd's time in lookups); mem_free bumps mem_generation,
  * which invalidates every cache at once (allocating never invalidates: live blocks do not
- * move). The arena bounds are fixed after mem_init. */
-#define MEM_CACHE_WAYS 4
+ * move). The arena bounds are fixed after mem_init. Filled round robin, so a loop over more
+ * arrays than ways misses on every access: 8 ways, as HeCBench dslash's make_back reads and
+ * writes six arrays a step (with 4, each access took the handler's per-lane path). */
+#define MEM_CACHE_WAYS 8
 typedef struct MemCache { uint64_t start[MEM_CACHE_WAYS], len[MEM_CACHE_WAYS], gen; unsigned next; } MemCache;
 extern __thread MemCache mem_cache __attribute__((tls_model("initial-exec")));
 extern uint64_t mem_generation;

@@ -22,6 +22,8 @@ typedef struct NativeRt {
                      uint8_t *host[WARP_SIZE]);        /* mem_warp_fast                    */
     uint8_t *(*warp_span)(Warp *w, const Inst *in, uint64_t a0,
                           unsigned size);              /* mem_warp_span                    */
+    int (*arena_block)(uint64_t a0, unsigned size, uint64_t *start,
+                       uint64_t *lim);                 /* mem_arena_block                  */
 } NativeRt;
 
 /* A compiled kernel: one turn of w (warp_run's contract: RUN_* from engine.h). */

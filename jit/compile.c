@@ -255,7 +255,28 @@ static const char prologue[] =
     "#define CALL(k) if (mask) { FLUSH(); r = code[k].fn(w, &code[k], mask); if (r != STEP_NEXT) { at = k; goto after; } }\n"
     /* the short turn after a barrier release (sched.c's run_short) ends after an instruction
      * other warps can observe, or after a run that loads */
-    "#define SHORT(ran) if (__builtin_expect(w->short_turn, 0) && (ran)) { result = RUN_YIELD; goto out; }\n";
+    "#define SHORT(ran) if (__builtin_expect(w->short_turn, 0) && (ran)) { result = RUN_YIELD; goto out; }\n"
+    /* a whole warp's global (const, param, generic) access whose lanes are not consecutive:
+     * mem_warp_fast's arena path (memory.c's arena_fast) with the lanes checked here, in
+     * vector code of the host's width, the allocation found by mem_arena_block; anything
+     * else (another allocation, a lane out of it, misaligned, a generic shared address) to
+     * mem_warp_fast itself, then to the handler, which faults as the interpreter does */
+    "static inline __attribute__((always_inline)) int jit_warp_fast(Warp *w, const Inst *in, const NativeRt *rt,\n"
+    "    const uint64_t *A, uint64_t imm, unsigned size, uint8_t **p)\n"
+    "{\n"
+    "    uint64_t st, lim;\n"
+    "    if (!rt->arena_block(A[0] + imm, size, &st, &lim)) {\n"
+    "        uint64_t bad = 0, any = 0;\n"
+    "        for (int l = 0; l < WARP_SIZE; l++) {\n"
+    "            uint64_t x = A[l] + imm, o = x - st;\n"
+    "            bad |= o | (lim - o);\n"
+    "            any |= x;\n"
+    "            p[l] = (uint8_t *)(uintptr_t)x;\n"
+    "        }\n"
+    "        if (!((bad >> 63) | (any & (size - 1)))) return 0;\n"
+    "    }\n"
+    "    return rt->warp_fast(w, in, FULL_MASK, size, p);\n"
+    "}\n";
 
 /* The largest kernel (PTX instructions) whose function is built at -O2 (jit_native_source) */
 #ifndef JIT_O2_MAX   /* a test build may set it lower: every kernel in parts */
@@ -1004,6 +1025,18 @@ static void put_span_check(Buf *b, uint32_t i, const char *src, uint64_t imm, co
            "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
         i, i, src, (unsigned long long)imm, src, (unsigned long long)imm, T, V, i, i, T, V);
 }
+/* The call that fills p with a whole warp's host pointers for instruction i (sizeof(T) * V
+ * bytes a lane), nonzero when the handler must decide: jit_warp_fast (the prologue) for the
+ * spaces whose addresses may be arena addresses, mem_warp_fast for the others. */
+static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, const char *V, const char *p)
+{
+    int sp = in->space;
+    if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC))
+        put(b, "jit_warp_fast(w, &code[%u], rt, ROWP(%u), %lluull, sizeof(%s) * %s, %s)", i, in->base,
+            (unsigned long long)in->imm, T, V, p);
+    else put(b, "rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, %s)", i, T, V, p);
+}
+
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
     /* the issue slots (time model) and whether a load ran, after each prefix */
@@ -1111,8 +1144,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             put(&main, "    if (!q%u) {\n", i);
             if (run_find(m, in->base))
                 put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
-            put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) %s\n        span%d = 0;\n    }\n",
-                i, T, V, i, fail, ph);
+            char pn[16];
+            snprintf(pn, sizeof pn, "p%u", i);
+            put(&main, "        if (");
+            put_warp_fast(&main, in, i, T, V, pn);
+            put(&main, ") %s\n        span%d = 0;\n    }\n", fail, ph);
         }
         if (nld) {   /* the per-lane loop reads every load through p<i>: those of consecutive lanes too */
             put(&main, "    if (!span%d) {\n", ph);
@@ -1171,7 +1207,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         put(&main, "    if (!q%u) {\n", i);
         if (run_find(m, sti->base))
             put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
-        put(&main, "        if (rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, p%u)) {\n", i, T, V, i);
+        char pn[16];
+        snprintf(pn, sizeof pn, "p%u", i);
+        put(&main, "        if (");
+        put_warp_fast(&main, sti, i, T, V, pn);
+        put(&main, ") {\n");
         run_commit(&main, m, i);
         run_counts(&main, p, k, i, "            ");
         put(&main, "            return %u;\n        }\n    }\n", i - k);
@@ -1269,8 +1309,9 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
             put(b, " }\n            memcpy(q, x, sizeof x);\n");
         }
         put(b, "        } else {\n");
-        put(b, "        uint8_t *p[WARP_SIZE];\n        if (rt->warp_fast(w, &code[%u], mask, sizeof(%s) * %d, p)) goto C%u;\n",
-            k, T, v, k);
+        put(b, "        uint8_t *p[WARP_SIZE];\n        if (");
+        put_warp_fast(b, in, k, T, o->t[1], "p");
+        put(b, ") goto C%u;\n", k);
     }
     /* loads: no lane's access depends on another's; stores go in the handler's order
      * (FOR_LANES_ST, machine.h: the lane the H200 keeps when lanes store to one address) */
@@ -1287,6 +1328,120 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     if (!shared) put(b, "        }\n");
     if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
     put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
+}
+
+/* shfl_src (exec_warp.c) for a known offset bv, clamp cv and segment mask seg: each lane's
+ * source (itself when out of range) into map; returns the lanes in range (pval). */
+static uint32_t shfl_map(int mode, int bv, int cv, int seg, uint8_t map[WARP_SIZE])
+{
+    uint32_t pv = 0;
+    for (int l = 0; l < WARP_SIZE; l++) {
+        int maxl = (l & seg) | (cv & ~seg), j, ok;
+        switch (mode) {
+        case 0: j = l - bv; ok = j >= maxl; break;
+        case 1: j = l + bv; ok = j <= maxl; break;
+        case 2: j = l ^ bv; ok = j <= maxl; break;
+        default: j = (l & seg) | (bv & ~seg); ok = j <= maxl; break;
+        }
+        map[l] = (uint8_t)(ok ? j : l);
+        pv |= (uint32_t)ok << l;
+    }
+    return pv;
+}
+
+/* exec_warp.c's SHFL_IMM (aux8 bit 0): offset, clamp and membermask were immediates, constant
+ * rows whose values row_init holds */
+static int shfl_imm(const Program *p, const Inst *in)
+{
+    return (in->aux8 & 1) && in->s[1] < p->first_var_row && in->s[2] < p->first_var_row && in->s[3] < p->first_var_row;
+}
+
+/* shfl.sync for a whole warp, inline; anything else - part of a warp, offsets that differ
+ * between lanes, a membermask short of a lane - calls the handler, which waits, reports and
+ * gives 0 as the interpreter does. Offset, clamp and membermask immediates (exec_warp.c's
+ * SHFL_IMM, aux8 bit 0: constant rows whose values row_init holds) give each lane's source at
+ * compile time: a shift of a range of lanes (up, down) or a table. Registers: the handler's
+ * whole-warp test (shfl_full_uniform: the three rows the same in every lane, all 64 bits, the
+ * membermask naming every lane), then a range shift for up and down without segments, else
+ * shfl_src's formula a lane. The lanes' sources are copied first (d may be a). */
+static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, const JitOp *o)
+{
+    int mode = atoi(o->t[0]);
+    if (mode < 0 || mode > 3) { put(b, "    CALL(%u)\n", k); return; }
+    if (shfl_imm(p, in)) {
+        uint64_t bv = p->row_init[in->s[1]], cv = p->row_init[in->s[2]], mv = p->row_init[in->s[3]];
+        if ((uint32_t)mv != FULL_MASK) { put(b, "    CALL(%u)\n", k); return; }
+        uint8_t map[WARP_SIZE];
+        uint32_t pv = shfl_map(mode, (int)(bv & 31), (int)(cv & 31), (int)((cv >> 8) & 31), map);
+        put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u);\n        uint64_t *D = ROWP(%u);\n"
+               "        uint32_t src[WARP_SIZE];\n        for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n",
+            in->s[0], in->d[0]);
+        /* the lanes that read another: one range at one distance? */
+        int lo = -1, hi = -1, delta = 0, shift = 1, same = 1;
+        for (int l = 0; l < WARP_SIZE; l++) {
+            same &= map[l] == map[0];
+            if (map[l] == l) continue;
+            if (lo < 0) { lo = l; delta = map[l] - l; }
+            else if (hi >= 0 || map[l] - l != delta) shift = 0;
+            if (l + 1 == WARP_SIZE || map[l + 1] == l + 1) { if (hi < 0) hi = l + 1; }
+        }
+        if (same) put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[%u];\n", map[0]);
+        else if (shift) {
+            put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[l];\n");
+            if (lo >= 0) put(b, "        for (int l = %d; l < %d; l++) D[l] = src[l + %d];\n", lo, hi, delta);
+        } else {
+            put(b, "        static const uint8_t map[WARP_SIZE] = { %u", map[0]);
+            for (int l = 1; l < WARP_SIZE; l++) put(b, ", %u", map[l]);
+            put(b, " };\n        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[map[l]];\n");
+        }
+        put(b, "        P[%u] = %uu;\n    } else CALL(%u)\n", in->d[1], pv, k);
+        return;
+    }
+    put(b, "    if (!(mask == FULL_MASK && jit_shfl%d(ROWP(%u), ROWP(%u), ROWP(%u), ROWP(%u), ROWP(%u), &P[%u])))\n"
+           "        CALL(%u)\n", mode, in->s[0], in->s[1], in->s[2], in->s[3], in->d[0], in->d[1], k);
+}
+
+/* The C of jit_shfl<mode>(A, B, C, M, D, pv): a whole warp's shfl.sync of register offset,
+ * clamp and membermask rows B, C, M, inline when they are the same in every lane (emit_shfl);
+ * 0 when not. A function of its own, as a run's: alone, the compiler vectorizes its loops. */
+static void put_shfl_fn(Buf *b, int mode)
+{
+    static const char *const j[] = { "l - bv", "l + bv", "l ^ bv", "(l & seg) | (bv & ~seg)" };
+    put(b, "__attribute__((noinline)) static int jit_shfl%d(const uint64_t *A, const uint64_t *B, const uint64_t *C,\n"
+           "    const uint64_t *M, uint64_t *D, uint32_t *pvp)\n{\n"
+           "    uint64_t diff = 0;\n"
+           "    for (int l = 0; l < WARP_SIZE; l++) diff |= (B[l] ^ B[0]) | (C[l] ^ C[0]) | (M[l] ^ M[0]);\n"
+           "    if (diff || (uint32_t)M[0] != FULL_MASK) return 0;\n"
+           "    const int bv = (int)(B[0] & 31), cv = (int)(C[0] & 31), seg = (int)((C[0] >> 8) & 31);\n"
+           "    uint32_t src[WARP_SIZE], pv = 0;\n"
+           "    for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n", mode);
+    if (mode == 0 || mode == 1) {
+        /* without segments: up, lanes from cv + bv on read l - bv; down, lanes up to
+         * cv - bv read l + bv (exec_warp.c's shfl_full_uniform); each a select (by masks) between
+         * two loads at fixed distances from a copy padded by a warp of zeros (never selected),
+         * so that the loop is vector code */
+        put(b, "    if (!seg) {\n        uint32_t s2[2 * WARP_SIZE];\n");
+        if (mode == 0)
+            put(b, "        const int lo = cv + bv;\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) { s2[l] = 0; s2[WARP_SIZE + l] = src[l]; }\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) {\n"
+                   "            uint32_t m = 0u - (uint32_t)(l >= lo);\n"
+                   "            D[l] = (s2[WARP_SIZE + l - bv] & m) | (s2[WARP_SIZE + l] & ~m);\n        }\n"
+                   "        *pvp = lo >= WARP_SIZE ? 0 : ~((1u << lo) - 1);\n        return 1;\n    }\n");
+        else
+            put(b, "        int hi = cv - bv + 1;\n        if (hi < 0) hi = 0;\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) { s2[l] = src[l]; s2[WARP_SIZE + l] = 0; }\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) {\n"
+                   "            uint32_t m = 0u - (uint32_t)(l < hi);\n"
+                   "            D[l] = (s2[l + bv] & m) | (s2[l] & ~m);\n        }\n"
+                   "        *pvp = hi >= WARP_SIZE ? FULL_MASK : (1u << hi) - 1;\n        return 1;\n    }\n");
+    }
+    put(b, "    for (int l = 0; l < WARP_SIZE; l++) {\n"
+           "        int maxl = (l & seg) | (cv & ~seg), j = %s, ok = %s;\n"
+           "        D[l] = src[ok ? j : l];\n"
+           "        pv |= (uint32_t)ok << l;\n"
+           "    }\n"
+           "    *pvp = pv;\n    return 1;\n}\n\n", j[mode], mode == 0 ? "j >= maxl" : "j <= maxl");
 }
 
 /* bra: a uniform branch goes to its label (warp_run's STEP_JUMP path while nothing needs a
@@ -1438,6 +1593,7 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
         else if (contract_kind(o)) emit_contract(b, in, k, o);
         else if (!strcmp(kd, "CMP")) emit_cmp(b, in, k, o);
         else if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) emit_pack(b, in, o);
+        else if (!strcmp(kd, "SHFL")) emit_shfl(b, p, in, k, o);
         else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
             emit_mem(b, in, k, o);
         else put(b, "    CALL(%u)\n", k);
@@ -1490,6 +1646,13 @@ char *jit_native_source(const Program *p)
     op_base = p->code;
     liveness(p, ops);
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
+    int shfl_fns = 0;   /* jit_shfl<mode> the kernel calls */
+    for (uint32_t k = 0; k < p->ncode; k++)
+        if (ops[k] && !strcmp(ops[k]->kind, "SHFL") && !shfl_imm(p, &p->code[k])) {
+            int mode = atoi(ops[k]->t[0]);
+            if (mode >= 0 && mode <= 3 && !(shfl_fns >> mode & 1)) put_shfl_fn(&fb, mode);
+            if (mode >= 0 && mode <= 3) shfl_fns |= 1 << mode;
+        }
     /* A large kernel's runs, its hot loops, are built at -O2 and the rest at -O1 (emit_part): at
      * -O1 a small kernel's function costs 1-5% more instructions (callgrind on matrixMul and
      * saxpy of bench/) */
