@@ -1716,10 +1716,23 @@ static pthread_mutex_t cc_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t cc_child;
 static int cc_cancelled;      /* the running build was stopped: not worth a warning */
 
+/* The compiler runs under a shell that leads its process group (so that a kill of the group
+ * reaches cc's passes, and the terminal's Ctrl-C does not leave a half-written object) and
+ * that watches a pipe only this process can write: when the process dies without unloading
+ * its modules (killed by a signal, by `timeout`, by a batch system's limit), the pipe ends and
+ * the shell kills the group, so no compiler outlives its program. */
+static const char cc_watch[] =
+    "\"$@\" & c=$!; (read x <&3; kill -KILL 0) 2>/dev/null & r=$!; exec 3<&-; "
+    "wait $c; s=$?; kill $r 2>/dev/null; exit $s";
+
 static int run_cc(const char *src, const char *out, const char *log)
 {
-    const char *argv[32];
+    const char *argv[40];
     int n = 0;
+    argv[n++] = "/bin/sh";
+    argv[n++] = "-c";
+    argv[n++] = cc_watch;
+    argv[n++] = "sh";
     argv[n++] = cfg.cc;
     static const char *const flags[] = { JIT_CFLAGS };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) argv[n++] = flags[i];
@@ -1730,14 +1743,17 @@ static int run_cc(const char *src, const char *out, const char *log)
     argv[n++] = out;
     argv[n++] = src;
     argv[n] = NULL;
+    int watch[2];
+    if (pipe2(watch, O_CLOEXEC)) return -1;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_adddup2(&fa, watch[0], 3);
     size_t room = 1;
     for (char **e = environ; *e; e++) room++;
     char **env = malloc(room * sizeof *env);
-    if (!env) { posix_spawn_file_actions_destroy(&fa); return -1; }
+    if (!env) { posix_spawn_file_actions_destroy(&fa); close(watch[0]); close(watch[1]); return -1; }
     compiler_env(env, room);
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
@@ -1745,13 +1761,14 @@ static int run_cc(const char *src, const char *out, const char *log)
     posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
     pthread_mutex_lock(&cc_lock);
-    int rc = cc_cancelled ? -1 : posix_spawnp(&pid, cfg.cc, &fa, &at, (char *const *)argv, env);
+    int rc = cc_cancelled ? -1 : posix_spawn(&pid, argv[0], &fa, &at, (char *const *)argv, env);
     if (!rc) cc_child = pid;
     pthread_mutex_unlock(&cc_lock);
     free(env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
-    if (rc) return -1;
+    close(watch[0]);
+    if (rc) { close(watch[1]); return -1; }
     /* wait without reaping, so that the pid stays ours while cc_child names it */
     siginfo_t si;
     while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
@@ -1761,7 +1778,8 @@ static int run_cc(const char *src, const char *out, const char *log)
     pthread_mutex_unlock(&cc_lock);
     int st;
     while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return -1;
+        if (errno != EINTR) { close(watch[1]); return -1; }
+    close(watch[1]);
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 

@@ -74,6 +74,9 @@ if [ -x "$build/tests/cuda-bin/divergence" ]; then
     # program that waited would be stopped by timeout (124), and its process is gone after.
     rm -f "$t/pid"
     printf '#!/bin/sh\nprintf "%%s" "$$" >"%s/pid"\nwhile :; do sleep 1; done\n' "$t" >"$t/slowcc" && chmod +x "$t/slowcc"
+    # running: a process that is not a zombie (the compiler is the grandchild of the program,
+    # under the shell of jit/compile.c; killed, it waits for an init that may reap it late)
+    running() { s_=$(ps -o stat= -p "$1" 2>/dev/null); [ -n "$s_" ] && [ "${s_#Z}" = "$s_" ]; }
     PTXEMU_TIER=auto PTXEMU_JIT_HOT=1 PTXEMU_JIT_CC=$t/slowcc PTXEMU_JIT_CACHE=$t/cache2 \
         timeout 120 "$build/runtime/ptxemu" "$build/tests/cuda-bin/divergence" >"$t/out" 2>&1
     rc2=$?
@@ -82,13 +85,29 @@ if [ -x "$build/tests/cuda-bin/divergence" ]; then
         cat "$t/out"; fail=1
     elif [ ! -s "$t/pid" ]; then
         echo "PASS: a program that ends before its kernel's background compile starts (not started this run)"
-    elif kill -0 "$(cat "$t/pid")" 2>/dev/null; then
+    elif running "$(cat "$t/pid")"; then
         echo "FAIL: the background compiler still runs after its program ended"; fail=1
         kill "$(cat "$t/pid")"
     elif grep -q 'could not be compiled' "$t/out"; then
         echo "FAIL: a compile stopped at the program's exit was reported as failed:"; cat "$t/out"; fail=1
     else
         echo "PASS: a program ends while its kernel compiles: the compiler is stopped, not waited for"
+    fi
+    # A program killed while its kernel compiles (by a signal it cannot catch, as `timeout -s
+    # KILL` or a batch system's limit do) takes its compiler with it: the compiler's shell
+    # watches a pipe only the program holds (jit/compile.c, cc_watch).
+    rm -f "$t/pid"
+    PTXEMU_TIER=compiled PTXEMU_JIT_CC=$t/slowcc PTXEMU_JIT_CACHE=$t/cache3 \
+        timeout -s KILL 5 "$build/runtime/ptxemu" "$build/tests/cuda-bin/divergence" >"$t/out" 2>&1
+    n=0
+    while [ -s "$t/pid" ] && running "$(cat "$t/pid")" && [ $n -lt 20 ]; do sleep 0.5; n=$((n + 1)); done
+    if [ ! -s "$t/pid" ]; then
+        echo "FAIL: the compiler did not start within 5 s"; cat "$t/out"; fail=1
+    elif running "$(cat "$t/pid")"; then
+        echo "FAIL: the compiler still runs 10 s after its program was killed"; fail=1
+        kill "$(cat "$t/pid")"
+    else
+        echo "PASS: a program killed while its kernel compiles leaves no compiler running"
     fi
     rm -rf "$t"
 fi
