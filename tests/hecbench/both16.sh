@@ -17,6 +17,8 @@
 # The run of 2026-11-29 (issue 26, second pass): STOP=380 bash .dev/i26f/hecbench/both16.sh .dev/i26f
 # Third pass (issue 26, 2026-11-29): GJOBS=5 RUNS=2 EJOBS=4 LJOBS=11 LTIMEOUT=120 STOP=250 \
 #     bash .dev/i26k/hecbench/both16.sh .dev/i26k
+# Fourth pass (issue 26, 2026-11-29, main 2a1398b; the 62 too slow as emu.txt, sheath as gpu.txt):
+#     GJOBS=1 RUNS=3 GTIMEOUT=60 EJOBS=15 TIMEOUT=60 STOP=420 bash .dev/lead/slow/hecbench/both16.sh .dev/lead/slow
 c=${1:?carry folder}
 stop=${STOP:-380}
 t0=$(date +%s)

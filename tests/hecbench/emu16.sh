@@ -10,6 +10,8 @@
 #
 # The run of 2026-11-28 (issue 26): STOP=430 bash .dev/i26c/hecbench/emu16.sh .dev/i26c
 # Third pass (issue 26, 2026-11-29): JOBS=16 TIMEOUT=60 STOP=110 bash .dev/i26k/hecbench/emu16.sh .dev/i26k
+# The 62 too slow at 4ff5fa0 with a longer limit, on 32 cores (2026-11-29, fourth pass):
+#     JOBS=32 TIMEOUT=200 STOP=470 bash .dev/lead/slow/hecbench/emu16.sh .dev/lead/slow
 c=${1:?carry folder}
 stop=${STOP:-430}
 t0=$(date +%s)

@@ -5,8 +5,8 @@
 # out, and the lines
 # tests/hecbench/volatile.txt names for the program (what differs from run to run on the GPU
 # itself); "@unordered" there compares the lines in any order.
-hecbench_timing='[0-9.]+ *\(?(ms|s|us|usec|ns|sec|secs|seconds|msec|milliseconds|microseconds)\)?( |$|\.|,)|[Tt]ime|TIME|[Dd]uration|[Ee]lapsed|[Bb]andwidth|[Tt]hroughput|[GMT](B|b|Byte|byte|bytes|Bytes)/s|GiB/s|[GMT]?[Ff][Ll][Oo][Pp][Ss]|[GMT]?FLOP/s|GOPS|[GM]elem|[GMK]?[Ee]lements/s|[Pp]erformance|per second|per (ns|us|ms|s|sec)\b|[Ss]peed[- ]?up|[Ss]ec(ond)?s?\)?$|\bus\b|\bms\b'
-hecbench_device='H100|H200|[Dd]evice [Nn]ame|GPU [Nn]ame|Running on'
+hecbench_timing='[0-9.]+ *\(?(ms|s|us|usec|ns|sec|secs|seconds|msec|milliseconds|microseconds)\)?( |$|\.|,)|[Tt]ime|TIME|[Dd]uration|[Ee]lapsed|[Bb]andwidth|[Tt]hroughput|[kKGMT](B|b|Byte|byte|bytes|Bytes)/s|GiB/s|[GMT]?[Ff][Ll][Oo][Pp][Ss]|[GMT]?FLOP/s|GOPS|[GM]elem|[GMK]?[Ee]lements/s|[Pp]erformance|per second|per (ns|us|ms|s|sec)\b|[Ss]peed[- ]?up|[Ss]ec(ond)?s?\)?$|\bus\b|\bms\b'
+hecbench_device='H100|H200|GPU memory usage|[Dd]evice [Nn]ame|GPU [Nn]ame|Running on'
 normal() {
     local v unordered=0 here_=${HECBENCH_TESTS:-$(dirname "${BASH_SOURCE[0]}")}
     v=$(sed -n "s/^$1[[:space:]]\+//p" "$here_/volatile.txt" 2>/dev/null)
