@@ -982,16 +982,25 @@ static int lanes_slow(Warp *w, int space, uint32_t mask, const uint64_t *addr, u
  * absurdly far above; lim - o < 0: past the end). Only subtractions and ors, so the
  * full-warp loop vectorizes even without a 64-bit unsigned vector compare (SSE2); the
  * comparison form ran about 13 instructions a lane. */
-static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_t **host)
+/* The worker's cached allocation holding a0 (a way of mem_cache), as its start and lim = its
+ * length minus size; -1 when the cache holds none or it is shorter than size. */
+static inline int cache_block(uint64_t a0, unsigned size, uint64_t *start, uint64_t *lim)
 {
     const MemCache *mc = &mem_cache;
     if (mc->gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE)) return -1;
-    /* the way holding the first lane's address; every lane must fall in the same block */
-    uint64_t a0 = addr[__builtin_ctz(mask)];
     int k = 0;
     while (k < MEM_CACHE_WAYS && a0 - mc->start[k] >= mc->len[k]) k++;
     if (k == MEM_CACHE_WAYS || mc->len[k] < size) return -1;
-    uint64_t start = mc->start[k], lim = mc->len[k] - size, bad = 0, any = 0;
+    *start = mc->start[k];
+    *lim = mc->len[k] - size;
+    return 0;
+}
+
+static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_t **host)
+{
+    /* the block holding the first lane's address; every lane must fall in it */
+    uint64_t start, lim, bad = 0, any = 0;
+    if (cache_block(addr[__builtin_ctz(mask)], size, &start, &lim)) return -1;
     if (mask == FULL_MASK) {
         for (int l = 0; l < WARP_SIZE; l++) {
             uint64_t x = addr[l], o = x - start;
@@ -1124,14 +1133,7 @@ int mem_warp_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint8_t
 
 int mem_arena_block(uint64_t a0, unsigned size, uint64_t *start, uint64_t *lim)
 {
-    const MemCache *mc = &mem_cache;
-    if (mc->gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE)) return -1;
-    int k = 0;   /* arena_fast's way: the one holding a0 */
-    while (k < MEM_CACHE_WAYS && a0 - mc->start[k] >= mc->len[k]) k++;
-    if (k == MEM_CACHE_WAYS || mc->len[k] < size) return -1;
-    *start = mc->start[k];
-    *lim = mc->len[k] - size;
-    return 0;
+    return cache_block(a0, size, start, lim);
 }
 
 uint8_t *mem_warp_span(Warp *w, const Inst *in, uint64_t a0, unsigned size)
