@@ -382,12 +382,18 @@ static void emit_loops_end(Buf *b, int whole)
 {
     put(b, whole ? "\n" : " }\n");
 }
+/* The test that opens the loops' branch (whole: the whole warp's; else part of one, or, in a
+ * large kernel, every mask); the last branch is closed by "    }\n". */
+static void emit_mask_open(Buf *b, int whole)
+{
+    put(b, whole ? "    if (mask == FULL_MASK) {\n" : partial_inline ? "    } else if (mask) {\n" : "    if (mask) {\n");
+}
 
 /* One lanewise instruction on its own, as the handler's loop (LANES, machine.h) inline. */
 static void emit_lanewise(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
     for (int whole = partial_inline; whole >= 0; whole--) {
-        put(b, whole ? "    if (mask == FULL_MASK) {\n" : partial_inline ? "    } else if (mask) {\n" : "    if (mask) {\n");
+        emit_mask_open(b, whole);
         lane_setup(b, in, k, o, "        ");
         emit_loops(b, whole);
         lane_body(b, in, k, o);
@@ -403,7 +409,7 @@ static void emit_pack(Buf *b, const Inst *in, const JitOp *o)
     int pack = !strcmp(o->kind, "PACK");
     unsigned n = pack ? in->ns : in->nd, ew = in->aux8;
     for (int whole = partial_inline; whole >= 0; whole--) {
-        put(b, whole ? "    if (mask == FULL_MASK) {\n" : partial_inline ? "    } else if (mask) {\n" : "    if (mask) {\n");
+        emit_mask_open(b, whole);
         emit_loops(b, whole);
         if (pack) {
             put(b, "{ uint64_t v = 0;");
@@ -534,26 +540,23 @@ static void contract_lane(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     put(b, " }");
 }
 
-/* A contracted instruction on its own: as emit_lanewise, with the captured mul's flag set
- * and a join's read and cleared for the lanes of mask first (the predicate is not a row). */
+/* A contracted instruction written inline (contract_inline) on its own: emit_lanewise's
+ * loops, with the captured mul's flag set and a join's read and cleared for the lanes of mask
+ * first (the predicate is not a row). */
 static void emit_contract(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
 {
     int ck = contract_kind(o);
-    if (!contract_inline(in, o)) { put(b, "    CALL(%u)\n", k); return; }
-    for (int part = 0; part < 2; part++) {
-        if (part == 0) put(b, "    if (mask == FULL_MASK) {\n");
-        else if (partial_inline) put(b, "    } else if (mask) {\n");
-        else { put(b, "    } else CALL(%u)\n", k); break; }
+    for (int whole = partial_inline; whole >= 0; whole--) {
+        emit_mask_open(b, whole);
         if (ck == 1 && in->imm > 0) put(b, "        P[%u] |= mask;\n", (uint32_t)(in->imm - 1));
         if (ck == 4)
             put(b, "        uint32_t sel%u = mask & P[%u];\n        P[%u] &= ~mask;\n", k, (uint32_t)(in->imm - 1),
                 (uint32_t)(in->imm - 1));
-        if (part == 0) put(b, "        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) ");
-        else put(b, "        for (int l = 0; l < WARP_SIZE; l++) if ((mask >> l) & 1u) ");
+        emit_loops(b, whole);
         contract_lane(b, in, k, o);
-        put(b, "\n");
-        if (part == 1) put(b, "    }\n");
+        emit_loops_end(b, whole);
     }
+    put(b, "    }\n");
 }
 
 /* Whether a run (emit_run) may hold contracted instruction in: unguarded, written inline, and
@@ -1476,6 +1479,22 @@ static uint32_t run_length(const Program *p, uint32_t k)
     return n;
 }
 
+/* How the compiled C runs an instruction: emit_insts writes it by this, and the report
+ * (jit_report) counts by it. */
+enum { F_CALL, F_BRA, F_LANE, F_CONTRACT, F_CMP, F_PACK, F_SHFL, F_MEM };
+static int inst_form(const Inst *in, const JitOp *o)
+{
+    const char *kd = o ? o->kind : "";
+    if (!strcmp(kd, "BRA")) return F_BRA;
+    if (lanewise(o)) return F_LANE;
+    if (contract_kind(o)) return contract_inline(in, o) ? F_CONTRACT : F_CALL;
+    if (!strcmp(kd, "CMP")) return F_CMP;
+    if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) return F_PACK;
+    if (!strcmp(kd, "SHFL")) return F_SHFL;
+    if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS")) return F_MEM;
+    return F_CALL;
+}
+
 /* ---- what the compiled C calls (PTXEMU_JIT_REPORT) ------------------------------------- */
 
 /* The name of a handler: its symbol in the library's own symbol table (handlers are static,
@@ -1519,8 +1538,8 @@ static void handler_name(Handler fn, char *out, size_t n)
 }
 
 /* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
- * for an instruction always called, "partial" for a load or store inlined for a whole warp
- * but called for part of one (emit_mem). PTXEMU_JIT_REPORT=1:
+ * for an instruction always called, "partial" for a load, store (emit_mem) or shuffle
+ * (emit_shfl) inlined for a whole warp but called for part of one. PTXEMU_JIT_REPORT=1:
  * one line per handler, most sites first; =json: one JSON object per kernel. */
 static void jit_report(const Program *p, const JitOp **ops)
 {
@@ -1532,12 +1551,8 @@ static void jit_report(const Program *p, const JitOp **ops)
     if (!rows) return;
     uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
     for (uint32_t k = 0; k < p->ncode; k++) {
-        const JitOp *o = ops[k];
-        const char *kd = o ? o->kind : "";
-        int call = !o || !(!strcmp(kd, "BRA") || lanewise(o) || !strcmp(kd, "CMP") || !strcmp(kd, "LD") ||
-                           !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS") ||
-                           !strcmp(kd, "PACK") || !strcmp(kd, "UNPACK"));
-        int partial = !call && (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"));
+        int form = inst_form(&p->code[k], ops[k]);
+        int call = form == F_CALL, partial = form == F_MEM || form == F_SHFL;
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
@@ -1587,16 +1602,16 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
         if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
             put(b, "    if (__builtin_expect(w->wg_inflight != 0, 0)) rt->wgmma_check(w, &code[%u]);\n", k);
         const JitOp *o = jitop_of_inst(in);
-        const char *kd = o ? o->kind : "";
-        if (!strcmp(kd, "BRA")) emit_bra(b, in, k);
-        else if (lanewise(o)) emit_lanewise(b, in, k, o);
-        else if (contract_kind(o)) emit_contract(b, in, k, o);
-        else if (!strcmp(kd, "CMP")) emit_cmp(b, in, k, o);
-        else if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) emit_pack(b, in, o);
-        else if (!strcmp(kd, "SHFL")) emit_shfl(b, p, in, k, o);
-        else if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS"))
-            emit_mem(b, in, k, o);
-        else put(b, "    CALL(%u)\n", k);
+        switch (inst_form(in, o)) {
+        case F_BRA: emit_bra(b, in, k); break;
+        case F_LANE: emit_lanewise(b, in, k, o); break;
+        case F_CONTRACT: emit_contract(b, in, k, o); break;
+        case F_CMP: emit_cmp(b, in, k, o); break;
+        case F_PACK: emit_pack(b, in, o); break;
+        case F_SHFL: emit_shfl(b, p, in, k, o); break;
+        case F_MEM: emit_mem(b, in, k, o); break;
+        default: put(b, "    CALL(%u)\n", k);
+        }
         put(b, "    NEXT()\n");
         if (in->flags & IF_PREEMPT) put(b, "    SHORT(mask)\n");
     }

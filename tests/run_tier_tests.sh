@@ -37,6 +37,16 @@ for f in "$here"/tier/*.ptx; do
         echo "FAIL: $n"; diff "$t/$n.interp" "$t/$n.compiled" | head -20; fail=1
     fi
 done
+# PTXEMU_JIT_REPORT names what a compiled kernel calls: fma_contracted.ptx's contracted pairs
+# are written inline, its ret is called, its loads and stores are inline for whole warps only
+(cd "$here/tier" && PTXEMU_JIT_REPORT=json PTXEMU_JIT_CACHE=$t/report-cache "$build/tests/ptxrun" fma_contracted.ptx \
+    2>&1 >/dev/null | grep '^{"kernel"' >"$t/report")
+if grep -q '"handler":"h_ret","op":"ret","calls":2' "$t/report" && grep -q '"op":"st","calls":0,"partial":' "$t/report" &&
+   ! grep -q 'h_mulc\|h_fmac\|h_movc' "$t/report"; then
+    echo "PASS: PTXEMU_JIT_REPORT=json names the called handlers"
+else
+    echo "FAIL: PTXEMU_JIT_REPORT=json:"; cat "$t/report"; fail=1
+fi
 rm -rf "$t"
 echo "== CUDA suite, compiled tier"
 if [ -n "${PTXEMU_SANITIZER_BUILD:-}" ]; then
