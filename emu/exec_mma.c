@@ -369,7 +369,8 @@ void tc_row_decode(const uint32_t *raw, int n, int f, TcRow *out)
  * so such a product never sets E, and its cut is a right shift by 63 of 0: the loops test
  * no element for zero. A nonzero product's q is xa + xb - 2 - 2 mb <= E - 1 - 2 mb, so its
  * left shift is at most 25 - 2 mb places (11 for bf16). */
-uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32_t c, int acc16)
+static inline __attribute__((always_inline)) uint32_t row_dot(const TcRow *a, const TcRow *b, int k0, int K,
+                                                             int f, uint32_t c, int acc16)
 {
     int cf = TC_ACC_C16(acc16) ? TC_F16 : TC_F32, o16 = TC_ACC_D16(acc16);
     if (a->special | b->special | tc_special(c, cf))   /* rare: the reference path */
@@ -387,15 +388,47 @@ uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32
     if (E == INT32_MIN)   /* every term zero: the sign of c */
         return o16 ? (cf == TC_F16 ? (c & 0x8000u) : (c >> 16 & 0x8000u)) : (cf == TC_F16 ? (c & 0x8000u) << 16 : (c & 0x80000000u));
     int lsb = E - 26;
-    int64_t t = cut_units(mc, qc, lsb), S = sc ? -t : t;
+    /* a cut product is below 2^27 units (its value is below 2^(xa + xb) <= 2^(E + 1)), so 16
+     * of them sum in 32 bits; the loop has no branch, which lets it vectorize */
+    int32_t P = 0;
     for (int k = k0; k < k0 + K; k++) {
-        uint64_t p = (uint64_t)a->m[k] * b->m[k];
+        uint32_t p = a->m[k] * b->m[k];   /* below 2^22 */
         int sh = a->q[k] + b->q[k] - lsb;
-        uint64_t u = sh >= 0 ? p << sh : p >> (-sh < 63 ? -sh : 63);   /* p < 2^48 */
-        uint64_t neg = a->s[k] ^ b->s[k];
-        S += (int64_t)((u ^ -neg) + neg);
+        uint32_t u = sh >= 0 ? p << (sh & 31) : p >> (-sh < 31 ? -sh : 31);
+        uint32_t neg = a->s[k] ^ b->s[k];
+        P += (int32_t)((u ^ -neg) + neg);
     }
+    int64_t t = cut_units(mc, qc, lsb), S = (sc ? -t : t) + P;
     return o16 ? f16_result(ldexp((double)S, lsb)) : f32_units(S, lsb);
+}
+
+/* wmma's f16 and bf16 dot products: K = 16 known to the compiler, which unrolls the loops;
+ * with AVX2 (per-lane shifts) it computes eight products at a time. */
+static uint32_t row_dot16_plain(const TcRow *a, const TcRow *b, int f, uint32_t c, int acc16)
+{
+    return row_dot(a, b, 0, 16, f, c, acc16);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static uint32_t row_dot16_avx2(const TcRow *a, const TcRow *b, int f,
+                                                               uint32_t c, int acc16)
+{
+    return row_dot(a, b, 0, 16, f, c, acc16);
+}
+#endif
+typedef uint32_t RowDot16(const TcRow *, const TcRow *, int, uint32_t, int);
+
+static RowDot16 *row_dot16_pick(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2")) return row_dot16_avx2;
+#endif
+    return row_dot16_plain;
+}
+
+uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32_t c, int acc16)
+{
+    if (k0 == 0 && K == 16) return row_dot16_pick()(a, b, f, c, acc16);   /* the code wmma runs */
+    return row_dot(a, b, k0, K, f, c, acc16);
 }
 
 /* fp8 wgmma (tests/cuda/wgmma_fp8.cu, fp8_f16acc.cu, recorded on the H100): the fp8 tensor
@@ -1232,6 +1265,7 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
     if (!dec)
         return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wmma: out of host memory");
     int M = wdims[shape][0], N = wdims[shape][1];
+    RowDot16 *dot16 = row_dot16_pick();
     for (int i = 0; i < M; i++) tc_row_decode(a[i], K, f, dec + i);
     for (int i = 0; i < N; i++) tc_row_decode(bt[i], K, f, dec + 32 + i);
     FOR_LANES(mask, l) {
@@ -1243,7 +1277,7 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
             if (tf32)   /* two HMMA.1684 steps, k 0-3 then 4-7 onto the first's f32 result */
                 out[i] = tc_row_dot(ar, bc, 4, 4, f, tc_row_dot(ar, bc, 0, 4, f, c[rr][cc], accm), accm);
             else
-                out[i] = tc_row_dot(ar, bc, 0, K, f, c[rr][cc], accm);
+                out[i] = dot16(ar, bc, f, c[rr][cc], accm);   /* K is 16 */
         }
         for (int i = 0; i < (d16 ? 4 : 8); i++)
             ROW(w, D[i])[l] = d16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];
