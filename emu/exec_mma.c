@@ -347,7 +347,8 @@ uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, 
     return o16 ? f16_result(ldexp((double)S, lsb)) : f32_units(S, lsb);
 }
 
-void tc_row_decode(const uint32_t *raw, int n, int f, TcRow *out)
+/* f is a constant in each caller below, so that the format's fields are too. */
+static inline __attribute__((always_inline)) void row_decode(const uint32_t *raw, int n, int f, TcRow *out)
 {
     out->special = 0;
     for (int i = 0; i < n; i++) {
@@ -361,6 +362,16 @@ void tc_row_decode(const uint32_t *raw, int n, int f, TcRow *out)
         out->s[i] = (uint32_t)s;
         out->q[i] = m ? q : TC_ROW_ZERO;
         out->x[i] = m ? x : TC_ROW_ZERO;
+    }
+}
+
+void tc_row_decode(const uint32_t *raw, int n, int f, TcRow *out)
+{
+    switch (f) {
+    case TC_F16: row_decode(raw, n, TC_F16, out); break;
+    case TC_BF16: row_decode(raw, n, TC_BF16, out); break;
+    case TC_TF32: row_decode(raw, n, TC_TF32, out); break;
+    default: row_decode(raw, n, f, out); break;
     }
 }
 
@@ -1183,29 +1194,34 @@ static inline uint8_t *wmma_span(int space, uint64_t a0, uint64_t span, int byte
     return mem_cache_hit(a0, span) ? (uint8_t *)(uintptr_t)a0 : NULL;
 }
 
-static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
+/* The lanes of a wmma.load/store: element i of lane l at row P->r[i], column P->c[i] of the
+ * matrix at a0 with leading dimension ld, in the element bytes and order (col) given, which
+ * the callers pass as constants so that each common form compiles to its own plain loop.
+ * whole: the host address of lane 0's a0 when every lane's fragment is known to lie in
+ * checked memory at the same a0 and ld (then no lane checks anything); else each lane checks
+ * its span, and where that fails each element goes through mem_lane_ptr as it always did. */
+static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *in, uint32_t mask,
+                                                          const WPos *pos, int n, const int bytes,
+                                                          const int col, const int store,
+                                                          const uint32_t *regs, uint8_t *whole)
 {
-    int r = warp_converge(w, in, mask, 0xffffffffu);
-    if (r) return r;
     const RowList *rl = in->aux;
-    int64_t v = rl->cfg;
-    int shape = W_SHAPE(v), fr = W_FRAG(v), col = W_COL(v), bytes = W_BYTES(v), store = W_OP(v) == W_STORE;
-    int half = W_HALF(v) && fr != FR_C;
-    const uint32_t *regs = store ? rl->rows + rl->count[0] : rl->rows;
     uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
-    /* f16 A/B fragments hold 16 elements (some twice), bf16 ones each element once */
-    int n = half ? (W_HALF(v) == 2 ? frag_elems(shape, fr) : 16) : frag_elems(shape, fr);
-    int per = bytes == 8 ? 1 : 4 / bytes, wb = bytes == 8 ? 8 : 4;
     const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
-    const WPos *pos = wpos_of(shape, fr, half);
+    const int per = bytes == 8 ? 1 : 4 / bytes;
     FOR_LANES(mask, l) {
-        uint64_t words[16] = {0};   /* the registers, 32 or 64 bits each */
+        uint64_t words[16];   /* the registers, 32 or 64 bits each */
         const WPos *P = &pos[l];
         if (store)
-            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (wb == 8 ? ~0ull : 0xffffffffull);
+            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (bytes == 8 ? ~0ull : 0xffffffffull);
+        else
+            memset(words, 0, sizeof words);
         uint64_t ldl = (uint32_t)ld[l], a0 = base[l] + (uint64_t)in->imm;
-        uint64_t last = col ? (uint64_t)P->maxc * ldl + P->maxr : (uint64_t)P->maxr * ldl + P->maxc;
-        uint8_t *host = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+        uint8_t *host = whole;
+        if (!host) {
+            uint64_t last = col ? (uint64_t)P->maxc * ldl + P->maxr : (uint64_t)P->maxr * ldl + P->maxc;
+            host = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+        }
         for (int i = 0; i < n; i++) {
             uint64_t rr = P->r[i], cc = P->c[i];
             uint64_t off = col ? cc * ldl + rr : rr * ldl + cc;
@@ -1226,6 +1242,42 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
             for (int k = 0; k < n / per; k++) ROW(w, regs[k])[l] = words[k];
     }
     return STEP_NEXT;
+}
+
+static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
+{
+    int r = warp_converge(w, in, mask, 0xffffffffu);
+    if (r) return r;
+    const RowList *rl = in->aux;
+    int64_t v = rl->cfg;
+    int shape = W_SHAPE(v), fr = W_FRAG(v), col = W_COL(v), bytes = W_BYTES(v), store = W_OP(v) == W_STORE;
+    int half = W_HALF(v) && fr != FR_C;
+    const uint32_t *regs = store ? rl->rows + rl->count[0] : rl->rows;
+    uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
+    /* f16 A/B fragments hold 16 elements (some twice), bf16 ones each element once */
+    int n = half ? (W_HALF(v) == 2 ? frag_elems(shape, fr) : 16) : frag_elems(shape, fr);
+    const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
+    const WPos *pos = wpos_of(shape, fr, half);
+    /* the usual case: every lane the same address and stride, the whole tile checked once */
+    uint8_t *whole = NULL;
+    if (mask == 0xffffffffu) {
+        int same = 1;
+        for (int l = 1; l < WARP_SIZE; l++) same &= base[l] == base[0] && (uint32_t)ld[l] == (uint32_t)ld[0];
+        if (same) {
+            uint64_t ldl = (uint32_t)ld[0], a0 = base[0] + (uint64_t)in->imm, last = 0;
+            for (int l = 0; l < WARP_SIZE; l++) {
+                uint64_t e = col ? (uint64_t)pos[l].maxc * ldl + pos[l].maxr : (uint64_t)pos[l].maxr * ldl + pos[l].maxc;
+                last = e > last ? e : last;
+            }
+            whole = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+        }
+    }
+#define LS(B, C, S) return ls_lanes(w, in, mask, pos, n, B, C, S, regs, whole)
+    if (bytes == 2 && !store) { if (col) LS(2, 1, 0); LS(2, 0, 0); }
+    if (bytes == 4 && store) { if (col) LS(4, 1, 1); LS(4, 0, 1); }
+    if (bytes == 4 && !store) { if (col) LS(4, 1, 0); LS(4, 0, 0); }
+    LS(bytes, col, store);
+#undef LS
 }
 
 static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
