@@ -413,33 +413,49 @@ static inline __attribute__((always_inline)) uint32_t row_dot(const TcRow *a, co
     return o16 ? f16_result(ldexp((double)S, lsb)) : f32_units(S, lsb);
 }
 
-/* wmma's f16 and bf16 dot products: K = 16 known to the compiler, which unrolls the loops;
- * with AVX2 (per-lane shifts) it computes eight products at a time. */
-static uint32_t row_dot16_plain(const TcRow *a, const TcRow *b, int f, uint32_t c, int acc16)
+/* wmma's f16 and bf16 tile (tc_row_tile16): the dot product inlined with K = 16 known to the
+ * compiler, which unrolls its loops; built for AVX2 too (per-lane shifts: eight products at a
+ * time), chosen by __builtin_cpu_supports as fma.f32's handler is. */
+static void row_tile_plain(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16)
 {
-    return row_dot(a, b, 0, 16, f, c, acc16);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) c[i][j] = row_dot(dec + i, dec + 32 + j, 0, 16, f, c[i][j], acc16);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) static uint32_t row_dot16_avx2(const TcRow *a, const TcRow *b, int f,
-                                                               uint32_t c, int acc16)
+__attribute__((target("avx2"))) static void row_tile_avx2(const TcRow *dec, int M, int N, int f,
+                                                          uint32_t c[32][32], int acc16)
 {
-    return row_dot(a, b, 0, 16, f, c, acc16);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) c[i][j] = row_dot(dec + i, dec + 32 + j, 0, 16, f, c[i][j], acc16);
 }
 #endif
-typedef uint32_t RowDot16(const TcRow *, const TcRow *, int, uint32_t, int);
+typedef void RowTile(const TcRow *, int, int, int, uint32_t[32][32], int);
 
-static RowDot16 *row_dot16_pick(void)
+static int have_avx2(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx2")) return row_dot16_avx2;
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
 #endif
-    return row_dot16_plain;
+}
+
+static RowTile *row_tile_pick(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) return row_tile_avx2;
+#endif
+    return row_tile_plain;
 }
 
 uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32_t c, int acc16)
 {
-    if (k0 == 0 && K == 16) return row_dot16_pick()(a, b, f, c, acc16);   /* the code wmma runs */
     return row_dot(a, b, k0, K, f, c, acc16);
+}
+
+void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16)
+{
+    row_tile_pick()(dec, M, N, f, c, acc16);
 }
 
 /* fp8 wgmma (tests/cuda/wgmma_fp8.cu, fp8_f16acc.cu, recorded on the H100): the fp8 tensor
@@ -1301,11 +1317,18 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
                 a[P->r[i]][P->c[i]] = (uint32_t)ROW(w, A[i])[l];
                 bt[Q->c[i]][Q->r[i]] = (uint32_t)ROW(w, B[i])[l];
             }
-        } else {
-            for (int i = 0; i < na; i++)
-                a[P->r[i]][P->c[i]] = (uint16_t)((uint32_t)ROW(w, A[i / 2])[l] >> (16 * (i % 2)));
-            for (int i = 0; i < nb; i++)
-                bt[Q->c[i]][Q->r[i]] = (uint16_t)((uint32_t)ROW(w, B[i / 2])[l] >> (16 * (i % 2)));
+        } else {   /* two elements a register, each register read once; i ascending, so a
+                    * repeated element is the later register's, as before */
+            for (int i = 0; i < na; i += 2) {
+                uint32_t u = (uint32_t)ROW(w, A[i / 2])[l];
+                a[P->r[i]][P->c[i]] = u & 0xffff;
+                a[P->r[i + 1]][P->c[i + 1]] = u >> 16;
+            }
+            for (int i = 0; i < nb; i += 2) {
+                uint32_t u = (uint32_t)ROW(w, B[i / 2])[l];
+                bt[Q->c[i]][Q->r[i]] = u & 0xffff;
+                bt[Q->c[i + 1]][Q->r[i + 1]] = u >> 16;
+            }
         }
         for (int i = 0; i < 8; i++) {   /* f16 accumulators: two per register, low half first */
             uint32_t u = (uint32_t)ROW(w, C[c16 ? i / 2 : i])[l];
@@ -1317,9 +1340,9 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
     if (!dec)
         return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wmma: out of host memory");
     int M = wdims[shape][0], N = wdims[shape][1];
-    RowDot16 *dot16 = row_dot16_pick();
     for (int i = 0; i < M; i++) tc_row_decode(a[i], K, f, dec + i);
     for (int i = 0; i < N; i++) tc_row_decode(bt[i], K, f, dec + 32 + i);
+    if (!tf32) tc_row_tile16(dec, M, N, f, c, accm);   /* K is 16: c becomes D */
     FOR_LANES(mask, l) {
         const WPos *R = &pc[l];
         uint32_t out[8];
@@ -1329,7 +1352,7 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
             if (tf32)   /* two HMMA.1684 steps, k 0-3 then 4-7 onto the first's f32 result */
                 out[i] = tc_row_dot(ar, bc, 4, 4, f, tc_row_dot(ar, bc, 0, 4, f, c[rr][cc], accm), accm);
             else
-                out[i] = dot16(ar, bc, f, c[rr][cc], accm);   /* K is 16 */
+                out[i] = c[rr][cc];
         }
         for (int i = 0; i < (d16 ? 4 : 8); i++)
             ROW(w, D[i])[l] = d16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];

@@ -1,7 +1,7 @@
 /* test_tcore.c - the tensor cores' dot product (emu/tcore.h) against the model restated.
  *
- * tc_row_dot (wmma's fast path: exponents of zeros as sentinels, integer cut and f32
- * conversion), tc_dot_dec and tc_dot must give the bits the measured model gives
+ * tc_row_dot and tc_row_tile16 (wmma's fast path: exponents of zeros as sentinels, integer
+ * cut and f32 conversion, AVX2 where the host has it), tc_dot_dec and tc_dot must give the bits the measured model gives
  * (emu/exec_mma.c: each term cut towards zero to a multiple of 2^(E-26), E the largest
  * alignment exponent of the nonzero terms, the exact sum cut to f32 towards zero or rounded
  * to f16 to nearest even; Inf/NaN in IEEE double, NaN canonical). The reference below is the
@@ -193,13 +193,22 @@ int main(void)
         uint32_t got_row = tc_row_dot(&ra, &rb, k0, K, f, c, acc16);
         uint32_t got_dec = tc_dot_dec(ea, eb, K, f, c, acc16);
         uint32_t got_dot = tc_dot(a + k0, b + k0, K, f, c, acc16);
+        if (K == 16) {   /* the code wmma runs: a tile of one, A row 1 and B column 2 */
+            static TcRow dec[64];
+            static uint32_t tile[32][32];
+            dec[1] = ra;
+            dec[34] = rb;
+            tile[1][2] = c;
+            tc_row_tile16(dec, 2, 3, f, tile, acc16);
+            if (tile[1][2] != want) got_row = tile[1][2];
+        }
         if (got_row == want && got_dec == want && got_dot == want) {
             passed++;
         } else if (failed++ < 20) {
             printf("FAIL %s K=%d k0=%d acc16=%d c=%08x a=", fname[f], K, k0, acc16, c);
             for (int k = k0; k < k0 + K; k++) printf("%x%s", a[k], k + 1 < k0 + K ? "," : " b=");
             for (int k = k0; k < k0 + K; k++) printf("%x%s", b[k], k + 1 < k0 + K ? "," : "");
-            printf(": model %08x, tc_row_dot %08x, tc_dot_dec %08x, tc_dot %08x\n", want, got_row, got_dec, got_dot);
+            printf(": model %08x, tc_row_dot or tile %08x, tc_dot_dec %08x, tc_dot %08x\n", want, got_row, got_dec, got_dot);
         }
     }
     printf("%d passed, %d failed\n", passed, failed);
