@@ -416,7 +416,7 @@ static inline __attribute__((always_inline)) uint32_t row_dot(const TcRow *a, co
 /* wmma's f16 and bf16 tile (tc_row_tile16): the dot product inlined with K = 16 known to the
  * compiler, which unrolls its loops; built for AVX2 too (per-lane shifts: eight products at a
  * time), chosen by __builtin_cpu_supports as fma.f32's handler is. */
-static void row_tile_plain(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16)
+void tc_row_tile16_plain(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16)
 {
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) c[i][j] = row_dot(dec + i, dec + 32 + j, 0, 16, f, c[i][j], acc16);
@@ -445,7 +445,7 @@ static RowTile *row_tile_pick(void)
 #if defined(__x86_64__) && defined(__GNUC__)
     if (have_avx2()) return row_tile_avx2;
 #endif
-    return row_tile_plain;
+    return tc_row_tile16_plain;
 }
 
 uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32_t c, int acc16)

@@ -37,6 +37,8 @@ uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32
 /* wmma's f16/bf16 tile (K = 16): c[i][j] becomes tc_row_dot(dec + i, dec + 32 + j, 0, 16, f,
  * c[i][j], acc16) for i < M, j < N (rows of A in dec[0..31], columns of B in dec[32..63]). */
 void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16);
+/* The same without AVX2, which tc_row_tile16 runs on hosts without it (tests call it). */
+void tc_row_tile16_plain(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16);
 
 /* fp8 wgmma's dot product (the fp8 tensor cores' 14 bits) on the values decoded as f16;
  * c is f32 bits, or f16 bits when acc16. */

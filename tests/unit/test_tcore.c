@@ -201,6 +201,9 @@ int main(void)
             tile[1][2] = c;
             tc_row_tile16(dec, 2, 3, f, tile, acc16);
             if (tile[1][2] != want) got_row = tile[1][2];
+            tile[1][2] = c;
+            tc_row_tile16_plain(dec, 2, 3, f, tile, acc16);
+            if (tile[1][2] != want) got_row = tile[1][2];
         }
         if (got_row == want && got_dec == want && got_dot == want) {
             passed++;
