@@ -198,10 +198,13 @@ static inline double tc_val(uint32_t u, int f)
     return s ? -ldexp((double)m, q) : ldexp((double)m, q);
 }
 
-/* m * 2^q cut towards zero to a multiple of 2^lsb, in units of 2^lsb. */
+/* m * 2^q cut towards zero to a multiple of 2^lsb, in units of 2^lsb. A nonzero term lies
+ * below 2^(E + 1), so its left shift is small; a zero c's q may be far above lsb, and a
+ * shift by that much is undefined even of 0 (tests/unit/test_tcore under UBSan found it). */
 static inline int64_t cut_units(uint64_t m, int q, int lsb)
 {
     int sh = q - lsb;
+    if (!m) return 0;
     if (sh >= 0) return (int64_t)(m << sh);
     return -sh >= 64 ? 0 : (int64_t)(m >> -sh);
 }
