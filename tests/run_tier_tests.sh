@@ -47,6 +47,18 @@ if grep -q '"handler":"h_ret","op":"ret","calls":2' "$t/report" && grep -q '"op"
 else
     echo "FAIL: PTXEMU_JIT_REPORT=json:"; cat "$t/report"; fail=1
 fi
+# and the conversions and predicate logic of cvt_*.ptx and pred_logic.ptx are inline: their
+# kernels call only ret
+for n in cvt_fi cvt_if cvt_ff pred_logic; do
+    (cd "$here/tier" && PTXEMU_JIT_REPORT=json PTXEMU_JIT_CACHE=$t/report-cache "$build/tests/ptxrun" $n.ptx \
+        2>&1 >/dev/null | grep '^{"kernel"' >"$t/report-$n")
+    if grep -q '"calls":2,"handlers":' "$t/report-$n" && grep -q '"handler":"h_ret","op":"ret","calls":2' "$t/report-$n" &&
+       ! grep -q '"handler":"cvt\|_pred"' "$t/report-$n"; then
+        echo "PASS: $n.ptx's compiled kernel calls only ret"
+    else
+        echo "FAIL: $n.ptx's PTXEMU_JIT_REPORT=json:"; cat "$t/report-$n"; fail=1
+    fi
+done
 rm -rf "$t"
 echo "== CUDA suite, compiled tier"
 if [ -n "${PTXEMU_SANITIZER_BUILD:-}" ]; then
