@@ -1539,14 +1539,15 @@ static void handler_name(Handler fn, char *out, size_t n)
 
 /* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
  * for an instruction always called, "partial" for a load, store (emit_mem) or shuffle
- * (emit_shfl) inlined for a whole warp but called for part of one. PTXEMU_JIT_REPORT=1:
+ * (emit_shfl) inlined for a whole warp but called for part of one, "known" for the shuffles
+ * among those whose lanes' sources are known when compiled (shfl_imm). PTXEMU_JIT_REPORT=1:
  * one line per handler, most sites first; =json: one JSON object per kernel. */
 static void jit_report(const Program *p, const JitOp **ops)
 {
     const char *rep = getenv("PTXEMU_JIT_REPORT");
     if (!rep || !*rep || !strcmp(rep, "0")) return;
     int json = !strcmp(rep, "json");
-    typedef struct { Handler fn; uint16_t op; uint32_t calls, partial; } Row;
+    typedef struct { Handler fn; uint16_t op; uint32_t calls, partial, known; } Row;
     Row *rows = calloc(p->ncode + 1, sizeof *rows);
     if (!rows) return;
     uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
@@ -1556,9 +1557,10 @@ static void jit_report(const Program *p, const JitOp **ops)
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
-        if (j == nrows) rows[nrows++] = (Row){ p->code[k].fn, p->code[k].op, 0, 0 };
+        if (j == nrows) rows[nrows++] = (Row){ p->code[k].fn, p->code[k].op, 0, 0, 0 };
         rows[j].calls += call;
         rows[j].partial += partial;
+        rows[j].known += form == F_SHFL && shfl_imm(p, &p->code[k]);
         called += call;
         partials += partial;
     }
@@ -1571,14 +1573,15 @@ static void jit_report(const Program *p, const JitOp **ops)
         put(&b, "{\"kernel\":\"%s\",\"instructions\":%u,\"inline\":%u,\"partial\":%u,\"calls\":%u,\"handlers\":[",
             p->name, p->ncode, inlined, partials, called);
     for (uint32_t i = 0; i < nrows; i++) {
-        char name[256];
+        char name[256], kn[64];
         handler_name(rows[i].fn, name, sizeof name);
         if (json)
-            put(&b, "%s{\"handler\":\"%s\",\"op\":\"%s\",\"calls\":%u,\"partial\":%u}", i ? "," : "", name,
-                op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+            put(&b, "%s{\"handler\":\"%s\",\"op\":\"%s\",\"calls\":%u,\"partial\":%u,\"known\":%u}", i ? "," : "",
+                name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial, rows[i].known);
         else
-            put(&b, "ptxemu: jit report: %s: %s (%s): %u sites called, %u inline for a whole warp only\n",
-                p->name, name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+            put(&b, "ptxemu: jit report: %s: %s (%s): %u sites called, %u inline for a whole warp only%s\n",
+                p->name, name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial,
+                rows[i].known ? (snprintf(kn, sizeof kn, " (%u with each lane's source known)", rows[i].known), kn) : "");
     }
     if (json) put(&b, "]}\n");
     else put(&b, "ptxemu: jit report: %s: %u instructions: %u inline, %u inline for a whole warp only, %u called\n",
