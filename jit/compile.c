@@ -1366,7 +1366,8 @@ static int shfl_imm(const Program *p, const Inst *in)
  * compile time: a shift of a range of lanes (up, down) or a table. Registers: the handler's
  * whole-warp test (shfl_full_uniform: the three rows the same in every lane, all 64 bits, the
  * membermask naming every lane), then a range shift for up and down without segments, else
- * shfl_src's formula a lane. The lanes' sources are copied first (d may be a). */
+ * shfl_src's formula a lane. The lanes' sources are copied first when d is a; a shift into
+ * another row reads them in place. */
 static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, const JitOp *o)
 {
     int mode = atoi(o->t[0]);
@@ -1376,9 +1377,6 @@ static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, cons
         if ((uint32_t)mv != FULL_MASK) { put(b, "    CALL(%u)\n", k); return; }
         uint8_t map[WARP_SIZE];
         uint32_t pv = shfl_map(mode, (int)(bv & 31), (int)(cv & 31), (int)((cv >> 8) & 31), map);
-        put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u);\n        uint64_t *D = ROWP(%u);\n"
-               "        uint32_t src[WARP_SIZE];\n        for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n",
-            in->s[0], in->d[0]);
         /* the lanes that read another: one range at one distance? */
         int lo = -1, hi = -1, delta = 0, shift = 1, same = 1;
         for (int l = 0; l < WARP_SIZE; l++) {
@@ -1388,6 +1386,18 @@ static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, cons
             else if (hi >= 0 || map[l] - l != delta) shift = 0;
             if (l + 1 == WARP_SIZE || map[l + 1] == l + 1) { if (hi < 0) hi = l + 1; }
         }
+        put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u);\n        uint64_t *D = ROWP(%u);\n",
+            in->s[0], in->d[0]);
+        if (shift && !same && in->d[0] != in->s[0]) {
+            /* d is not a (a reduction's d|p, a): each lane straight from its source, no copy */
+            if (lo < 0) lo = hi = 0;
+            put(b, "        for (int l = 0; l < %d; l++) D[l] = (uint32_t)A[l];\n", lo);
+            if (lo < hi) put(b, "        for (int l = %d; l < %d; l++) D[l] = (uint32_t)A[l + %d];\n", lo, hi, delta);
+            put(b, "        for (int l = %d; l < WARP_SIZE; l++) D[l] = (uint32_t)A[l];\n"
+                   "        P[%u] = %uu;\n    } else CALL(%u)\n", hi, in->d[1], pv, k);
+            return;
+        }
+        put(b, "        uint32_t src[WARP_SIZE];\n        for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n");
         if (same) put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[%u];\n", map[0]);
         else if (shift) {
             put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[l];\n");
