@@ -81,7 +81,8 @@ static inline uint8_t *global_run(Warp *w, const Inst *in, uint32_t mask, unsign
                 for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                \
             }                                                                        \
         } else {                                                                     \
-            FOR_LANES(mask, l) {                                                     \
+            for (uint32_t m = mask; m; m &= m - 1) {                                 \
+                int l = __builtin_ctz(m);                                            \
                 T v[V];                                                              \
                 memcpy(v, sh + off[l], sizeof v);                                    \
                 for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                \
@@ -170,6 +171,11 @@ static const Handler ldg_fn[K_COUNT][3] = {
                 for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                       \
                 memcpy(sh + off[l], v, sizeof v);                                    \
             }                                                                        \
+        } else if (!(mask & (mask - 1))) {   /* one lane: no order to keep */         \
+            int l = __builtin_ctz(mask);                                             \
+            T v[V];                                                                  \
+            for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                           \
+            memcpy(sh + off[l], v, sizeof v);                                        \
         } else {                                                                     \
             FOR_LANES_ST(mask, sizeof(T) * V, l) {                                   \
                 T v[V];                                                              \
