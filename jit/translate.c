@@ -1254,14 +1254,17 @@ static int lower_row_list(Lower *L)
  * A write is anything named in an instruction's first operand (its destination in PTX;
  * for a store's address or a call's callee the count only errs towards unknown). */
 
-/* Adds the register names written by operand o of PtxInst k (mov_ok: it is a known mov). */
-static void known_writes(Fn *fn, const PtxOperand *o, int k, int mov_ok)
+/* Adds the register names written by operand o of PtxInst k (mov_ok: it is a known mov);
+ * -1 when out of memory. */
+static int known_writes(Fn *fn, const PtxOperand *o, int k, int mov_ok)
 {
     if ((o->kind == OPD_REG || o->kind == OPD_SYM || o->kind == OPD_ADDR) && o->name) {
         int v;
-        map_put(&fn->known, o->name, map_get(&fn->known, o->name, &v) || !mov_ok ? -1 : k);
+        if (map_put(&fn->known, o->name, map_get(&fn->known, o->name, &v) || !mov_ok ? -1 : k) < 0) return -1;
     }
-    for (int e = 0; e < o->nelems; e++) known_writes(fn, &o->elems[e], k, 0);
+    for (int e = 0; e < o->nelems; e++)
+        if (known_writes(fn, &o->elems[e], k, 0) < 0) return -1;
+    return 0;
 }
 
 /* A 32-bit integer type of mov: its register holds the immediate's low 32 bits. */
@@ -1294,7 +1297,11 @@ static int known_scan(Fn *fn)
         if (pi->nopds < 1) continue;
         int mov_ok = op == OP_mov && !pi->guard && known_mov_type(pi) && pi->nopds == 2 &&
                      pi->opds[0].kind == OPD_REG && pi->opds[1].kind == OPD_IMM_INT;
-        known_writes(fn, &pi->opds[0], k, mov_ok);
+        if (known_writes(fn, &pi->opds[0], k, mov_ok) < 0) {   /* nothing is known */
+            free(fn->block_start);
+            fn->block_start = NULL;
+            return -1;
+        }
     }
     for (int k = 0; k < f->nlabels; k++)   /* a label at 0: the start is a loop's head */
         if (f->labels[k].inst_index == 0) fn->prefix_end = 0;
@@ -1320,8 +1327,11 @@ static const PtxOperand *known_operand(Lower *L, int op, int i, PtxOperand *tmp)
 {
     const PtxOperand *o = &L->pi->opds[i];
     uint32_t v;
-    if (op != OP_shfl || i < 2 || i > 4 || !known_value(L->fn, (int)(L->pi - L->fn->f->insts), o, &v))
-        return o;
+    int nk;
+    if (op != OP_shfl || i < 2 || i > 4 || o->kind != OPD_REG || !o->name ||
+        !map_get(&L->fn->names, o->name, &nk) || (nk >> NK_SHIFT) != NK_ROW ||
+        !known_value(L->fn, (int)(L->pi - L->fn->f->insts), o, &v))
+        return o;   /* (a name that is no register keeps its own error) */
     *tmp = *o;
     tmp->kind = OPD_IMM_INT;
     tmp->name = NULL;
