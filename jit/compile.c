@@ -1399,7 +1399,8 @@ static int shfl_imm(const Program *p, const Inst *in)
  * compile time: a shift of a range of lanes (up, down) or a table. Registers: the handler's
  * whole-warp test (shfl_full_uniform: the three rows the same in every lane, all 64 bits, the
  * membermask naming every lane), then a range shift for up and down without segments, else
- * shfl_src's formula a lane. The lanes' sources are copied first (d may be a). */
+ * shfl_src's formula a lane. The lanes' sources are copied first when d is a; a shift into
+ * another row reads them in place. */
 static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, const JitOp *o)
 {
     int mode = atoi(o->t[0]);
@@ -1409,9 +1410,6 @@ static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, cons
         if ((uint32_t)mv != FULL_MASK) { put(b, "    CALL(%u)\n", k); return; }
         uint8_t map[WARP_SIZE];
         uint32_t pv = shfl_map(mode, (int)(bv & 31), (int)(cv & 31), (int)((cv >> 8) & 31), map);
-        put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u);\n        uint64_t *D = ROWP(%u);\n"
-               "        uint32_t src[WARP_SIZE];\n        for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n",
-            in->s[0], in->d[0]);
         /* the lanes that read another: one range at one distance? */
         int lo = -1, hi = -1, delta = 0, shift = 1, same = 1;
         for (int l = 0; l < WARP_SIZE; l++) {
@@ -1421,6 +1419,18 @@ static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, cons
             else if (hi >= 0 || map[l] - l != delta) shift = 0;
             if (l + 1 == WARP_SIZE || map[l + 1] == l + 1) { if (hi < 0) hi = l + 1; }
         }
+        put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u);\n        uint64_t *D = ROWP(%u);\n",
+            in->s[0], in->d[0]);
+        if (shift && !same && in->d[0] != in->s[0]) {
+            /* d is not a (a reduction's d|p, a): each lane straight from its source, no copy */
+            if (lo < 0) lo = hi = 0;
+            put(b, "        for (int l = 0; l < %d; l++) D[l] = (uint32_t)A[l];\n", lo);
+            if (lo < hi) put(b, "        for (int l = %d; l < %d; l++) D[l] = (uint32_t)A[l + %d];\n", lo, hi, delta);
+            put(b, "        for (int l = %d; l < WARP_SIZE; l++) D[l] = (uint32_t)A[l];\n"
+                   "        P[%u] = %uu;\n    } else CALL(%u)\n", hi, in->d[1], pv, k);
+            return;
+        }
+        put(b, "        uint32_t src[WARP_SIZE];\n        for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n");
         if (same) put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[%u];\n", map[0]);
         else if (shift) {
             put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[l];\n");
@@ -1583,14 +1593,15 @@ static void handler_name(Handler fn, char *out, size_t n)
 
 /* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
  * for an instruction always called, "partial" for a load, store (emit_mem) or shuffle
- * (emit_shfl) inlined for a whole warp but called for part of one. PTXEMU_JIT_REPORT=1:
+ * (emit_shfl) inlined for a whole warp but called for part of one, "known" for the shuffles
+ * among those whose lanes' sources are known when compiled (shfl_imm). PTXEMU_JIT_REPORT=1:
  * one line per handler, most sites first; =json: one JSON object per kernel. */
 static void jit_report(const Program *p, const JitOp **ops)
 {
     const char *rep = getenv("PTXEMU_JIT_REPORT");
     if (!rep || !*rep || !strcmp(rep, "0")) return;
     int json = !strcmp(rep, "json");
-    typedef struct { Handler fn; uint16_t op; uint32_t calls, partial; } Row;
+    typedef struct { Handler fn; uint16_t op; uint32_t calls, partial, known; } Row;
     Row *rows = calloc(p->ncode + 1, sizeof *rows);
     if (!rows) return;
     uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
@@ -1600,9 +1611,10 @@ static void jit_report(const Program *p, const JitOp **ops)
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
-        if (j == nrows) rows[nrows++] = (Row){ p->code[k].fn, p->code[k].op, 0, 0 };
+        if (j == nrows) rows[nrows++] = (Row){ p->code[k].fn, p->code[k].op, 0, 0, 0 };
         rows[j].calls += call;
         rows[j].partial += partial;
+        rows[j].known += form == F_SHFL && shfl_imm(p, &p->code[k]);
         called += call;
         partials += partial;
     }
@@ -1615,14 +1627,15 @@ static void jit_report(const Program *p, const JitOp **ops)
         put(&b, "{\"kernel\":\"%s\",\"instructions\":%u,\"inline\":%u,\"partial\":%u,\"calls\":%u,\"handlers\":[",
             p->name, p->ncode, inlined, partials, called);
     for (uint32_t i = 0; i < nrows; i++) {
-        char name[256];
+        char name[256], kn[64];
         handler_name(rows[i].fn, name, sizeof name);
         if (json)
-            put(&b, "%s{\"handler\":\"%s\",\"op\":\"%s\",\"calls\":%u,\"partial\":%u}", i ? "," : "", name,
-                op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+            put(&b, "%s{\"handler\":\"%s\",\"op\":\"%s\",\"calls\":%u,\"partial\":%u,\"known\":%u}", i ? "," : "",
+                name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial, rows[i].known);
         else
-            put(&b, "ptxemu: jit report: %s: %s (%s): %u sites called, %u inline for a whole warp only\n",
-                p->name, name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+            put(&b, "ptxemu: jit report: %s: %s (%s): %u sites called, %u inline for a whole warp only%s\n",
+                p->name, name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial,
+                rows[i].known ? (snprintf(kn, sizeof kn, " (%u with each lane's source known)", rows[i].known), kn) : "");
     }
     if (json) put(&b, "]}\n");
     else put(&b, "ptxemu: jit report: %s: %u instructions: %u inline, %u inline for a whole warp only, %u called\n",
