@@ -1,6 +1,7 @@
 /* maxrss.c - runs a command and prints its peak resident set size on stderr
- * ("maxrss_kb=N"), then its CPU seconds and context switches (what tells busy workers
- * from waiting ones when a run scales badly); bench/run.sh uses it where /usr/bin/time is
+ * ("maxrss_kb=N"), then its CPU seconds, context switches (what tells busy workers from
+ * waiting ones when a run scales badly) and minor page faults (first touches of fresh
+ * memory); bench/run.sh uses it where /usr/bin/time is
  * not installed. */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
@@ -31,8 +32,8 @@ int main(int argc, char **argv)
         perror("maxrss: wait4");
         return 2;
     }
-    fprintf(stderr, "maxrss_kb=%ld user_s=%.3f sys_s=%.3f vcsw=%ld ivcsw=%ld\n", ru.ru_maxrss,
+    fprintf(stderr, "maxrss_kb=%ld user_s=%.3f sys_s=%.3f vcsw=%ld ivcsw=%ld minflt=%ld\n", ru.ru_maxrss,
             ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6, ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6,
-            ru.ru_nvcsw, ru.ru_nivcsw);
+            ru.ru_nvcsw, ru.ru_nivcsw, ru.ru_minflt);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -62,6 +62,14 @@ static int h_mov_pred(Warp *w, const Inst *in, uint32_t mask)
     pred_put(w, in->d[0], mask, v);
     return STEP_NEXT;
 }
+/* The compiled tier writes these inline (jit/compile.c's emit_pred): kind "PRED", t[0] the
+ * number of sources, t[1] "1" when a negation of the source (IF_NEG_C) applies; the
+ * expression over the sources' masks a, b is the new value of the lanes of mask. */
+JIT_OP(h_and_pred, "PRED", "2", "0", "", "", "uint32_t", "a & b")
+JIT_OP(h_or_pred, "PRED", "2", "0", "", "", "uint32_t", "a | b")
+JIT_OP(h_xor_pred, "PRED", "2", "0", "", "", "uint32_t", "a ^ b")
+JIT_OP(h_not_pred, "PRED", "1", "1", "", "", "uint32_t", "~a")
+JIT_OP(h_mov_pred, "PRED", "1", "1", "", "", "uint32_t", "a")
 
 /* lop3: bit i of the LUT (e, a constant row) is the result for a = i>>2&1, b = i>>1&1,
  * c = i&1; the result is the OR of the selected minterms. */

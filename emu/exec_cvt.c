@@ -20,115 +20,32 @@
  */
 #include <math.h>
 #include "exec.h"
-#include "fp.h"
+#include "cvt_lane.h"
 #include "jitop.h"
 
 #define W Warp *w, const Inst *in, uint32_t mask
 
 
-/* Float kinds. */
-enum { FK_F16, FK_BF16, FK_F32, FK_F64, FK_TF32, FK_E4M3, FK_E5M2 };
-/* Inst.aux8 bits */
-enum { CF_FTZ = 1, CF_SAT = 2, CF_RELU = 4, CF_SATFIN = 8, CF_INT = 16 /* rnd is .rXi */ };
-/* Inst.imm fields of integer operands: shift (64 - width) and signedness, source in bits
- * 0..7 and 16, destination in bits 8..15 and 17. */
-#define IMM_SSH(in) ((int)((in)->imm & 0xff))
-#define IMM_DSH(in) ((int)(((in)->imm >> 8) & 0xff))
-#define IMM_SSG(in) ((int)(((in)->imm >> 16) & 1))
-#define IMM_DSG(in) ((int)(((in)->imm >> 17) & 1))
-
-FP_INLINE FpFmt fk_fmt(int k)
-{
-    switch (k) {
-    case FK_F16: return FP_F16;
-    case FK_BF16: return FP_BF16;
-    case FK_F32: return FP_F32;
-    case FK_TF32: return FP_TF32;
-    case FK_E4M3: return FP_E4M3;
-    case FK_E5M2: return FP_E5M2;
-    default: return FP_F64;
-    }
-}
-
-/* A source element of kind k to double (exact). */
-FP_INLINE double fk_dec(int k, uint64_t v, int ftz)
-{
-    switch (k) {
-    case FK_F32: {
-        uint32_t u = (uint32_t)v;
-        return (double)fp_bits_f32(ftz ? fp_ftz32(u) : u);
-    }
-    case FK_F64: return fp_bits_f64(v);
-    case FK_F16: case FK_BF16: return fp_to_f64(v & 0xffff, fk_fmt(k));
-    default: return fp_to_f64(v & 0xff, fk_fmt(k));
-    }
-}
-
-/* x to kind k under rnd; results are zero-extended encodings. */
-FP_INLINE uint64_t fk_enc(int k, double x, int rnd, int satfin, int ftz)
-{
-    switch (k) {
-    case FK_F64: return fp_canon64(fp_f64_bits(x));
-    case FK_F32: {
-        uint32_t u = (rnd == RND_RN && !satfin) ? fp_canon32(fp_f32_bits((float)x))
-                                                 : (uint32_t)fp_from_f64(x, FP_F32, rnd, satfin);
-        return ftz ? fp_ftz32(u) : u;
-    }
-    case FK_TF32:                /* f32 layout with the 13 low mantissa bits zero */
-        return fp_from_f64(x, FP_TF32, rnd, satfin) << 13;
-    default: return fp_from_f64(x, fk_fmt(k), rnd, satfin);
-    }
-}
-
-/* A NaN source v of kind sk converted to kind dk (see the file comment). */
-FP_INLINE uint64_t cvt_nan(int sk, int dk, uint64_t v)
-{
-    uint64_t sign, frac;                            /* fraction left-aligned in 64 bits */
-    switch (sk) {
-    case FK_F64: sign = v >> 63; frac = v << 12; break;
-    case FK_F32: sign = (v >> 31) & 1; frac = v << 41; break;
-    case FK_BF16: sign = (v >> 15) & 1; frac = v << 57; break;
-    default: sign = (v >> 15) & 1; frac = v << 54; break;
-    }
-    if (dk == FK_F64) return sign << 63 | 0x7ff8000000000000ull | frac >> 12;
-    if (dk == FK_TF32) return v & 0xffffe000u;     /* the NaN truncated, not quieted */
-    if (sk == FK_BF16 && dk == FK_F32) return (v & 0xffff) << 16;
-    if (sk != FK_F64) return fk_fmt(dk == FK_TF32 ? FK_F32 : dk).nan;
-    switch (dk) {
-    case FK_F32: return sign << 31 | 0x7fc00000u | frac >> 41;
-    case FK_BF16: return sign << 15 | 0x7fc0u | frac >> 57;
-    case FK_F16: return sign << 15 | 0x7e00u | frac >> 54;
-    default: return FP_NAN_F32;
-    }
-}
-
-/* .sat and .relu on a float value before its final rounding. */
-FP_INLINE double clampf(double x, int fl)
-{
-    if (fl & CF_SAT) x = x > 0 ? (x < 1 ? x : 1) : 0;
-    if ((fl & CF_RELU) && x <= 0) x = 0;
-    return x;
-}
+/* A handler whose lanes are one function (cvt_lane.h) of the source and the instruction's
+ * modifiers (aux8), rounding (rnd) and operand fields (imm): a template (jitop.h) whose
+ * expression names those IN_FL, IN_RND and IN_IMM, which the compiled tier writes as the
+ * instruction's constants (jit/compile.c's inst_expr), so its inline lanes are these. */
+#define CVT_LANES(name, expr)                                                             \
+    static int name(W)                                                                    \
+    {                                                                                     \
+        const int IN_FL = in->aux8, IN_RND = in->rnd;                                     \
+        const uint64_t IN_IMM = (uint64_t)in->imm;                                        \
+        (void)IN_FL; (void)IN_RND; (void)IN_IMM;                                          \
+        uint64_t *d = ROW(w, in->d[0]);                                                   \
+        const uint64_t *ra = ROW(w, in->s[0]);                                            \
+        LANES(l, { uint64_t a = ra[l]; d[l] = (expr); });                                 \
+        return STEP_NEXT;                                                                 \
+    }                                                                                     \
+    JIT_OP(name, "UN", "uint64_t", "", "", "", "uint64_t", #expr)
 
 /* ---- float -> float ------------------------------------------------------------------ */
 
-FP_INLINE int cvt_ff_k(W, int sk, int dk)
-{
-    int fl = in->aux8, rnd = in->rnd;
-    int erd = (fl & CF_INT) ? RND_RN : rnd;         /* an integral value re-encodes exactly */
-    uint64_t *d = ROW(w, in->d[0]);
-    const uint64_t *ra = ROW(w, in->s[0]);
-    LANES(l, {
-        double x = fk_dec(sk, ra[l], fl & CF_FTZ);
-        if (fl & CF_INT) x = fp_rint(x, rnd);
-        if (x != x && !(fl & CF_SAT))
-            d[l] = cvt_nan(sk, dk, ra[l]);
-        else
-            d[l] = fk_enc(dk, clampf(x, fl), erd, fl & CF_SATFIN, fl & CF_FTZ);
-    });
-    return STEP_NEXT;
-}
-#define FF(S, D) static int cvt_##S##_##D(W) { return cvt_ff_k(w, in, mask, FK_##S, FK_##D); }
+#define FF(S, D) CVT_LANES(cvt_##S##_##D, cvt_ff_lane(a, FK_##S, FK_##D, IN_FL, IN_RND))
 #define FF_ROW(S) FF(S, F16) FF(S, BF16) FF(S, F32) FF(S, F64)
 FF_ROW(F16) FF_ROW(BF16) FF_ROW(F32) FF_ROW(F64)
 FF(F32, TF32)
@@ -137,115 +54,29 @@ static const Handler ff_tab[4][4] = {FF_TAB(F16), FF_TAB(BF16), FF_TAB(F32), FF_
 
 /* cvt.f32.f32 (any same type) with no modifier is a plain copy, NaN payloads and all
  * (H100). */
-static int cvt_copy(W)
-{
-    uint64_t *d = ROW(w, in->d[0]);
-    const uint64_t *ra = ROW(w, in->s[0]);
-    uint64_t m = in->imm;
-    LANES(l, { d[l] = ra[l] & m; });
-    return STEP_NEXT;
-}
+CVT_LANES(cvt_copy, a & IN_IMM)
 
 /* cvt.rna.satfinite.tf32.f32: what the H100 gives for an infinite or NaN input is the
  * truncated input less one tf32 ulp (+inf -> MAX_NORM, 0x7fc00001 -> 0x7fbfe000); finite
  * inputs round and clamp as usual. */
-static int cvt_tf32_satfinite(W)
-{
-    uint64_t *d = ROW(w, in->d[0]);
-    const uint64_t *ra = ROW(w, in->s[0]);
-    int rnd = in->rnd;
-    LANES(l, {
-        uint32_t u = (uint32_t)ra[l];
-        d[l] = (u & 0x7f800000u) == 0x7f800000u ? (u & 0xffffe000u) - 0x2000u
-             : fp_from_f64(fp_bits_f32(u), FP_TF32, rnd, 1) << 13;
-    });
-    return STEP_NEXT;
-}
+CVT_LANES(cvt_tf32_satfinite, cvt_tf32_satfinite_lane(a, IN_RND))
 
 /* ---- float -> int -------------------------------------------------------------------- */
 
-FP_INLINE int cvt_fi_k(W, int sk)
-{
-    int fl = in->aux8, rnd = in->rnd, sh = IMM_DSH(in), sg = IMM_DSG(in), wd = 64 - sh;
-    double hi = fp_pow2(wd - sg);                   /* first value above the range */
-    uint64_t maxv = sg ? (1ull << (wd - 1)) - 1 : ~0ull >> sh;
-    uint64_t minv = sg ? ~maxv : 0;                 /* -2^(w-1), sign-extended */
-    /* NaN: from f64 the destination's top bit alone (0x80, 0x8000, ...; sign-extended for
-     * signed types); from narrower floats 0, except 0x8000000000000000 for 64-bit results */
-    uint64_t nanv = sk == FK_F64 ? (sg ? minv : 1ull << (wd - 1)) : wd == 64 ? 1ull << 63 : 0;
-    uint64_t *d = ROW(w, in->d[0]);
-    const uint64_t *ra = ROW(w, in->s[0]);
-    LANES(l, {
-        double r = fp_rint(fk_dec(sk, ra[l], fl & CF_FTZ), rnd);
-        uint64_t v;
-        if (r != r) v = nanv;
-        else if (r >= hi) v = maxv;
-        else if (sg) v = r <= -hi ? minv : (uint64_t)(int64_t)r;
-        else v = r <= 0 ? 0 : (uint64_t)r;
-        d[l] = v;
-    });
-    return STEP_NEXT;
-}
-static int cvt_fi_F16(W) { return cvt_fi_k(w, in, mask, FK_F16); }
-static int cvt_fi_BF16(W) { return cvt_fi_k(w, in, mask, FK_BF16); }
-static int cvt_fi_F32(W) { return cvt_fi_k(w, in, mask, FK_F32); }
-static int cvt_fi_F64(W) { return cvt_fi_k(w, in, mask, FK_F64); }
+#define FI(S) CVT_LANES(cvt_fi_##S, cvt_fi_lane(a, FK_##S, IN_FL, IN_RND, IN_IMM))
+FI(F16) FI(BF16) FI(F32) FI(F64)
 static const Handler fi_tab[4] = {cvt_fi_F16, cvt_fi_BF16, cvt_fi_F32, cvt_fi_F64};
 
 /* ---- int -> float -------------------------------------------------------------------- */
 
-FP_INLINE int cvt_if_k(W, int dk)
-{
-    int fl = in->aux8, rnd = in->rnd, sh = IMM_SSH(in), sg = IMM_SSG(in);
-    uint64_t *d = ROW(w, in->d[0]);
-    const uint64_t *ra = ROW(w, in->s[0]);
-    LANES(l, {
-        uint64_t u = ra[l] << sh;
-        int64_t s = (int64_t)u >> sh;
-        int neg = sg && s < 0;
-        uint64_t mag = sg ? (neg ? 0 - (uint64_t)s : (uint64_t)s) : u >> sh;
-        if (fl & CF_SAT) {                          /* integers clamp to 0 or 1 */
-            mag = !neg && mag; neg = 0; s = (int64_t)mag;
-        }
-        uint64_t r;
-        if (rnd == RND_RN && dk == FK_F32)
-            r = fp_f32_bits(sg ? (float)s : (float)mag);
-        else if (rnd == RND_RN && dk == FK_F64)
-            r = fp_f64_bits(sg ? (double)s : (double)mag);
-        else
-            r = fp_from_int(mag, neg, fk_fmt(dk), rnd);
-        d[l] = r;
-    });
-    return STEP_NEXT;
-}
-static int cvt_if_F16(W) { return cvt_if_k(w, in, mask, FK_F16); }
-static int cvt_if_BF16(W) { return cvt_if_k(w, in, mask, FK_BF16); }
-static int cvt_if_F32(W) { return cvt_if_k(w, in, mask, FK_F32); }
-static int cvt_if_F64(W) { return cvt_if_k(w, in, mask, FK_F64); }
+#define IF(D) CVT_LANES(cvt_if_##D, cvt_if_lane(a, FK_##D, IN_FL, IN_RND, IN_IMM))
+IF(F16) IF(BF16) IF(F32) IF(F64)
 static const Handler if_tab[4] = {cvt_if_F16, cvt_if_BF16, cvt_if_F32, cvt_if_F64};
 
 /* ---- int -> int ---------------------------------------------------------------------- */
 
-static int cvt_ii(W)
-{
-    int ssh = IMM_SSH(in), ssg = IMM_SSG(in), dsh = IMM_DSH(in), dsg = IMM_DSG(in);
-    int sat = (in->aux8 & CF_SAT) != 0;
-    uint64_t dmax = dsg ? ~0ull >> (dsh + 1) : ~0ull >> dsh;   /* destination maximum */
-    int64_t dmin = dsg ? -(int64_t)dmax - 1 : 0;
-    uint64_t *d = ROW(w, in->d[0]);
-    const uint64_t *ra = ROW(w, in->s[0]);
-    LANES(l, {
-        uint64_t u = ra[l] << ssh;
-        uint64_t v = ssg ? (uint64_t)((int64_t)u >> ssh) : u >> ssh;
-        if (sat) {
-            if (ssg && (int64_t)v < 0) v = (int64_t)v < dmin ? (uint64_t)dmin : v;
-            else if (v > dmax) v = dmax;
-        }
-        v <<= dsh;
-        d[l] = dsg ? (uint64_t)((int64_t)v >> dsh) : v >> dsh;
-    });
-    return STEP_NEXT;
-}
+/* With .sat: cvt_ii_sat_lane (cvt_lane.h). */
+CVT_LANES(cvt_ii, cvt_ii_sat_lane(a, IN_FL, IN_IMM))
 
 /* Without .sat an integer conversion only cuts and extends: one handler per pair of types,
  * each a template (jitop.h) the compiled tier writes inline. The casts compute what cvt_ii

@@ -74,10 +74,19 @@ static inline uint8_t *global_run(Warp *w, const Inst *in, uint32_t mask, unsign
         if (!sh) return ld_##K##_v##V(w, in, mask);                                  \
         uint64_t *d[V];                                                              \
         for (int e = 0; e < V; e++) d[e] = ROW(w, in->d[e]);                         \
-        for (int l = 0; l < WARP_SIZE; l++) {                                        \
-            T v[V];                                                                  \
-            memcpy(v, sh + off[l], sizeof v);                                        \
-            for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                    \
+        if (mask == FULL_MASK) {                                                     \
+            for (int l = 0; l < WARP_SIZE; l++) {                                    \
+                T v[V];                                                              \
+                memcpy(v, sh + off[l], sizeof v);                                    \
+                for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                \
+            }                                                                        \
+        } else {                                                                     \
+            for (uint32_t m = mask; m; m &= m - 1) {                                 \
+                int l = __builtin_ctz(m);                                            \
+                T v[V];                                                              \
+                memcpy(v, sh + off[l], sizeof v);                                    \
+                for (int e = 0; e < V; e++) d[e][l] = (uint64_t)v[e];                \
+            }                                                                        \
         }                                                                            \
         if (in->aux8 & MO_ACQUIRE) __atomic_thread_fence(__ATOMIC_ACQUIRE);          \
         return STEP_NEXT;                                                            \
@@ -156,10 +165,23 @@ static const Handler ldg_fn[K_COUNT][3] = {
         const uint64_t *s[V];                                                        \
         for (int e = 0; e < V; e++) s[e] = ROW(w, in->s[e]);                         \
         if (in->aux8 & MO_RELEASE) __atomic_thread_fence(__ATOMIC_RELEASE);          \
-        FOR_LANES_ST(FULL_MASK, sizeof(T) * V, l) {                                  \
+        if (mask == FULL_MASK) {                                                     \
+            FOR_LANES_ST(FULL_MASK, sizeof(T) * V, l) {                              \
+                T v[V];                                                              \
+                for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                       \
+                memcpy(sh + off[l], v, sizeof v);                                    \
+            }                                                                        \
+        } else if (!(mask & (mask - 1))) {   /* one lane: no order to keep */         \
+            int l = __builtin_ctz(mask);                                             \
             T v[V];                                                                  \
             for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                           \
             memcpy(sh + off[l], v, sizeof v);                                        \
+        } else {                                                                     \
+            FOR_LANES_ST(mask, sizeof(T) * V, l) {                                   \
+                T v[V];                                                              \
+                for (int e = 0; e < V; e++) v[e] = (T)s[e][l];                       \
+                memcpy(sh + off[l], v, sizeof v);                                    \
+            }                                                                        \
         }                                                                            \
         return STEP_NEXT;                                                            \
     }                                                                                \

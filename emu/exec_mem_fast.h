@@ -7,22 +7,31 @@
 
 enum { MO_ACQUIRE = 1, MO_RELEASE = 2 };   /* Inst.aux8 of ld and st: the host fences to add */
 
-/* The hot case of tiled kernels: a whole warp's access of an ld/st bound to .shared (the
+/* The hot case of tiled kernels: the lanes mask's access of an ld/st bound to .shared (the
  * binder picks the lds_/sts_ handlers for those when no tool watches memory), in bounds and
- * aligned. Returns the block's shared memory with each lane's offset in off[], or NULL for the
- * general handler (mem_warp_ptrs), which also reports what is wrong. Skipping the per-lane
- * host pointers lets the lane loops run as gathers. */
+ * aligned. Returns the block's shared memory with each lane's offset in off[] (the lanes of
+ * mask only), or NULL for the general handler (mem_warp_ptrs), which also reports what is
+ * wrong. Skipping the per-lane host pointers lets a whole warp's lane loops run as gathers;
+ * part of a warp (`if (lane == 0) sums[warp] = v`) checks its lanes alone, a few
+ * instructions where the general handler's pointers cost hundreds. */
 static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsigned size,
                                    uint32_t off[WARP_SIZE])
 {
     const Cta *c = w->cta;
-    if (mask != FULL_MASK || !c || c->shared_size < size) return NULL;
+    if (!mask || !c || c->shared_size < size) return NULL;
     const uint64_t *a = ROW(w, in->base);
     uint32_t imm = (uint32_t)in->imm, lim = c->shared_size - size, bad = 0;
-    for (int l = 0; l < WARP_SIZE; l++) {
-        off[l] = (uint32_t)a[l] + imm;
-        bad |= (off[l] > lim) | (off[l] & (size - 1));
-    }
+    if (mask == FULL_MASK)
+        for (int l = 0; l < WARP_SIZE; l++) {
+            off[l] = (uint32_t)a[l] + imm;
+            bad |= (off[l] > lim) | (off[l] & (size - 1));
+        }
+    else
+        for (uint32_t m = mask; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            off[l] = (uint32_t)a[l] + imm;
+            bad |= (off[l] > lim) | (off[l] & (size - 1));
+        }
     return bad ? NULL : c->shared;
 }
 

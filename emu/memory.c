@@ -7,7 +7,10 @@
  * is kept in a sorted, coalesced free list (first fit); freeing the topmost block lowers
  * `bump`, so a cudaMalloc/cudaFree loop reuses the same address and never grows. Pages are
  * committed with mprotect on allocation and returned (MADV_DONTNEED + PROT_NONE) once no live
- * footprint touches them.
+ * footprint touches them. The reservation is advised for transparent huge pages, so a kernel's
+ * first touch of a large array faults once per 2 MiB instead of once per 4 KiB page (what the
+ * first launch over fresh memory paid, from every worker at once); only aligned 2 MiB ranges
+ * that lie wholly inside committed memory can get one, so small allocations stay in 4 KiB pages.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -54,6 +57,19 @@ uint64_t mem_arena_lo, mem_arena_hi;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_status = -1;
+static int hugepages = 1;   /* PTXEMU_HUGEPAGES=0: 4 KiB pages only (to measure the difference) */
+
+/* Advises [p, p+len) of the arena for huge pages: at the reservation, and again wherever a
+ * range of it was mapped afresh (a new mapping does not inherit the advice). Advice only:
+ * a kernel without transparent huge pages refuses it, and the arena works as before. */
+static void hugepage_advice(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    if (hugepages) madvise(p, len, MADV_HUGEPAGE);
+#else
+    (void)p; (void)len;
+#endif
+}
 
 static void arena_reserve(void)
 {
@@ -63,6 +79,9 @@ static void arena_reserve(void)
     if (p == MAP_FAILED)              /* hint taken (or refused): anywhere will do         */
         p = mmap(NULL, ARENA_SIZE, PROT_NONE, flags, -1, 0);
     if (p == MAP_FAILED) return;
+    const char *h = getenv("PTXEMU_HUGEPAGES");
+    hugepages = !(h && !strcmp(h, "0"));
+    hugepage_advice(p, ARENA_SIZE);
     mem_arena_lo = (uint64_t)(uintptr_t)p;
     mem_arena_hi = mem_arena_lo + ARENA_SIZE;
     /* Start one block in, so no device pointer is ever the arena's first byte and an
@@ -517,8 +536,9 @@ int mem_vmm_unmap(uint64_t addr, size_t size)
         Vmap *m = &V.map[k];
         if (m->start < addr || m->start >= addr + size) { k++; continue; }
         vmm_forget_block(m);
-        mmap((void *)(uintptr_t)m->start, m->size, PROT_NONE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        if (mmap((void *)(uintptr_t)m->start, m->size, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED)
+            hugepage_advice((void *)(uintptr_t)m->start, m->size);
         memmove(m, m + 1, (V.nmap - k - 1) * sizeof(Vmap));
         V.nmap--;
     }
@@ -627,7 +647,10 @@ int mem_ipc_unexport(uint64_t lo, size_t len)
     int rc = -1;
     pthread_rwlock_wrlock(&A.lock);
     void *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (fresh != MAP_FAILED && move_over(lo, len, fresh) == 0) rc = 0;
+    if (fresh != MAP_FAILED && move_over(lo, len, fresh) == 0) {
+        hugepage_advice((void *)(uintptr_t)lo, len);
+        rc = 0;
+    }
     pthread_rwlock_unlock(&A.lock);
     return rc;
 }
@@ -680,8 +703,9 @@ int mem_ipc_unmap(uint64_t start)
     A.nlive--;
     memmove(&I.m[k], &I.m[k + 1], (I.n - k - 1) * sizeof(Ipcmap));
     I.n--;
-    mmap((void *)(uintptr_t)m.lo, m.len, PROT_NONE,
-         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (mmap((void *)(uintptr_t)m.lo, m.len, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED)
+        hugepage_advice((void *)(uintptr_t)m.lo, m.len);
     __atomic_add_fetch(&mem_generation, 1, __ATOMIC_RELEASE);
     rc = 0;
 out:

@@ -203,7 +203,8 @@ static const char *const callable[] = {
     "TINY", "fmaf", "fma", "sqrtf", "sqrt", "fabs", "fabsf",
     "hi_u16", "hi_s16", "hi_u32", "hi_s32", "hi_u64", "hi_s64",
     "udiv_16", "urem_16", "sdiv_16", "srem_16", "udiv_32", "urem_32", "sdiv_32", "srem_32",
-    "udiv_64", "urem_64", "sdiv_64", "srem_64", "shf", "prmt", NULL
+    "udiv_64", "urem_64", "sdiv_64", "srem_64", "shf", "prmt",
+    "cvt_ff_lane", "cvt_fi_lane", "cvt_if_lane", "cvt_ii_sat_lane", "cvt_tf32_satfinite_lane", NULL
 };
 
 static int expr_ok(const char *e)
@@ -235,6 +236,34 @@ static const JitOp *jitop_find(Handler fn)
     return NULL;
 }
 
+/* The lane expression of template o for instruction in: o->expr with the names a handler
+ * made by exec_cvt.c's CVT_LANES gives its instruction's fields (IN_FL: aux8, IN_RND: rnd,
+ * IN_IMM: imm) replaced by their values, constants of the compiled code. */
+static const char *inst_expr(char *out, size_t n, const JitOp *o, const Inst *in)
+{
+    size_t k = 0;
+    for (const char *c = o->expr; *c && k + 32 < n;) {
+        int id = *c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z');
+        if (!id || (c > o->expr && (c[-1] == '_' || (c[-1] >= '0' && c[-1] <= '9') ||
+                                    (c[-1] >= 'a' && c[-1] <= 'z') || (c[-1] >= 'A' && c[-1] <= 'Z')))) {
+            out[k++] = *c++;
+            continue;
+        }
+        size_t len = 0;
+        while (c[len] == '_' || (c[len] >= 'a' && c[len] <= 'z') || (c[len] >= 'A' && c[len] <= 'Z') ||
+               (c[len] >= '0' && c[len] <= '9'))
+            len++;
+        if (len == 5 && !strncmp(c, "IN_FL", 5)) k += (size_t)snprintf(out + k, n - k, "%u", (unsigned)in->aux8);
+        else if (len == 6 && !strncmp(c, "IN_RND", 6)) k += (size_t)snprintf(out + k, n - k, "%u", (unsigned)in->rnd);
+        else if (len == 6 && !strncmp(c, "IN_IMM", 6))
+            k += (size_t)snprintf(out + k, n - k, "0x%llxull", (unsigned long long)in->imm);
+        else { memcpy(out + k, c, len < n - k - 1 ? len : n - k - 1); k += len < n - k - 1 ? len : n - k - 1; }
+        c += len;
+    }
+    out[k < n ? k : n - 1] = 0;
+    return out;
+}
+
 /* The entry of each instruction of the Program being written (jit_native_source). */
 static __thread const JitOp **op_at;
 static __thread const Inst *op_base;
@@ -244,6 +273,7 @@ static const JitOp *jitop_of_inst(const Inst *in) { return op_at[in - op_base]; 
 
 static const char prologue[] =
     "#include \"emu/exec_int_tmpl.h\"\n"
+    "#include \"emu/cvt_lane.h\"\n"
     "#include \"emu/exec_mem_fast.h\"\n"
     "#include \"emu/fp.h\"\n"
     "#include \"emu/engine.h\"\n"
@@ -349,8 +379,9 @@ static void lane_body(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     } else {   /* UN BIN TER QUAD: exec_int_tmpl.h's H_* */
         int n = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
         put(b, "{ ");
+        char ex[512];
         for (int i = 0; i < n; i++) put(b, "%s %s = (%s)ROWP(%u)[l]; ", o->t[i], v[i], o->t[i], in->s[i]);
-        put(b, "%s = (%s)(%s); }", d, o->rt, o->expr);
+        put(b, "%s = (%s)(%s); }", d, o->rt, inst_expr(ex, sizeof ex, o, in));
     }
 }
 
@@ -443,6 +474,7 @@ static const JitOp *contract_part(const Inst *in, int alt)
     ContractJit c;
     if (!contract_jit(in, &c)) return NULL;
     const JitOp *o = jitop_find(alt ? c.alt : c.main);
+    if (o && strstr(o->expr, "IN_")) return NULL;   /* contract_expr writes the expression as it is */
     static const char *const k[] = { "UN", "BIN", "TER", "F32", "F64", NULL };
     for (int i = 0; o && k[i]; i++) if (!strcmp(o->kind, k[i])) return o;
     return NULL;
@@ -816,8 +848,9 @@ static void run_value(Buf *b, const Program *p, const RunMap *m, const Inst *in,
     } else {   /* UN BIN TER QUAD: exec_int_tmpl.h's H_* */
         int nsrc = !strcmp(o->kind, "UN") ? 1 : !strcmp(o->kind, "BIN") ? 2 : !strcmp(o->kind, "TER") ? 3 : 4;
         put(b, "{ ");
+        char ex[512];
         for (int j = 0; j < nsrc; j++) put(b, "%s %s = (%s)%s; ", o->t[j], v[j], o->t[j], run_src(s0, p, m, in->s[j], scalar));
-        put(b, "%s = %s(%s); }", name, cast, o->expr);
+        put(b, "%s = %s(%s); }", name, cast, inst_expr(ex, sizeof ex, o, in));
     }
 }
 
@@ -1366,7 +1399,8 @@ static int shfl_imm(const Program *p, const Inst *in)
  * compile time: a shift of a range of lanes (up, down) or a table. Registers: the handler's
  * whole-warp test (shfl_full_uniform: the three rows the same in every lane, all 64 bits, the
  * membermask naming every lane), then a range shift for up and down without segments, else
- * shfl_src's formula a lane. The lanes' sources are copied first (d may be a). */
+ * shfl_src's formula a lane. The lanes' sources are copied first when d is a; a shift into
+ * another row reads them in place. */
 static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, const JitOp *o)
 {
     int mode = atoi(o->t[0]);
@@ -1376,9 +1410,6 @@ static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, cons
         if ((uint32_t)mv != FULL_MASK) { put(b, "    CALL(%u)\n", k); return; }
         uint8_t map[WARP_SIZE];
         uint32_t pv = shfl_map(mode, (int)(bv & 31), (int)(cv & 31), (int)((cv >> 8) & 31), map);
-        put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u);\n        uint64_t *D = ROWP(%u);\n"
-               "        uint32_t src[WARP_SIZE];\n        for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n",
-            in->s[0], in->d[0]);
         /* the lanes that read another: one range at one distance? */
         int lo = -1, hi = -1, delta = 0, shift = 1, same = 1;
         for (int l = 0; l < WARP_SIZE; l++) {
@@ -1388,6 +1419,18 @@ static void emit_shfl(Buf *b, const Program *p, const Inst *in, uint32_t k, cons
             else if (hi >= 0 || map[l] - l != delta) shift = 0;
             if (l + 1 == WARP_SIZE || map[l + 1] == l + 1) { if (hi < 0) hi = l + 1; }
         }
+        put(b, "    if (mask == FULL_MASK) {\n        const uint64_t *A = ROWP(%u);\n        uint64_t *D = ROWP(%u);\n",
+            in->s[0], in->d[0]);
+        if (shift && !same && in->d[0] != in->s[0]) {
+            /* d is not a (a reduction's d|p, a): each lane straight from its source, no copy */
+            if (lo < 0) lo = hi = 0;
+            put(b, "        for (int l = 0; l < %d; l++) D[l] = (uint32_t)A[l];\n", lo);
+            if (lo < hi) put(b, "        for (int l = %d; l < %d; l++) D[l] = (uint32_t)A[l + %d];\n", lo, hi, delta);
+            put(b, "        for (int l = %d; l < WARP_SIZE; l++) D[l] = (uint32_t)A[l];\n"
+                   "        P[%u] = %uu;\n    } else CALL(%u)\n", hi, in->d[1], pv, k);
+            return;
+        }
+        put(b, "        uint32_t src[WARP_SIZE];\n        for (int l = 0; l < WARP_SIZE; l++) src[l] = (uint32_t)A[l];\n");
         if (same) put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[%u];\n", map[0]);
         else if (shift) {
             put(b, "        for (int l = 0; l < WARP_SIZE; l++) D[l] = src[l];\n");
@@ -1447,6 +1490,16 @@ static void put_shfl_fn(Buf *b, int mode)
            "    *pvp = pv;\n    return 1;\n}\n\n", j[mode], mode == 0 ? "j >= maxl" : "j <= maxl");
 }
 
+/* and, or, xor, not and mov of predicates (exec_cmp.c): a predicate is one mask of the warp's
+ * lanes, so the handler's pred_put is one statement for all of them. */
+static void emit_pred(Buf *b, const Inst *in, const JitOp *o)
+{
+    int two = !strcmp(o->t[0], "2");
+    uint32_t neg = !strcmp(o->t[1], "1") && (in->flags & IF_NEG_C) ? ~0u : 0u;
+    put(b, "    if (mask) { uint32_t a = P[%u] ^ %uu, b = P[%u]; (void)b; P[%u] = (P[%u] & ~mask) | ((uint32_t)(%s) & mask); }\n",
+        in->s[0], neg, two ? in->s[1] : in->s[0], in->d[0], in->d[0], o->expr);
+}
+
 /* bra: a uniform branch goes to its label (warp_run's STEP_JUMP path while nothing needs a
  * regroup); a divergent one calls the handler. */
 static void emit_bra(Buf *b, const Inst *in, uint32_t k)
@@ -1481,7 +1534,7 @@ static uint32_t run_length(const Program *p, uint32_t k)
 
 /* How the compiled C runs an instruction: emit_insts writes it by this, and the report
  * (jit_report) counts by it. */
-enum { F_CALL, F_BRA, F_LANE, F_CONTRACT, F_CMP, F_PACK, F_SHFL, F_MEM };
+enum { F_CALL, F_BRA, F_LANE, F_CONTRACT, F_CMP, F_PACK, F_SHFL, F_MEM, F_PRED };
 static int inst_form(const Inst *in, const JitOp *o)
 {
     const char *kd = o ? o->kind : "";
@@ -1491,6 +1544,7 @@ static int inst_form(const Inst *in, const JitOp *o)
     if (!strcmp(kd, "CMP")) return F_CMP;
     if (!strcmp(kd, "PACK") || !strcmp(kd, "UNPACK")) return F_PACK;
     if (!strcmp(kd, "SHFL")) return F_SHFL;
+    if (!strcmp(kd, "PRED")) return F_PRED;
     if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS")) return F_MEM;
     return F_CALL;
 }
@@ -1539,14 +1593,15 @@ static void handler_name(Handler fn, char *out, size_t n)
 
 /* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
  * for an instruction always called, "partial" for a load, store (emit_mem) or shuffle
- * (emit_shfl) inlined for a whole warp but called for part of one. PTXEMU_JIT_REPORT=1:
+ * (emit_shfl) inlined for a whole warp but called for part of one, "known" for the shuffles
+ * among those whose lanes' sources are known when compiled (shfl_imm). PTXEMU_JIT_REPORT=1:
  * one line per handler, most sites first; =json: one JSON object per kernel. */
 static void jit_report(const Program *p, const JitOp **ops)
 {
     const char *rep = getenv("PTXEMU_JIT_REPORT");
     if (!rep || !*rep || !strcmp(rep, "0")) return;
     int json = !strcmp(rep, "json");
-    typedef struct { Handler fn; uint16_t op; uint32_t calls, partial; } Row;
+    typedef struct { Handler fn; uint16_t op; uint32_t calls, partial, known; } Row;
     Row *rows = calloc(p->ncode + 1, sizeof *rows);
     if (!rows) return;
     uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
@@ -1556,9 +1611,10 @@ static void jit_report(const Program *p, const JitOp **ops)
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
-        if (j == nrows) rows[nrows++] = (Row){ p->code[k].fn, p->code[k].op, 0, 0 };
+        if (j == nrows) rows[nrows++] = (Row){ p->code[k].fn, p->code[k].op, 0, 0, 0 };
         rows[j].calls += call;
         rows[j].partial += partial;
+        rows[j].known += form == F_SHFL && shfl_imm(p, &p->code[k]);
         called += call;
         partials += partial;
     }
@@ -1571,14 +1627,15 @@ static void jit_report(const Program *p, const JitOp **ops)
         put(&b, "{\"kernel\":\"%s\",\"instructions\":%u,\"inline\":%u,\"partial\":%u,\"calls\":%u,\"handlers\":[",
             p->name, p->ncode, inlined, partials, called);
     for (uint32_t i = 0; i < nrows; i++) {
-        char name[256];
+        char name[256], kn[64];
         handler_name(rows[i].fn, name, sizeof name);
         if (json)
-            put(&b, "%s{\"handler\":\"%s\",\"op\":\"%s\",\"calls\":%u,\"partial\":%u}", i ? "," : "", name,
-                op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+            put(&b, "%s{\"handler\":\"%s\",\"op\":\"%s\",\"calls\":%u,\"partial\":%u,\"known\":%u}", i ? "," : "",
+                name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial, rows[i].known);
         else
-            put(&b, "ptxemu: jit report: %s: %s (%s): %u sites called, %u inline for a whole warp only\n",
-                p->name, name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial);
+            put(&b, "ptxemu: jit report: %s: %s (%s): %u sites called, %u inline for a whole warp only%s\n",
+                p->name, name, op_info[rows[i].op].name, rows[i].calls, rows[i].partial,
+                rows[i].known ? (snprintf(kn, sizeof kn, " (%u with each lane's source known)", rows[i].known), kn) : "");
     }
     if (json) put(&b, "]}\n");
     else put(&b, "ptxemu: jit report: %s: %u instructions: %u inline, %u inline for a whole warp only, %u called\n",
@@ -1610,6 +1667,7 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
         case F_PACK: emit_pack(b, in, o); break;
         case F_SHFL: emit_shfl(b, p, in, k, o); break;
         case F_MEM: emit_mem(b, in, k, o); break;
+        case F_PRED: emit_pred(b, in, o); break;
         default: put(b, "    CALL(%u)\n", k);
         }
         put(b, "    NEXT()\n");

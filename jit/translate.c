@@ -82,6 +82,12 @@ typedef struct Fn {
     uint32_t pred_lo, pred_hi;
     int recursive;
     int visiting, done;        /* call-graph walk                                      */
+    /* registers of a known value (known_value), worked out at the first question */
+    int known_done;
+    NameMap known;             /* register -> the PtxInst index of its one write, a mov of
+                                  an immediate; -1 when written otherwise or more than once */
+    int *block_start;          /* per PtxInst: the index of the last label at or before it */
+    int prefix_end;            /* PtxInsts [0, prefix_end): the straight-line start      */
 } Fn;
 
 typedef struct Tr {
@@ -1235,6 +1241,104 @@ static int lower_row_list(Lower *L)
     return 0;
 }
 
+/* ---- registers of a known value at a use --------------------------------------------
+ * nvcc writes a shuffle's offset, clamp and membermask into registers right before it
+ * (mov.u32 %r17, 16; shfl.sync.down.b32 %r19|%p2, %r54, %r17, %r16, %r18), where the
+ * binders' fast forms want immediates. A register's value at a use is known when the
+ * function writes it exactly once, with an unguarded 32-bit mov of an integer immediate,
+ * and every thread that reaches the use has run that mov since it last entered the
+ * function: the use follows the mov with no label in between (nothing jumps in between),
+ * or the mov lies in the function's straight-line start (before any label and any control
+ * transfer), which every thread runs, in full, before anything else. A thread that did not
+ * run the mov (a lane of another path, one of a partial warp) never reaches such a use.
+ * A write is anything named in an instruction's first operand (its destination in PTX;
+ * for a store's address or a call's callee the count only errs towards unknown). */
+
+/* Adds the register names written by operand o of PtxInst k (mov_ok: it is a known mov);
+ * -1 when out of memory. */
+static int known_writes(Fn *fn, const PtxOperand *o, int k, int mov_ok)
+{
+    if ((o->kind == OPD_REG || o->kind == OPD_SYM || o->kind == OPD_ADDR) && o->name) {
+        int v;
+        if (map_put(&fn->known, o->name, map_get(&fn->known, o->name, &v) || !mov_ok ? -1 : k) < 0) return -1;
+    }
+    for (int e = 0; e < o->nelems; e++)
+        if (known_writes(fn, &o->elems[e], k, 0) < 0) return -1;
+    return 0;
+}
+
+/* A 32-bit integer type of mov: its register holds the immediate's low 32 bits. */
+static int known_mov_type(const PtxInst *pi)
+{
+    if (pi->nmods != 1) return 0;
+    const char *m = pi->mods[0];
+    return !strcmp(m, "u32") || !strcmp(m, "s32") || !strcmp(m, "b32");
+}
+
+static int known_scan(Fn *fn)
+{
+    const PtxFunc *f = fn->f;
+    fn->known_done = 1;
+    fn->block_start = calloc((size_t)f->ninsts + 1, sizeof *fn->block_start);
+    if (!fn->block_start) return -1;
+    for (int k = 0; k < f->nlabels; k++) {
+        int at = f->labels[k].inst_index;
+        if (at >= 0 && at <= f->ninsts && at > fn->block_start[at]) fn->block_start[at] = at;
+    }
+    fn->prefix_end = f->ninsts;
+    for (int k = 0; k < f->ninsts; k++) {
+        if (k && fn->block_start[k - 1] > fn->block_start[k]) fn->block_start[k] = fn->block_start[k - 1];
+        if (fn->block_start[k] && fn->block_start[k] == k && k < fn->prefix_end) fn->prefix_end = k;
+        const PtxInst *pi = &f->insts[k];
+        int op = op_lookup(pi->opcode);
+        if ((op < 0 || op == OP_bra || op == OP_brx || op == OP_call || op == OP_ret || op == OP_exit ||
+             op == OP_trap || op == OP_brkpt) && k < fn->prefix_end)
+            fn->prefix_end = k;
+        if (pi->nopds < 1) continue;
+        int mov_ok = op == OP_mov && !pi->guard && known_mov_type(pi) && pi->nopds == 2 &&
+                     pi->opds[0].kind == OPD_REG && pi->opds[1].kind == OPD_IMM_INT;
+        if (known_writes(fn, &pi->opds[0], k, mov_ok) < 0) {   /* nothing is known */
+            free(fn->block_start);
+            fn->block_start = NULL;
+            return -1;
+        }
+    }
+    for (int k = 0; k < f->nlabels; k++)   /* a label at 0: the start is a loop's head */
+        if (f->labels[k].inst_index == 0) fn->prefix_end = 0;
+    return 0;
+}
+
+/* The value of register operand o at PtxInst k when known (see above): 1 and *val. */
+static int known_value(Fn *fn, int k, const PtxOperand *o, uint32_t *val)
+{
+    if (o->kind != OPD_REG || !o->name) return 0;
+    if (!fn->known_done && known_scan(fn) < 0) return 0;
+    int i;
+    if (!fn->block_start || !map_get(&fn->known, o->name, &i) || i < 0 || i >= k) return 0;
+    if (i >= fn->prefix_end && fn->block_start[k] > i) return 0;
+    *val = (uint32_t)fn->f->insts[i].opds[1].ival;
+    return 1;
+}
+
+/* shfl.sync's offset, clamp and membermask (operands 2-4) of a known value become the
+ * immediates they were written from, so that the binder picks the immediate form
+ * (exec_warp.c's SHFL_IMM) in both tiers. */
+static const PtxOperand *known_operand(Lower *L, int op, int i, PtxOperand *tmp)
+{
+    const PtxOperand *o = &L->pi->opds[i];
+    uint32_t v;
+    int nk;
+    if (op != OP_shfl || i < 2 || i > 4 || o->kind != OPD_REG || !o->name ||
+        !map_get(&L->fn->names, o->name, &nk) || (nk >> NK_SHIFT) != NK_ROW ||
+        !known_value(L->fn, (int)(L->pi - L->fn->f->insts), o, &v))
+        return o;   /* (a name that is no register keeps its own error) */
+    *tmp = *o;
+    tmp->kind = OPD_IMM_INT;
+    tmp->name = NULL;
+    tmp->ival = v;
+    return tmp;
+}
+
 static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
 {
     int op = op_lookup(pi->opcode);
@@ -1288,7 +1392,8 @@ static int lower_inst(Tr *t, Fn *fn, const PtxInst *pi)
         in->imm = idx;   /* PtxInst index; becomes a pc in pass 3 */
     } else {
         for (int i = 0; i < pi->nopds; i++) {
-            const PtxOperand *o = &pi->opds[i];
+            PtxOperand tmp;
+            const PtxOperand *o = known_operand(&L, op, i, &tmp);
             int is_dest = fmt == FMT_DS && i == 0;
             int want = operand_is_pred(&L, o) || (is_imm(o) && imm_is_pred(d, op, is_dest));
             if (lower_opd(&L, o, is_dest, want) < 0) return -1;
@@ -1561,6 +1666,8 @@ static void free_tr(Tr *t, int keep_calls)
         free(t->fns[i].pc_of);
         free(t->fns[i].names.v);
         free(t->fns[i].labels.v);
+        free(t->fns[i].known.v);
+        free(t->fns[i].block_start);
     }
     free(t->fns);
     free(t->fn_index.v);

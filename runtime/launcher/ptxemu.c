@@ -128,6 +128,8 @@ static void usage(FILE *f)
         "                   (exposes missing waits); default: soon after they are issued\n"
         "  PTXEMU_STRICT_BOUNDS 1: an access past the end of an allocation faults even inside\n"
         "                   the pages an H100 maps for it (default: it completes, with a warning)\n"
+        "  PTXEMU_HUGEPAGES 0: no transparent huge-page advice on device memory (4 KiB\n"
+        "                   pages only); default: advised, fewer first-touch page faults\n"
         "  PTXEMU_FMA_CONTRACT 0: never fuse a mul and an add into an fma as ptxas would\n"
         "                   (docs/fma-contraction.md)\n"
         "  PTXEMU_TIER      auto, interp or compiled (--tier)\n"

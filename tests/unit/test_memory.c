@@ -135,6 +135,38 @@ static void test_pages_returned(void)
     mem_free(q, MEM_DEVICE);
 }
 
+/* The arena is advised for huge pages: the mapping that holds a large block carries the
+ * kernel's "hg" flag (VmFlags in /proc/self/smaps). Skipped where the kernel has no
+ * transparent huge pages; whether a fault gets one depends on the machine, so only the
+ * advice is checked. */
+static void test_hugepage_advice(void)
+{
+    if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK)) {
+        printf("huge-page advice: skipped (no transparent huge pages)\n");
+        return;
+    }
+    size_t n = 8u << 20;
+    uint64_t p = mem_alloc(n, MEM_DEVICE);
+    CHECK(p != 0, "8 MiB allocation failed");
+    FILE *f = fopen("/proc/self/smaps", "r");
+    CHECK(f != NULL, "no /proc/self/smaps");
+    if (!f) return;
+    char line[512];
+    int in = 0, found = 0, advised = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long lo, hi;
+        if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            in = p + n / 2 >= lo && p + n / 2 < hi;
+            found |= in;
+        } else if (in && !strncmp(line, "VmFlags:", 8)) {
+            advised = strstr(line, " hg") != NULL;
+        }
+    }
+    fclose(f);
+    CHECK(found && advised, "the block's mapping is not advised for huge pages (found %d)", found);
+    mem_free(p, MEM_DEVICE);
+}
+
 /* ---- resolution ---- */
 
 static uint8_t shared_buf[1024] __attribute__((aligned(16)));
@@ -368,6 +400,7 @@ int main(void)
     test_init_alloc();
     test_usage_and_loop();
     test_pages_returned();
+    test_hugepage_advice();
     test_lane_ptr();
     test_warp_ptrs();
     test_registered();
