@@ -198,10 +198,13 @@ static inline double tc_val(uint32_t u, int f)
     return s ? -ldexp((double)m, q) : ldexp((double)m, q);
 }
 
-/* m * 2^q cut towards zero to a multiple of 2^lsb, in units of 2^lsb. */
+/* m * 2^q cut towards zero to a multiple of 2^lsb, in units of 2^lsb. A nonzero term lies
+ * below 2^(E + 1), so its left shift is small; a zero c's q may be far above lsb, and a
+ * shift by that much is undefined even of 0 (tests/unit/test_tcore under UBSan found it). */
 static inline int64_t cut_units(uint64_t m, int q, int lsb)
 {
     int sh = q - lsb;
+    if (!m) return 0;
     if (sh >= 0) return (int64_t)(m << sh);
     return -sh >= 64 ? 0 : (int64_t)(m >> -sh);
 }
@@ -270,6 +273,26 @@ uint32_t tc_dot(const uint32_t *a, const uint32_t *b, int K, int f, uint32_t c, 
     return o16 ? f16_result(v) : f32_result(v);
 }
 
+/* f32_result(ldexp(S, lsb)) in integers: |S| 2^lsb cut towards zero to f32 (a normal keeps
+ * 24 bits, a subnormal its multiple of 2^-149), 2^128 and beyond infinite, the sign S's; 0
+ * is +0. The double detour (ldexp, a rounding conversion, nextafterf) cost a fifth of wmma. */
+static inline uint32_t f32_units(int64_t S, int lsb)
+{
+    if (!S) return 0;
+    uint32_t sg = S < 0 ? 0x80000000u : 0;
+    uint64_t mag = S < 0 ? -(uint64_t)S : (uint64_t)S;
+    int nb = 64 - __builtin_clzll(mag), top = lsb + nb - 1;   /* value in [2^top, 2^(top+1)) */
+    if (top >= 128) return sg | 0x7f800000u;
+    if (top >= -126) {
+        int sh = nb - 24;
+        uint64_t m = sh >= 0 ? mag >> sh : mag << -sh;
+        return sg | (uint32_t)(top + 127) << 23 | ((uint32_t)m & 0x7fffffu);
+    }
+    int sh = lsb + 149;   /* in units of 2^-149: below 2^23 here */
+    uint64_t m = sh >= 0 ? mag << sh : -sh >= 64 ? 0 : mag >> -sh;
+    return sg | (uint32_t)m;
+}
+
 void tc_decode(const uint32_t *raw, int n, int f, TcElem *out)
 {
     for (int i = 0; i < n; i++) {
@@ -323,8 +346,119 @@ uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, 
     E = tc_top_exp(a, b, K, mc, xc);
     if (E == INT32_MIN) return o16 ? (cf == TC_F16 ? (c & 0x8000u) : (c >> 16 & 0x8000u)) : (cf == TC_F16 ? (c & 0x8000u) << 16 : (c & 0x80000000u));
     int lsb = E - 26;
-    double v = ldexp((double)tc_cut_sum(a, b, K, sc, mc, qc, lsb), lsb);
-    return o16 ? f16_result(v) : f32_result(v);
+    int64_t S = tc_cut_sum(a, b, K, sc, mc, qc, lsb);
+    return o16 ? f16_result(ldexp((double)S, lsb)) : f32_units(S, lsb);
+}
+
+/* f is a constant in each caller below, so that the format's fields are too. */
+static inline __attribute__((always_inline)) void row_decode(const uint32_t *raw, int n, int f, TcRow *out)
+{
+    out->special = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t bits = tc_bits(raw[i], f);
+        int s = 0, q = 0, x = 0;
+        uint64_t m = 0;
+        out->raw[i] = raw[i];
+        if (tc_special(bits, f)) out->special = 1;
+        else tc_parts(bits, f, &s, &m, &q, &x);
+        out->m[i] = (uint32_t)m;
+        out->s[i] = (uint32_t)s;
+        out->q[i] = m ? q : TC_ROW_ZERO;
+        out->x[i] = m ? x : TC_ROW_ZERO;
+    }
+}
+
+void tc_row_decode(const uint32_t *raw, int n, int f, TcRow *out)
+{
+    switch (f) {
+    case TC_F16: row_decode(raw, n, TC_F16, out); break;
+    case TC_BF16: row_decode(raw, n, TC_BF16, out); break;
+    case TC_TF32: row_decode(raw, n, TC_TF32, out); break;
+    default: row_decode(raw, n, f, out); break;
+    }
+}
+
+/* tc_dot_dec's model on rows. A zero element's exponents are TC_ROW_ZERO: a sum of two x
+ * with one of them is below TC_ROW_ZERO / 2 and every sum of real ones above it (|x| < 130),
+ * so such a product never sets E, and its cut is a right shift by 63 of 0: the loops test
+ * no element for zero. A nonzero product's q is xa + xb - 2 - 2 mb <= E - 1 - 2 mb, so its
+ * left shift is at most 25 - 2 mb places (11 for bf16). */
+static inline __attribute__((always_inline)) uint32_t row_dot(const TcRow *a, const TcRow *b, int k0, int K,
+                                                             int f, uint32_t c, int acc16)
+{
+    int cf = TC_ACC_C16(acc16) ? TC_F16 : TC_F32, o16 = TC_ACC_D16(acc16);
+    if (a->special | b->special | tc_special(c, cf))   /* rare: the reference path */
+        return tc_dot(a->raw + k0, b->raw + k0, K, f, c, acc16);
+    int sc, qc, xc;
+    uint64_t mc;
+    tc_parts(c, cf, &sc, &mc, &qc, &xc);
+    int top = 2 * TC_ROW_ZERO;
+    for (int k = k0; k < k0 + K; k++) {
+        int e = a->x[k] + b->x[k];
+        top = e > top ? e : top;
+    }
+    int E = top > TC_ROW_ZERO / 2 ? top - 1 : INT32_MIN;
+    if (mc && xc > E) E = xc;
+    if (E == INT32_MIN)   /* every term zero: the sign of c */
+        return o16 ? (cf == TC_F16 ? (c & 0x8000u) : (c >> 16 & 0x8000u)) : (cf == TC_F16 ? (c & 0x8000u) << 16 : (c & 0x80000000u));
+    int lsb = E - 26;
+    /* a cut product is below 2^27 units (its value is below 2^(xa + xb) <= 2^(E + 1)), so 16
+     * of them sum in 32 bits; the loop has no branch, which lets it vectorize */
+    int32_t P = 0;
+    for (int k = k0; k < k0 + K; k++) {
+        uint32_t p = a->m[k] * b->m[k];   /* below 2^22 */
+        int sh = a->q[k] + b->q[k] - lsb;
+        uint32_t u = sh >= 0 ? p << (sh & 31) : p >> (-sh < 31 ? -sh : 31);
+        uint32_t neg = a->s[k] ^ b->s[k];
+        P += (int32_t)((u ^ -neg) + neg);
+    }
+    int64_t t = cut_units(mc, qc, lsb), S = (sc ? -t : t) + P;
+    return o16 ? f16_result(ldexp((double)S, lsb)) : f32_units(S, lsb);
+}
+
+/* wmma's f16 and bf16 tile (tc_row_tile16): the dot product inlined with K = 16 known to the
+ * compiler, which unrolls its loops; built for AVX2 too (per-lane shifts: eight products at a
+ * time), chosen by __builtin_cpu_supports as fma.f32's handler is. */
+void tc_row_tile16_plain(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) c[i][j] = row_dot(dec + i, dec + 32 + j, 0, 16, f, c[i][j], acc16);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void row_tile_avx2(const TcRow *dec, int M, int N, int f,
+                                                          uint32_t c[32][32], int acc16)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) c[i][j] = row_dot(dec + i, dec + 32 + j, 0, 16, f, c[i][j], acc16);
+}
+#endif
+typedef void RowTile(const TcRow *, int, int, int, uint32_t[32][32], int);
+
+static int have_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+static RowTile *row_tile_pick(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) return row_tile_avx2;
+#endif
+    return tc_row_tile16_plain;
+}
+
+uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32_t c, int acc16)
+{
+    return row_dot(a, b, k0, K, f, c, acc16);
+}
+
+void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16)
+{
+    row_tile_pick()(dec, M, N, f, c, acc16);
 }
 
 /* fp8 wgmma (tests/cuda/wgmma_fp8.cu, fp8_f16acc.cu, recorded on the H100): the fp8 tensor
@@ -1006,6 +1140,39 @@ static int frag_elems(int shape, int fr)
     return rows * cols / 32;
 }
 
+/* frag_pos and half_pos tabulated once for every shape, fragment, layout (1: half_pos) and
+ * lane, with the largest row and column a lane's elements reach: the handlers looked each
+ * element's place up per element, per lane, per instruction. */
+typedef struct WPos { uint8_t r[16], c[16], maxr, maxc; } WPos;
+static WPos wpos[5][3][2][WARP_SIZE];
+static pthread_once_t wpos_once = PTHREAD_ONCE_INIT;
+
+static void wpos_fill(void)
+{
+    for (int shape = 0; shape < 5; shape++)
+        for (int fr = 0; fr < 3; fr++)
+            for (int h = 0; h < 2; h++)
+                for (int l = 0; l < WARP_SIZE; l++) {
+                    WPos *P = &wpos[shape][fr][h][l];
+                    int n = h ? 16 : frag_elems(shape, fr);
+                    for (int i = 0; i < n && i < 16; i++) {
+                        int rr, cc;
+                        if (h) half_pos(shape, fr, l, i, &rr, &cc);
+                        else frag_pos(shape, fr, l, i, &rr, &cc);
+                        P->r[i] = (uint8_t)rr;
+                        P->c[i] = (uint8_t)cc;
+                        if (rr > P->maxr) P->maxr = (uint8_t)rr;
+                        if (cc > P->maxc) P->maxc = (uint8_t)cc;
+                    }
+                }
+}
+
+static const WPos *wpos_of(int shape, int fr, int half)
+{
+    pthread_once(&wpos_once, wpos_fill);
+    return wpos[shape][fr][half];
+}
+
 /* Inst.imm of wmma: shape | fragment << 4 | column-major << 8 | op << 12 | signed A << 16 |
  * signed B << 17 | satfinite << 18 | element bytes << 20 */
 #define W_SHAPE(v) ((int)((v) & 15))
@@ -1021,6 +1188,81 @@ static int frag_elems(int shape, int fr)
 #define W_TF32(v) ((int)((v) >> 27 & 1))   /* tf32 A and B */
 enum { W_LOAD, W_STORE, W_MMA };
 
+/* One element's bytes (1, 2, 4 or 8), with a size the compiler sees. */
+static inline void copy_elem(void *dst, const void *src, int bytes)
+{
+    switch (bytes) {
+    case 1: memcpy(dst, src, 1); break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    default: memcpy(dst, src, 8); break;
+    }
+}
+
+/* A lane's fragment lies in [a0, a0 + span): when a0 is aligned and the span lies in the
+ * allocation this thread's cache holds (global, or generic inside the arena), every element
+ * passes mem_lane_ptr's inline path, which returns the address itself, so one check does for
+ * all. Otherwise NULL, and each element goes through mem_lane_ptr as before: a fault is
+ * named by the same element, at the same address. */
+static inline uint8_t *wmma_span(int space, uint64_t a0, uint64_t span, int bytes)
+{
+    if (a0 & (uint64_t)(bytes - 1)) return NULL;
+    if (space != SP_GLOBAL &&
+        !(space == SP_GENERIC && mem_in_arena_fast(a0) && mem_in_arena_fast(a0 + span - 1)))
+        return NULL;
+    return mem_cache_hit(a0, span) ? (uint8_t *)(uintptr_t)a0 : NULL;
+}
+
+/* The lanes of a wmma.load/store: element i of lane l at row P->r[i], column P->c[i] of the
+ * matrix at a0 with leading dimension ld, in the element bytes and order (col) given, which
+ * the callers pass as constants so that each common form compiles to its own plain loop.
+ * whole: the host address of lane 0's a0 when every lane's fragment is known to lie in
+ * checked memory at the same a0 and ld (then no lane checks anything); else each lane checks
+ * its span, and where that fails each element goes through mem_lane_ptr as it always did. */
+static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *in, uint32_t mask,
+                                                          const WPos *pos, int n, const int bytes,
+                                                          const int col, const int store,
+                                                          const uint32_t *regs, uint8_t *whole)
+{
+    const RowList *rl = in->aux;
+    uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
+    const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
+    const int per = bytes == 8 ? 1 : 4 / bytes;
+    FOR_LANES(mask, l) {
+        uint64_t words[16];   /* the registers, 32 or 64 bits each */
+        const WPos *P = &pos[l];
+        if (store)
+            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (bytes == 8 ? ~0ull : 0xffffffffull);
+        else
+            memset(words, 0, sizeof words);
+        uint64_t ldl = (uint32_t)ld[l], a0 = base[l] + (uint64_t)in->imm;
+        uint8_t *host = whole;
+        if (!host) {
+            uint64_t last = col ? (uint64_t)P->maxc * ldl + P->maxr : (uint64_t)P->maxr * ldl + P->maxc;
+            host = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+        }
+        for (int i = 0; i < n; i++) {
+            uint64_t rr = P->r[i], cc = P->c[i];
+            uint64_t off = col ? cc * ldl + rr : rr * ldl + cc;
+            uint8_t *p;
+            if (host) {
+                p = host + off * (uint64_t)bytes;
+            } else {
+                uint64_t addr = a0 + off * (uint64_t)bytes;
+                /* a generic address in global memory takes the inline path of mem_lane_ptr */
+                int sp = in->space == SP_GENERIC && mem_is_global(addr) ? SP_GLOBAL : in->space;
+                p = mem_lane_ptr(w, sp, addr, (unsigned)bytes, (unsigned)bytes, l, store ? ACC_WRITE : ACC_READ);
+                if (!p) return STEP_FAULT;
+            }
+            if (store) copy_elem(p, (uint8_t *)&words[i / per] + (i % per) * bytes, bytes);
+            else copy_elem((uint8_t *)&words[i / per] + (i % per) * bytes, p, bytes);
+        }
+        if (!store)
+            for (int k = 0; k < n / per; k++) ROW(w, regs[k])[l] = words[k];
+    }
+    return STEP_NEXT;
+}
+
 static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
@@ -1033,31 +1275,28 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
     uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
     /* f16 A/B fragments hold 16 elements (some twice), bf16 ones each element once */
     int n = half ? (W_HALF(v) == 2 ? frag_elems(shape, fr) : 16) : frag_elems(shape, fr);
-    int per = bytes == 8 ? 1 : 4 / bytes, wb = bytes == 8 ? 8 : 4;
     const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
-    FOR_LANES(mask, l) {
-        uint64_t words[16] = {0};   /* the registers, 32 or 64 bits each */
-        if (store)
-            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (wb == 8 ? ~0ull : 0xffffffffull);
-        for (int i = 0; i < n; i++) {
-            int rr, cc;
-            if (half) half_pos(shape, fr, l, i, &rr, &cc);
-            else frag_pos(shape, fr, l, i, &rr, &cc);
-            uint64_t off = col ? (uint64_t)cc * (uint32_t)ld[l] + (uint64_t)rr : (uint64_t)rr * (uint32_t)ld[l] + (uint64_t)cc;
-            uint64_t addr = base[l] + (uint64_t)in->imm + off * (uint64_t)bytes;
-            /* a generic address in global memory takes the inline path of mem_lane_ptr */
-            int sp = in->space == SP_GENERIC && mem_is_global(addr) ? SP_GLOBAL : in->space;
-            uint8_t *p = mem_lane_ptr(w, sp, addr, (unsigned)bytes, (unsigned)bytes, l,
-                                      store ? ACC_WRITE : ACC_READ);
-            if (!p) return STEP_FAULT;
-            if (store) memcpy(p, (uint8_t *)&words[i / per] + (i % per) * bytes, (size_t)bytes);
-            else memcpy((uint8_t *)&words[i / per] + (i % per) * bytes, p, (size_t)bytes);
-            (void)wb;
+    const WPos *pos = wpos_of(shape, fr, half);
+    /* the usual case: every lane the same address and stride, the whole tile checked once */
+    uint8_t *whole = NULL;
+    if (mask == 0xffffffffu) {
+        int same = 1;
+        for (int l = 1; l < WARP_SIZE; l++) same &= base[l] == base[0] && (uint32_t)ld[l] == (uint32_t)ld[0];
+        if (same) {
+            uint64_t ldl = (uint32_t)ld[0], a0 = base[0] + (uint64_t)in->imm, last = 0;
+            for (int l = 0; l < WARP_SIZE; l++) {
+                uint64_t e = col ? (uint64_t)pos[l].maxc * ldl + pos[l].maxr : (uint64_t)pos[l].maxr * ldl + pos[l].maxc;
+                last = e > last ? e : last;
+            }
+            whole = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
         }
-        if (!store)
-            for (int k = 0; k < n / per; k++) ROW(w, regs[k])[l] = words[k];
     }
-    return STEP_NEXT;
+#define LS(B, C, S) return ls_lanes(w, in, mask, pos, n, B, C, S, regs, whole)
+    if (bytes == 2 && !store) { if (col) LS(2, 1, 0); LS(2, 0, 0); }
+    if (bytes == 4 && store) { if (col) LS(4, 1, 1); LS(4, 0, 1); }
+    if (bytes == 4 && !store) { if (col) LS(4, 1, 0); LS(4, 0, 0); }
+    LS(bytes, col, store);
+#undef LS
 }
 
 static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
@@ -1072,48 +1311,51 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
     uint32_t a[32][16], bt[32][16];   /* B transposed: bt[n][k] */
     uint32_t c[32][32];
+    const WPos *pa = wpos_of(shape, FR_A, !tf32), *pb = wpos_of(shape, FR_B, !tf32), *pc = wpos_of(shape, FR_C, 0);
+    int na = tf32 ? 4 : 2 * (int)rl->count[1], nb = tf32 ? 4 : 2 * (int)rl->count[2];
     for (int l = 0; l < WARP_SIZE; l++) {
-        int rr, cc;
+        const WPos *P = &pa[l], *Q = &pb[l], *R = &pc[l];
         if (tf32) {
             for (int i = 0; i < 4; i++) {
-                frag_pos(shape, FR_A, l, i, &rr, &cc);
-                a[rr][cc] = (uint32_t)ROW(w, A[i])[l];
-                frag_pos(shape, FR_B, l, i, &rr, &cc);
-                bt[cc][rr] = (uint32_t)ROW(w, B[i])[l];
+                a[P->r[i]][P->c[i]] = (uint32_t)ROW(w, A[i])[l];
+                bt[Q->c[i]][Q->r[i]] = (uint32_t)ROW(w, B[i])[l];
             }
-        } else {
-            for (int i = 0; i < 2 * (int)rl->count[1]; i++) {
-                half_pos(shape, FR_A, l, i, &rr, &cc);
-                a[rr][cc] = (uint16_t)((uint32_t)ROW(w, A[i / 2])[l] >> (16 * (i % 2)));
+        } else {   /* two elements a register, each register read once; i ascending, so a
+                    * repeated element is the later register's, as before */
+            for (int i = 0; i < na; i += 2) {
+                uint32_t u = (uint32_t)ROW(w, A[i / 2])[l];
+                a[P->r[i]][P->c[i]] = u & 0xffff;
+                a[P->r[i + 1]][P->c[i + 1]] = u >> 16;
             }
-            for (int i = 0; i < 2 * (int)rl->count[2]; i++) {
-                half_pos(shape, FR_B, l, i, &rr, &cc);
-                bt[cc][rr] = (uint16_t)((uint32_t)ROW(w, B[i / 2])[l] >> (16 * (i % 2)));
+            for (int i = 0; i < nb; i += 2) {
+                uint32_t u = (uint32_t)ROW(w, B[i / 2])[l];
+                bt[Q->c[i]][Q->r[i]] = u & 0xffff;
+                bt[Q->c[i + 1]][Q->r[i + 1]] = u >> 16;
             }
         }
         for (int i = 0; i < 8; i++) {   /* f16 accumulators: two per register, low half first */
-            frag_pos(shape, FR_C, l, i, &rr, &cc);
             uint32_t u = (uint32_t)ROW(w, C[c16 ? i / 2 : i])[l];
-            c[rr][cc] = c16 ? (u >> (16 * (i % 2)) & 0xffff) : u;
+            c[R->r[i]][R->c[i]] = c16 ? (u >> (16 * (i % 2)) & 0xffff) : u;
         }
     }
-    /* 32 rows of A and 32 columns of B, 16 each: 20 KiB, on the heap */
-    TcElem *dec = tc_thread_scratch(TC_SCRATCH_WMMA, sizeof(TcElem) * 64 * 16);
+    /* 32 rows of A and 32 columns of B, decoded once each: on the heap */
+    TcRow *dec = tc_thread_scratch(TC_SCRATCH_WMMA, sizeof(TcRow) * 64);
     if (!dec)
         return warp_fault(w, 0, EMU_ERR_MEMORY_ALLOCATION, "wmma: out of host memory");
     int M = wdims[shape][0], N = wdims[shape][1];
-    for (int i = 0; i < M; i++) tc_decode(a[i], K, f, dec + i * 16);
-    for (int i = 0; i < N; i++) tc_decode(bt[i], K, f, dec + (32 + i) * 16);
+    for (int i = 0; i < M; i++) tc_row_decode(a[i], K, f, dec + i);
+    for (int i = 0; i < N; i++) tc_row_decode(bt[i], K, f, dec + 32 + i);
+    if (!tf32) tc_row_tile16(dec, M, N, f, c, accm);   /* K is 16: c becomes D */
     FOR_LANES(mask, l) {
+        const WPos *R = &pc[l];
         uint32_t out[8];
         for (int i = 0; i < 8; i++) {
-            int rr, cc;
-            frag_pos(shape, FR_C, l, i, &rr, &cc);
-            const TcElem *ar = dec + rr * 16, *bc = dec + (32 + cc) * 16;
+            int rr = R->r[i], cc = R->c[i];
+            const TcRow *ar = dec + rr, *bc = dec + 32 + cc;
             if (tf32)   /* two HMMA.1684 steps, k 0-3 then 4-7 onto the first's f32 result */
-                out[i] = tc_dot_dec(ar + 4, bc + 4, 4, f, tc_dot_dec(ar, bc, 4, f, c[rr][cc], accm), accm);
+                out[i] = tc_row_dot(ar, bc, 4, 4, f, tc_row_dot(ar, bc, 0, 4, f, c[rr][cc], accm), accm);
             else
-                out[i] = tc_dot_dec(ar, bc, K, f, c[rr][cc], accm);
+                out[i] = c[rr][cc];
         }
         for (int i = 0; i < (d16 ? 4 : 8); i++)
             ROW(w, D[i])[l] = d16 ? (out[2 * i] | out[2 * i + 1] << 16) : out[i];

@@ -22,6 +22,24 @@ void tc_decode(const uint32_t *raw, int n, int f, TcElem *out);
 /* tc_dot on decoded elements: the same result, without decoding each element per product. */
 uint32_t tc_dot_dec(const TcElem *a, const TcElem *b, int K, int f, uint32_t c, int acc16);
 
+/* A row of A or a column of B decoded for tc_row_dot (wmma's f16, bf16 and tf32 path): per
+ * element the value (-1)^s m 2^q and alignment exponent x as in TcElem, except that a zero's
+ * q and x are TC_ROW_ZERO; special: some element is Inf or NaN. */
+enum { TC_ROW_K = 16, TC_ROW_ZERO = -16384 };
+typedef struct TcRow {
+    uint32_t m[TC_ROW_K], s[TC_ROW_K], raw[TC_ROW_K];
+    int32_t q[TC_ROW_K], x[TC_ROW_K];
+    int special;
+} TcRow;
+void tc_row_decode(const uint32_t *raw, int n, int f, TcRow *out);
+/* tc_dot_dec of elements k0 .. k0+K-1 of a and b: bit for bit the same result. */
+uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32_t c, int acc16);
+/* wmma's f16/bf16 tile (K = 16): c[i][j] becomes tc_row_dot(dec + i, dec + 32 + j, 0, 16, f,
+ * c[i][j], acc16) for i < M, j < N (rows of A in dec[0..31], columns of B in dec[32..63]). */
+void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16);
+/* The same without AVX2, which tc_row_tile16 runs on hosts without it (tests call it). */
+void tc_row_tile16_plain(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16);
+
 /* fp8 wgmma's dot product (the fp8 tensor cores' 14 bits) on the values decoded as f16;
  * c is f32 bits, or f16 bits when acc16. */
 uint32_t tc_dot_fp8(const TcElem *a, const TcElem *b, int K, uint32_t c, int acc16);
