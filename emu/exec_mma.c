@@ -212,7 +212,7 @@ static inline int64_t cut_units(uint64_t m, int q, int lsb)
 static uint32_t f32_result(double v)   /* cut towards zero; 2^128 and beyond overflow */
 {
     if (isnan(v)) return 0x7fffffffu;
-    float f = fabs(v) >= 0x1p128 ? (float)v : (float)v;
+    float f = (float)v;
     if (fabs(v) < 0x1p128 && fabs((double)f) > fabs(v)) f = nextafterf(f, 0.0f);
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -456,9 +456,15 @@ uint32_t tc_row_dot(const TcRow *a, const TcRow *b, int k0, int K, int f, uint32
     return row_dot(a, b, k0, K, f, c, acc16);
 }
 
+/* The host's tile function, picked at the first wmma rather than at every one. */
+static RowTile *row_tile;
+static pthread_once_t row_tile_once = PTHREAD_ONCE_INIT;
+static void row_tile_init(void) { row_tile = row_tile_pick(); }
+
 void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16)
 {
-    row_tile_pick()(dec, M, N, f, c, acc16);
+    pthread_once(&row_tile_once, row_tile_init);
+    row_tile(dec, M, N, f, c, acc16);
 }
 
 /* fp8 wgmma (tests/cuda/wgmma_fp8.cu, fp8_f16acc.cu, recorded on the H100): the fp8 tensor
@@ -1222,11 +1228,9 @@ static inline uint8_t *wmma_span(int space, uint64_t a0, uint64_t span, int byte
 static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *in, uint32_t mask,
                                                           const WPos *pos, int n, const int bytes,
                                                           const int col, const int store,
-                                                          const uint32_t *regs, uint8_t *whole)
+                                                          const uint32_t *regs, const uint64_t *base,
+                                                          const uint64_t *ld, uint8_t *whole)
 {
-    const RowList *rl = in->aux;
-    uint32_t stride_row = store ? rl->rows[rl->count[0] + rl->count[1]] : rl->rows[rl->count[0]];
-    const uint64_t *base = ROW(w, in->base), *ld = ROW(w, stride_row);
     const int per = bytes == 8 ? 1 : 4 / bytes;
     FOR_LANES(mask, l) {
         uint64_t words[16];   /* the registers, 32 or 64 bits each */
@@ -1291,7 +1295,7 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
             whole = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
         }
     }
-#define LS(B, C, S) return ls_lanes(w, in, mask, pos, n, B, C, S, regs, whole)
+#define LS(B, C, S) return ls_lanes(w, in, mask, pos, n, B, C, S, regs, base, ld, whole)
     if (bytes == 2 && !store) { if (col) LS(2, 1, 0); LS(2, 0, 0); }
     if (bytes == 4 && store) { if (col) LS(4, 1, 1); LS(4, 0, 1); }
     if (bytes == 4 && !store) { if (col) LS(4, 1, 0); LS(4, 0, 0); }

@@ -207,12 +207,21 @@ static const char *const callable[] = {
     "cvt_ff_lane", "cvt_fi_lane", "cvt_if_lane", "cvt_ii_sat_lane", "cvt_tf32_satfinite_lane", NULL
 };
 
+/* C identifiers in a template's expression: where one may start, and how long it is */
+static int id_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static size_t id_len(const char *c)
+{
+    size_t n = 0;
+    while (id_start(c[n]) || (c[n] >= '0' && c[n] <= '9')) n++;
+    return n;
+}
+
 static int expr_ok(const char *e)
 {
     for (const char *c = e; *c;) {
-        if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) { c++; continue; }
+        if (!id_start(*c)) { c++; continue; }
         const char *s = c;
-        while (*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')) c++;
+        c += id_len(c);
         if (c - s == 2 && !strncmp(s, "in", 2)) return 0;   /* reads the Inst (prmt's modes): the handler's */
         const char *n = c;
         while (*n == ' ') n++;
@@ -243,16 +252,12 @@ static const char *inst_expr(char *out, size_t n, const JitOp *o, const Inst *in
 {
     size_t k = 0;
     for (const char *c = o->expr; *c && k + 32 < n;) {
-        int id = *c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z');
-        if (!id || (c > o->expr && (c[-1] == '_' || (c[-1] >= '0' && c[-1] <= '9') ||
-                                    (c[-1] >= 'a' && c[-1] <= 'z') || (c[-1] >= 'A' && c[-1] <= 'Z')))) {
+        /* not an identifier's start (a digit run's letters, e.g. 0x1p23f, stay as they are) */
+        if (!id_start(*c) || (c > o->expr && (id_start(c[-1]) || (c[-1] >= '0' && c[-1] <= '9')))) {
             out[k++] = *c++;
             continue;
         }
-        size_t len = 0;
-        while (c[len] == '_' || (c[len] >= 'a' && c[len] <= 'z') || (c[len] >= 'A' && c[len] <= 'Z') ||
-               (c[len] >= '0' && c[len] <= '9'))
-            len++;
+        size_t len = id_len(c);
         if (len == 5 && !strncmp(c, "IN_FL", 5)) k += (size_t)snprintf(out + k, n - k, "%u", (unsigned)in->aux8);
         else if (len == 6 && !strncmp(c, "IN_RND", 6)) k += (size_t)snprintf(out + k, n - k, "%u", (unsigned)in->rnd);
         else if (len == 6 && !strncmp(c, "IN_IMM", 6))
