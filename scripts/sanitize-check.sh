@@ -80,6 +80,14 @@ echo "sanitize-check: building with --enable-sanitizers (log in $build/build.log
     fail_early "build failed" "$build/build.log"
 trs_list=$(make -s print-test-trs 2>/dev/null) || fail_early "cannot list the tests" "$build/build.log"
 
+# The CUDA suite's nvcc objects (tests/cuda-obj, tests/run_cuda_tests.sh) are the test
+# programs, not ptxemu's code, and are the same whichever ptxemu runs them: those SRCDIR's
+# own build made are linked here instead of compiled again (one whose source is newer is
+# compiled, by the same mtime rule as in SRCDIR).
+if [ -d "$src/tests/cuda-obj" ]; then
+    mkdir -p tests/cuda-obj && find "$src/tests/cuda-obj" -maxdepth 1 -name '*.o' -exec cp -p {} tests/cuda-obj/ \;
+fi
+
 # ---- make check ------------------------------------------------------------------------
 reports=$build/sanitizer
 mkdir -p "$reports"

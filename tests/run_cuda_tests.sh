@@ -56,44 +56,28 @@ run_limited() {
     if command -v timeout >/dev/null 2>&1; then timeout "$limit" "$@"; else "$@"; fi
 }
 
-pass=0 fail=0
-for name in "$@"; do
-    name=$(basename "$name" .cu)
-    [ "$runtime" = static ] && [ -f "$cudadir/$name.flags" ] && continue
-    prog=$bindir/$name
-    if [ ! -x "$prog" ] || [ "$cudadir/$name.cu" -nt "$prog" ] ||
-       { [ -f "$cudadir/$name.flags" ] && [ "$cudadir/$name.flags" -nt "$prog" ]; }; then
-        # NAME.flags, when present, replaces the default flags (e.g. the default build of a
-        # driver-API program: -O2 -lineinfo -lcuda)
-        flags=$NVCC_FLAGS
-        [ -f "$cudadir/$name.flags" ] && flags=$(cat "$cudadir/$name.flags")
-        # shellcheck disable=SC2086  # flags is a list of flags
-        if ! (cd "$cudadir" && "$NVCC" $flags -o "$prog" "$name.cu") >"$tmp/nvcc.log" 2>&1; then
-            echo "FAIL: $name (nvcc failed)"
-            head -n 20 "$tmp/nvcc.log"
-            fail=$((fail + 1))
-            continue
-        fi
-    fi
+# run_one NAME: every run of the built program, each compared with its recording
+run_one() {
+    prog=$bindir/$1
     # NAME.env: the environment of every run (VAR=VALUE lines)
     envs=
-    [ -f "$cudadir/$name.env" ] && envs=$(grep -v '^#' "$cudadir/$name.env")
+    [ -f "$cudadir/$1.env" ] && envs=$(grep -v '^#' "$cudadir/$1.env")
     # One run per line of NAME.args; a single run without arguments when there is none.
-    if [ -f "$cudadir/$name.args" ]; then cp "$cudadir/$name.args" "$tmp/args"; else echo >"$tmp/args"; fi
+    if [ -f "$cudadir/$1.args" ]; then cp "$cudadir/$1.args" "$tmp/args"; else echo >"$tmp/args"; fi
     n=0
     while IFS= read -r args; do
-        want=$expected/$name.$n.out
-        got=$tmp/$name.$n.out
+        want=$expected/$1.$n.out
+        got=$tmp/$1.$n.out
         # shellcheck disable=SC2086  # the arguments are split like a command line
         # shellcheck disable=SC2086  # envs is a list of VAR=VALUE words
-        run_limited env $envs "$ptxemu" "$prog" $args >"$got" 2>"$tmp/$name.$n.err" </dev/null
+        run_limited env $envs "$ptxemu" "$prog" $args >"$got" 2>"$tmp/$1.$n.err" </dev/null
         echo "exit=$?" >>"$got"
-        label="$name.$n${args:+ ($args)}"
+        label="$1.$n${args:+ ($args)}"
         # device-side assert lines, which the GPU writes to stderr, must be the recorded ones
         asserts_ok=1
-        if [ -f "$expected/$name.$n.stderr" ] && grep -q 'Assertion `' "$expected/$name.$n.stderr"; then
-            grep 'Assertion `' "$expected/$name.$n.stderr" >"$tmp/assert.want"
-            grep 'Assertion `' "$tmp/$name.$n.err" | grep -v '^ptxemu: ' >"$tmp/assert.got"
+        if [ -f "$expected/$1.$n.stderr" ] && grep -q 'Assertion `' "$expected/$1.$n.stderr"; then
+            grep 'Assertion `' "$expected/$1.$n.stderr" >"$tmp/assert.want"
+            grep 'Assertion `' "$tmp/$1.$n.err" | grep -v '^ptxemu: ' >"$tmp/assert.got"
             cmp -s "$tmp/assert.want" "$tmp/assert.got" || asserts_ok=0
         fi
         if [ ! -f "$want" ]; then
@@ -109,13 +93,80 @@ for name in "$@"; do
         else
             echo "FAIL: $label"
             echo "--- stderr:"
-            head -n 10 "$tmp/$name.$n.err"
+            head -n 10 "$tmp/$1.$n.err"
             echo "--- diff expected actual:"
             diff -u "$want" "$got" | head -n 60
             fail=$((fail + 1))
         fi
         n=$((n + 1))
     done <"$tmp/args"
+}
+
+# The shared and static passes differ only in the link line (nvcc -dryrun shows the runtime
+# named there alone), so a program with the default flags is compiled once, to
+# BUILDDIR/tests/cuda-obj/NAME.o, and each pass links it. make -j runs the two passes at the
+# same time: an object the other pass is compiling (its lock held) is taken last, not waited
+# for. A program with its own NAME.flags is built whole, in the shared pass only.
+objdir=$builddir/tests/cuda-obj
+mkdir -p "$objdir" || exit 99
+obj_flags="-arch=sm_90 -O2 -lineinfo"
+have_flock=0
+command -v flock >/dev/null 2>&1 && have_flock=1
+
+# nvcc_in NAME OUT FLAGS...: compiles NAME.cu from inside the source directory; 0 or 1
+nvcc_in() {
+    src=$1 out=$2
+    shift 2
+    (cd "$cudadir" && "$NVCC" "$@" -o "$out" "$src.cu") >"$tmp/nvcc.log" 2>&1 && return 0
+    echo "FAIL: $src (nvcc failed)"
+    head -n 20 "$tmp/nvcc.log"
+    return 1
+}
+
+# build NAME [wait]: 0 built or up to date, 1 nvcc failed (reported), 2 the object is the
+# other pass's to compile now (only without "wait")
+build() {
+    prog=$bindir/$1
+    if [ -f "$cudadir/$1.flags" ]; then
+        if [ ! -x "$prog" ] || [ "$cudadir/$1.cu" -nt "$prog" ] || [ "$cudadir/$1.flags" -nt "$prog" ]; then
+            # NAME.flags replaces the default flags (e.g. a driver-API program: -O2 -lineinfo -lcuda)
+            # shellcheck disable=SC2046  # the file is a list of flags
+            nvcc_in "$1" "$prog" $(cat "$cudadir/$1.flags") || return 1
+        fi
+        return 0
+    fi
+    obj=$objdir/$1.o
+    if [ "$have_flock" = 1 ]; then
+        exec 9>"$obj.lock"
+        if [ "${2:-}" = wait ]; then flock 9; elif ! flock -n 9; then exec 9>&-; return 2; fi
+    fi
+    if [ ! -f "$obj" ] || [ "$cudadir/$1.cu" -nt "$obj" ]; then
+        # shellcheck disable=SC2086  # a list of flags
+        if ! nvcc_in "$1" "$obj.tmp.$$" -c $obj_flags; then exec 9>&-; return 1; fi
+        mv -f "$obj.tmp.$$" "$obj"
+    fi
+    exec 9>&-
+    if [ ! -x "$prog" ] || [ "$obj" -nt "$prog" ]; then
+        # shellcheck disable=SC2086
+        "$NVCC" $NVCC_FLAGS -o "$prog" "$obj" >"$tmp/nvcc.log" 2>&1 ||
+            { echo "FAIL: $1 (nvcc failed to link)"; head -n 20 "$tmp/nvcc.log"; return 1; }
+    fi
+    return 0
+}
+
+pass=0 fail=0 later=
+for name in "$@"; do
+    name=$(basename "$name" .cu)
+    [ "$runtime" = static ] && [ -f "$cudadir/$name.flags" ] && continue
+    build "$name"
+    case $? in
+        0) run_one "$name" ;;
+        1) fail=$((fail + 1)) ;;
+        2) later="$later $name" ;;
+    esac
+done
+for name in $later; do
+    if build "$name" wait; then run_one "$name"; else fail=$((fail + 1)); fi
 done
 
 echo "run_cuda_tests: $pass passed, $fail failed"

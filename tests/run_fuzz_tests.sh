@@ -5,6 +5,9 @@
 # `make fuzz` runs them longer. 77 (skip) without clang and libFuzzer.
 # Environment (from make check): abs_top_srcdir, abs_top_builddir, FUZZ_SOURCES.
 set -u
+# the harnesses are their own ASan + UBSan build, the same in either tree
+[ -z "${PTXEMU_SANITIZER_BUILD:-}" ] ||
+    { echo "SKIP: a sanitizer build (scripts/sanitize-check.sh): the harnesses are built with the sanitizers in the plain build's make check too"; exit 77; }
 src=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${abs_top_builddir:-$src}
 out=$build/tests/fuzz/out

@@ -20,8 +20,41 @@ CUDA_TEST_TIMEOUT=${CUDA_TEST_TIMEOUT:-600}
 PTX_TEST_TIMEOUT=${PTX_TEST_TIMEOUT:-900}
 export PTXEMU_TIER PTXEMU_JIT_CACHE CUDA_TEST_TIMEOUT PTX_TEST_TIMEOUT
 fail=0
+
+# in_parts SCRIPT ARG NAME...: SCRIPT ARG on the names, dealt out in turn to TIER_JOBS (default:
+# the CPUs) runs at once, whose outputs are then printed one after another; 0 when all passed,
+# 77 when they skipped, 1 otherwise. Most of this test's time is cc building kernels, one at a
+# time in a process; the programs are independent, and the compile cache takes concurrent
+# builders (pid-named temporary files renamed into place, jit/compile.c).
+jobs=${TIER_JOBS:-$(nproc 2>/dev/null || echo 1)}
+in_parts() {
+    script=$1 arg=$2
+    shift 2
+    parts=$(mktemp -d "${TMPDIR:-/tmp}/ptxemu-parts.XXXXXX") || return 1
+    i=0
+    while [ $i -lt "$jobs" ]; do
+        k=0 names=
+        for x in "$@"; do
+            [ $((k % jobs)) = $i ] && names="$names $x"
+            k=$((k + 1))
+        done
+        # shellcheck disable=SC2086  # names are test names without spaces
+        [ -n "$names" ] && { sh "$script" "$arg" $names >"$parts/out.$i" 2>&1; echo $? >"$parts/rc.$i"; } &
+        i=$((i + 1))
+    done
+    wait
+    prc=0
+    for f in "$parts"/out.*; do
+        cat "$f"
+        r=$(cat "$parts/rc.${f##*.}")
+        if [ "$r" = 77 ]; then [ $prc = 0 ] && prc=77; elif [ "$r" != 0 ]; then prc=1; fi
+    done
+    rm -rf "$parts"
+    return $prc
+}
+
 echo "== PTX suite, compiled tier"
-sh "$here/run_ptx_tests.sh" "$build/tests/ptxrun" || fail=1
+in_parts "$here/run_ptx_tests.sh" "$build/tests/ptxrun" $(cd "$here/ptx" && ls *.ptx | sed 's/\.ptx$//') || fail=1
 # tests/tier/: kernels whose runs take the compiled tier's rarer paths (a later phase's check
 # failing, a fault inside a run, part of a warp); no GPU recording, the interpreter's bytes
 # are the reference (same output, same messages, same exit status)
@@ -84,7 +117,7 @@ else
     # more than the PTX suite shows - contraction is decided in jit/contract.c, before
     # either tier, and its fma_contract_* neighbours run here
     names=$(cd "$here/cuda" && ls *.cu | sed 's/\.cu$//' | grep -vx fma_contract_async)
-    sh "$here/run_cuda_tests.sh" "$build" $names
+    in_parts "$here/run_cuda_tests.sh" "$build" $names
     rc=$?
 fi
 [ $rc = 77 ] && { echo "(CUDA suite skipped: no nvcc)"; rc=0; }
