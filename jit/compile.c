@@ -994,8 +994,10 @@ static void run_shfl_map(const Program *p, const Inst *in, const JitOp *o, RunSh
         if (l + 1 == WARP_SIZE || sh->map[l + 1] == l + 1) { if (sh->hi < 0) sh->hi = l + 1; }
     }
     if (sh->lo < 0) sh->lo = sh->hi = 0;   /* no lane reads another: a shift of nothing */
-    sh->off = sh->delta < 0 ? -sh->delta : 0;
-    sh->size = WARP_SIZE + (sh->delta < 0 ? -sh->delta : sh->delta);
+    sh->shift &= !sh->same;
+    int pad = sh->shift ? (sh->delta < 0 ? -sh->delta : sh->delta) : 0;   /* the table and one lane: none */
+    sh->off = sh->shift && sh->delta < 0 ? pad : 0;
+    sh->size = WARP_SIZE + pad;
 }
 
 /* The statements of instructions a..e of a run for one lane l (variant 0: the loads' lanes
