@@ -1778,15 +1778,24 @@ static void jit_report(const Program *p, const JitOp **ops)
     free(rows);
 }
 
+/* The targets of the kernel's branches (jit_native_source), or NULL. */
+static __thread uint8_t *join_at;
+
 /* The instructions [lo, hi) of the function being written: a label each, and their C. */
 static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t hi, int wgmma, uint32_t *run_end)
 {
     for (uint32_t k = lo; k < hi; k++) {
         const Inst *in = &p->code[k];
         put(b, "L%u: /* %s, PTX line %u */\n", k, op_info[in->op].name, in->line);
-        if (k >= *run_end) {   /* the instructions before it belong to the run emitted last */
+        /* the instructions before run_end belong to the run emitted last; a branch target
+         * inside it starts one too: lanes that diverged before it meet there, and the run
+         * before (entered only by the whole warp from its start) is not taken */
+        if (k >= *run_end || (join_at && join_at[k])) {
             uint32_t n = run_length(p, k);
-            if (n >= 2) { emit_run(b, fb, p, k, n, wgmma); *run_end = k + n; }
+            if (n >= 2) {
+                emit_run(b, fb, p, k, n, wgmma);
+                if (k + n > *run_end) *run_end = k + n;
+            }
         }
         put(b, "    GUARD(%u, %uu, %u);\n", in->pg, in->pneg, in->cost);
         if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
@@ -1850,6 +1859,9 @@ char *jit_native_source(const Program *p)
     }
     op_at = ops;
     op_base = p->code;
+    join_at = calloc(p->ncode + 1, 1);
+    for (uint32_t k = 0; join_at && k < p->ncode; k++)
+        if (p->code[k].op == OP_bra && (uint64_t)p->code[k].imm < p->ncode) join_at[p->code[k].imm] = 1;
     liveness(p, ops);
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
     int shfl_fns = 0;   /* jit_shfl<mode> the kernel calls */
@@ -1885,6 +1897,8 @@ char *jit_native_source(const Program *p)
                 "out:\n    FLUSH();\n    return result;\n}\n");
     }
     free(ops);
+    free(join_at);
+    join_at = NULL;
     free(live_in);
     live_in = NULL;
     free(uni_row);
