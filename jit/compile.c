@@ -31,6 +31,7 @@
 #include "emu/jitop.h"
 #include "emu/native.h"
 #include "emu/exec_mem_fast.h"
+#include "emu/exec_int_tmpl.h"   /* CMP_TO_GPR */
 
 extern char **environ;
 
@@ -638,6 +639,9 @@ static int inst_kills(const Inst *in, const JitOp *o, uint32_t d[INST_MAXD])
 {
     if (in->pg || in->pneg || !o) return 0;
     if (lanewise(o)) { d[0] = in->d[0]; return 1; }
+    /* shfl.sync writes every lane it runs for (exec_warp.c: a whole warp's rows, or the
+     * lanes of its mask once they have converged) */
+    if (!strcmp(o->kind, "SHFL")) { d[0] = in->d[0]; return 1; }
     if (contract_kind(o)) {   /* every lane it runs writes the product (sum) and the captures */
         int n = contract_kind(o) <= 2 ? 3 : 1;
         for (int e = 0; e < n; e++) d[e] = in->d[e];
@@ -715,7 +719,7 @@ static void liveness(const Program *p, const JitOp **ops)
         int nk = inst_kills(i, ops[k], kd);
         for (int j = 0; j < INST_MAXS; j++) if (!contract_unread(ops[k], j)) row_set(u, p, i->s[j]);
         if (!nk) for (int j = 0; j < INST_MAXD; j++) row_set(u, p, i->d[j]);
-        row_set(u, p, i->base);
+        if (i->op != OP_bra) row_set(u, p, i->base);   /* a branch's base is its reconvergence pc */
         if ((i->op == OP_mma || i->op == OP_wmma || i->op == OP_wgmma) && i->aux) {
             const RowList *rl = i->aux;
             for (uint32_t j = 0; j < rl->n; j++) row_set(u, p, rl->rows[j]);
@@ -774,6 +778,28 @@ static int run_load(const Inst *in, const JitOp *o)
 static int run_store(const Inst *in, const JitOp *o)
 {
     return o && !strcmp(o->kind, "ST") && !in->pg && !in->pneg && !(in->aux8 & MO_RELEASE);
+}
+
+static int shfl_imm(const Program *p, const Inst *in);
+static uint32_t shfl_map(int mode, int bv, int cv, int seg, uint8_t map[WARP_SIZE]);
+
+/* A shuffle a run may hold: unguarded, its lanes' sources known when compiled (shfl_imm), a
+ * membermask of every lane. A run runs only for a whole warp, for which emit_shfl's inline
+ * form is what the handler computes: each lane the value of its source lane, and a predicate
+ * of the lanes in range. Its source is copied (s<i>) before the loop of its phase. */
+static int run_shfl(const Program *p, const Inst *in, const JitOp *o)
+{
+    if (!o || strcmp(o->kind, "SHFL") || in->pg || in->pneg || !shfl_imm(p, in)) return 0;
+    int mode = atoi(o->t[0]);
+    return mode >= 0 && mode <= 3 && (uint32_t)p->row_init[in->s[3]] == FULL_MASK;
+}
+
+/* A setp a run may hold: unguarded, writing predicates (set's register form writes a row the
+ * run's map would not see). Its lanes' bits are gathered in its phase's loop (t<i>) and
+ * cmp_finish, the handler's own end, writes the predicates after that loop. */
+static int run_cmp(const Inst *in, const JitOp *o)
+{
+    return o && !strcmp(o->kind, "CMP") && !in->pg && !in->pneg && in->aux8 != CMP_TO_GPR;
 }
 
 /* ---- a run's lanes: values in locals, rows only for what is read after the run -------- */
@@ -947,6 +973,33 @@ static void run_contract(Buf *decl, Buf *body, const Program *p, RunMap *m, cons
     run_def(m, body, d);
 }
 
+/* Where the lanes of a run's shuffle read (run_shfl): every lane one source (same: map[0]),
+ * one range [lo, hi) at a distance delta (shift; the copy s<i> starts off places in, after
+ * padding for a negative delta), or the table map. */
+typedef struct RunShfl { uint8_t map[WARP_SIZE]; uint32_t pv; int same, shift, lo, hi, delta, off, size; } RunShfl;
+
+static void run_shfl_map(const Program *p, const Inst *in, const JitOp *o, RunShfl *sh)
+{
+    uint64_t bv = p->row_init[in->s[1]], cv = p->row_init[in->s[2]];
+    sh->pv = shfl_map(atoi(o->t[0]), (int)(bv & 31), (int)(cv & 31), (int)((cv >> 8) & 31), sh->map);
+    sh->same = 1;
+    sh->shift = 1;
+    sh->lo = sh->hi = -1;
+    sh->delta = 0;
+    for (int l = 0; l < WARP_SIZE; l++) {
+        sh->same &= sh->map[l] == sh->map[0];
+        if (sh->map[l] == l) continue;
+        if (sh->lo < 0) { sh->lo = l; sh->delta = sh->map[l] - l; }
+        else if (sh->hi >= 0 || sh->map[l] - l != sh->delta) sh->shift = 0;
+        if (l + 1 == WARP_SIZE || sh->map[l + 1] == l + 1) { if (sh->hi < 0) sh->hi = l + 1; }
+    }
+    if (sh->lo < 0) sh->lo = sh->hi = 0;   /* no lane reads another: a shift of nothing */
+    sh->shift &= !sh->same;
+    int pad = sh->shift ? (sh->delta < 0 ? -sh->delta : sh->delta) : 0;   /* the table and one lane: none */
+    sh->off = sh->shift && sh->delta < 0 ? pad : 0;
+    sh->size = WARP_SIZE + pad;
+}
+
 /* The statements of instructions a..e of a run for one lane l (variant 0: the loads' lanes
  * consecutive from q<i>, 1: through p<i>[l]) into body, values the same in every lane into
  * pre and the arrays of values that live on after the phase into decl (with_decl). */
@@ -978,6 +1031,35 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             continue;
         }
         if (run_contract_ok(in, o)) { run_contract(decl, body, p, m, in, i, o, phase, last); continue; }
+        if (run_cmp(in, o)) {   /* this lane's bit; cmp_finish after the phase's loop (emit_run) */
+            char s1[48];
+            put(body, "            { %s a = %s(%s), b = %s(%s); t%u |= (uint32_t)(%s) << l; }\n", o->t[0], o->t[1],
+                run_src(src, p, m, in->s[0], 0), o->t[1], run_src(s1, p, m, in->s[1], 0), i, o->expr);
+            continue;
+        }
+        if (run_shfl(p, in, o)) {
+            if (run_src_uniform(p, m, in->s[0])) {   /* every lane reads the same value */
+                RunLoc x = { in->d[0], i * 4, 1, "uint32_t", phase, 0 };
+                if (pre) put(pre, "    uint32_t u%u = (uint32_t)%s;\n", i * 4, run_src(src, p, m, in->s[0], 1));
+                run_def(m, body, x);
+                continue;
+            }
+            /* the lane's source in s<i>, the copy emit_run made before this phase's loop (the
+             * shuffle starts its phase): a shift of one range of lanes reads two places and
+             * selects, which vectorizes; another map reads through a table */
+            RunShfl sh;
+            run_shfl_map(p, in, o, &sh);
+            RunLoc x = { in->d[0], i * 4, 0, "uint32_t", phase, !last };
+            if (!last && decl) put(decl, "    uint32_t v%u[WARP_SIZE];\n", x.id);
+            put(body, "            %s%s = ", last ? "uint32_t " : "", run_name(nm, &x));
+            if (sh.same) put(body, "s%u[%d];\n", i, sh.map[0]);
+            else if (sh.shift)
+                put(body, "(l >= %d && l < %d) ? s%u[%d + l + %d] : s%u[%d + l];\n", sh.lo, sh.hi, i, sh.off, sh.delta,
+                    i, sh.off);
+            else put(body, "s%u[smap%u[l]];\n", i, i);
+            run_def(m, body, x);
+            continue;
+        }
         if (!in->pg && in->pneg) continue;   /* a guard of !true: no lane */
         const char *T = run_type(o);
         char cast[48];
@@ -1112,7 +1194,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     for (uint32_t i = k; i < k + ne; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
-        if (run_load(in, o) && run_starts_phase(m, in, nph - 1)) starts[nph++] = i;   /* at most n phases */
+        /* at most n phases: a shuffle of values that differ between lanes starts one, so that
+         * its source is complete in every lane before its loop */
+        if ((run_load(in, o) && run_starts_phase(m, in, nph - 1)) ||
+            (i > k && run_shfl(p, in, o) && !run_src_uniform(p, m, in->s[0])))
+            starts[nph++] = i;
         Buf scratch = { 0 };
         run_phase_body(NULL, NULL, &scratch, p, m, i, i + 1, 1, nph - 1, 0);
         free(scratch.s);
@@ -1213,6 +1299,30 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             main.oom |= f.oom;
             free(f.s);
         }
+        /* the phase's shuffles (run_shfl), after its checks: the predicate of the lanes in
+         * range, and the copy of the source that starts the phase */
+        for (uint32_t i = a; i < e; i++) {
+            const Inst *in = &p->code[i];
+            const JitOp *o = jitop_of_inst(in);
+            if (run_cmp(in, o)) put(&decl, "    uint32_t t%u = 0;\n", i);
+            if (!run_shfl(p, in, o)) continue;
+            RunShfl sh;
+            run_shfl_map(p, in, o, &sh);
+            if (i == a && !run_src_uniform(p, m, in->s[0])) {
+                put(&main, "    uint32_t s%u[%d];\n", i, sh.size);
+                if (sh.size > WARP_SIZE)
+                    put(&main, "    for (int l = 0; l < %d; l++) s%u[%d + l] = 0;\n", sh.size - WARP_SIZE, i,
+                        sh.delta < 0 ? 0 : WARP_SIZE);
+                put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) s%u[%d + l] = (uint32_t)%s;\n",
+                    i, sh.off, run_src(src, p, m, in->s[0], 0));
+                if (!sh.same && !sh.shift) {
+                    put(&main, "    static const uint8_t smap%u[WARP_SIZE] = { %u", i, sh.map[0]);
+                    for (int l = 1; l < WARP_SIZE; l++) put(&main, ", %u", sh.map[l]);
+                    put(&main, " };\n");
+                }
+            }
+            put(&main, "    P[%u] = %uu;\n", in->d[1], sh.pv);
+        }
         /* the loop twice where the phase loads global memory: once for lanes whose addresses
          * are all consecutive (contiguous vector loads), once through per-lane pointers */
         RunMap *m0 = malloc(sizeof *m0);
@@ -1236,6 +1346,10 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             free(body.s);
         }
         free(m0);
+        /* the phase's setps: the handler's end with every lane's bit */
+        for (uint32_t i = a; i < e; i++)
+            if (run_cmp(&p->code[i], jitop_of_inst(&p->code[i])))
+                put(&main, "    cmp_finish(w, &code[%u], FULL_MASK, t%u);\n", i, i);
     }
     if (st && !main.oom) {   /* the store, after a check of its addresses as emit_mem's */
         const JitOp *o = jitop_of_inst(sti);
@@ -1524,13 +1638,27 @@ static void emit_bra(Buf *b, const Inst *in, uint32_t k)
  * a global store that ends it; at most 64. */
 static uint32_t run_length(const Program *p, uint32_t k)
 {
-    uint32_t n = 0, nw = 0;
+    uint32_t n = 0, nw = 0, pw[128], npw = 0;
     for (; k + n < p->ncode && n < 64; n++) {
         const Inst *in = &p->code[k + n];
         const JitOp *o = jitop_of_inst(in);
-        int ld = run_load(in, o);
+        int ld = run_load(in, o), cmp = run_cmp(in, o), sh = run_shfl(p, in, o);
+        /* a predicate the run writes (setp, shuffle) is written where its instruction is,
+         * but a guard or selp reads its predicate when the run starts (g<i>, sel<i>): the
+         * run stops before an instruction that reads or writes a predicate it wrote */
+        uint32_t pr[4], npr = 0;
+        if (in->pg) pr[npr++] = in->pg;
+        if (o && (!strcmp(o->kind, "SELP") || (cmp && in->bop))) pr[npr++] = in->s[2];
+        if (cmp) { pr[npr++] = in->d[0]; if (in->nd > 1) pr[npr++] = in->d[1]; }
+        if (sh) pr[npr++] = in->d[1];
+        int clash = 0;   /* PRED_SINK (a `_` destination) is written, never read */
+        for (uint32_t x = 0; x < npr; x++)
+            for (uint32_t y = 0; y < npw; y++) clash |= pr[x] == pw[y] && pr[x] != PRED_SINK;
+        if (clash) break;
+        if (cmp) { pw[npw++] = in->d[0]; if (in->nd > 1) pw[npw++] = in->d[1]; }
+        if (sh) pw[npw++] = in->d[1];
         if (n && run_store(in, o)) { n++; break; }
-        if (!ld && !lanewise(o) && !run_contract_ok(in, o)) break;
+        if (!ld && !lanewise(o) && !run_contract_ok(in, o) && !cmp && !sh) break;
         nw += ld ? in->vec : 1;
         if (nw >= 120) { n++; break; }
     }
@@ -1650,15 +1778,24 @@ static void jit_report(const Program *p, const JitOp **ops)
     free(rows);
 }
 
+/* The targets of the kernel's branches (jit_native_source), or NULL. */
+static __thread uint8_t *join_at;
+
 /* The instructions [lo, hi) of the function being written: a label each, and their C. */
 static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t hi, int wgmma, uint32_t *run_end)
 {
     for (uint32_t k = lo; k < hi; k++) {
         const Inst *in = &p->code[k];
         put(b, "L%u: /* %s, PTX line %u */\n", k, op_info[in->op].name, in->line);
-        if (k >= *run_end) {   /* the instructions before it belong to the run emitted last */
+        /* the instructions before run_end belong to the run emitted last; a branch target
+         * inside it starts one too: lanes that diverged before it meet there, and the run
+         * before (entered only by the whole warp from its start) is not taken */
+        if (k >= *run_end || (join_at && join_at[k])) {
             uint32_t n = run_length(p, k);
-            if (n >= 2) { emit_run(b, fb, p, k, n, wgmma); *run_end = k + n; }
+            if (n >= 2) {
+                emit_run(b, fb, p, k, n, wgmma);
+                if (k + n > *run_end) *run_end = k + n;
+            }
         }
         put(b, "    GUARD(%u, %uu, %u);\n", in->pg, in->pneg, in->cost);
         if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
@@ -1722,6 +1859,9 @@ char *jit_native_source(const Program *p)
     }
     op_at = ops;
     op_base = p->code;
+    join_at = calloc(p->ncode + 1, 1);
+    for (uint32_t k = 0; join_at && k < p->ncode; k++)
+        if (p->code[k].op == OP_bra && (uint64_t)p->code[k].imm < p->ncode) join_at[p->code[k].imm] = 1;
     liveness(p, ops);
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
     int shfl_fns = 0;   /* jit_shfl<mode> the kernel calls */
@@ -1757,6 +1897,8 @@ char *jit_native_source(const Program *p)
                 "out:\n    FLUSH();\n    return result;\n}\n");
     }
     free(ops);
+    free(join_at);
+    join_at = NULL;
     free(live_in);
     live_in = NULL;
     free(uni_row);
