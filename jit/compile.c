@@ -1058,8 +1058,17 @@ static void run_commit(Buf *b, const RunMap *m, uint32_t a)
 /* A run's access at instruction i through address src + imm, elements of sizeof(T) * V: q<i>
  * is the first lane's host pointer when the 32 lanes' addresses are consecutive and
  * mem_warp_span accepts them, else NULL (p<i> then takes mem_warp_fast's pointers). */
-static void put_span_check(Buf *b, uint32_t i, const char *src, uint64_t imm, const char *T, const char *V)
+/* An ld/st of .local memory or of a frame slot: each lane's own window (exec_mem_fast.h's
+ * local_fast), never consecutive host addresses, so no span is looked for. */
+static int mem_local(const Inst *in)
 {
+    return (in->flags & IF_FRAME) || in->space == SP_LOCAL;
+}
+
+static void put_span_check(Buf *b, const Inst *in, uint32_t i, const char *src, uint64_t imm, const char *T,
+                           const char *V)
+{
+    if (mem_local(in)) { put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i); return; }
     put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
            "        { int l = 0; a0 = %s + %lluull; }\n"
            "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
@@ -1075,6 +1084,9 @@ static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, con
     if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC))
         put(b, "jit_warp_fast(w, &code[%u], rt, ROWP(%u), %lluull, sizeof(%s) * %s, %s)", i, in->base,
             (unsigned long long)in->imm, T, V, p);
+    else if (mem_local(in))   /* exec_mem_fast.h's local_fast, as memory.c's fast_ptrs calls it */
+        put(b, "({ uint64_t o_[WARP_SIZE]; local_fast(w, ROWP(%u), %lluull, %d, FULL_MASK, sizeof(%s) * %s, %s, o_); })",
+            in->base, (unsigned long long)in->imm, (in->flags & IF_FRAME) != 0, T, V, p);
     else put(b, "rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, %s)", i, T, V, p);
 }
 
@@ -1181,7 +1193,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
              * address row: a value of the run is written to it first */
             const char *T = o->t[0], *V = o->t[1];
             run_src(src, p, m, in->base, 0);
-            put_span_check(&main, i, src, in->imm, T, V);
+            put_span_check(&main, in, i, src, in->imm, T, V);
             put(&main, "    if (!q%u) {\n", i);
             if (run_find(m, in->base))
                 put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
@@ -1244,7 +1256,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         int v = atoi(V);
         char src[48], nm[32];
         run_src(src, p, m, sti->base, 0);
-        put_span_check(&main, i, src, sti->imm, T, V);
+        put_span_check(&main, sti, i, src, sti->imm, T, V);
         put(&main, "    if (!q%u) {\n", i);
         if (run_find(m, sti->base))
             put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
@@ -1335,7 +1347,12 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
                "        if (!sh) goto C%u;\n", k, T, v, k);
     const char *at = shared ? "sh + off[l]" : "p[l]";
     if (!ld && (in->aux8 & MO_RELEASE)) put(b, "        __atomic_thread_fence(__ATOMIC_RELEASE);\n");
-    if (!shared) {
+    int local = mem_local(in);
+    if (local) {
+        put(b, "        uint8_t *p[WARP_SIZE];\n        if (");
+        put_warp_fast(b, in, k, T, o->t[1], "p");
+        put(b, ") goto C%u;\n", k);
+    } else if (!shared) {
         /* consecutive lanes (mem_warp_span): one block of memory, copied as one; its lanes
          * are distinct, so a store's lane order cannot matter */
         emit_span(b, in, k, "q", T, o->t[1]);
@@ -1366,7 +1383,7 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
         put(b, " memcpy(%s, x, sizeof x);", at);
     }
     put(b, " }\n");
-    if (!shared) put(b, "        }\n");
+    if (!shared && !local) put(b, "        }\n");
     if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
     put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
 }
@@ -1650,15 +1667,23 @@ static void jit_report(const Program *p, const JitOp **ops)
     free(rows);
 }
 
+/* The pcs a bra jumps to (jit_native_source): a warp enters the code there from the middle of
+ * the run emitted before, so a run starts there too. Without it, a loop whose head or a
+ * switch whose join is inside a run ran all its instructions up to the next run one
+ * instruction at a time: HeCBench md5hash's switch on the key length joins 2 instructions
+ * into a run of 64, and 56% of its time went to those 62 lane-by-lane instructions. */
+static __thread uint8_t *jump_in;
+
 /* The instructions [lo, hi) of the function being written: a label each, and their C. */
 static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t hi, int wgmma, uint32_t *run_end)
 {
     for (uint32_t k = lo; k < hi; k++) {
         const Inst *in = &p->code[k];
         put(b, "L%u: /* %s, PTX line %u */\n", k, op_info[in->op].name, in->line);
-        if (k >= *run_end) {   /* the instructions before it belong to the run emitted last */
+        /* the instructions before it belong to the run emitted last, unless a jump lands here */
+        if (k >= *run_end || (jump_in && jump_in[k])) {
             uint32_t n = run_length(p, k);
-            if (n >= 2) { emit_run(b, fb, p, k, n, wgmma); *run_end = k + n; }
+            if (n >= 2) { emit_run(b, fb, p, k, n, wgmma); if (k + n > *run_end) *run_end = k + n; }
         }
         put(b, "    GUARD(%u, %uu, %u);\n", in->pg, in->pneg, in->cost);
         if (wgmma)   /* an accumulator of a wgmma in flight read early is a warning (engine.c) */
@@ -1722,6 +1747,9 @@ char *jit_native_source(const Program *p)
     }
     op_at = ops;
     op_base = p->code;
+    jump_in = calloc(p->ncode + 1, 1);
+    for (uint32_t k = 0; jump_in && k < p->ncode; k++)
+        if (ops[k] && !strcmp(ops[k]->kind, "BRA") && (uint64_t)p->code[k].imm < p->ncode) jump_in[p->code[k].imm] = 1;
     liveness(p, ops);
     Buf fb = { 0 };   /* the runs' functions, before the kernel's */
     int shfl_fns = 0;   /* jit_shfl<mode> the kernel calls */
@@ -1757,6 +1785,8 @@ char *jit_native_source(const Program *p)
                 "out:\n    FLUSH();\n    return result;\n}\n");
     }
     free(ops);
+    free(jump_in);
+    jump_in = NULL;
     free(live_in);
     live_in = NULL;
     free(uni_row);
