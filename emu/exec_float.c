@@ -253,46 +253,14 @@ BITOP64(copysign, "BIN", (b & ~SIGN64) | (a & SIGN64))
 
 /* ---- min / max -------------------------------------------------------------------- */
 
-/* min/max: one NaN input gives the other input; two (or any, with .NaN) give the
- * canonical NaN (f64: b quieted, as the H100 does); -0 is below +0. .xorsign.abs compares
- * |a| and |b| and gives the result the sign sign(a) ^ sign(b) unless it is NaN. */
-/* min/max of two numbers (no NaN): -0 is below +0. */
-FP_INLINE double minmax_num(double a, double b, int is_max)
-{
-    if (a == b) return (signbit(a) != 0) == is_max ? b : a;
-    return (a < b) != is_max ? a : b;
-}
-FP_INLINE float minmax32(float a, float b, int is_max, int nanp)
-{
-    if (a != a || b != b) {
-        if (nanp || (a != a && b != b)) return NAN;
-        return a != a ? b : a;
-    }
-    return (float)minmax_num(a, b, is_max);
-}
-FP_INLINE uint64_t minmax64(double a, double b, int is_max)
-{
-    if (a != a || b != b)
-        return a != a && b != b ? fp_f64_bits(b) | QUIET64 : fp_f64_bits(a != a ? b : a);
-    return fp_f64_bits(minmax_num(a, b, is_max));
-}
-
-/* flags: 1 .ftz, 2 .NaN, 4 .xorsign.abs */
+/* min/max: fp.h's fp_minmax32 and fp_minmax64, one lane each, which the compiled code calls
+ * with the same flags as constants (a BIN template over the bits) */
 #define MM32(NAME, IS_MAX)                                                    \
     FP_INLINE int NAME##_k(W, int fl)                                         \
     {                                                                         \
         uint64_t *d = ROW(w, in->d[0]);                                       \
         const uint64_t *ra = ROW(w, in->s[0]), *rb = ROW(w, in->s[1]);        \
-        LANES(l, {                                                            \
-            uint32_t ua = (uint32_t)ra[l], ub = (uint32_t)rb[l];              \
-            if (fl & 1) { ua = fp_ftz32(ua); ub = fp_ftz32(ub); }             \
-            uint32_t xs = (ua ^ ub) & SIGN32;                                 \
-            if (fl & 4) { ua &= ~SIGN32; ub &= ~SIGN32; }                     \
-            uint32_t r = fp_canon32(fp_f32_bits(minmax32(fp_bits_f32(ua),     \
-                                    fp_bits_f32(ub), IS_MAX, fl & 2)));       \
-            if ((fl & 4) && !fp_isnan32(r)) r |= xs;                          \
-            d[l] = r;                                                         \
-        });                                                                   \
+        LANES(l, { d[l] = fp_minmax32((uint32_t)ra[l], (uint32_t)rb[l], fl, IS_MAX); }); \
         return STEP_NEXT;                                                     \
     }                                                                         \
     static int NAME##_f32(W) { return NAME##_k(w, in, mask, 0); }             \
@@ -302,9 +270,17 @@ FP_INLINE uint64_t minmax64(double a, double b, int is_max)
     {                                                                         \
         uint64_t *d = ROW(w, in->d[0]);                                       \
         const uint64_t *ra = ROW(w, in->s[0]), *rb = ROW(w, in->s[1]);        \
-        LANES(l, { d[l] = minmax64(f64_in(ra[l]), f64_in(rb[l]), IS_MAX); }); \
+        LANES(l, { d[l] = fp_minmax64(ra[l], rb[l], IS_MAX); });              \
         return STEP_NEXT;                                                     \
-    }
+    }                                                                         \
+    JIT_OP(NAME##_f32, "BIN", "uint32_t", "uint32_t", "", "", "uint32_t",     \
+           "fp_minmax32(a, b, 0, " #IS_MAX ")")                               \
+    JIT_OP(NAME##_f32_ftz, "BIN", "uint32_t", "uint32_t", "", "", "uint32_t", \
+           "fp_minmax32(a, b, 1, " #IS_MAX ")")                               \
+    JIT_OP(NAME##_f32_any, "BIN", "uint32_t", "uint32_t", "", "", "uint32_t", \
+           "fp_minmax32(a, b, IN_FL, " #IS_MAX ")")                           \
+    JIT_OP(NAME##_f64, "BIN", "uint64_t", "uint64_t", "", "", "uint64_t",     \
+           "fp_minmax64(a, b, " #IS_MAX ")")
 MM32(min, 0)
 MM32(max, 1)
 

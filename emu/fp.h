@@ -292,6 +292,35 @@ FP_INLINE uint64_t f32_out(float r, int ftz, int sat, int tiny)
     return ftz ? fp_ftz32(u) : u;
 }
 
+/* min/max (exec_float.c, and the compiled code's inline min/max): one NaN input gives the
+ * other input; two (or any, with .NaN) give the canonical NaN (f64: b quieted, as the H100
+ * does); -0 is below +0. .xorsign.abs compares |a| and |b| and gives the result the sign
+ * sign(a) ^ sign(b) unless it is NaN. fl: 1 .ftz, 2 .NaN, 4 .xorsign.abs. */
+FP_INLINE double fp_minmax_num(double a, double b, int is_max)   /* no NaN: -0 is below +0 */
+{
+    if (a == b) return (signbit(a) != 0) == is_max ? b : a;
+    return (a < b) != is_max ? a : b;
+}
+FP_INLINE uint32_t fp_minmax32(uint32_t ua, uint32_t ub, int fl, int is_max)
+{
+    if (fl & 1) { ua = fp_ftz32(ua); ub = fp_ftz32(ub); }
+    uint32_t xs = (ua ^ ub) & SIGN32;
+    if (fl & 4) { ua &= ~SIGN32; ub &= ~SIGN32; }
+    float a = fp_bits_f32(ua), b = fp_bits_f32(ub), m;
+    if (a != a || b != b) m = ((fl & 2) || (a != a && b != b)) ? NAN : a != a ? b : a;
+    else m = (float)fp_minmax_num(a, b, is_max);
+    uint32_t r = fp_canon32(fp_f32_bits(m));
+    if ((fl & 4) && !fp_isnan32(r)) r |= xs;
+    return r;
+}
+FP_INLINE uint64_t fp_minmax64(uint64_t ua, uint64_t ub, int is_max)
+{
+    double a = fp_bits_f64(ua), b = fp_bits_f64(ub);
+    if (a != a || b != b)
+        return a != a && b != b ? ub | QUIET64 : (a != a ? ub : ua);
+    return fp_f64_bits(fp_minmax_num(a, b, is_max));
+}
+
 FP_INLINE double f64_in(uint64_t v) { return fp_bits_f64(v); }
 
 #endif

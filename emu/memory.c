@@ -22,6 +22,7 @@
 #include "memory.h"
 #include "observe.h"
 #include "emu.h"
+#include "exec_mem_fast.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -1121,13 +1122,9 @@ static int fast_ptrs(Warp *w, const Inst *in, uint32_t mask, unsigned size, uint
             return 0;
         break;
     }
-    case SP_LOCAL: {
-        uint64_t frame = (in->flags & IF_FRAME) ? ~0ull : 0;
-        for (int l = 0; l < WARP_SIZE; l++) addr[l] = (uint32_t)(a[l] + imm + (w->fp[l] & frame));
-        if (!window_fast(mask, addr, size, w->local, w->local_stride, w->local_stride, host))
-            return 0;
+    case SP_LOCAL:   /* exec_mem_fast.h's, which the compiled tier's accesses call too */
+        if (!local_fast(w, a, imm, (in->flags & IF_FRAME) != 0, mask, size, host, addr)) return 0;
         break;
-    }
     default:                           /* generic: the common cases are all-global, all-shared */
         space = SP_GENERIC;
         for (int l = 0; l < WARP_SIZE; l++) addr[l] = a[l] + imm;

@@ -1140,8 +1140,17 @@ static void run_commit(Buf *b, const RunMap *m, uint32_t a)
 /* A run's access at instruction i through address src + imm, elements of sizeof(T) * V: q<i>
  * is the first lane's host pointer when the 32 lanes' addresses are consecutive and
  * mem_warp_span accepts them, else NULL (p<i> then takes mem_warp_fast's pointers). */
-static void put_span_check(Buf *b, uint32_t i, const char *src, uint64_t imm, const char *T, const char *V)
+/* An ld/st of .local memory or of a frame slot: each lane's own window (exec_mem_fast.h's
+ * local_fast), never consecutive host addresses, so no span is looked for. */
+static int mem_local(const Inst *in)
 {
+    return (in->flags & IF_FRAME) || in->space == SP_LOCAL;
+}
+
+static void put_span_check(Buf *b, const Inst *in, uint32_t i, const char *src, uint64_t imm, const char *T,
+                           const char *V)
+{
+    if (mem_local(in)) { put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i); return; }
     put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
            "        { int l = 0; a0 = %s + %lluull; }\n"
            "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
@@ -1157,6 +1166,9 @@ static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, con
     if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC))
         put(b, "jit_warp_fast(w, &code[%u], rt, ROWP(%u), %lluull, sizeof(%s) * %s, %s)", i, in->base,
             (unsigned long long)in->imm, T, V, p);
+    else if (mem_local(in))   /* exec_mem_fast.h's local_fast, as memory.c's fast_ptrs calls it */
+        put(b, "({ uint64_t o_[WARP_SIZE]; local_fast(w, ROWP(%u), %lluull, %d, FULL_MASK, sizeof(%s) * %s, %s, o_); })",
+            in->base, (unsigned long long)in->imm, (in->flags & IF_FRAME) != 0, T, V, p);
     else put(b, "rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, %s)", i, T, V, p);
 }
 
@@ -1267,7 +1279,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
              * address row: a value of the run is written to it first */
             const char *T = o->t[0], *V = o->t[1];
             run_src(src, p, m, in->base, 0);
-            put_span_check(&main, i, src, in->imm, T, V);
+            put_span_check(&main, in, i, src, in->imm, T, V);
             put(&main, "    if (!q%u) {\n", i);
             if (run_find(m, in->base))
                 put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
@@ -1358,7 +1370,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         int v = atoi(V);
         char src[48], nm[32];
         run_src(src, p, m, sti->base, 0);
-        put_span_check(&main, i, src, sti->imm, T, V);
+        put_span_check(&main, sti, i, src, sti->imm, T, V);
         put(&main, "    if (!q%u) {\n", i);
         if (run_find(m, sti->base))
             put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
@@ -1449,7 +1461,12 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
                "        if (!sh) goto C%u;\n", k, T, v, k);
     const char *at = shared ? "sh + off[l]" : "p[l]";
     if (!ld && (in->aux8 & MO_RELEASE)) put(b, "        __atomic_thread_fence(__ATOMIC_RELEASE);\n");
-    if (!shared) {
+    int local = mem_local(in);
+    if (local) {
+        put(b, "        uint8_t *p[WARP_SIZE];\n        if (");
+        put_warp_fast(b, in, k, T, o->t[1], "p");
+        put(b, ") goto C%u;\n", k);
+    } else if (!shared) {
         /* consecutive lanes (mem_warp_span): one block of memory, copied as one; its lanes
          * are distinct, so a store's lane order cannot matter */
         emit_span(b, in, k, "q", T, o->t[1]);
@@ -1480,7 +1497,7 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
         put(b, " memcpy(%s, x, sizeof x);", at);
     }
     put(b, " }\n");
-    if (!shared) put(b, "        }\n");
+    if (!shared && !local) put(b, "        }\n");
     if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
     put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
 }
@@ -1778,7 +1795,12 @@ static void jit_report(const Program *p, const JitOp **ops)
     free(rows);
 }
 
-/* The targets of the kernel's branches (jit_native_source), or NULL. */
+/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
+ * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
+ * join inside a run ran all its instructions up to the next run one instruction at a time:
+ * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
+ * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
+ * time in the 62 instructions after the join. */
 static __thread uint8_t *join_at;
 
 /* The instructions [lo, hi) of the function being written: a label each, and their C. */

@@ -83,9 +83,9 @@ if grep -q '"handler":"h_ret","op":"ret","calls":2' "$t/report" && grep -q '"op"
 else
     echo "FAIL: PTXEMU_JIT_REPORT=json:"; cat "$t/report"; fail=1
 fi
-# and the conversions and predicate logic of cvt_*.ptx and pred_logic.ptx are inline: their
-# kernels call only ret
-for n in cvt_fi cvt_if cvt_ff pred_logic; do
+# and the conversions, predicate logic and min/max of cvt_*.ptx, pred_logic.ptx and minmax.ptx
+# are inline: their kernels call only ret
+for n in cvt_fi cvt_if cvt_ff pred_logic minmax; do
     (cd "$here/tier" && PTXEMU_JIT_REPORT=json PTXEMU_JIT_CACHE=$t/report-cache "$build/tests/ptxrun" $n.ptx \
         2>&1 >/dev/null | grep '^{"kernel"' >"$t/report-$n")
     if grep -q '"calls":2,"handlers":' "$t/report-$n" && grep -q '"handler":"h_ret","op":"ret","calls":2' "$t/report-$n" &&
@@ -95,6 +95,24 @@ for n in cvt_fi cvt_if cvt_ff pred_logic; do
         echo "FAIL: $n.ptx's PTXEMU_JIT_REPORT=json:"; cat "$t/report-$n"; fail=1
     fi
 done
+# local_lanes.ptx's .local loads and stores (and its frame slots) find their lanes' host
+# addresses inline (exec_mem_fast.h's local_fast), not through the library's mem_warp_fast;
+# run_jump.ptx's switch join (pc 18) and loop head (pc 29), inside the run before each, start
+# runs of their own
+(cd "$here/tier" && PTXEMU_JIT_KEEP=1 PTXEMU_JIT_CACHE=$t/keep-local "$build/tests/ptxrun" local_lanes.ptx >/dev/null 2>&1)
+(cd "$here/tier" && PTXEMU_JIT_KEEP=1 PTXEMU_JIT_CACHE=$t/keep-jump "$build/tests/ptxrun" run_jump.ptx >/dev/null 2>&1)
+if [ "$(cat "$t"/keep-local/*.c 2>/dev/null | grep -c 'local_fast(w, ROWP')" -ge 20 ] &&
+   ! cat "$t"/keep-local/*.c | grep -q 'rt->warp_fast(w, &code'; then
+    echo "PASS: local_lanes.ptx's local accesses are inline"
+else
+    echo "FAIL: local_lanes.ptx's compiled C calls rt->warp_fast or lacks local_fast"; fail=1
+fi
+if cat "$t"/keep-jump/*.c 2>/dev/null | grep -q 'instructions 18\.\.38 \*/' &&
+   cat "$t"/keep-jump/*.c | grep -q 'instructions 29\.\.38 \*/'; then
+    echo "PASS: run_jump.ptx's branch targets start runs"
+else
+    echo "FAIL: run_jump.ptx's runs:"; cat "$t"/keep-jump/*.c 2>/dev/null | grep 'instructions [0-9]*\.\.'; fail=1
+fi
 # and shfl_known.ptx's five shuffles of known offset, clamp and membermask registers take the
 # form whose lanes' sources are known when compiled (jit/translate.c's known_value), its
 # seven others not
