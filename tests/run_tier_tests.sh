@@ -131,7 +131,7 @@ running() { s_=$(ps -o stat= -p "$1" 2>/dev/null); [ -n "$s_" ] && [ "${s_#Z}" =
 printf '#!/bin/sh\necho $$ >>"%s/pids"\nwhile :; do sleep 1; done\n' "$t" >"$t/slowcc" && chmod +x "$t/slowcc"
 : >"$t/pids"
 (cd "$here/tier" && PTXEMU_JIT_JOBS=2 PTXEMU_JIT_CC=$t/slowcc PTXEMU_JIT_CACHE=$t/slow \
-    timeout -s KILL 5 "$build/tests/ptxrun" ops_large.ptx >/dev/null 2>&1) 2>/dev/null   # not the shell's "Killed"
+    timeout -s KILL 5 "$build/tests/ptxrun" ops_large.ptx >/dev/null 2>&1; :) 2>/dev/null   # nor the shell's "Killed"
 want=$([ "$cpus" -ge 2 ] && echo 2 || echo 1)
 n=0
 while [ $n -lt 20 ]; do
