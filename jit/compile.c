@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -67,6 +68,8 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 /* ---- settings ------------------------------------------------------------------------ */
 
+#define JIT_JOBS_MAX 64         /* compilers of one build at once (PTXEMU_JIT_JOBS)          */
+
 static struct {
     pthread_once_t once;
     int tier;
@@ -76,7 +79,8 @@ static struct {
     int usable;                 /* the cache exists and the headers are in it              */
     char inc[1100];             /* -I folder of the headers                                 */
     uint64_t env_hash;          /* headers, compiler, flags, host CPU                       */
-} cfg = { PTHREAD_ONCE_INIT, TIER_AUTO, 100000000ull, "", "", 0, "", 0 };
+    int jobs;                   /* compilers a build runs at once (build's units)           */
+} cfg = { PTHREAD_ONCE_INIT, TIER_AUTO, 100000000ull, "", "", 0, "", 0, 1 };
 
 /* The flags the library is built with that change what C computes (Makefile.am's
  * AM_CFLAGS: no contraction of a*b+c), with the host's vector units: the compiled code runs
@@ -155,6 +159,23 @@ static void setup(void)
                           (unsigned long long)cfg.hot);
         else cfg.hot = v;
     }
+    /* PTXEMU_JIT_JOBS, at most the CPUs this process may run on (its affinity, as a batch
+     * system or taskset sets it): more compilers than those only share them */
+    cpu_set_t cpus;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int ncpu = !sched_getaffinity(0, sizeof cpus, &cpus) ? CPU_COUNT(&cpus) : online > 0 ? (int)online : 1;
+    if (online > 0 && ncpu > online) ncpu = (int)online;
+    cfg.jobs = ncpu;
+    const char *jobs = getenv("PTXEMU_JIT_JOBS");
+    if (jobs && *jobs) {
+        char *end;
+        long v = strtol(jobs, &end, 10);
+        if (*end || v < 1) fprintf(stderr, "ptxemu: PTXEMU_JIT_JOBS=%s is not a number of 1 or more; using %d\n",
+                                   jobs, cfg.jobs);
+        else if (v < cfg.jobs) cfg.jobs = (int)v;
+    }
+    if (cfg.jobs < 1) cfg.jobs = 1;
+    if (cfg.jobs > JIT_JOBS_MAX) cfg.jobs = JIT_JOBS_MAX;
     const char *cc = getenv("PTXEMU_JIT_CC");
     snprintf(cfg.cc, sizeof cfg.cc, "%s", cc && *cc ? cc : "cc");
     if (cfg.tier == TIER_INTERP) return;
@@ -1858,20 +1879,38 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
 #define JIT_PART 64
 #endif
 
+/* A large kernel's parts are cut into translation units of JIT_UNIT parts, each compiled by
+ * a cc of its own at once (build(), PTXEMU_JIT_JOBS of them) and linked into the one shared
+ * object: a part is its own function at -O1 and its runs' functions are only its own, so
+ * nothing one unit compiles depends on another's. The cut depends on the kernel alone (not
+ * on the jobs), so one source, one object, one cache key whatever the host. Each unit costs
+ * a cc's start and the headers (0.05 s of CPU): call_blocks.ptx's 29 parts in 15 units took
+ * 20.9 CPU-s of cc (1.3-1.7 s a unit) against 22-23 s as one file, and on 16 cores 3.7 s of
+ * wall time against 31 s (docs/jit-backends.md). */
+#ifndef JIT_UNIT
+#define JIT_UNIT 2
+#endif
+
+#define PART_SIGNATURE "int part%u(Warp *w, uint32_t *budget_io, const NativeRt *rt)"
+
 static void emit_part(Buf *b, Buf *fb, const Program *p, uint32_t part, int wgmma, uint32_t *run_end)
 {
     fn_lo = part * JIT_PART;
     fn_hi = fn_lo + JIT_PART < p->ncode ? fn_lo + JIT_PART : p->ncode;
-    put(b, "__attribute__((optimize(\"O1\"), noinline)) static int part%u(Warp *w, uint32_t *budget_io, const NativeRt *rt)\n"
+    /* hidden: the dispatcher of unit 0 calls it directly, and dlsym sees only the kernel */
+    put(b, "__attribute__((optimize(\"O1\"), noinline, visibility(\"hidden\"))) " PART_SIGNATURE "\n"
            "{\n    uint32_t budget = *budget_io;\n%s", part, BODY_HEAD);
     emit_insts(b, fb, p, fn_lo, fn_hi, wgmma, run_end);
     put(b, "    default: break;\n    }\n    FLUSH();\n    *budget_io = budget;\n    return -1;\n"
             "out:\n    FLUSH();\n    *budget_io = budget;\n    return result;\n}\n");
 }
 
-char *jit_native_source(const Program *p)
+/* The kernel's C as translation units (a NULL-ended array of malloc'd texts; *nunits of
+ * them): one for a kernel of JIT_O2_MAX instructions or fewer, the same text as before units
+ * existed; a large kernel's parts JIT_UNIT to a unit, each unit with the prologue and the
+ * shuffle functions, unit 0 with the dispatcher. NULL when out of memory. */
+static char **native_units(const Program *p, uint32_t *nunits)
 {
-    Buf b = { 0 };
     int wgmma = 0;
     const JitOp **ops = calloc(p->ncode + 1, sizeof *ops);
     if (!ops) return NULL;
@@ -1885,12 +1924,12 @@ char *jit_native_source(const Program *p)
     for (uint32_t k = 0; join_at && k < p->ncode; k++)
         if (p->code[k].op == OP_bra && (uint64_t)p->code[k].imm < p->ncode) join_at[p->code[k].imm] = 1;
     liveness(p, ops);
-    Buf fb = { 0 };   /* the runs' functions, before the kernel's */
-    int shfl_fns = 0;   /* jit_shfl<mode> the kernel calls */
+    Buf sh = { 0 };   /* jit_shfl<mode> the kernel calls: before the runs' functions */
+    int shfl_fns = 0;
     for (uint32_t k = 0; k < p->ncode; k++)
         if (ops[k] && !strcmp(ops[k]->kind, "SHFL") && !shfl_imm(p, &p->code[k])) {
             int mode = atoi(ops[k]->t[0]);
-            if (mode >= 0 && mode <= 3 && !(shfl_fns >> mode & 1)) put_shfl_fn(&fb, mode);
+            if (mode >= 0 && mode <= 3 && !(shfl_fns >> mode & 1)) put_shfl_fn(&sh, mode);
             if (mode >= 0 && mode <= 3) shfl_fns |= 1 << mode;
         }
     /* A large kernel's runs, its hot loops, are built at -O2 and the rest at -O1 (emit_part): at
@@ -1899,25 +1938,48 @@ char *jit_native_source(const Program *p)
     partial_inline = p->ncode <= JIT_O2_MAX;
     jit_report(p, ops);
     uint32_t run_end = 0;
-    if (p->ncode > JIT_O2_MAX) {
-        uint32_t nparts = (p->ncode + JIT_PART - 1) / JIT_PART;
-        for (uint32_t i = 0; i < nparts; i++) emit_part(&b, &fb, p, i, wgmma, &run_end);
-        put(&b, MAIN_SIGNATURE "{\n    for (;;) {\n        int r;\n        switch (w->pc) {\n");
-        for (uint32_t i = 0; i < nparts; i++)
-            put(&b, "        case %u ... %u: r = part%u(w, &budget, rt); break;\n", i * JIT_PART,
-                (i + 1) * JIT_PART < p->ncode ? (i + 1) * JIT_PART - 1 : p->ncode - 1, i);
-        put(&b, "        default: return rt->interp(w, budget);\n        }\n"
-                "        if (r >= 0) return r;\n    }\n}\n");
-    } else {
-        /* A small kernel is one function at -O2: a label a PTX instruction, the code between
-         * its runs (emit_run), and a switch to enter at any pc. */
-        put(&b, "%s", main_head);
-        fn_lo = 0;
-        fn_hi = UINT32_MAX;
-        emit_insts(&b, &fb, p, 0, p->ncode, wgmma, &run_end);
-        put(&b, "    default: break;\n    }\n    FLUSH();\n    return rt->interp(w, budget);\n"
-                "out:\n    FLUSH();\n    return result;\n}\n");
+    uint32_t nparts = (p->ncode + JIT_PART - 1) / JIT_PART;
+    uint32_t n = p->ncode > JIT_O2_MAX ? (nparts + JIT_UNIT - 1) / JIT_UNIT : 1;
+    char **units = calloc(n + 1, sizeof *units);
+    int oom = !units || sh.oom;
+    for (uint32_t u = 0; u < n && !oom; u++) {
+        Buf b = { 0 }, fb = { 0 }, all = { 0 };   /* the functions that run instructions; the runs'; the unit */
+        if (p->ncode > JIT_O2_MAX) {
+            for (uint32_t i = u * JIT_UNIT; i < (u + 1) * JIT_UNIT && i < nparts; i++)
+                emit_part(&b, &fb, p, i, wgmma, &run_end);
+            if (u == 0) {
+                for (uint32_t i = 0; i < nparts; i++)
+                    put(&b, PART_SIGNATURE " __attribute__((visibility(\"hidden\")));\n", i);
+                put(&b, MAIN_SIGNATURE "{\n    for (;;) {\n        int r;\n        switch (w->pc) {\n");
+                for (uint32_t i = 0; i < nparts; i++)
+                    put(&b, "        case %u ... %u: r = part%u(w, &budget, rt); break;\n", i * JIT_PART,
+                        (i + 1) * JIT_PART < p->ncode ? (i + 1) * JIT_PART - 1 : p->ncode - 1, i);
+                put(&b, "        default: return rt->interp(w, budget);\n        }\n"
+                        "        if (r >= 0) return r;\n    }\n}\n");
+            }
+            put(&all, "/* ptxemu compiled kernel %s (%u instructions), unit %u of %u */\n%s",
+                p->name, p->ncode, u, n, prologue);
+        } else {
+            /* A small kernel is one function at -O2: a label a PTX instruction, the code between
+             * its runs (emit_run), and a switch to enter at any pc. */
+            put(&b, "%s", main_head);
+            fn_lo = 0;
+            fn_hi = UINT32_MAX;
+            emit_insts(&b, &fb, p, 0, p->ncode, wgmma, &run_end);
+            put(&b, "    default: break;\n    }\n    FLUSH();\n    return rt->interp(w, budget);\n"
+                    "out:\n    FLUSH();\n    return result;\n}\n");
+            put(&all, "/* ptxemu compiled kernel %s (%u instructions) */\n%s", p->name, p->ncode, prologue);
+        }
+        if (sh.s) put(&all, "%s", sh.s);
+        if (fb.s) put(&all, "%s", fb.s);
+        if (b.s) put(&all, "%s", b.s);
+        oom = b.oom || fb.oom || all.oom;
+        free(b.s);
+        free(fb.s);
+        if (oom) free(all.s);
+        else units[u] = all.s;
     }
+    free(sh.s);
     free(ops);
     free(join_at);
     join_at = NULL;
@@ -1925,14 +1987,30 @@ char *jit_native_source(const Program *p)
     live_in = NULL;
     free(uni_row);
     uni_row = NULL;
+    if (oom) {
+        for (uint32_t u = 0; units && u < n; u++) free(units[u]);
+        free(units);
+        return NULL;
+    }
+    *nunits = n;
+    return units;
+}
+
+static void free_units(char **units)
+{
+    for (char **u = units; u && *u; u++) free(*u);
+    free(units);
+}
+
+char *jit_native_source(const Program *p)
+{
+    uint32_t n;
+    char **units = native_units(p, &n);
+    if (!units) return NULL;
     Buf all = { 0 };
-    put(&all, "/* ptxemu compiled kernel %s (%u instructions) */\n%s", p->name, p->ncode, prologue);
-    if (fb.s) put(&all, "%s", fb.s);
-    if (b.s) put(&all, "%s", b.s);
-    int oom = b.oom || fb.oom || all.oom;
-    free(b.s);
-    free(fb.s);
-    if (oom) { free(all.s); return NULL; }
+    for (uint32_t u = 0; u < n; u++) put(&all, "%s", units[u]);
+    free_units(units);
+    if (all.oom) { free(all.s); return NULL; }
     return all.s;
 }
 
@@ -1949,14 +2027,26 @@ static void compiler_env(char **env, size_t room)
     env[n] = NULL;
 }
 
-/* The background builder's compiler while it runs (0: none), so that a module unloaded while
- * its kernel compiles stops the compiler instead of waiting for it: a program that ends while
- * a big kernel of it still compiles would otherwise wait at its exit for the whole build.
- * The pid is cleared under cc_lock before the child is reaped, so a kill never reaches a
- * reused pid; the child leads its own process group, so cc's passes stop with it. */
+/* The compilers of one build (build()): each runs under one of the build's job slots, so
+ * that a module unloaded while its kernel compiles stops them all instead of waiting for them
+ * (a program that ends while a big kernel of it still compiles would otherwise wait at its
+ * exit for the whole build), and a unit that fails stops its siblings, whose work is lost
+ * anyway. A pid is cleared under cc_lock before the child is reaped, so a kill never reaches
+ * a reused pid; each child leads its own process group, so cc's passes stop with it. */
+typedef struct Cc {
+    pid_t pid[JIT_JOBS_MAX];    /* the compiler of each job slot while it runs; 0: none     */
+    int stop;                   /* start no more: cancelled, or a unit failed                */
+    int cancelled;              /* the build was stopped: not worth a warning                */
+} Cc;
 static pthread_mutex_t cc_lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t cc_child;
-static int cc_cancelled;      /* the running build was stopped: not worth a warning */
+
+/* Stop cc's compilers: those running now are killed, none starts after. Under cc_lock. */
+static void cc_stop(Cc *cc)
+{
+    cc->stop = 1;
+    for (int i = 0; i < JIT_JOBS_MAX; i++)
+        if (cc->pid[i] > 0) kill(-cc->pid[i], SIGKILL);
+}
 
 /* The compiler runs under a shell that leads its process group (so that a kill of the group
  * reaches cc's passes, and the terminal's Ctrl-C does not leave a half-written object) and
@@ -1967,26 +2057,33 @@ static const char cc_watch[] =
     "\"$@\" & c=$!; (read x <&3; kill -KILL 0) 2>/dev/null & r=$!; exec 3<&-; "
     "wait $c; s=$?; kill $r 2>/dev/null; exit $s";
 
-static int run_cc(const char *src, const char *out, const char *log)
+/* cc with the tier's flags on the files of in (NULL-ended) into out, its messages into log,
+ * in job slot `slot` of cc; `object`: compile only (-c), else build the shared object. 0 or -1
+ * (it failed, was killed, or cc was stopped before it started). */
+static int run_cc(Cc *cc, int slot, const char *const *in, int object, const char *out, const char *log)
 {
-    const char *argv[40];
+    static const char *const flags[] = { JIT_CFLAGS };
+    size_t nin = 0;
+    while (in[nin]) nin++;
+    const char **argv = malloc((16 + sizeof flags / sizeof flags[0] + nin) * sizeof *argv);
+    if (!argv) return -1;
     int n = 0;
     argv[n++] = "/bin/sh";
     argv[n++] = "-c";
     argv[n++] = cc_watch;
     argv[n++] = "sh";
     argv[n++] = cfg.cc;
-    static const char *const flags[] = { JIT_CFLAGS };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) argv[n++] = flags[i];
     char inc[1200];
     snprintf(inc, sizeof inc, "-I%s", cfg.inc);
     argv[n++] = inc;
+    if (object) argv[n++] = "-c";
     argv[n++] = "-o";
     argv[n++] = out;
-    argv[n++] = src;
+    for (size_t i = 0; i < nin; i++) argv[n++] = in[i];
     argv[n] = NULL;
     int watch[2];
-    if (pipe2(watch, O_CLOEXEC)) return -1;
+    if (pipe2(watch, O_CLOEXEC)) { free(argv); return -1; }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -1995,7 +2092,13 @@ static int run_cc(const char *src, const char *out, const char *log)
     size_t room = 1;
     for (char **e = environ; *e; e++) room++;
     char **env = malloc(room * sizeof *env);
-    if (!env) { posix_spawn_file_actions_destroy(&fa); close(watch[0]); close(watch[1]); return -1; }
+    if (!env) {
+        posix_spawn_file_actions_destroy(&fa);
+        close(watch[0]);
+        close(watch[1]);
+        free(argv);
+        return -1;
+    }
     compiler_env(env, room);
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
@@ -2003,20 +2106,21 @@ static int run_cc(const char *src, const char *out, const char *log)
     posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
     pthread_mutex_lock(&cc_lock);
-    int rc = cc_cancelled ? -1 : posix_spawn(&pid, argv[0], &fa, &at, (char *const *)argv, env);
-    if (!rc) cc_child = pid;
+    int rc = cc->stop ? -1 : posix_spawn(&pid, argv[0], &fa, &at, (char *const *)argv, env);
+    if (!rc) cc->pid[slot] = pid;
     pthread_mutex_unlock(&cc_lock);
     free(env);
+    free(argv);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(watch[0]);
     if (rc) { close(watch[1]); return -1; }
-    /* wait without reaping, so that the pid stays ours while cc_child names it */
+    /* wait without reaping, so that the pid stays ours while cc->pid names it */
     siginfo_t si;
     while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
         ;
     pthread_mutex_lock(&cc_lock);
-    cc_child = 0;
+    cc->pid[slot] = 0;
     pthread_mutex_unlock(&cc_lock);
     int st;
     while (waitpid(pid, &st, 0) < 0)
@@ -2037,38 +2141,125 @@ static int load(Program *p, const char *path)
     return 0;
 }
 
-/* Build p (or find it built in the cache) and load it; 0 or -1 after saying why once. */
-static int build(Program *p)
+/* A build's units (native_units) and the files they pass through: unit i is written to c[i],
+ * compiled to o[i] with its messages in log[i]; a kernel of one unit goes from c[0] to the
+ * shared object in one cc, as before units existed. */
+typedef char Path[1300];
+typedef struct Job {
+    Cc *cc;
+    uint32_t n;
+    Path *c, *o, *log;
+    uint32_t next;              /* the next unit to compile (under cc_lock)                 */
+    uint32_t failed;            /* the first unit that failed, plus one; 0: none            */
+    int slot;                   /* the job slot of the next worker to start (under cc_lock)  */
+} Job;
+
+/* One of the build's concurrent compilers: units, one after another, until none is left or
+ * one has failed. */
+static void *unit_worker(void *arg)
+{
+    Job *j = arg;
+    pthread_mutex_lock(&cc_lock);
+    int slot = j->slot++;
+    for (;;) {
+        if (j->cc->stop || j->next == j->n) break;
+        uint32_t i = j->next++;
+        pthread_mutex_unlock(&cc_lock);
+        const char *in[] = { j->c[i], NULL };
+        int rc = run_cc(j->cc, slot, in, 1, j->o[i], j->log[i]);
+        pthread_mutex_lock(&cc_lock);
+        if (rc) {
+            if (!j->failed && !j->cc->cancelled) j->failed = i + 1;
+            cc_stop(j->cc);
+        }
+    }
+    pthread_mutex_unlock(&cc_lock);
+    return NULL;
+}
+
+/* Compile the units of j with up to cfg.jobs compilers at once (this thread one of them);
+ * 0 when all were compiled. */
+static int compile_units(Job *j)
+{
+    uint32_t nt = (uint32_t)cfg.jobs < j->n ? (uint32_t)cfg.jobs : j->n;
+    pthread_t t[JIT_JOBS_MAX];
+    uint32_t started = 0;
+    for (uint32_t i = 1; i < nt; i++) {   /* fewer workers if a thread cannot start */
+        if (pthread_create(&t[started], NULL, unit_worker, j)) break;
+        started++;
+    }
+    unit_worker(j);
+    for (uint32_t i = 0; i < started; i++) pthread_join(t[i], NULL);
+    return j->failed || j->cc->stop ? -1 : 0;
+}
+
+/* Build p (or find it built in the cache) and load it; 0 or -1 after saying why once. cc
+ * holds the compilers while they run. */
+static int build(Program *p, Cc *cc)
 {
     if (!cfg.usable) return -1;
-    char *src = jit_native_source(p);
-    if (!src) return -1;
-    uint64_t h = fnv(cfg.env_hash, src, strlen(src));
-    char so[1300], c[1300], tmp[1300], log[1300];
+    uint32_t n;
+    char **units = native_units(p, &n);
+    if (!units) return -1;
+    uint64_t h = cfg.env_hash;   /* a kernel of one unit: the hash of its source, as before */
+    for (uint32_t u = 0; u < n; u++) h = fnv(h, units[u], strlen(units[u]));
+    char so[1300], tmp[1300], linklog[1300];
     snprintf(so, sizeof so, "%s/%016llx.so", cfg.dir, (unsigned long long)h);
-    if (!access(so, R_OK) && !load(p, so)) { free(src); return 0; }
-    snprintf(c, sizeof c, "%s/%016llx.%ld.c", cfg.dir, (unsigned long long)h, (long)getpid());
+    if (!access(so, R_OK) && !load(p, so)) { free_units(units); return 0; }
+    Path *c = calloc(n, sizeof *c), *o = calloc(n, sizeof *o), *log = calloc(n, sizeof *log);
+    int rc = c && o && log ? 0 : -1;
     snprintf(tmp, sizeof tmp, "%s/%016llx.%ld.so", cfg.dir, (unsigned long long)h, (long)getpid());
-    snprintf(log, sizeof log, "%s/%016llx.log", cfg.dir, (unsigned long long)h);
-    int rc = write_file(c, src, strlen(src));
-    free(src);
-    if (!rc) rc = run_cc(c, tmp, log);
+    snprintf(linklog, sizeof linklog, "%s/%016llx.log", cfg.dir, (unsigned long long)h);
+    for (uint32_t u = 0; u < n && !rc; u++) {
+        if (n == 1) {
+            snprintf(c[u], sizeof c[u], "%s/%016llx.%ld.c", cfg.dir, (unsigned long long)h, (long)getpid());
+            snprintf(log[u], sizeof log[u], "%s", linklog);
+        } else {
+            snprintf(c[u], sizeof c[u], "%s/%016llx.%ld.%u.c", cfg.dir, (unsigned long long)h, (long)getpid(), u);
+            snprintf(o[u], sizeof o[u], "%s/%016llx.%ld.%u.o", cfg.dir, (unsigned long long)h, (long)getpid(), u);
+            snprintf(log[u], sizeof log[u], "%s/%016llx.%u.log", cfg.dir, (unsigned long long)h, u);
+        }
+        rc = write_file(c[u], units[u], strlen(units[u]));
+    }
+    free_units(units);
+    const char *bad_c = c ? c[0] : "", *bad_log = linklog;   /* what the warning names */
+    if (!rc && n == 1) {
+        const char *in[] = { c[0], NULL };
+        rc = run_cc(cc, 0, in, 0, tmp, log[0]);
+    } else if (!rc) {
+        Job j = { cc, n, c, o, log, 0, 0, 0 };
+        rc = compile_units(&j);
+        if (j.failed) { bad_c = c[j.failed - 1]; bad_log = log[j.failed - 1]; }
+        const char **in = rc ? NULL : malloc((n + 1) * sizeof *in);
+        if (!rc && !in) rc = -1;
+        if (!rc) {   /* the link, in the compiled objects' order */
+            for (uint32_t u = 0; u < n; u++) in[u] = o[u];
+            in[n] = NULL;
+            rc = run_cc(cc, 0, in, 0, tmp, linklog);
+            bad_c = "its units' .c files";
+        }
+        free(in);
+    }
     if (!rc) rc = rename(tmp, so);
     if (!rc) rc = load(p, so);
-    if (rc) {
-        pthread_mutex_lock(&cc_lock);
-        int cancelled = cc_cancelled;
-        pthread_mutex_unlock(&cc_lock);
-        if (!cancelled)
-            fprintf(stderr, "ptxemu: jit: kernel %s could not be compiled (%s, %s); it runs interpreted\n",
-                    p->name, c, log);
-        else
-            unlink(c);
-        unlink(tmp);
-        return -1;
+    pthread_mutex_lock(&cc_lock);
+    int cancelled = cc->cancelled;
+    pthread_mutex_unlock(&cc_lock);
+    int keep = rc ? !cancelled : getenv("PTXEMU_JIT_KEEP") != NULL;   /* kept: what was compiled */
+    if (rc && !cancelled)
+        fprintf(stderr, "ptxemu: jit: kernel %s could not be compiled (%s, %s); it runs interpreted\n",
+                p->name, bad_c, bad_log);
+    for (uint32_t u = 0; c && o && log && u < n; u++) {
+        if (!keep && c[u][0]) unlink(c[u]);
+        if (o[u][0]) unlink(o[u]);
+        if (!keep && log[u][0] && strcmp(log[u], linklog)) unlink(log[u]);
     }
-    if (!getenv("PTXEMU_JIT_KEEP")) { unlink(c); unlink(log); }   /* kept: what was compiled */
-    return 0;
+    if (!keep) unlink(linklog);
+    if (rc) unlink(tmp);
+    free(c);
+    free(o);
+    free(log);
+    return rc ? -1 : 0;
 }
 
 /* ---- the background builder ---------------------------------------------------------- */
@@ -2083,8 +2274,9 @@ static struct {
     Program *q[QUEUE_MAX];
     int n;
     Program *building;
+    Cc *cc;                     /* the compilers of building's build                        */
     int started;
-} B = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, { 0 }, 0, NULL, 0 };
+} B = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, { 0 }, 0, NULL, NULL, 0 };
 
 static void *builder(void *arg)
 {
@@ -2094,16 +2286,16 @@ static void *builder(void *arg)
         while (!B.n) pthread_cond_wait(&B.more, &B.lock);
         Program *p = B.q[0];
         memmove(B.q, B.q + 1, (size_t)--B.n * sizeof *B.q);
+        Cc cc = { { 0 }, 0, 0 };
         B.building = p;
+        B.cc = &cc;
         p->native_state = NS_BUILDING;
         pthread_mutex_unlock(&B.lock);
-        build(p);
+        build(p, &cc);
         pthread_mutex_lock(&B.lock);
-        pthread_mutex_lock(&cc_lock);
-        cc_cancelled = 0;
-        pthread_mutex_unlock(&cc_lock);
         p->native_state = NS_DONE;
         B.building = NULL;
+        B.cc = NULL;
         pthread_cond_broadcast(&B.built);
     }
     return NULL;
@@ -2113,7 +2305,8 @@ int jit_native_new(Program *p)
 {
     if (jit_tier() != TIER_COMPILED || p->obs) return 0;
     p->native_state = NS_DONE;
-    return build(p);
+    Cc cc = { { 0 }, 0, 0 };   /* its caller waits: no one else stops it */
+    return build(p, &cc);
 }
 
 void jit_native_hot(Program *p, uint64_t total)
@@ -2147,10 +2340,10 @@ void jit_native_forget(Program *p)
     for (int i = 0; i < B.n; i++)
         if (B.q[i] == p) { memmove(B.q + i, B.q + i + 1, (size_t)(B.n - i - 1) * sizeof *B.q); B.n--; break; }
     if (B.building == p) {
-        /* its compiler stops: the kernel it was building is going away */
+        /* its compilers stop: the kernel they were building is going away */
         pthread_mutex_lock(&cc_lock);
-        cc_cancelled = 1;
-        if (cc_child > 0) kill(-cc_child, SIGKILL);
+        B.cc->cancelled = 1;
+        cc_stop(B.cc);
         pthread_mutex_unlock(&cc_lock);
     }
     while (B.building == p) pthread_cond_wait(&B.built, &B.lock);

@@ -9,6 +9,8 @@
  * and a long one switches to compiled code between warp turns. A kernel that cannot be built
  * runs interpreted under "auto" (said once on stderr); under "compiled" it fails to load, as
  * the tier that was asked for cannot run it. Compiled and interpreted code give the same bytes.
+ * A large kernel is compiled as several translation units by up to PTXEMU_JIT_JOBS compilers
+ * at once, linked into one shared object.
  */
 #ifndef PTXEMU_JIT_COMPILE_H
 #define PTXEMU_JIT_COMPILE_H
@@ -30,7 +32,8 @@ void jit_native_hot(Program *p, uint64_t total);
  * progress), and its shared object is closed. */
 void jit_native_forget(Program *p);
 
-/* The kernel's C source (for tests and PTXEMU_JIT_DUMP), malloc'd, NUL-terminated. */
+/* The kernel's C source (for tests and PTXEMU_JIT_DUMP), malloc'd, NUL-terminated: a large
+ * kernel's translation units one after another (each is compiled alone). */
 char *jit_native_source(const Program *p);
 
 #endif

@@ -123,6 +123,82 @@ if grep -q '"handler":"shfl_down","op":"shfl","calls":0,"partial":12,"known":5}'
 else
     echo "FAIL: shfl_known's shuffles of known registers:"; cat "$t/report"; fail=1
 fi
+# A kernel over JIT_O2_MAX instructions is compiled as several units by concurrent compilers
+# (PTXEMU_JIT_JOBS) and linked into one object: ops_large.ptx (7 parts, 4 units of 2) gives
+# the interpreter's bytes with one compiler at a time and with two. With two, each unit's
+# compiler waits (up to 60 s) until two have started, so a build that ran them one at a time
+# is seen, not just slower.
+printf '#!/bin/sh\ncase "$*" in *" -c "*)\n  : >"%s/started.$$"; n=0\n  while [ $(ls "%s" | grep -c "^started\\.") -lt 2 ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done\n  [ $n -lt 600 ] || echo serial >>"%s/serial";;\nesac\nexec %s "$@"\n' \
+    "$t" "$t" "$t" "$(command -v "${PTXEMU_JIT_CC:-cc}")" >"$t/paircc" && chmod +x "$t/paircc"
+cpus=$(nproc 2>/dev/null || echo 1)   # the CPUs of our affinity, as PTXEMU_JIT_JOBS is capped
+(cd "$here/tier" && PTXEMU_TIER=interp "$build/tests/ptxrun" ops_large.ptx >"$t/units.interp" 2>&1; echo "exit=$?" >>"$t/units.interp")
+for nj in 1 2; do
+    cc_=${PTXEMU_JIT_CC:-cc}
+    [ $nj = 2 ] && [ "$cpus" -ge 2 ] && cc_=$t/paircc
+    (cd "$here/tier" && PTXEMU_JIT_JOBS=$nj PTXEMU_JIT_CC=$cc_ PTXEMU_JIT_CACHE=$t/units$nj \
+        "$build/tests/ptxrun" ops_large.ptx >"$t/units$nj.out" 2>&1; echo "exit=$?" >>"$t/units$nj.out")
+    if ! cmp -s "$t/units.interp" "$t/units$nj.out"; then
+        echo "FAIL: ops_large.ptx built by $nj compilers at once:"; diff "$t/units.interp" "$t/units$nj.out" | head -20; fail=1
+    elif [ -s "$t/serial" ]; then
+        echo "FAIL: PTXEMU_JIT_JOBS=2 compiled ops_large.ptx's units one at a time"; fail=1
+    elif [ "$cc_" = "$t/paircc" ] && [ "$(ls "$t" | grep -c '^started\.')" -lt 2 ]; then
+        echo "FAIL: ops_large.ptx was not compiled as several units"; fail=1
+    elif [ "$(ls "$t/units$nj" | grep -c '\.so$')" != 1 ] || ls "$t/units$nj" | grep -q '\.o$'; then
+        echo "FAIL: PTXEMU_JIT_JOBS=$nj: the cache holds:"; ls "$t/units$nj"; fail=1
+    else
+        echo "PASS: ops_large.ptx's units built by $nj compiler(s) at once give the interpreter's bytes"
+    fi
+done
+# A unit whose compiler fails, or is killed, fails the whole kernel as a failed compile does
+# (under PTXEMU_TIER=compiled it does not load; named with the unit's source and log), its
+# siblings' objects go, nothing enters the cache, and the next run builds it.
+printf '#!/bin/sh\ncase "$*" in *.1.c*) exit 1;; esac\nexec %s "$@"\n' \
+    "$(command -v "${PTXEMU_JIT_CC:-cc}")" >"$t/failcc" && chmod +x "$t/failcc"
+printf '#!/bin/sh\ncase "$*" in *.2.c*) kill -KILL $$;; esac\nexec %s "$@"\n' \
+    "$(command -v "${PTXEMU_JIT_CC:-cc}")" >"$t/killcc" && chmod +x "$t/killcc"
+for how in fail kill; do
+    (cd "$here/tier" && PTXEMU_JIT_JOBS=2 PTXEMU_JIT_CC=$t/${how}cc PTXEMU_JIT_CACHE=$t/$how \
+        "$build/tests/ptxrun" ops_large.ptx >"$t/$how.out" 2>&1; echo "exit=$?" >>"$t/$how.out")
+    bad=$([ $how = fail ] && echo 1 || echo 2)
+    if ! grep -q "kernel .* could not be compiled (.*\.$bad\.c, .*\.$bad\.log)" "$t/$how.out" ||
+       ! grep -q "the compiled tier could not build it" "$t/$how.out" || grep -q '^exit=0$' "$t/$how.out"; then
+        echo "FAIL: a unit's compiler that ends by $how: the kernel was not failed as a failed compile is:"
+        cat "$t/$how.out"; fail=1
+    elif ls "$t/$how" | grep -q '\.so$\|\.o$'; then
+        echo "FAIL: a unit's compiler that ends by $how left in the cache:"; ls "$t/$how"; fail=1
+    else
+        (cd "$here/tier" && PTXEMU_JIT_CACHE=$t/$how "$build/tests/ptxrun" ops_large.ptx >"$t/$how.again" 2>&1
+         echo "exit=$?" >>"$t/$how.again")
+        if cmp -s "$t/units.interp" "$t/$how.again"; then
+            echo "PASS: a unit's compiler that ends by $how fails the kernel's build, and the next run builds it"
+        else
+            echo "FAIL: after a unit's compiler ended by $how, the next run:"; diff "$t/units.interp" "$t/$how.again" | head; fail=1
+        fi
+    fi
+done
+# A program killed while the units of its kernel compile leaves none of their compilers running
+# (each under its own watching shell, jit/compile.c's cc_watch)
+running() { s_=$(ps -o stat= -p "$1" 2>/dev/null); [ -n "$s_" ] && [ "${s_#Z}" = "$s_" ]; }
+printf '#!/bin/sh\necho $$ >>"%s/pids"\nwhile :; do sleep 1; done\n' "$t" >"$t/slowcc" && chmod +x "$t/slowcc"
+: >"$t/pids"
+(cd "$here/tier" && PTXEMU_JIT_JOBS=2 PTXEMU_JIT_CC=$t/slowcc PTXEMU_JIT_CACHE=$t/slow \
+    timeout -s KILL 5 "$build/tests/ptxrun" ops_large.ptx >/dev/null 2>&1; :) 2>/dev/null   # nor the shell's "Killed"
+want=$([ "$cpus" -ge 2 ] && echo 2 || echo 1)
+n=0
+while [ $n -lt 20 ]; do
+    left=0
+    for p in $(cat "$t/pids"); do running "$p" && left=$((left + 1)); done
+    [ $left = 0 ] && break
+    sleep 0.5; n=$((n + 1))
+done
+if [ "$(wc -l <"$t/pids")" -lt "$want" ]; then
+    echo "FAIL: $want of ops_large.ptx's unit compilers did not start within 5 s: $(cat "$t/pids")"; fail=1
+elif [ $left != 0 ]; then
+    echo "FAIL: $left of the unit compilers $(cat "$t/pids") still run 10 s after their program was killed"; fail=1
+    kill $(cat "$t/pids") 2>/dev/null
+else
+    echo "PASS: a program killed while $(wc -l <"$t/pids") unit compilers run leaves none running"
+fi
 rm -rf "$t"
 echo "== CUDA suite, compiled tier"
 if [ -n "${PTXEMU_SANITIZER_BUILD:-}" ]; then

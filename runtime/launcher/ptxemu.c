@@ -138,6 +138,8 @@ static void usage(FILE *f)
         "  PTXEMU_JIT_CACHE a directory for compiled kernels (default: $XDG_CACHE_HOME or\n"
         "                   ~/.cache, ptxemu/jit), shared by runs and safe to delete\n"
         "  PTXEMU_JIT_CC    the C compiler that builds them (default: cc)\n"
+        "  PTXEMU_JIT_JOBS  compilers one kernel's build runs at once (a kernel of over 400\n"
+        "                   instructions is built in units; default and most: the CPUs)\n"
         "  PTXEMU_JIT_KEEP  1: keep each compiled kernel's C source and compiler log in the\n"
         "                   cache (to read what was compiled)\n"
         "  PTXEMU_JIT_REPORT 1: list on stderr the handlers each compiled kernel calls instead\n"
