@@ -107,8 +107,8 @@ if [ "$(cat "$t"/keep-local/*.c 2>/dev/null | grep -c 'local_fast(w, ROWP')" -ge
 else
     echo "FAIL: local_lanes.ptx's compiled C calls rt->warp_fast or lacks local_fast"; fail=1
 fi
-if cat "$t"/keep-jump/*.c 2>/dev/null | grep -q 'instructions 18\.\.38 \*/' &&
-   cat "$t"/keep-jump/*.c | grep -q 'instructions 29\.\.38 \*/'; then
+if cat "$t"/keep-jump/*.c 2>/dev/null | grep -q 'instructions 18\.\.[0-9]* \*/' &&
+   cat "$t"/keep-jump/*.c | grep -q 'instructions 29\.\.[0-9]* \*/'; then
     echo "PASS: run_jump.ptx's branch targets start runs"
 else
     echo "FAIL: run_jump.ptx's runs:"; cat "$t"/keep-jump/*.c 2>/dev/null | grep 'instructions [0-9]*\.\.'; fail=1
