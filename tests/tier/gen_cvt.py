@@ -7,19 +7,11 @@ signs, subnormals, halves, the limits of every integer type and just past them),
 warp, a warp of 8 threads and guarded lanes. tests/run_tier_tests.sh compares the compiled
 tier's bytes with the interpreter's. Run: python3 gen_cvt.py"""
 import random
-import struct
+
+from genlib import f32, f64
 
 random.seed(2211)
 N = 40                                   # threads: a whole warp and 8 lanes of a second
-
-
-def f32(x):
-    return struct.unpack('<I', struct.pack('<f', x))[0]
-
-
-def f64(x):
-    return struct.unpack('<Q', struct.pack('<d', x))[0]
-
 
 E32 = [0x7fc00000, 0x7f800001, 0xffc00123, 0x00000000, 0x80000000, 0x7f800000, 0xff800000,
        0x00000001, 0x807fffff, f32(0.5), f32(1.5), f32(2.5), f32(-0.5), f32(-1.5), f32(-2.5),

@@ -7,19 +7,11 @@ subnormals, equal magnitudes of opposite sign) and random ones, for a whole warp
 second and guarded lanes. tests/run_tier_tests.sh compares the compiled tier's bytes with the
 interpreter's. Run: python3 gen_minmax.py"""
 import random
-import struct
+
+from genlib import f32, f64
 
 random.seed(2226)
 N = 40                                   # threads: a whole warp and 8 lanes of a second
-
-
-def f32(x):
-    return struct.unpack('<I', struct.pack('<f', x))[0]
-
-
-def f64(x):
-    return struct.unpack('<Q', struct.pack('<d', x))[0]
-
 
 E32 = [0x7fc00000, 0x7f800001, 0xffc00123, 0x00000000, 0x80000000, 0x7f800000, 0xff800000,
        0x00000001, 0x807fffff, 0x80000001, 0x00800000, 0x80800000, f32(1.5), f32(-1.5),
