@@ -104,28 +104,46 @@ run_one() {
 
 # The shared and static passes differ only in the link line (nvcc -dryrun shows the runtime
 # named there alone), so a program with the default flags is compiled once, to
-# BUILDDIR/tests/cuda-obj/NAME.o, and each pass links it. make -j runs the two passes at the
-# same time: an object the other pass is compiling (its lock held) is taken last, not waited
-# for. A program with its own NAME.flags is built whole, in the shared pass only.
+# BUILDDIR/tests/cuda-obj/NAME.o, and each pass links it; a program with its own NAME.flags is
+# built whole, in the shared pass only. Several runs build at once (make -j runs both passes
+# and the compiled tier's parts, tests/run_tier_tests.sh): each program is built under a lock
+# of its own (BUILDDIR/tests/cuda-obj/NAME.lock), and one another run holds is taken last,
+# not waited for; what a build writes is renamed into place, so a program that runs is whole.
 objdir=$builddir/tests/cuda-obj
 mkdir -p "$objdir" || exit 99
 obj_flags="-arch=sm_90 -O2 -lineinfo"
 have_flock=0
 command -v flock >/dev/null 2>&1 && have_flock=1
 
-# nvcc_in NAME OUT FLAGS...: compiles NAME.cu from inside the source directory; 0 or 1
+# nvcc_in NAME OUT FLAGS...: compiles NAME.cu from inside the source directory into OUT
+# (through a temporary file); 0 or 1
 nvcc_in() {
     src=$1 out=$2
     shift 2
-    (cd "$cudadir" && "$NVCC" "$@" -o "$out" "$src.cu") >"$tmp/nvcc.log" 2>&1 && return 0
+    if (cd "$cudadir" && "$NVCC" "$@" -o "$out.tmp.$$" "$src.cu") >"$tmp/nvcc.log" 2>&1 &&
+        mv -f "$out.tmp.$$" "$out"; then
+        return 0
+    fi
+    rm -f "$out.tmp.$$"
     echo "FAIL: $src (nvcc failed)"
     head -n 20 "$tmp/nvcc.log"
     return 1
 }
 
-# build NAME [wait]: 0 built or up to date, 1 nvcc failed (reported), 2 the object is the
-# other pass's to compile now (only without "wait")
+# build NAME [wait]: 0 built or up to date, 1 nvcc failed (reported), 2 another run is
+# building it now (only without "wait")
 build() {
+    if [ "$have_flock" = 1 ]; then
+        exec 9>"$objdir/$1.lock"
+        if [ "${2:-}" = wait ]; then flock 9; elif ! flock -n 9; then exec 9>&-; return 2; fi
+    fi
+    build_locked "$1"
+    rc=$?
+    exec 9>&-
+    return $rc
+}
+
+build_locked() {
     prog=$bindir/$1
     if [ -f "$cudadir/$1.flags" ]; then
         if [ ! -x "$prog" ] || [ "$cudadir/$1.cu" -nt "$prog" ] || [ "$cudadir/$1.flags" -nt "$prog" ]; then
@@ -136,20 +154,19 @@ build() {
         return 0
     fi
     obj=$objdir/$1.o
-    if [ "$have_flock" = 1 ]; then
-        exec 9>"$obj.lock"
-        if [ "${2:-}" = wait ]; then flock 9; elif ! flock -n 9; then exec 9>&-; return 2; fi
-    fi
     if [ ! -f "$obj" ] || [ "$cudadir/$1.cu" -nt "$obj" ]; then
         # shellcheck disable=SC2086  # a list of flags
-        if ! nvcc_in "$1" "$obj.tmp.$$" -c $obj_flags; then exec 9>&-; return 1; fi
-        mv -f "$obj.tmp.$$" "$obj"
+        nvcc_in "$1" "$obj" -c $obj_flags || return 1
     fi
-    exec 9>&-
     if [ ! -x "$prog" ] || [ "$obj" -nt "$prog" ]; then
         # shellcheck disable=SC2086
-        "$NVCC" $NVCC_FLAGS -o "$prog" "$obj" >"$tmp/nvcc.log" 2>&1 ||
-            { echo "FAIL: $1 (nvcc failed to link)"; head -n 20 "$tmp/nvcc.log"; return 1; }
+        if ! "$NVCC" $NVCC_FLAGS -o "$prog.tmp.$$" "$obj" >"$tmp/nvcc.log" 2>&1; then
+            rm -f "$prog.tmp.$$"
+            echo "FAIL: $1 (nvcc failed to link)"
+            head -n 20 "$tmp/nvcc.log"
+            return 1
+        fi
+        mv -f "$prog.tmp.$$" "$prog"
     fi
     return 0
 }
