@@ -988,7 +988,6 @@ void *mem_lane_ptr_slow(Warp *w, int space, uint64_t addr, unsigned size, unsign
  * lane: the first version, with min/max chains and a branch per lane, spent ~60% of a
  * full-warp ld.global in the check. */
 
-static inline uint64_t lane_bit(uint32_t mask, int l) { return 0 - (uint64_t)((mask >> l) & 1); }
 
 /* Per-lane fallback: exact checks and the fault of the lowest bad lane. */
 static int lanes_slow(Warp *w, int space, uint32_t mask, const uint64_t *addr, unsigned size,
@@ -1047,30 +1046,6 @@ static int arena_fast(uint32_t mask, const uint64_t *addr, unsigned size, uint8_
         uint64_t x = addr[l], o = x - start;
         host[l] = (uint8_t *)(uintptr_t)x;
         bad |= (((o | (lim - o)) >> 63) | (x & (size - 1))) & lane_bit(mask, l);
-    }
-    return bad ? -1 : 0;
-}
-
-/* Offsets into a window of `limit` bytes at host base + l * stride. Lanes outside mask may
- * hold any offset: their pointers are formed as integers (never dereferenced), since pointer
- * arithmetic that wraps is undefined (UBSan, HeCBench-style heap_async test). */
-static int window_fast(uint32_t mask, const uint64_t *off, unsigned size, uint8_t *base,
-                       uint64_t stride, uint64_t limit, uint8_t **host)
-{
-    if (!base || size > limit) return -1;
-    uint64_t lim = limit - size, bad = 0;
-    for (int l = 0; l < WARP_SIZE; l++)
-        host[l] = (uint8_t *)((uintptr_t)base + (uint64_t)l * stride + off[l]);
-    if (mask == FULL_MASK) {   /* the common case, without a test of each lane's bit */
-        for (int l = 0; l < WARP_SIZE; l++) bad |= (off[l] > lim) | (off[l] & (size - 1));
-    } else if (popcount32(mask) <= 4) {   /* a lane or a few (a warp's lane 0 writing its sum) */
-        for (uint32_t m = mask; m; m &= m - 1) {
-            int l = __builtin_ctz(m);
-            bad |= (off[l] > lim) | (off[l] & (size - 1));
-        }
-    } else {
-        for (int l = 0; l < WARP_SIZE; l++)
-            bad |= ((off[l] > lim) | (off[l] & (size - 1))) & lane_bit(mask, l);
     }
     return bad ? -1 : 0;
 }
