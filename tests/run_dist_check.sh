@@ -1,0 +1,37 @@
+#!/bin/bash
+# run_dist_check.sh - what `make dist` ships is what git tracks: every tracked file (but
+# .gitignore) is in the Makefile's DISTFILES, or under a folder that is, and exists. A file
+# missing from every Makefile.am list builds here and fails in the release tarball (emu/sfu.h
+# did: make distcheck's build broke on exec_float.c), so this runs in make check, where
+# make distcheck (a second full build and test run) is too slow to.
+# Needs git and the source tree's history: skipped (77) in a tarball or without git.
+# Usage: tests/run_dist_check.sh [BUILDDIR]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "${abs_top_srcdir:-$here/..}" && pwd)
+build=$(cd "${1:-${abs_top_builddir:-$here/..}}" && pwd)
+command -v git >/dev/null && git -C "$src" rev-parse --git-dir >/dev/null 2>&1 ||
+    { echo "SKIP: no git history at $src (a tarball)"; exit 77; }
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+# bring the Makefile up to date first: its regeneration would print into the list
+make -s -C "$build" Makefile >/dev/null 2>&1
+make -s -C "$build" print-distfiles >"$work/dist" 2>"$work/err" ||
+    { echo "ERROR: make print-distfiles failed:"; cat "$work/err"; exit 1; }
+git -C "$src" ls-files >"$work/tracked"
+sed 's|^\./||; s|/$||' "$work/dist" | sort -u >"$work/names"
+n=$(grep -cvxF .gitignore "$work/tracked")
+# a tracked file ships when DISTFILES names it or a folder above it (EXTRA_DIST = tests/tier)
+awk 'NR == FNR { ship[$0] = 1; next }
+     $0 == ".gitignore" { next }
+     { f = $0; while (!(f in ship) && index(f, "/")) sub(/\/[^\/]*$/, "", f)
+       if (!(f in ship)) print "FAIL: " $0 " is tracked by git but make dist leaves it out (add it to a list in Makefile.am)" }' \
+    "$work/names" "$work/tracked" >"$work/fails"
+# and the other way: a name in a list that is not in the tree would stop make dist
+while read -r f; do
+    [ -e "$src/$f" ] || [ -e "$build/$f" ] || echo "FAIL: $f is in Makefile.am's lists but not in the tree"
+done <"$work/names" >>"$work/fails"
+cat "$work/fails"
+fails=$(wc -l <"$work/fails")
+echo "dist check: $n tracked files, $fails not shipped or missing"
+[ $fails = 0 ]
