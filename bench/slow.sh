@@ -12,7 +12,8 @@
 #   default), BENCH_OUT (default ./bench/out-slow), NVCC, PTXEMU_THREADS (workers; default
 #   the number of cores), BENCH_SLOW_FULL=1 (the samples' own sizes; default: reduced sizes
 #   where the sample takes arguments, see `sizes` below), BENCH_SLOW_TIMEOUT (seconds a run
-#   may take, default 900; a cut run prints >T).
+#   may take, default 900; a cut run prints >T), BENCH_SLOW_TIERS (the tiers to run, default
+#   "interp compiled"; a tier left out prints - and is not compared).
 #
 # Full sizes on 2 cores at main e6aae55 (notes.txt): scan 4.5 min, globalToShmemAsyncCopy
 # 22 min, UnifiedMemoryPerf 36 min, simpleAttributes 56 min, cudaTensorCoreGemm 8 min.
@@ -27,6 +28,7 @@ PTXEMU=${PTXEMU:-$PWD/runtime/ptxemu}
 BASE_PTXEMU=${BASE_PTXEMU:-}
 BENCH_OUT=${BENCH_OUT:-$PWD/bench/out-slow}
 TMO=${BENCH_SLOW_TIMEOUT:-900}
+TIERS=${BENCH_SLOW_TIERS:-interp compiled}
 full=${BENCH_SLOW_FULL:-0}
 unset PTXEMU_TIER PTXEMU_SEED PTXEMU_RACECHECK   # each run below sets its own
 
@@ -74,14 +76,17 @@ while read -r name dir args; do
     argv=()
     if [ "$full" = 0 ] && [ "$args" != - ]; then IFS=, read -r -a argv <<<"$args"; fi
     shown=${args}; [ "$full" = 0 ] || shown=full; [ "$args" = - ] && shown=full
-    ti=$(PTXEMU_TIER=interp timed i "$PTXEMU" "$prog.interp.out" "$prog" "${argv[@]}")
-    tc=$(PTXEMU_TIER=compiled timed c "$PTXEMU" "$prog.compiled.out" "$prog" "${argv[@]}")
+    ti=- tc=-
+    case " $TIERS " in *" interp "*)
+        ti=$(PTXEMU_TIER=interp timed i "$PTXEMU" "$prog.interp.out" "$prog" "${argv[@]}") ;; esac
+    case " $TIERS " in *" compiled "*)
+        tc=$(PTXEMU_TIER=compiled timed c "$PTXEMU" "$prog.compiled.out" "$prog" "${argv[@]}") ;; esac
     tb=n/a; ratio=n/a; same=yes
     if [ -n "$BASE_PTXEMU" ]; then
         tb=$(timed b "$BASE_PTXEMU" "$prog.base.out" "$prog" "${argv[@]}")
         ratio=$(echo "$tb $tc" | awk '$1 !~ />/ && $2 !~ />/ && $2 > 0 {printf "%.2f", $1 / $2; exit} {print "n/a"}')
-        cmp -s <(strip "$prog.base.out") <(strip "$prog.compiled.out") || same=no
+        [ "$tc" = - ] || cmp -s <(strip "$prog.base.out") <(strip "$prog.compiled.out") || same=no
     fi
-    cmp -s <(strip "$prog.interp.out") <(strip "$prog.compiled.out") || same=no
+    [ "$ti" = - ] || [ "$tc" = - ] || cmp -s <(strip "$prog.interp.out") <(strip "$prog.compiled.out") || same=no
     printf '%-24s %-10s %10s %10s %10s %8s  %s\n' "$name" "${shown:0:10}" "$ti" "$tc" "$tb" "$ratio" "$same"
 done <<<"$samples"
