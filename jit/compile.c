@@ -2339,7 +2339,12 @@ static int build_registered(Program *p, Cc *cc)
     if (cc->announced) { cc->announced = 0; cc_urgent--; pthread_cond_broadcast(&cc_free); }   /* found built */
     pthread_mutex_unlock(&cc_lock);
     pthread_mutex_lock(&B.lock);
-    __atomic_store_n(&p->native_state, NS_DONE, __ATOMIC_RELEASE);
+    /* stopped (stop_builders, jit_native_forget): as if never started, so that a launch that
+     * still comes (a held launch run at the exit) builds it then */
+    pthread_mutex_lock(&cc_lock);
+    int cancelled = cc->cancelled;
+    pthread_mutex_unlock(&cc_lock);
+    __atomic_store_n(&p->native_state, cancelled && !p->native ? NS_NONE : NS_DONE, __ATOMIC_RELEASE);
     if (at >= 0) { B.building[at] = NULL; B.cc[at] = NULL; }
     pthread_cond_broadcast(&B.built);
     return rc;
@@ -2364,11 +2369,13 @@ static void *builder(void *arg)
 
 /* At the process's exit, the builds still queued or running go: a program that exits without
  * unloading its modules (tests/ptxrun) would otherwise leave the builder threads' temporary
- * files in the cache, their compilers killed by cc_watch. */
+ * files in the cache, their compilers killed by cc_watch. Their Programs are left unbuilt
+ * (NS_NONE): a launch after this (the driver's held launches run at the exit) builds its
+ * kernel itself (jit_native_wait), as it would have without siblings. */
 static void stop_builders(void)
 {
     pthread_mutex_lock(&B.lock);
-    for (int i = 0; i < B.n; i++) B.q[i]->native_state = NS_DONE;
+    for (int i = 0; i < B.n; i++) B.q[i]->native_state = NS_NONE;
     B.n = 0;
     for (;;) {
         int busy = 0;
@@ -2430,21 +2437,26 @@ int jit_native_wait(Program *p)
     if (__atomic_load_n(&p->native_state, __ATOMIC_ACQUIRE) == NS_DONE || jit_tier() != TIER_COMPILED || p->obs)
         return jit_tier() != TIER_COMPILED || p->obs || __atomic_load_n(&p->native, __ATOMIC_ACQUIRE) ? 0 : -1;
     pthread_mutex_lock(&B.lock);
-    if (p->native_state == NS_NONE || p->native_state == NS_QUEUED) {   /* not started: build it here */
-        for (int i = 0; i < B.n; i++)
-            if (B.q[i] == p) { memmove(B.q + i, B.q + i + 1, (size_t)(B.n - i - 1) * sizeof *B.q); B.n--; break; }
-        Cc cc = { { 0 }, 0, 0, 1, 0 };
-        p->native_state = NS_BUILDING;
-        build_registered(p, &cc);
-    } else {
-        for (int i = 0; i <= JIT_JOBS_MAX; i++)
-            if (B.building[i] == p) {   /* its compilers go first from now on */
-                pthread_mutex_lock(&cc_lock);
-                B.cc[i]->urgent = 1;
-                pthread_cond_broadcast(&cc_free);
-                pthread_mutex_unlock(&cc_lock);
-            }
-        while (p->native_state != NS_DONE) pthread_cond_wait(&B.built, &B.lock);
+    for (;;) {
+        if (p->native_state == NS_BUILDING) {
+            for (int i = 0; i <= JIT_JOBS_MAX; i++)
+                if (B.building[i] == p) {   /* its compilers go first from now on */
+                    pthread_mutex_lock(&cc_lock);
+                    B.cc[i]->urgent = 1;
+                    pthread_cond_broadcast(&cc_free);
+                    pthread_mutex_unlock(&cc_lock);
+                }
+            while (p->native_state == NS_BUILDING) pthread_cond_wait(&B.built, &B.lock);
+            continue;   /* done, or stopped before it was (NS_NONE) */
+        }
+        if (p->native_state != NS_DONE) {   /* not started: build it here */
+            for (int i = 0; i < B.n; i++)
+                if (B.q[i] == p) { memmove(B.q + i, B.q + i + 1, (size_t)(B.n - i - 1) * sizeof *B.q); B.n--; break; }
+            Cc cc = { { 0 }, 0, 0, 1, 0 };
+            p->native_state = NS_BUILDING;
+            build_registered(p, &cc);
+        }
+        break;
     }
     pthread_mutex_unlock(&B.lock);
     return __atomic_load_n(&p->native, __ATOMIC_ACQUIRE) ? 0 : -1;
