@@ -139,25 +139,25 @@ FP_INLINE float div_approx(float a, float b)
     return a / b;
 }
 /* The H100's results where sfu.c has them (docs/sfu.md), bit for bit. */
-#define SFU1(FN, x, ftz, fallback) (sfu_ok() ? FN(x, ftz) : (fallback))
-#define SFU2(FN, a, b, ftz, fallback) (sfu_ok() ? FN(a, b, ftz) : (fallback))
-APPROX_OP(div_approx, SFU2(sfu_div, a, b, ftz, div_approx(a, b)))
+#define SFU1(FN, FAM, x, ftz, fallback) (sfu_ok(FAM) ? FN(x, ftz) : (fallback))
+#define SFU2(FN, FAM, a, b, ftz, fallback) (sfu_ok(FAM) ? FN(a, b, ftz) : (fallback))
+APPROX_OP(div_approx, SFU2(sfu_div, SFU_RCP, a, b, ftz, div_approx(a, b)))
 /* div.full.f32: full-range approximation, max 2 ulp */
-APPROX_OP(div_full, SFU2(sfu_div_full, a, b, ftz, a / b))
+APPROX_OP(div_full, SFU2(sfu_div_full, SFU_RCP, a, b, ftz, a / b))
 /* rcp.approx.f32: max 1 ulp over the full range */
-APPROX_OP(rcp_approx, SFU1(sfu_rcp, a, ftz, 1.0f / a))
+APPROX_OP(rcp_approx, SFU1(sfu_rcp, SFU_RCP, a, ftz, 1.0f / a))
 /* sqrt.approx.f32: max relative error 2^-23 */
-APPROX_OP(sqrt_approx, SFU1(sfu_sqrt, a, ftz, sqrtf(a)))
+APPROX_OP(sqrt_approx, SFU1(sfu_sqrt, SFU_SQRT, a, ftz, sqrtf(a)))
 /* rsqrt.approx.f32: max relative error 2^-22.9 */
-APPROX_OP(rsqrt_approx, SFU1(sfu_rsqrt, a, ftz, (float)(1.0 / sqrt((double)a))))
+APPROX_OP(rsqrt_approx, SFU1(sfu_rsqrt, SFU_RSQRT, a, ftz, (float)(1.0 / sqrt((double)a))))
 /* sin/cos.approx.f32, tanh.approx.f32: the GPU's results (sfu.c), with libm as the fallback */
 #define TRIG(FN, x, ftz, fallback) (sfu_trig_ok() ? FN(x, ftz) : (fallback))
 APPROX_OP(sin_approx, TRIG(sfu_sin, a, ftz, (float)sin((double)a)))
 APPROX_OP(cos_approx, TRIG(sfu_cos, a, ftz, (float)cos((double)a)))
 /* lg2.approx.f32: max absolute error 2^-22.6 for the mantissa */
-APPROX_OP(lg2_approx, SFU1(sfu_lg2, a, ftz, (float)log2((double)a)))
+APPROX_OP(lg2_approx, SFU1(sfu_lg2, SFU_LG2, a, ftz, (float)log2((double)a)))
 /* ex2.approx.f32: max 2 ulp over the full range */
-APPROX_OP(ex2_approx, SFU1(sfu_ex2, a, ftz, (float)exp2((double)a)))
+APPROX_OP(ex2_approx, SFU1(sfu_ex2, SFU_EX2, a, ftz, (float)exp2((double)a)))
 APPROX_OP(tanh_approx, (sfu_tanh_ok() ? sfu_tanh(a) : (float)tanh((double)a)))
 
 /* rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64: MUFU.RCP64H/RSQ64H, which read the upper 32
@@ -167,7 +167,7 @@ APPROX_OP(tanh_approx, (sfu_tanh_ok() ? sfu_tanh(a) : (float)tanh((double)a)))
 #define SFU64_NAN 0x7fffffff00000000ull
 FP_INLINE uint64_t sfu64(uint64_t a, int is_rsqrt)
 {
-    if (sfu_ok()) return is_rsqrt ? sfu_rsqrt64_ftz(a) : sfu_rcp64(a);
+    if (sfu_ok(is_rsqrt ? SFU_RSQRT : SFU_RCP)) return is_rsqrt ? sfu_rsqrt64_ftz(a) : sfu_rcp64(a);
     double x = fp_bits_f64(fp_ftz64(a & 0xffffffff00000000ull));
     uint64_t r = fp_ftz64(fp_f64_bits(is_rsqrt ? 1.0 / sqrt(x) : 1.0 / x));
     return fp_isnan64(r) ? SFU64_NAN : r & 0xffffffff00000000ull;
@@ -192,7 +192,7 @@ static int rsqrt_approx_f64(W)
 {
     uint64_t *d = ROW(w, in->d[0]);
     const uint64_t *ra = ROW(w, in->s[0]);
-    int ok = sfu_ok();
+    int ok = sfu_ok(SFU_RSQRT);
     LANES(l, {
         double a = f64_in(ra[l]);
         d[l] = ok ? fp_f64_bits(sfu_rsqrt64(a)) : fp_nan64(1.0 / sqrt(a), a, a, a);

@@ -21,9 +21,11 @@
  * were compared with the GPU on every one of the 2^32 inputs: all agree (docs/sfu.md).
  * The tables (emu/sfu_tables.zst and sfu_tables2.zst, linked in by sfu_blob.S) hold the
  * recorded results. The first file's tables are kept as one value per 64 entries plus a
- * 2-bit code per entry (the step from the previous entry), about 2.5 MiB each, built on
- * first use; the second file's (sin 64 MiB, tanh 26 MiB) are unpacked whole, each on the
- * first use of its instruction.
+ * 2-bit code per entry (the step from the previous entry), about 2.5 MiB each; the second
+ * file's (sin 64 MiB, tanh 26 MiB) are unpacked whole. Each family (ex2, rcp, rsqrt, sqrt,
+ * lg2; sin/cos, tanh, the halves' tanh) is built on the first use of its instruction, from
+ * its file decompressed only as far as its last table: a program that only calls expf
+ * unpacks 4 MiB where it used to unpack all 30 (1.46 G instructions, now about 15 M).
  */
 #include <math.h>
 #include <pthread.h>
@@ -44,97 +46,99 @@ typedef struct Table {
     uint32_t *full;           /* lg2's tables: every value        */
 } Table;
 
+/* The first file's tables in its order, and the family (sfu.h) each belongs to. */
 enum { T_EX2_POS, T_EX2_NEG, T_RCP, T_RSQRT, T_SQRT, T_LG2, T_LG2_HALF, T_COUNT };
+static const uint8_t t_family[T_COUNT] = { SFU_EX2, SFU_EX2, SFU_RCP, SFU_RSQRT, SFU_SQRT, SFU_LG2, SFU_LG2 };
+static const uint32_t t_size[T_COUNT] = { 1u << 23, 1u << 23, 1u << 23, 1u << 24, 1u << 24, 1u << 23, 1u << 23 };
 static Table tables[T_COUNT];
-static int ready;
-int sfu_loaded;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+int sfu_loaded[SFU_FAMILIES];
+static int sfu_tried[SFU_FAMILIES];
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Kind 1: zigzag varints of each value's difference from 2*v[i-1] - v[i-2]. */
-static int load_varint(Table *t, const uint8_t *p, size_t len, uint32_t n)
+/* ---- reading a file: one zstd frame, decompressed as far as it is read, so that a family
+ * stops at its last table (ex2's two are the first 4 MiB of the 30 MiB) ---- */
+
+typedef struct Reader {
+    ZSTD_DCtx *z;
+    ZSTD_inBuffer in;
+    uint8_t *scratch;         /* where skipped bytes go */
+} Reader;
+enum { SCRATCH = 1 << 18 };
+
+static int rd_open(Reader *r, const unsigned char *b, const unsigned char *e)
 {
-    t->n = n;
-    if (!(t->full = malloc((size_t)n * sizeof *t->full))) return -1;
-    size_t at = 0;
-    int64_t v1 = 0, v2 = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t z = 0;
-        for (int sh = 0;; sh += 7) {
-            if (at >= len || sh > 63) return -1;
-            uint8_t byte = p[at++];
-            z |= (uint64_t)(byte & 127) << sh;
-            if (!(byte & 128)) break;
-        }
-        int64_t r = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-        int64_t pred = i >= 2 ? 2 * v1 - v2 : v1;
-        int64_t v = pred + r;
-        t->full[i] = (uint32_t)v;
-        v2 = v1;
-        v1 = v;
-    }
-    return at == len ? 0 : -1;
+    r->z = ZSTD_createDCtx();
+    r->in = (ZSTD_inBuffer){ b, (size_t)(e - b), 0 };
+    r->scratch = malloc(SCRATCH);
+    return r->z && r->scratch ? 0 : -1;
 }
 
-static int load_table(Table *t, const uint8_t *p, size_t left, size_t *used)
+static void rd_close(Reader *r)
 {
-    if (left < 20) return -1;
-    uint32_t n, kind, param, first;
-    memcpy(&n, p + 4, 4);
-    memcpy(&kind, p + 8, 4);
-    memcpy(&param, p + 12, 4);
-    if (kind == 1) {
-        if (!n || left - 16 < param) return -1;
-        *used = 16 + (size_t)param;
-        return load_varint(t, p + 16, param, n);
+    ZSTD_freeDCtx(r->z);
+    free(r->scratch);
+}
+
+/* The next n bytes into dst, or past them when dst is NULL; 0 on success. */
+static int rd_read(Reader *r, void *dst, size_t n)
+{
+    while (n) {
+        size_t part = dst || n < SCRATCH ? n : SCRATCH;
+        ZSTD_outBuffer out = { dst ? dst : r->scratch, part, 0 };
+        while (out.pos < out.size) {
+            size_t in0 = r->in.pos, out0 = out.pos;
+            size_t ret = ZSTD_decompressStream(r->z, &out, &r->in);
+            if (ZSTD_isError(ret) || (r->in.pos == in0 && out.pos == out0)) return -1;   /* no progress: the frame ended short */
+        }
+        n -= part;
+        if (dst) dst = (uint8_t *)dst + part;
     }
-    memcpy(&first, p + 16, 4);
-    size_t nbytes = ((size_t)n + 3) / 4;
-    if (kind != 0 || !n || left - 20 < nbytes) return -1;
-    t->n = n;
-    t->off = (int)param;
-    size_t nwords = ((size_t)n + 31) / 32, nblocks = ((size_t)n + 63) / 64;
-    t->codes = calloc(nwords + 1, sizeof *t->codes);
-    t->base = malloc(nblocks * sizeof *t->base);
-    if (!t->codes || !t->base) return -1;
-    memcpy(t->codes, p + 20, nbytes);   /* little-endian: byte i holds codes 4i..4i+3 */
-    uint32_t v = first;
-    for (uint32_t i = 0; i < n; i++) {
-        if (i) v += (uint32_t)((int)(t->codes[i / 32] >> (2 * (i % 32)) & 3) + t->off);
-        if (i % 64 == 0) t->base[i / 64] = v;
-    }
-    *used = 20 + nbytes;
     return 0;
 }
 
-static void load(void)
+/* Kind 1: zigzag varints of each value's difference r from 2*v[i-1] - v[i-2] (v[i-1] for
+ * i = 1), that is of the change of the step d[i] = v[i] - v[i-1]: v follows from two running
+ * sums, in uint32 arithmetic (the values' low 32 bits do not depend on the higher ones).
+ * Nearly all varints are one byte (lg2's: 3236 of 16.8 M entries are longer): eight such at
+ * a time, their zigzags undone together (23 instructions an entry before, about 7 now). */
+static int load_varint(Table *t, const uint8_t *p, size_t len, uint32_t n)
 {
-    size_t zn = (size_t)(ptxemu_sfu_blob_end - ptxemu_sfu_blob);
-    unsigned long long n = ZSTD_getFrameContentSize(ptxemu_sfu_blob, zn);
-    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > (64u << 20)) return;
-    uint8_t *raw = malloc((size_t)n);
-    if (!raw) return;
-    size_t got = ZSTD_decompress(raw, (size_t)n, ptxemu_sfu_blob, zn);
-    uint32_t count;
-    if (ZSTD_isError(got) || got != n || n < 16 || memcmp(raw, "PTXEMU-SFU1", 12)) { free(raw); return; }
-    memcpy(&count, raw + 12, 4);
-    size_t at = 16;
-    int ok = count == T_COUNT;
-    for (uint32_t k = 0; ok && k < count; k++) {
-        uint32_t id;
-        size_t used;
-        memcpy(&id, raw + at, 4);
-        ok = id >= 1 && id <= T_COUNT && load_table(&tables[id - 1], raw + at, (size_t)n - at, &used) == 0;
-        at += ok ? used : 0;
+    t->n = n;
+    if (!n || !(t->full = malloc((size_t)n * sizeof *t->full))) return -1;
+    const uint8_t *q = p, *end = p + len;
+    uint32_t *o = t->full, v = 0, d = 0;
+    for (uint32_t i = 0; i < n;) {
+        if (i && n - i >= 8 && end - q >= 8) {
+            uint64_t w;
+            memcpy(&w, q, 8);
+            if (!(w & 0x8080808080808080ull)) {
+                /* each byte z to (z >> 1) ^ -(z & 1) as an int8 */
+                uint64_t r = (w >> 1 & 0x7f7f7f7f7f7f7f7full) ^ ((w & 0x0101010101010101ull) * 0xff);
+#pragma GCC unroll 8
+                for (int j = 0; j < 8; j++) {
+                    d += (uint32_t)(int32_t)(int8_t)(uint8_t)(r >> (8 * j));
+                    v += d;
+                    o[i + (uint32_t)j] = v;
+                }
+                i += 8;
+                q += 8;
+                continue;
+            }
+        }
+        uint64_t z = 0;
+        for (int sh = 0;; sh += 7) {
+            if (q == end || sh > 63) return -1;
+            uint8_t byte = *q++;
+            z |= (uint64_t)(byte & 127) << sh;
+            if (!(byte & 128)) break;
+        }
+        d += (uint32_t)((z >> 1) ^ -(z & 1));
+        v += d;
+        o[i] = v;
+        if (!i) d = 0;   /* entry 0 is r itself; entry 1's prediction is entry 0 */
+        i++;
     }
-    free(raw);
-    ready = ok;
-    __atomic_store_n(&sfu_loaded, ok, __ATOMIC_RELEASE);
-}
-
-int sfu_ready(void)
-{
-    pthread_once(&once, load);
-    return ready;
+    return q == end ? 0 : -1;
 }
 
 /* The sum of the 32 2-bit fields of w (SWAR: no popcount instruction needed). */
@@ -143,6 +147,86 @@ static inline uint32_t sum2(uint64_t w)
     w = (w & 0x3333333333333333ull) + (w >> 2 & 0x3333333333333333ull);
     w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0full;
     return (uint32_t)((w * 0x0101010101010101ull) >> 56);
+}
+
+/* Kind 0: codes read straight into place; block b + 1's value is block b's plus its 64
+ * steps, entries 64b+1 .. 64b+64 (word 2b less its first code, word 2b+1, word 2b+2's
+ * first): a few word operations a block where a loop over the entries cost 10 a step. */
+static int load_codes(Table *t, Reader *r, uint32_t n, uint32_t off, uint32_t first)
+{
+    size_t nbytes = ((size_t)n + 3) / 4, nwords = ((size_t)n + 31) / 32, nblocks = ((size_t)n + 63) / 64;
+    t->n = n;
+    t->off = (int)off;
+    t->codes = calloc(nwords + 1, sizeof *t->codes);
+    t->base = malloc(nblocks * sizeof *t->base);
+    if (!t->codes || !t->base || rd_read(r, t->codes, nbytes)) return -1;   /* little-endian: byte i holds codes 4i..4i+3 */
+    const uint64_t *c = t->codes;
+    const uint64_t m2 = 0x3333333333333333ull, m4 = 0x0f0f0f0f0f0f0f0full;
+    uint32_t v = first, step64 = 64u * off;
+    t->base[0] = v;
+    for (size_t b = 0; b + 1 < nblocks; b++) {
+        uint64_t lo = c[2 * b] & ~3ull, hi = c[2 * b + 1];
+        uint64_t x = (lo & m2) + (lo >> 2 & m2) + (hi & m2) + (hi >> 2 & m2);   /* nibbles <= 12 */
+        x = (x & m4) + (x >> 4 & m4);                                           /* bytes <= 24  */
+        v += (uint32_t)((x * 0x0101010101010101ull) >> 56) + (uint32_t)(c[2 * b + 2] & 3) + step64;
+        t->base[b + 1] = v;
+    }
+    return 0;
+}
+
+static void table_free(Table *t)
+{
+    free(t->base);
+    free(t->codes);
+    free(t->full);
+    *t = (Table){0};
+}
+
+/* Reads the first file as far as family fam's last table and builds that family's tables;
+ * 0 on success. */
+static int load_family(int fam)
+{
+    Reader r;
+    uint32_t h[5];   /* id, entries, kind, offset or byte length, first value (kind 0) */
+    int ok = rd_open(&r, ptxemu_sfu_blob, ptxemu_sfu_blob_end) == 0 && rd_read(&r, h, 16) == 0 &&
+             !memcmp(h, "PTXEMU-SFU1", 12) && h[3] == T_COUNT;
+    int left = 0;
+    for (int k = 0; k < T_COUNT; k++) left += t_family[k] == fam;
+    for (uint32_t k = 0; ok && left && k < T_COUNT; k++) {
+        ok = rd_read(&r, h, 12) == 0 && h[0] == k + 1 && h[1] == t_size[k] && h[2] <= 1 &&
+             rd_read(&r, h + 3, h[2] ? 4 : 8) == 0;
+        if (!ok) break;
+        size_t len = h[2] ? h[3] : ((size_t)h[1] + 3) / 4;
+        if (t_family[k] != fam) {
+            ok = rd_read(&r, NULL, len) == 0;
+        } else if (h[2] == 0) {
+            ok = load_codes(&tables[k], &r, h[1], h[3], h[4]) == 0;
+            left--;
+        } else {
+            uint8_t *p = malloc(len ? len : 1);
+            ok = p && rd_read(&r, p, len) == 0 && load_varint(&tables[k], p, len, h[1]) == 0;
+            free(p);
+            left--;
+        }
+    }
+    rd_close(&r);
+    if (!ok || left)
+        for (int k = 0; k < T_COUNT; k++) if (t_family[k] == fam) table_free(&tables[k]);
+    return ok && !left ? 0 : -1;
+}
+
+int sfu_ready(int fam)
+{
+    if (fam < 0 || fam >= SFU_FAMILIES) return 0;
+    if (!__atomic_load_n(&sfu_tried[fam], __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&load_lock);
+        if (!sfu_tried[fam]) {
+            if (load_family(fam) == 0) __atomic_store_n(&sfu_loaded[fam], 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&sfu_tried[fam], 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&load_lock);
+    }
+    return __atomic_load_n(&sfu_loaded[fam], __ATOMIC_ACQUIRE);
 }
 
 /* Entry i: its block's value plus the steps of entries start+1 .. i. */
@@ -347,48 +431,48 @@ int sfu_trig_loaded, sfu_tanh_loaded, sfu_halfs_loaded;
 static pthread_once_t once_trig = PTHREAD_ONCE_INIT, once_tanh = PTHREAD_ONCE_INIT,
                       once_halfs = PTHREAD_ONCE_INIT;
 
-/* Decompresses the second file and keeps the tables listed in want (bit id); 0 on success. */
+/* Reads the second file as far as the last table listed in want (bit id) and keeps those
+ * tables; 0 on success. */
 static int load2(unsigned want)
 {
-    size_t zn = (size_t)(ptxemu_sfu_blob2_end - ptxemu_sfu_blob2);
-    unsigned long long n = ZSTD_getFrameContentSize(ptxemu_sfu_blob2, zn);
-    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > (64u << 20) || n < 16) return -1;
-    uint8_t *raw = malloc((size_t)n);
-    if (!raw) return -1;
-    size_t got = ZSTD_decompress(raw, (size_t)n, ptxemu_sfu_blob2, zn);
-    uint32_t count;
-    int ok = !ZSTD_isError(got) && got == n && !memcmp(raw, "PTXEMU-SFU2", 12);
-    if (ok) memcpy(&count, raw + 12, 4);
-    size_t at = 16;
-    for (uint32_t k = 0; ok && k < count; k++) {
-        uint32_t h[4];
-        if ((size_t)n - at < 16) { ok = 0; break; }
-        memcpy(h, raw + at, 16);   /* id, entries, kind, bytes */
-        if (h[0] < 1 || h[0] > T2_COUNT || h[1] != t2_size[h[0]] || h[2] != 1 || (size_t)n - at - 16 < h[3]) { ok = 0; break; }
+    Reader r;
+    uint32_t h[4];   /* id, entries, kind, bytes */
+    int ok = rd_open(&r, ptxemu_sfu_blob2, ptxemu_sfu_blob2_end) == 0 && rd_read(&r, h, 16) == 0 &&
+             !memcmp(h, "PTXEMU-SFU2", 12);
+    uint32_t count = ok ? h[3] : 0;
+    unsigned left = want;
+    for (uint32_t k = 0; ok && left && k < count; k++) {
+        ok = rd_read(&r, h, 16) == 0 && h[0] >= 1 && h[0] <= T2_COUNT && h[1] == t2_size[h[0]] && h[2] == 1;
+        if (!ok) break;
         if (want >> h[0] & 1) {
             Table t = {0};
-            ok = load_varint(&t, raw + at + 16, h[3], h[1]) == 0;
+            uint8_t *p = malloc(h[3] ? h[3] : 1);
+            ok = p && rd_read(&r, p, h[3]) == 0 && load_varint(&t, p, h[3], h[1]) == 0;
+            free(p);
             if (ok) tab2[h[0]] = t.full;
             else free(t.full);
+            left &= ~(1u << h[0]);
+        } else {
+            ok = rd_read(&r, NULL, h[3]) == 0;
         }
-        at += 16 + (size_t)h[3];
     }
-    free(raw);
-    for (unsigned id = 1; ok && id <= T2_COUNT; id++) ok = !(want >> id & 1) || tab2[id];
-    return ok ? 0 : -1;
+    rd_close(&r);
+    return ok && !left ? 0 : -1;
 }
 static void load_trig(void) { if (!load2(1u << T2_SIN)) __atomic_store_n(&sfu_trig_loaded, 1, __ATOMIC_RELEASE); }
 static void load_tanh(void) { if (!load2(1u << T2_TANH)) __atomic_store_n(&sfu_tanh_loaded, 1, __ATOMIC_RELEASE); }
+/* the halves' ex2 is the f32 unit's: their family needs SFU_EX2 too */
 static void load_halfs(void)
 {
-    if (!load2(1u << T2_TANH_F16 | 1u << T2_TANH_BF16)) __atomic_store_n(&sfu_halfs_loaded, 1, __ATOMIC_RELEASE);
+    if (!load2(1u << T2_TANH_F16 | 1u << T2_TANH_BF16) && sfu_ready(SFU_EX2))
+        __atomic_store_n(&sfu_halfs_loaded, 1, __ATOMIC_RELEASE);
 }
 int sfu_trig_ready(void) { pthread_once(&once_trig, load_trig); return __atomic_load_n(&sfu_trig_loaded, __ATOMIC_ACQUIRE); }
 int sfu_tanh_ready(void) { pthread_once(&once_tanh, load_tanh); return __atomic_load_n(&sfu_tanh_loaded, __ATOMIC_ACQUIRE); }
 int sfu_halfs_ready(void)
 {
     pthread_once(&once_halfs, load_halfs);
-    return __atomic_load_n(&sfu_halfs_loaded, __ATOMIC_ACQUIRE) && sfu_ready();
+    return __atomic_load_n(&sfu_halfs_loaded, __ATOMIC_ACQUIRE);
 }
 
 /* ---- sin.approx, cos.approx ---- */

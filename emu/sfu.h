@@ -5,11 +5,18 @@
 #include <stdint.h>
 
 /* Each takes and returns f32 values; ftz: the .ftz form. Results are the H100's, NaN as the
- * canonical 0x7fffffff. sfu_ready() loads the tables (once, on first use); when that failed
- * it returns 0 and the caller falls back to its own approximation. */
-int sfu_ready(void);
-extern int sfu_loaded;                  /* 1 once the tables are in: the hot path's test */
-static inline int sfu_ok(void) { return __atomic_load_n(&sfu_loaded, __ATOMIC_ACQUIRE) || sfu_ready(); }
+ * canonical 0x7fffffff. The tables come in families, each loaded on its first use:
+ * sfu_ready(family) loads it (once) and returns 0 when that failed, and the caller falls back
+ * to its own approximation; sfu_ok(family) is the hot path's test. sfu_ex2 and sfu_half's
+ * ex2 need SFU_EX2; sfu_rcp, sfu_div, sfu_div_full and sfu_rcp64 SFU_RCP; sfu_rsqrt,
+ * sfu_rsqrt64_ftz and sfu_rsqrt64 SFU_RSQRT; sfu_sqrt SFU_SQRT; sfu_lg2 SFU_LG2. */
+enum { SFU_EX2, SFU_RCP, SFU_RSQRT, SFU_SQRT, SFU_LG2, SFU_FAMILIES };
+int sfu_ready(int family);
+extern int sfu_loaded[SFU_FAMILIES];    /* 1 once the family's tables are in */
+static inline int sfu_ok(int family)
+{
+    return __atomic_load_n(&sfu_loaded[family], __ATOMIC_ACQUIRE) || sfu_ready(family);
+}
 float sfu_ex2(float x, int ftz);
 float sfu_rcp(float x, int ftz);
 float sfu_rsqrt(float x, int ftz);

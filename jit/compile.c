@@ -2037,8 +2037,45 @@ typedef struct Cc {
     pid_t pid[JIT_JOBS_MAX];    /* the compiler of each job slot while it runs; 0: none     */
     int stop;                   /* start no more: cancelled, or a unit failed                */
     int cancelled;              /* the build was stopped: not worth a warning                */
+    int urgent;                 /* a launch waits for it: its compilers go first             */
+    int announced;              /* counted in cc_urgent before it asked for a compiler       */
 } Cc;
 static pthread_mutex_t cc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The process's compilers at once, over all builds (several kernels of a module build at
+ * once under `compiled`, several hot ones under `auto`): at most cfg.jobs. A compiler of a
+ * build a launch waits for (Cc.urgent) starts before any other waiting one. Under cc_lock. */
+static pthread_cond_t cc_free = PTHREAD_COND_INITIALIZER;
+static int cc_busy;             /* compilers running (or about to)                          */
+static int cc_urgent;           /* urgent builds' threads waiting for one, and announced builds */
+
+/* Wait for a compiler of the process's cfg.jobs for cc; -1 (none taken) when cc was stopped,
+ * or when *next reached n (a unit worker's build has no unit left for it; NULL: not one). */
+static int cc_get(Cc *cc, const uint32_t *next, uint32_t n)
+{
+    pthread_mutex_lock(&cc_lock);
+    int counted = cc->announced, none = 0;
+    cc->announced = 0;
+    for (;;) {
+        if (cc->stop || (none = next && *next >= n)) break;
+        if (cc->urgent && !counted) { counted = 1; cc_urgent++; }
+        if (cc_busy < cfg.jobs && (counted || !cc_urgent)) break;
+        pthread_cond_wait(&cc_free, &cc_lock);
+    }
+    if (counted) { cc_urgent--; pthread_cond_broadcast(&cc_free); }
+    int ok = !cc->stop && !none;
+    if (ok) cc_busy++;
+    pthread_mutex_unlock(&cc_lock);
+    return ok ? 0 : -1;
+}
+
+static void cc_put(void)
+{
+    pthread_mutex_lock(&cc_lock);
+    cc_busy--;
+    pthread_cond_broadcast(&cc_free);
+    pthread_mutex_unlock(&cc_lock);
+}
 
 /* Stop cc's compilers: those running now are killed, none starts after. Under cc_lock. */
 static void cc_stop(Cc *cc)
@@ -2046,6 +2083,7 @@ static void cc_stop(Cc *cc)
     cc->stop = 1;
     for (int i = 0; i < JIT_JOBS_MAX; i++)
         if (cc->pid[i] > 0) kill(-cc->pid[i], SIGKILL);
+    pthread_cond_broadcast(&cc_free);   /* its threads waiting for a compiler give up */
 }
 
 /* The compiler runs under a shell that leads its process group (so that a kill of the group
@@ -2159,11 +2197,13 @@ typedef struct Job {
 static void *unit_worker(void *arg)
 {
     Job *j = arg;
+    if (cc_get(j->cc, &j->next, j->n)) return NULL;   /* kept across its units: none goes to another build between them */
     pthread_mutex_lock(&cc_lock);
     int slot = j->slot++;
     for (;;) {
         if (j->cc->stop || j->next == j->n) break;
         uint32_t i = j->next++;
+        if (j->next == j->n) pthread_cond_broadcast(&cc_free);   /* this build's workers still waiting need none */
         pthread_mutex_unlock(&cc_lock);
         const char *in[] = { j->c[i], NULL };
         int rc = run_cc(j->cc, slot, in, 1, j->o[i], j->log[i]);
@@ -2174,6 +2214,7 @@ static void *unit_worker(void *arg)
         }
     }
     pthread_mutex_unlock(&cc_lock);
+    cc_put();
     return NULL;
 }
 
@@ -2225,7 +2266,8 @@ static int build(Program *p, Cc *cc)
     const char *bad_c = c ? c[0] : "", *bad_log = linklog;   /* what the warning names */
     if (!rc && n == 1) {
         const char *in[] = { c[0], NULL };
-        rc = run_cc(cc, 0, in, 0, tmp, log[0]);
+        rc = cc_get(cc, NULL, 0);
+        if (!rc) { rc = run_cc(cc, 0, in, 0, tmp, log[0]); cc_put(); }
     } else if (!rc) {
         Job j = { cc, n, c, o, log, 0, 0, 0 };
         rc = compile_units(&j);
@@ -2235,7 +2277,8 @@ static int build(Program *p, Cc *cc)
         if (!rc) {   /* the link, in the compiled objects' order */
             for (uint32_t u = 0; u < n; u++) in[u] = o[u];
             in[n] = NULL;
-            rc = run_cc(cc, 0, in, 0, tmp, linklog);
+            rc = cc_get(cc, NULL, 0);
+            if (!rc) { rc = run_cc(cc, 0, in, 0, tmp, linklog); cc_put(); }
             bad_c = "its units' .c files";
         }
         free(in);
@@ -2262,7 +2305,12 @@ static int build(Program *p, Cc *cc)
     return rc ? -1 : 0;
 }
 
-/* ---- the background builder ---------------------------------------------------------- */
+/* ---- the builders ---------------------------------------------------------------------
+ * A build runs on the thread that waits for it (jit_native_new, jit_native_wait) or on a
+ * builder thread that takes it from the queue: the hot kernels of `auto`, and under
+ * `compiled` the other kernels of a module whose first kernel is being built. Up to cfg.jobs
+ * builder threads; their compilers and every other build's share the process's cfg.jobs
+ * (cc_get), a waited-for build's first. */
 
 /* Program.native_state */
 enum { NS_NONE = 0, NS_QUEUED, NS_BUILDING, NS_DONE };
@@ -2273,40 +2321,145 @@ static struct {
     pthread_cond_t more, built;
     Program *q[QUEUE_MAX];
     int n;
-    Program *building;
-    Cc *cc;                     /* the compilers of building's build                        */
-    int started;
-} B = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, { 0 }, 0, NULL, NULL, 0 };
+    Program *building[JIT_JOBS_MAX + 1];   /* builds in progress: the builders', one waited for */
+    Cc *cc[JIT_JOBS_MAX + 1];              /* their compilers                                  */
+    int threads, idle;                     /* builder threads started, and those waiting for work */
+} B = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, { 0 }, 0, { 0 }, { 0 }, 0, 0 };
+
+/* Build p with cc on this thread, registered so that jit_native_forget can stop it. Takes
+ * B.lock held, p claimed (NS_BUILDING); returns with B.lock held, p NS_DONE. */
+static int build_registered(Program *p, Cc *cc)
+{
+    int at = -1;
+    for (int i = 0; i <= JIT_JOBS_MAX && at < 0; i++) if (!B.building[i]) at = i;
+    if (at >= 0) { B.building[at] = p; B.cc[at] = cc; }   /* none free: the waiting threads' builds */
+    pthread_mutex_unlock(&B.lock);
+    int rc = build(p, cc);
+    pthread_mutex_lock(&cc_lock);
+    if (cc->announced) { cc->announced = 0; cc_urgent--; pthread_cond_broadcast(&cc_free); }   /* found built */
+    pthread_mutex_unlock(&cc_lock);
+    pthread_mutex_lock(&B.lock);
+    /* stopped (stop_builders, jit_native_forget): as if never started, so that a launch that
+     * still comes (a held launch run at the exit) builds it then */
+    pthread_mutex_lock(&cc_lock);
+    int cancelled = cc->cancelled;
+    pthread_mutex_unlock(&cc_lock);
+    __atomic_store_n(&p->native_state, cancelled && !p->native ? NS_NONE : NS_DONE, __ATOMIC_RELEASE);
+    if (at >= 0) { B.building[at] = NULL; B.cc[at] = NULL; }
+    pthread_cond_broadcast(&B.built);
+    return rc;
+}
 
 static void *builder(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&B.lock);
     for (;;) {
+        B.idle++;
         while (!B.n) pthread_cond_wait(&B.more, &B.lock);
+        B.idle--;
         Program *p = B.q[0];
         memmove(B.q, B.q + 1, (size_t)--B.n * sizeof *B.q);
-        Cc cc = { { 0 }, 0, 0 };
-        B.building = p;
-        B.cc = &cc;
+        Cc cc = { { 0 }, 0, 0, 0, 0 };
         p->native_state = NS_BUILDING;
-        pthread_mutex_unlock(&B.lock);
-        build(p, &cc);
-        pthread_mutex_lock(&B.lock);
-        p->native_state = NS_DONE;
-        B.building = NULL;
-        B.cc = NULL;
-        pthread_cond_broadcast(&B.built);
+        build_registered(p, &cc);
     }
     return NULL;
 }
 
-int jit_native_new(Program *p)
+/* At the process's exit, the builds still queued or running go: a program that exits without
+ * unloading its modules (tests/ptxrun) would otherwise leave the builder threads' temporary
+ * files in the cache, their compilers killed by cc_watch. Their Programs are left unbuilt
+ * (NS_NONE): a launch after this (the driver's held launches run at the exit) builds its
+ * kernel itself (jit_native_wait), as it would have without siblings. */
+static void stop_builders(void)
+{
+    pthread_mutex_lock(&B.lock);
+    for (int i = 0; i < B.n; i++) B.q[i]->native_state = NS_NONE;
+    B.n = 0;
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i <= JIT_JOBS_MAX; i++)
+            if (B.building[i]) {
+                busy = 1;
+                pthread_mutex_lock(&cc_lock);
+                B.cc[i]->cancelled = 1;
+                cc_stop(B.cc[i]);
+                pthread_mutex_unlock(&cc_lock);
+            }
+        if (!busy) break;
+        pthread_cond_wait(&B.built, &B.lock);
+    }
+    pthread_mutex_unlock(&B.lock);
+}
+
+/* Queue p (NS_NONE) for a builder thread, starting one if none is idle; under B.lock. */
+static void enqueue(Program *p)
+{
+    if (B.n == QUEUE_MAX) return;
+    if (!B.threads) atexit(stop_builders);
+    if (B.idle <= B.n && B.threads < cfg.jobs) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        B.threads += pthread_create(&t, &a, builder, NULL) == 0;
+        pthread_attr_destroy(&a);
+    }
+    if (!B.threads) return;
+    p->native_state = NS_QUEUED;
+    B.q[B.n++] = p;
+    pthread_cond_signal(&B.more);
+}
+
+int jit_native_new(Program *p, Program *const *siblings, int nsiblings)
 {
     if (jit_tier() != TIER_COMPILED || p->obs) return 0;
-    p->native_state = NS_DONE;
-    Cc cc = { { 0 }, 0, 0 };   /* its caller waits: no one else stops it */
-    return build(p, &cc);
+    Cc cc = { { 0 }, 0, 0, 1, 0 };   /* its caller waits */
+    pthread_mutex_lock(&B.lock);
+    if (nsiblings > 0) {
+        /* the siblings' compilers wait until p's first has started */
+        pthread_mutex_lock(&cc_lock);
+        cc.announced = 1;
+        cc_urgent++;
+        pthread_mutex_unlock(&cc_lock);
+        for (int i = 0; i < nsiblings; i++)
+            if (!siblings[i]->obs && siblings[i]->native_state == NS_NONE) enqueue(siblings[i]);
+    }
+    p->native_state = NS_BUILDING;
+    int rc = build_registered(p, &cc);
+    pthread_mutex_unlock(&B.lock);
+    return rc;
+}
+
+int jit_native_wait(Program *p)
+{
+    if (__atomic_load_n(&p->native_state, __ATOMIC_ACQUIRE) == NS_DONE || jit_tier() != TIER_COMPILED || p->obs)
+        return jit_tier() != TIER_COMPILED || p->obs || __atomic_load_n(&p->native, __ATOMIC_ACQUIRE) ? 0 : -1;
+    pthread_mutex_lock(&B.lock);
+    for (;;) {
+        if (p->native_state == NS_BUILDING) {
+            for (int i = 0; i <= JIT_JOBS_MAX; i++)
+                if (B.building[i] == p) {   /* its compilers go first from now on */
+                    pthread_mutex_lock(&cc_lock);
+                    B.cc[i]->urgent = 1;
+                    pthread_cond_broadcast(&cc_free);
+                    pthread_mutex_unlock(&cc_lock);
+                }
+            while (p->native_state == NS_BUILDING) pthread_cond_wait(&B.built, &B.lock);
+            continue;   /* done, or stopped before it was (NS_NONE) */
+        }
+        if (p->native_state != NS_DONE) {   /* not started: build it here */
+            for (int i = 0; i < B.n; i++)
+                if (B.q[i] == p) { memmove(B.q + i, B.q + i + 1, (size_t)(B.n - i - 1) * sizeof *B.q); B.n--; break; }
+            Cc cc = { { 0 }, 0, 0, 1, 0 };
+            p->native_state = NS_BUILDING;
+            build_registered(p, &cc);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&B.lock);
+    return __atomic_load_n(&p->native, __ATOMIC_ACQUIRE) ? 0 : -1;
 }
 
 void jit_native_hot(Program *p, uint64_t total)
@@ -2315,21 +2468,7 @@ void jit_native_hot(Program *p, uint64_t total)
         __atomic_load_n(&p->native_state, __ATOMIC_RELAXED) != NS_NONE)
         return;
     pthread_mutex_lock(&B.lock);
-    if (p->native_state == NS_NONE && B.n < QUEUE_MAX) {
-        if (!B.started) {
-            pthread_t t;
-            pthread_attr_t a;
-            pthread_attr_init(&a);
-            pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-            B.started = pthread_create(&t, &a, builder, NULL) == 0;
-            pthread_attr_destroy(&a);
-        }
-        if (B.started) {
-            p->native_state = NS_QUEUED;
-            B.q[B.n++] = p;
-            pthread_cond_signal(&B.more);
-        }
-    }
+    if (p->native_state == NS_NONE) enqueue(p);
     pthread_mutex_unlock(&B.lock);
 }
 
@@ -2339,14 +2478,16 @@ void jit_native_forget(Program *p)
     pthread_mutex_lock(&B.lock);
     for (int i = 0; i < B.n; i++)
         if (B.q[i] == p) { memmove(B.q + i, B.q + i + 1, (size_t)(B.n - i - 1) * sizeof *B.q); B.n--; break; }
-    if (B.building == p) {
-        /* its compilers stop: the kernel they were building is going away */
-        pthread_mutex_lock(&cc_lock);
-        B.cc->cancelled = 1;
-        cc_stop(B.cc);
-        pthread_mutex_unlock(&cc_lock);
-    }
-    while (B.building == p) pthread_cond_wait(&B.built, &B.lock);
+    if (p->native_state == NS_QUEUED) p->native_state = NS_DONE;
+    for (int i = 0; i <= JIT_JOBS_MAX; i++)
+        if (B.building[i] == p) {
+            /* its compilers stop: the kernel they were building is going away */
+            pthread_mutex_lock(&cc_lock);
+            B.cc[i]->cancelled = 1;
+            cc_stop(B.cc[i]);
+            pthread_mutex_unlock(&cc_lock);
+        }
+    while (p->native_state == NS_BUILDING) pthread_cond_wait(&B.built, &B.lock);
     pthread_mutex_unlock(&B.lock);
     __atomic_store_n(&p->native, NULL, __ATOMIC_RELEASE);
     if (p->native_lib) dlclose(p->native_lib);

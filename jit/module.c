@@ -31,6 +31,7 @@ struct EmuKernel {
 };
 
 struct JitModule {
+    int siblings_started;       /* compiled tier: its kernels' builds were started together */
     PtxModule *ast;
     ModVar *vars; int nvars;
     EmuKernel *kernels; int nkernels;
@@ -348,6 +349,42 @@ static int tr_lookup(void *ctx, const char *name, int *space, uint64_t *addr)
     return 0;
 }
 
+static const char build_failed[] =
+    "PTXEMU_TIER=compiled: the compiled tier could not build it (the message above says why)";
+
+/* Under the compiled tier, the first kernel of a module to be translated (k, under its lock)
+ * translates the module's other plain kernels too, so that all are built at once: their
+ * Programs go into their kernels (translated for mask obs, as a launch would) and into out,
+ * at most m->nkernels - 1. A kernel another thread holds, or that does not translate, is left
+ * to its own first launch (which says why it does not). */
+static int translate_siblings(EmuKernel *k, uint32_t obs, Program **out)
+{
+    JitModule *m = k->mod;
+    int n = 0;
+    if (obs || jit_tier() != TIER_COMPILED || m->nkernels < 2 ||
+        __atomic_exchange_n(&m->siblings_started, 1, __ATOMIC_ACQ_REL))
+        return 0;
+    for (int i = 0; i < m->nkernels; i++) {
+        EmuKernel *s = &m->kernels[i];
+        if (s == k || pthread_mutex_trylock(&s->lock)) continue;   /* trylock: k's lock is held */
+        char err[sizeof s->err];
+        Program *np = s->ntr || s->status ? NULL
+            : translate_kernel(m->ast, s->f, tr_lookup, m, obs, err, sizeof err);
+        if (np) {
+            np->files = m->files;
+            np->nfiles = m->nfiles;
+            np->ptx_text = m->ptx_text;
+            s->tr[0].obs = obs;
+            s->tr[0].prog = np;
+            s->ntr = 1;
+            s->status = 1;
+            out[n++] = np;
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    return n;
+}
+
 /* The kernel's Program for a mask of observed events: translated at first use, reused by
  * later launches (a failure is kept too, and reported again each time: it does not depend on
  * the mask). NULL with the message in err. */
@@ -355,8 +392,19 @@ static const Program *kernel_program(EmuKernel *k, uint32_t obs, char *err, size
 {
     const Program *p = NULL;
     pthread_mutex_lock(&k->lock);
-    for (int i = 0; i < k->ntr && !p; i++)
-        if (k->tr[i].obs == obs) p = k->tr[i].prog;
+    int at = -1;
+    for (int i = 0; i < k->ntr && at < 0; i++)
+        if (k->tr[i].obs == obs) at = i;
+    if (at >= 0 && jit_native_wait(k->tr[at].prog)) {   /* built as a sibling, and that failed */
+        Program *bad = k->tr[at].prog;
+        k->tr[at] = k->tr[--k->ntr];
+        jit_native_forget(bad);
+        program_free(bad);
+        snprintf(k->err, sizeof k->err, "%s", build_failed);
+        k->status = -1;
+    } else if (at >= 0) {
+        p = k->tr[at].prog;
+    }
     if (!p && k->status >= 0) {
         Program *np = k->ntr < JIT_MASKS
             ? translate_kernel(k->mod->ast, k->f, tr_lookup, k->mod, obs, k->err, sizeof k->err) : NULL;
@@ -366,12 +414,14 @@ static const Program *kernel_program(EmuKernel *k, uint32_t obs, char *err, size
             np->files = k->mod->files;
             np->nfiles = k->mod->nfiles;
             np->ptx_text = k->mod->ptx_text;
-            if (jit_native_new(np)) {   /* PTXEMU_TIER=compiled: built before its first launch */
-                snprintf(k->err, sizeof k->err, "PTXEMU_TIER=compiled: the compiled tier could not build it "
-                         "(the message above says why)");
+            Program **sib = malloc((size_t)k->mod->nkernels * sizeof *sib);
+            int nsib = sib ? translate_siblings(k, obs, sib) : 0;
+            if (jit_native_new(np, sib, nsib)) {   /* PTXEMU_TIER=compiled: built before its first launch */
+                snprintf(k->err, sizeof k->err, "%s", build_failed);
                 program_free(np);
                 np = NULL;
             }
+            free(sib);
         }
         k->status = np ? 1 : -1;
         if (np) {

@@ -150,6 +150,33 @@ for nj in 1 2; do
         echo "PASS: ops_large.ptx's units built by $nj compiler(s) at once give the interpreter's bytes"
     fi
 done
+# A module's kernels are built at once (jit/module.c's translate_siblings): siblings.ptx's
+# first launch starts its two other kernels' builds beside its own. With PTXEMU_JIT_JOBS=2
+# each compiler waits (up to 60 s) until two have started, so builds one after another are
+# seen; with PTXEMU_JIT_JOBS=1 a compiler that starts while another runs is seen. Either way
+# the launched kernel gives the interpreter's bytes.
+printf '#!/bin/sh\ncase "$*" in *.c*)\n  : >"%s/sibcc.$$"; n=0\n  while [ $(ls "%s" | grep -c "^sibcc\\.") -lt 2 ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done\n  [ $n -lt 600 ] || echo serial >>"%s/sibserial";;\nesac\nexec %s "$@"\n' \
+    "$t" "$t" "$t" "$(command -v "${PTXEMU_JIT_CC:-cc}")" >"$t/sibpaircc" && chmod +x "$t/sibpaircc"
+printf '#!/bin/sh\nls "%s" | grep -q "^run\\." && echo overlap >>"%s/siboverlap"\n: >"%s/run.$$"\n%s "$@"; r=$?\nrm -f "%s/run.$$"\nexit $r\n' \
+    "$t" "$t" "$t" "$(command -v "${PTXEMU_JIT_CC:-cc}")" "$t" >"$t/siboncecc" && chmod +x "$t/siboncecc"
+(cd "$here/tier" && PTXEMU_TIER=interp "$build/tests/ptxrun" siblings.ptx >"$t/sib.interp" 2>&1; echo "exit=$?" >>"$t/sib.interp")
+for nj in 1 2; do
+    cc_=$([ $nj = 1 ] && echo "$t/siboncecc" || echo "$t/sibpaircc")
+    [ $nj = 2 ] && [ "$cpus" -lt 2 ] && continue
+    (cd "$here/tier" && PTXEMU_JIT_JOBS=$nj PTXEMU_JIT_CC=$cc_ PTXEMU_JIT_CACHE=$t/sib$nj \
+        "$build/tests/ptxrun" siblings.ptx >"$t/sib$nj.out" 2>&1; echo "exit=$?" >>"$t/sib$nj.out")
+    if ! cmp -s "$t/sib.interp" "$t/sib$nj.out"; then
+        echo "FAIL: siblings.ptx under PTXEMU_JIT_JOBS=$nj:"; diff "$t/sib.interp" "$t/sib$nj.out" | head -20; fail=1
+    elif [ $nj = 2 ] && [ -s "$t/sibserial" ]; then
+        echo "FAIL: PTXEMU_JIT_JOBS=2 built siblings.ptx's kernels one at a time"; fail=1
+    elif [ $nj = 2 ] && [ "$(ls "$t" | grep -c '^sibcc\.')" -lt 2 ]; then
+        echo "FAIL: siblings.ptx's other kernels were not built with the first"; fail=1
+    elif [ $nj = 1 ] && [ -s "$t/siboverlap" ]; then
+        echo "FAIL: PTXEMU_JIT_JOBS=1 ran two compilers at once for siblings.ptx"; fail=1
+    else
+        echo "PASS: siblings.ptx's kernels built together by $nj compiler(s) at once, the launched one gives the interpreter's bytes"
+    fi
+done
 # A unit whose compiler fails, or is killed, fails the whole kernel as a failed compile does
 # (under PTXEMU_TIER=compiled it does not load; named with the unit's source and log), its
 # siblings' objects go, nothing enters the cache, and the next run builds it.
