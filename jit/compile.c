@@ -1215,7 +1215,7 @@ static int mem_local(const Inst *in)
  * same `mul.wide` (x + 4i, y + 4i): one test instead of three, and its store, at its second
  * load's address, takes that load's span: no call. */
 typedef struct RunChecks {
-    int nc, nq;
+    int nc, nq, mc;   /* mc: a span is looked up in the worker's cache (mc_, read once a run) */
     struct RunTest { uint32_t key, size, at; } c[64];
     struct RunSpan { uint32_t addr, size, at, space, frame; uint64_t imm; } q[64];
 } RunChecks;
@@ -1225,7 +1225,12 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
 {
     char src[48];
     run_src(src, p, m, in->base, 0);
-    if (mem_local(in)) { put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i); return; }
+    /* mem_warp_span's spaces: no other has a span (.local, frames: each lane's own window;
+     * generic: the handler sorts the lanes out) */
+    if (mem_local(in) || (in->space != SP_GLOBAL && in->space != SP_CONST && in->space != SP_PARAM)) {
+        put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i);
+        return;
+    }
     uint32_t size = type_size(T) * (uint32_t)atoi(V);
     const RunLoc *ax = run_find(m, in->base);
     uint32_t addr = ax ? ax->id + 1 : RUN_ROWKEY | in->base;
@@ -1258,8 +1263,11 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
         c = (int)i;
         if (size && ck->nc < 64) ck->c[ck->nc++] = (struct RunTest){ key, size, i };
     }
-    put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; } q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s); }\n",
-        c, src, (unsigned long long)imm, i, i, T, V);
+    /* mem_warp_span's test inline (exec_mem_fast.h): the same accesses, no call */
+    put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
+           "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
+           "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
+    ck->mc = 1;
     if (size && ck->nq < 64)
         ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
 }
@@ -1503,9 +1511,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         free(fin.s);
         /* consecutive lanes: one block (distinct addresses, so lane order cannot matter);
          * else the handler's lane order (FOR_LANES_ST, machine.h) */
-        put(&main, "    if (q%u) {\n        %s x[WARP_SIZE * %d];\n        for (int l = 0; l < WARP_SIZE; l++) {", i, T, v);
-        for (int e = 0; e < v; e++) put(&main, " x[l * %d + %d] = (%s)%s;", v, e, T, run_src(src, p, m, sti->s[e], 0));
-        put(&main, " }\n        memcpy(q%u, x, sizeof x);\n    } else\n        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];",
+        /* each lane's element straight to its place: the compiler stores whole vectors, where
+         * a copy through an array of the warp's elements went through the stack twice */
+        put(&main, "    if (q%u)\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", i, T, v);
+        for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
+        put(&main, " memcpy(q%u + (size_t)l * sizeof x, x, sizeof x); }\n    else\n        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];",
             i, T, v, T, v);
         for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
         put(&main, " memcpy(p%u[l], x, sizeof x); }\n", i);
@@ -1516,6 +1526,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static uint32_t run%u(Warp *w, const Inst *code, "
            "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n"
            "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
+    if (ck.mc) put(b, "    const MemCache *const mc_ = rt->span_cache();\n");
     if (lds) put(b, "    const Cta *cta = w->cta;\n    if (!cta) return 0;\n"
                     "    uint8_t *const shm = cta->shared;\n    const uint32_t ssz = cta->shared_size;\n");
     if (decl.s) put(b, "%s", decl.s);
