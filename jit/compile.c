@@ -860,7 +860,14 @@ static int row_uniform(const Program *p, uint32_t r)
  * not change while the run's checks are made), 0 for none (the value itself). */
 typedef struct RunLoc { uint32_t row, id; int uni; const char *type; int phase, arr; uint32_t ofs; } RunLoc;
 #define RUN_ROWKEY 0x80000000u
-typedef struct RunMap { RunLoc m[4 * 64 + 8]; int n; } RunMap;
+/* wd: the run's widening multiplies by a uniform factor (RUN_WIDEKEY | index in ofs): a value
+ * (int64_t)X * K (mul.wide.s32, or its .u32 form) has consecutive lanes of stride K when X's
+ * lanes are X[0] + l with no wrap between lane 0 and lane 31, a test of 32-bit lanes (twice
+ * the lanes a vector instruction takes) where the 64-bit products' cost two passes more:
+ * saxpy's and vectorAdd's `mul.wide.s32 %rd5, %r1, 4`. X and K as where the run keeps them. */
+typedef struct RunWide { char x[48], k[48]; int sgn; } RunWide;
+typedef struct RunMap { RunLoc m[4 * 64 + 8]; int n, nwd; RunWide wd[16]; } RunMap;
+#define RUN_WIDEKEY 0x40000000u
 
 static const RunLoc *run_find(const RunMap *m, uint32_t row)
 {
@@ -1129,6 +1136,19 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
         }
         RunLoc x = { in->d[0], i * 4, 0, in->pg ? "uint64_t" : T, phase, !last, 0 };
         if (!in->pg && !strcmp(o->kind, "CVTA")) x.ofs = run_ofs_key(m, in->base);
+        else if (!in->pg && !strcmp(o->kind, "BIN") && !strcmp(o->rt, "uint64_t") && m->nwd < 16 &&
+                 ((!strcmp(o->expr, "(int64_t)a * b") && !strcmp(o->t[0], "int32_t") && !strcmp(o->t[1], "int32_t")) ||
+                  (!strcmp(o->expr, "(uint64_t)a * b") && !strcmp(o->t[0], "uint32_t") && !strcmp(o->t[1], "uint32_t")))) {
+            int u0 = run_src_uniform(p, m, in->s[0]), u1 = run_src_uniform(p, m, in->s[1]);
+            const RunLoc *xl = run_find(m, in->s[u0 ? 1 : 0]);
+            if (u0 != u1 && (!xl || xl->arr)) {   /* X readable where the checks are: an array or a row */
+                RunWide *wd = &m->wd[m->nwd];
+                run_src(wd->x, p, m, in->s[u0 ? 1 : 0], 0);
+                run_src(wd->k, p, m, in->s[u0 ? 0 : 1], 1);
+                wd->sgn = o->t[0][0] == 'i';
+                x.ofs = RUN_WIDEKEY | (uint32_t)m->nwd++;
+            }
+        }
         else if (!in->pg && !strcmp(o->kind, "BIN") && !strcmp(o->expr, "a + b") && !strcmp(o->rt, "uint64_t") &&
                  !strcmp(o->t[0], "uint64_t") && !strcmp(o->t[1], "uint64_t")) {
             int u0 = run_src_uniform(p, m, in->s[0]), u1 = run_src_uniform(p, m, in->s[1]);
@@ -1245,6 +1265,32 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
     uint32_t key = run_ofs_key(m, in->base);
     char osrc[48];
     snprintf(osrc, sizeof osrc, "%s", src);
+    if ((key & RUN_WIDEKEY) && !(key & RUN_ROWKEY)) {
+        /* (int64_t)X * K: X's lanes X[0] + l as 32-bit values, no wrap from lane 0 to lane 31
+         * (then the products step by K exactly), and K the element size. A warp whose lanes
+         * are consecutive another way fails the test and takes mem_warp_fast's pointers. */
+        const RunWide *wd = &m->wd[key & 0xffff];
+        int c = -1;
+        for (int j = 0; size && j < ck->nc; j++) if (ck->c[j].key == key && ck->c[j].size == size) c = (int)ck->c[j].at;
+        put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i);
+        if (c < 0) {
+            put(b, "    uint64_t c%u;\n    {\n        uint32_t o0, bad;\n        { int l = 0; o0 = (uint32_t)%s; }\n"
+                   "        bad = (%s)(uint32_t)%s != (%s)(sizeof(%s) * %s) || (%s)o0 > %s;\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) bad |= (uint32_t)%s ^ (o0 + (uint32_t)l);\n"
+                   "        c%u = bad;\n    }\n",
+                i, wd->x, wd->sgn ? "int32_t" : "uint32_t", wd->k, wd->sgn ? "int32_t" : "uint32_t", T, V,
+                wd->sgn ? "int32_t" : "uint32_t", wd->sgn ? "0x7fffffff - 31" : "0xffffffffu - 31u", wd->x, i);
+            c = (int)i;
+            if (size && ck->nc < 64) ck->c[ck->nc++] = (struct RunTest){ key, size, i };
+        }
+        put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
+               "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
+               "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
+        ck->mc = 1;
+        if (size && ck->nq < 64)
+            ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
+        return;
+    }
     if (key & RUN_ROWKEY) {
         if (key != (RUN_ROWKEY | in->base)) snprintf(osrc, sizeof osrc, "ROWP(%u)[l]", key & ~RUN_ROWKEY);
     } else {
@@ -1332,6 +1378,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     starts[nph] = k + ne;
     /* the pre-pass's buffers were only for the map: throw them away */
     m->n = 0;
+    m->nwd = 0;
 
     Buf decl = { 0 }, pre = { 0 }, main = { 0 };
     RunChecks ck = { 0 };
