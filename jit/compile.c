@@ -865,7 +865,7 @@ typedef struct RunLoc { uint32_t row, id; int uni; const char *type; int phase, 
  * lanes are X[0] + l with no wrap between lane 0 and lane 31, a test of 32-bit lanes (twice
  * the lanes a vector instruction takes) where the 64-bit products' cost two passes more:
  * saxpy's and vectorAdd's `mul.wide.s32 %rd5, %r1, 4`. X and K as where the run keeps them. */
-typedef struct RunWide { char x[48], k[48]; int sgn; } RunWide;
+typedef struct RunWide { char x[48], k[48]; int sgn; uint32_t xrow; } RunWide;   /* xrow: X's row, or ~0u */
 typedef struct RunMap { RunLoc m[4 * 64 + 8]; int n, nwd; RunWide wd[16]; } RunMap;
 #define RUN_WIDEKEY 0x40000000u
 
@@ -1146,6 +1146,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
                 run_src(wd->x, p, m, in->s[u0 ? 1 : 0], 0);
                 run_src(wd->k, p, m, in->s[u0 ? 0 : 1], 1);
                 wd->sgn = o->t[0][0] == 'i';
+                wd->xrow = xl ? ~0u : in->s[u0 ? 1 : 0];
                 x.ofs = RUN_WIDEKEY | (uint32_t)m->nwd++;
             }
         }
@@ -1265,6 +1266,10 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
     uint32_t key = run_ofs_key(m, in->base);
     char osrc[48];
     snprintf(osrc, sizeof osrc, "%s", src);
+    /* a row the run has written since: its memory may hold the new value (a failed span
+     * writes its address row for mem_warp_fast), so the address itself is tested */
+    uint32_t krow = (key & RUN_ROWKEY) ? key & ~RUN_ROWKEY : (key & RUN_WIDEKEY) ? m->wd[key & 0xffff].xrow : ~0u;
+    if (krow != ~0u && run_find(m, krow)) key = ax ? ax->id + 1 : RUN_ROWKEY | in->base;
     if ((key & RUN_WIDEKEY) && !(key & RUN_ROWKEY)) {
         /* (int64_t)X * K: X's lanes X[0] + l as 32-bit values, no wrap from lane 0 to lane 31
          * (then the products step by K exactly), and K the element size. A warp whose lanes
