@@ -35,6 +35,32 @@ static inline uint8_t *shared_fast(Warp *w, const Inst *in, uint32_t mask, unsig
     return bad ? NULL : c->shared;
 }
 
+/* Each worker thread caches the last MEM_CACHE_WAYS allocations it resolved (memory.c: a kernel
+ * typically streams through a few arrays: one entry thrashed between them and cost a third of
+ * vectorAdd's time in lookups); mem_free bumps mem_generation, which invalidates every cache
+ * at once (allocating never invalidates: live blocks do not move). Filled round robin, so a
+ * loop over more arrays than ways misses on every access: 8 ways, as HeCBench dslash's
+ * make_back reads and writes six arrays a step (with 4, each access took the handler's
+ * per-lane path). */
+#define MEM_CACHE_WAYS 8
+typedef struct MemCache { uint64_t start[MEM_CACHE_WAYS], len[MEM_CACHE_WAYS], gen; unsigned next; } MemCache;
+
+/* Whether a whole warp's access of consecutive lanes from a0, size bytes a lane, of global,
+ * const or param memory lies in one allocation the cache mc holds (mc valid for generation
+ * gen, mem_generation read by the caller) and is aligned: memory.c's mem_warp_span, and the
+ * compiled runs' own test (jit/compile.c), which reads the worker's cache once a run and
+ * saves a call per access, so both tiers take exactly the same accesses this way. */
+static inline int mem_span_cached(const MemCache *mc, uint64_t gen, uint64_t a0, unsigned size)
+{
+    if ((a0 & (size - 1)) || mc->gen != gen) return 0;
+    uint64_t span = (uint64_t)size * WARP_SIZE;
+    for (int k = 0; k < MEM_CACHE_WAYS; k++) {
+        uint64_t o = a0 - mc->start[k];
+        if (o < mc->len[k] && span <= mc->len[k] - o) return 1;
+    }
+    return 0;
+}
+
 static inline uint64_t lane_bit(uint32_t mask, int l) { return 0 - (uint64_t)((mask >> l) & 1); }
 
 /* Offsets into a window of `limit` bytes at host base + l * stride. Lanes outside mask may

@@ -1137,13 +1137,11 @@ uint8_t *mem_warp_span(Warp *w, const Inst *in, uint64_t a0, unsigned size)
     (void)w;
     int space = in->space;
     if ((in->flags & IF_FRAME) || (space != SP_GLOBAL && space != SP_CONST && space != SP_PARAM)) return NULL;
-    if (a0 & (size - 1)) return NULL;
-    const MemCache *mc = &mem_cache;
-    if (mc->gen != __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE)) return NULL;
-    uint64_t span = (uint64_t)size * WARP_SIZE;
-    for (int k = 0; k < MEM_CACHE_WAYS; k++) {
-        uint64_t o = a0 - mc->start[k];
-        if (o < mc->len[k] && span <= mc->len[k] - o) return (uint8_t *)(uintptr_t)a0;
-    }
-    return NULL;
+    return mem_span_cached(&mem_cache, __atomic_load_n(&mem_generation, __ATOMIC_ACQUIRE), a0, size)
+               ? (uint8_t *)(uintptr_t)a0 : NULL;
+}
+
+const MemCache *mem_span_cache(void)
+{
+    return &mem_cache;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "machine.h"
+#include "exec_mem_fast.h"
 
 
 int mem_init(void);                              /* reserve the arena; 0 on success        */
@@ -122,16 +123,11 @@ int mem_warp_ptrs_observed(Warp *w, const Inst *in, uint32_t mask, unsigned size
                            uint8_t *host[WARP_SIZE]);
 
 /* ---- fast paths (state owned by memory.c) ----
- * Each worker thread caches the last MEM_CACHE_WAYS allocations it resolved (a kernel
- * typically streams through a few arrays: one entry thrashed between them and cost a
- * third of vectorAdd's time in lookups); mem_free bumps mem_generation,
- * which invalidates every cache at once (allocating never invalidates: live blocks do not
- * move). The arena bounds are fixed after mem_init. Filled round robin, so a loop over more
- * arrays than ways misses on every access: 8 ways, as HeCBench dslash's make_back reads and
- * writes six arrays a step (with 4, each access took the handler's per-lane path). */
-#define MEM_CACHE_WAYS 8
-typedef struct MemCache { uint64_t start[MEM_CACHE_WAYS], len[MEM_CACHE_WAYS], gen; unsigned next; } MemCache;
+ * The worker's cache of allocations (MemCache, exec_mem_fast.h: the compiled tier reads it
+ * too). The arena bounds are fixed after mem_init. */
 extern __thread MemCache mem_cache __attribute__((tls_model("initial-exec")));
+/* The calling worker's mem_cache (native.h: compiled runs look their spans up in it). */
+const MemCache *mem_span_cache(void);
 extern uint64_t mem_generation;
 extern uint64_t mem_arena_lo, mem_arena_hi;
 

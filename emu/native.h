@@ -11,6 +11,7 @@
 #define PTXEMU_NATIVE_H
 
 #include "machine.h"
+#include "exec_mem_fast.h"
 
 typedef struct NativeRt {
     void (*regroup)(Warp *w);                          /* warp_regroup                     */
@@ -24,6 +25,8 @@ typedef struct NativeRt {
                           unsigned size);              /* mem_warp_span                    */
     int (*arena_block)(uint64_t a0, unsigned size, uint64_t *start,
                        uint64_t *lim);                 /* mem_arena_block                  */
+    const MemCache *(*span_cache)(void);               /* mem_span_cache: a run's spans   */
+    const uint64_t *generation;                        /* &mem_generation                  */
 } NativeRt;
 
 /* A compiled kernel: one turn of w (warp_run's contract: RUN_* from engine.h). */

@@ -823,6 +823,18 @@ static int run_cmp(const Inst *in, const JitOp *o)
     return o && !strcmp(o->kind, "CMP") && !in->pg && !in->pneg && in->aux8 != CMP_TO_GPR;
 }
 
+/* A conditional branch a run may hold: the run goes on past it when no lane takes it (the
+ * interpreter's step of a guard that leaves no lane: one step, no lane, one idle step), and
+ * ends before it otherwise, with the rows live there written, so that the kernel's own code
+ * runs the branch (a jump of the whole warp, or a divergence). Its predicate is read where it
+ * stands (P[pg], after the cmp_finish of every setp before it), not when the run starts, so
+ * a setp of the run may feed it: saxpy's and vectorAdd's bounds test `@%p1 bra` joins the
+ * index computation before it and the loads and store after it into one run. */
+static int run_bra(const Inst *in, const JitOp *o)
+{
+    return o && in->op == OP_bra && !strcmp(o->kind, "BRA") && in->pg;
+}
+
 /* ---- a run's lanes: values in locals, rows only for what is read after the run -------- */
 
 /* A row whose value is the same in every lane of a warp wherever a run reads it: a constant
@@ -841,8 +853,21 @@ static int row_uniform(const Program *p, uint32_t r)
 
 /* Where a row's value is at one point of a run: the local last written for it (v<id> in the
  * lane loop, u<id> computed once before it when the same in every lane), else its row. */
-typedef struct RunLoc { uint32_t row, id; int uni; const char *type; int phase, arr; } RunLoc;
-typedef struct RunMap { RunLoc m[4 * 64 + 8]; int n; } RunMap;
+/* ofs: for a 64-bit value of the lanes, what its lanes differ by: a value u + X with u the same
+ * in every lane (an add of a uniform value, a cvta) differs between lanes as X does, so its
+ * lanes are consecutive exactly when X's are (X[l] - X[0] = l * size, modulo 2^64, the same
+ * test). It names X: a local's id + 1, or RUN_ROWKEY | row for a row the run reads (rows do
+ * not change while the run's checks are made), 0 for none (the value itself). */
+typedef struct RunLoc { uint32_t row, id; int uni; const char *type; int phase, arr; uint32_t ofs; } RunLoc;
+#define RUN_ROWKEY 0x80000000u
+/* wd: the run's widening multiplies by a uniform factor (RUN_WIDEKEY | index in ofs): a value
+ * (int64_t)X * K (mul.wide.s32, or its .u32 form) has consecutive lanes of stride K when X's
+ * lanes are X[0] + l with no wrap between lane 0 and lane 31, a test of 32-bit lanes (twice
+ * the lanes a vector instruction takes) where the 64-bit products' cost two passes more:
+ * saxpy's and vectorAdd's `mul.wide.s32 %rd5, %r1, 4`. X and K as where the run keeps them. */
+typedef struct RunWide { char x[48], k[48]; int sgn; uint32_t xrow; } RunWide;   /* xrow: X's row, or ~0u */
+typedef struct RunMap { RunLoc m[4 * 64 + 8]; int n, nwd; RunWide wd[16]; } RunMap;
+#define RUN_WIDEKEY 0x40000000u
 
 static const RunLoc *run_find(const RunMap *m, uint32_t row)
 {
@@ -850,12 +875,25 @@ static const RunLoc *run_find(const RunMap *m, uint32_t row)
     return NULL;
 }
 
+/* A uniform row is read at lane 0 in the lane loops too: one load the compiler broadcasts,
+ * where 32 lanes of a 64-bit row read as 32-bit values cost a vector load and a pack per 4
+ * lanes (saxpy's `mul.wide.s32 %rd5, %r1, 4` reads the constant 4 from a row). */
 static const char *run_src(char out[48], const Program *p, const RunMap *m, uint32_t row, int scalar)
 {
     const RunLoc *x = run_find(m, row);
+    (void)scalar;
     if (x) snprintf(out, 48, "((uint64_t)%s%u%s)", x->uni ? "u" : "v", x->id, x->arr ? "[l]" : "");
-    else snprintf(out, 48, scalar && row_uniform(p, row) ? "ROWP(%u)[0]" : "ROWP(%u)[l]", row);
+    else snprintf(out, 48, row_uniform(p, row) ? "ROWP(%u)[0]" : "ROWP(%u)[l]", row);
     return out;
+}
+
+/* The key of what a run's value in row differs by between lanes (RunLoc.ofs): a local's
+ * ofs, else the local itself, else the row. */
+static uint32_t run_ofs_key(const RunMap *m, uint32_t row)
+{
+    const RunLoc *x = run_find(m, row);
+    if (!x) return RUN_ROWKEY | row;
+    return x->ofs ? x->ofs : x->id + 1;
 }
 
 static int run_src_uniform(const Program *p, const RunMap *m, uint32_t row)
@@ -970,7 +1008,7 @@ static void run_contract(Buf *decl, Buf *body, const Program *p, RunMap *m, cons
         contract_neg(x[1], r[ck == 1 ? 0 : 1], ck == 2 && (in->aux8 & CF_NEG), c.sign);
         snprintf(x[2], sizeof x[2], "%s", r[ck == 1 ? 1 : 2]);
         for (int j = 1; j <= 2; j++) {
-            RunLoc f = { in->d[j], i * 4 + (uint32_t)j, 0, "uint64_t", phase, !last };
+            RunLoc f = { in->d[j], i * 4 + (uint32_t)j, 0, "uint64_t", phase, !last, 0 };
             if (!last && decl) put(decl, "    uint64_t v%u[WARP_SIZE];\n", f.id);
             put(body, "            %s%s = %s;\n", last ? "uint64_t " : "", run_name(nm, &f), x[j]);
             locs[nl++] = f;
@@ -983,7 +1021,7 @@ static void run_contract(Buf *decl, Buf *body, const Program *p, RunMap *m, cons
         xs[2] = contract_neg(x[2], r[2], in->aux8 & CF_NEG_C, c.sign);
     }
     const char *T = contract_type(mo);
-    RunLoc d = { in->d[0], i * 4, 0, T, phase, !last };
+    RunLoc d = { in->d[0], i * 4, 0, T, phase, !last, 0 };
     if (!last && decl) put(decl, "    %s v%u[WARP_SIZE];\n", T, d.id);
     put(body, "            ");
     if (last) put(body, "%s %s; ", T, run_name(nm, &d));
@@ -1035,7 +1073,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             int v = atoi(o->t[1]);
             RunLoc xs[INST_MAXD];
             for (int j = 0; j < v; j++) {
-                xs[j] = (RunLoc){ in->d[j], i * 4 + j, 0, o->t[0], phase, !last };
+                xs[j] = (RunLoc){ in->d[j], i * 4 + j, 0, o->t[0], phase, !last, 0 };
                 if (!last && decl) put(decl, "    %s v%u[WARP_SIZE];\n", o->t[0], i * 4 + j);
                 else if (last) put(body, "            %s v%u;\n", o->t[0], i * 4 + j);
             }
@@ -1052,6 +1090,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             continue;
         }
         if (run_contract_ok(in, o)) { run_contract(decl, body, p, m, in, i, o, phase, last); continue; }
+        if (run_bra(in, o)) continue;   /* its test starts its phase (emit_run) */
         if (run_cmp(in, o)) {   /* this lane's bit; cmp_finish after the phase's loop (emit_run) */
             char s1[48];
             put(body, "            { %s a = %s(%s), b = %s(%s); t%u |= (uint32_t)(%s) << l; }\n", o->t[0], o->t[1],
@@ -1060,7 +1099,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
         }
         if (run_shfl(p, in, o)) {
             if (run_src_uniform(p, m, in->s[0])) {   /* every lane reads the same value */
-                RunLoc x = { in->d[0], i * 4, 1, "uint32_t", phase, 0 };
+                RunLoc x = { in->d[0], i * 4, 1, "uint32_t", phase, 0, 0 };
                 if (pre) put(pre, "    uint32_t u%u = (uint32_t)%s;\n", i * 4, run_src(src, p, m, in->s[0], 1));
                 run_def(m, body, x);
                 continue;
@@ -1070,7 +1109,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
              * selects, which vectorizes; another map reads through a table */
             RunShfl sh;
             run_shfl_map(p, in, o, &sh);
-            RunLoc x = { in->d[0], i * 4, 0, "uint32_t", phase, !last };
+            RunLoc x = { in->d[0], i * 4, 0, "uint32_t", phase, !last, 0 };
             if (!last && decl) put(decl, "    uint32_t v%u[WARP_SIZE];\n", x.id);
             put(body, "            %s%s = ", last ? "uint32_t " : "", run_name(nm, &x));
             if (sh.same) put(body, "s%u[%d];\n", i, sh.map[0]);
@@ -1085,7 +1124,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
         const char *T = run_type(o);
         char cast[48];
         if (run_inst_uniform(p, m, in, o)) {
-            RunLoc x = { in->d[0], i * 4, 1, T, phase, 0 };
+            RunLoc x = { in->d[0], i * 4, 1, T, phase, 0, 0 };
             if (pre) {
                 snprintf(cast, sizeof cast, "(%s)", T);
                 put(pre, "    %s u%u; ", T, i * 4);
@@ -1095,7 +1134,27 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             run_def(m, body, x);
             continue;
         }
-        RunLoc x = { in->d[0], i * 4, 0, in->pg ? "uint64_t" : T, phase, !last };
+        RunLoc x = { in->d[0], i * 4, 0, in->pg ? "uint64_t" : T, phase, !last, 0 };
+        if (!in->pg && !strcmp(o->kind, "CVTA")) x.ofs = run_ofs_key(m, in->base);
+        else if (!in->pg && !strcmp(o->kind, "BIN") && !strcmp(o->rt, "uint64_t") && m->nwd < 16 &&
+                 ((!strcmp(o->expr, "(int64_t)a * b") && !strcmp(o->t[0], "int32_t") && !strcmp(o->t[1], "int32_t")) ||
+                  (!strcmp(o->expr, "(uint64_t)a * b") && !strcmp(o->t[0], "uint32_t") && !strcmp(o->t[1], "uint32_t")))) {
+            int u0 = run_src_uniform(p, m, in->s[0]), u1 = run_src_uniform(p, m, in->s[1]);
+            const RunLoc *xl = run_find(m, in->s[u0 ? 1 : 0]);
+            if (u0 != u1 && (!xl || xl->arr)) {   /* X readable where the checks are: an array or a row */
+                RunWide *wd = &m->wd[m->nwd];
+                run_src(wd->x, p, m, in->s[u0 ? 1 : 0], 0);
+                run_src(wd->k, p, m, in->s[u0 ? 0 : 1], 1);
+                wd->sgn = o->t[0][0] == 'i';
+                wd->xrow = xl ? ~0u : in->s[u0 ? 1 : 0];
+                x.ofs = RUN_WIDEKEY | (uint32_t)m->nwd++;
+            }
+        }
+        else if (!in->pg && !strcmp(o->kind, "BIN") && !strcmp(o->expr, "a + b") && !strcmp(o->rt, "uint64_t") &&
+                 !strcmp(o->t[0], "uint64_t") && !strcmp(o->t[1], "uint64_t")) {
+            int u0 = run_src_uniform(p, m, in->s[0]), u1 = run_src_uniform(p, m, in->s[1]);
+            if (u0 != u1) x.ofs = run_ofs_key(m, in->s[u0 ? 1 : 0]);
+        }
         if (!last && decl) put(decl, "    %s v%u[WARP_SIZE];\n", x.type, x.id);
         put(body, "            ");
         if (last) put(body, "%s ", x.type);
@@ -1120,6 +1179,7 @@ static void run_counts(Buf *b, const Program *p, uint32_t k, uint32_t e, const c
     put(b, "%s*lanes_out = 0", indent);
     for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
+        if (in->op == OP_bra) continue;   /* a branch the run passes: no lane took it */
         if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
         else if (!in->pneg) put(b, " + 32");
     }
@@ -1127,7 +1187,8 @@ static void run_counts(Buf *b, const Program *p, uint32_t k, uint32_t e, const c
     put(b, ";\n%s*idle_out = 0", indent);
     for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
-        if (in->pg) put(b, " + (g%u == 0)", i);
+        if (in->op == OP_bra) put(b, " + 1");
+        else if (in->pg) put(b, " + (g%u == 0)", i);
         else if (in->pneg) put(b, " + 1");
     }
     put(b, ";\n");
@@ -1168,15 +1229,98 @@ static int mem_local(const Inst *in)
     return (in->flags & IF_FRAME) || in->space == SP_LOCAL;
 }
 
-static void put_span_check(Buf *b, const Inst *in, uint32_t i, const char *src, uint64_t imm, const char *T,
-                           const char *V)
+/* What a run's consecutive-lanes checks found so far (put_span_check): each test of what
+ * the lanes' addresses differ by (RunLoc.ofs) for an element size, in c<at>, and each span
+ * looked up, in q<at>, by the address's value (a local's id + 1, or RUN_ROWKEY | row), offset,
+ * size and the instruction's space. saxpy's two loads and store differ between lanes by the
+ * same `mul.wide` (x + 4i, y + 4i): one test instead of three, and its store, at its second
+ * load's address, takes that load's span: no call. */
+typedef struct RunChecks {
+    int nc, nq, mc;   /* mc: a span is looked up in the worker's cache (mc_, read once a run) */
+    struct RunTest { uint32_t key, size, at; } c[64];
+    struct RunSpan { uint32_t addr, size, at, space, frame; uint64_t imm; } q[64];
+} RunChecks;
+
+static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks *ck, const Inst *in, uint32_t i,
+                           uint64_t imm, const char *T, const char *V)
 {
-    if (mem_local(in)) { put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i); return; }
-    put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n    {\n        uint64_t a0, bad = 0;\n"
-           "        { int l = 0; a0 = %s + %lluull; }\n"
-           "        for (int l = 0; l < WARP_SIZE; l++) bad |= (%s + %lluull) ^ (a0 + (uint64_t)l * (sizeof(%s) * %s));\n"
-           "        if (!bad) q%u = rt->warp_span(w, &code[%u], a0, sizeof(%s) * %s);\n    }\n",
-        i, i, src, (unsigned long long)imm, src, (unsigned long long)imm, T, V, i, i, T, V);
+    char src[48];
+    run_src(src, p, m, in->base, 0);
+    /* mem_warp_span's spaces: no other has a span (.local, frames: each lane's own window;
+     * generic: the handler sorts the lanes out) */
+    if (mem_local(in) || (in->space != SP_GLOBAL && in->space != SP_CONST && in->space != SP_PARAM)) {
+        put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i);
+        return;
+    }
+    uint32_t size = type_size(T) * (uint32_t)atoi(V);
+    const RunLoc *ax = run_find(m, in->base);
+    uint32_t addr = ax ? ax->id + 1 : RUN_ROWKEY | in->base;
+    for (int j = 0; size && j < ck->nq; j++)   /* the same bytes looked up already */
+        if (ck->q[j].addr == addr && ck->q[j].imm == imm && ck->q[j].size == size && ck->q[j].space == in->space &&
+            ck->q[j].frame == (in->flags & IF_FRAME)) {
+            put(b, "    uint8_t *q%u = q%u, *p%u[WARP_SIZE];\n", i, ck->q[j].at, i);
+            return;
+        }
+    /* the lanes' differences: the value the address was computed from (ofs), when the run
+     * keeps it in an array or reads it from a row; else the address itself */
+    uint32_t key = run_ofs_key(m, in->base);
+    char osrc[48];
+    snprintf(osrc, sizeof osrc, "%s", src);
+    /* a row the run has written since: its memory may hold the new value (a failed span
+     * writes its address row for mem_warp_fast), so the address itself is tested */
+    uint32_t krow = (key & RUN_ROWKEY) ? key & ~RUN_ROWKEY : (key & RUN_WIDEKEY) ? m->wd[key & 0xffff].xrow : ~0u;
+    if (krow != ~0u && run_find(m, krow)) key = ax ? ax->id + 1 : RUN_ROWKEY | in->base;
+    if ((key & RUN_WIDEKEY) && !(key & RUN_ROWKEY)) {
+        /* (int64_t)X * K: X's lanes X[0] + l as 32-bit values, no wrap from lane 0 to lane 31
+         * (then the products step by K exactly), and K the element size. A warp whose lanes
+         * are consecutive another way fails the test and takes mem_warp_fast's pointers. */
+        const RunWide *wd = &m->wd[key & 0xffff];
+        int c = -1;
+        for (int j = 0; size && j < ck->nc; j++) if (ck->c[j].key == key && ck->c[j].size == size) c = (int)ck->c[j].at;
+        put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i);
+        if (c < 0) {
+            put(b, "    uint64_t c%u;\n    {\n        uint32_t o0, bad;\n        { int l = 0; o0 = (uint32_t)%s; }\n"
+                   "        bad = (%s)(uint32_t)%s != (%s)(sizeof(%s) * %s) || (%s)o0 > %s;\n"
+                   "        for (int l = 0; l < WARP_SIZE; l++) bad |= (uint32_t)%s ^ (o0 + (uint32_t)l);\n"
+                   "        c%u = bad;\n    }\n",
+                i, wd->x, wd->sgn ? "int32_t" : "uint32_t", wd->k, wd->sgn ? "int32_t" : "uint32_t", T, V,
+                wd->sgn ? "int32_t" : "uint32_t", wd->sgn ? "0x7fffffff - 31" : "0xffffffffu - 31u", wd->x, i);
+            c = (int)i;
+            if (size && ck->nc < 64) ck->c[ck->nc++] = (struct RunTest){ key, size, i };
+        }
+        put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
+               "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
+               "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
+        ck->mc = 1;
+        if (size && ck->nq < 64)
+            ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
+        return;
+    }
+    if (key & RUN_ROWKEY) {
+        if (key != (RUN_ROWKEY | in->base)) snprintf(osrc, sizeof osrc, "ROWP(%u)[l]", key & ~RUN_ROWKEY);
+    } else {
+        const RunLoc *ox = NULL;
+        for (int j = 0; j < m->n; j++) if (!m->m[j].uni && m->m[j].id + 1 == key) ox = &m->m[j];
+        if (ox && ox->arr) snprintf(osrc, sizeof osrc, "((uint64_t)v%u[l])", ox->id);
+        else if (!ax || ax->id + 1 != key) key = ax ? ax->id + 1 : RUN_ROWKEY | in->base;
+    }
+    int c = -1;
+    for (int j = 0; size && j < ck->nc; j++) if (ck->c[j].key == key && ck->c[j].size == size) c = (int)ck->c[j].at;
+    put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i);
+    if (c < 0) {
+        put(b, "    uint64_t c%u = 0;\n    {\n        uint64_t o0;\n        { int l = 0; o0 = %s; }\n"
+               "        for (int l = 0; l < WARP_SIZE; l++) c%u |= %s ^ (o0 + (uint64_t)l * (sizeof(%s) * %s));\n    }\n",
+            i, osrc, i, osrc, T, V);
+        c = (int)i;
+        if (size && ck->nc < 64) ck->c[ck->nc++] = (struct RunTest){ key, size, i };
+    }
+    /* mem_warp_span's test inline (exec_mem_fast.h): the same accesses, no call */
+    put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
+           "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
+           "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
+    ck->mc = 1;
+    if (size && ck->nq < 64)
+        ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
 }
 /* The call that fills p with a whole warp's host pointers for instruction i (sizeof(T) * V
  * bytes a lane), nonzero when the handler must decide: jit_warp_fast (the prologue) for the
@@ -1230,7 +1374,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         /* at most n phases: a shuffle of values that differ between lanes starts one, so that
          * its source is complete in every lane before its loop */
         if ((run_load(in, o) && run_starts_phase(m, in, nph - 1)) ||
-            (i > k && run_shfl(p, in, o) && !run_src_uniform(p, m, in->s[0])))
+            (i > k && run_shfl(p, in, o) && !run_src_uniform(p, m, in->s[0])) || (i > k && run_bra(in, o)))
             starts[nph++] = i;
         Buf scratch = { 0 };
         run_phase_body(NULL, NULL, &scratch, p, m, i, i + 1, 1, nph - 1, 0);
@@ -1239,8 +1383,10 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     starts[nph] = k + ne;
     /* the pre-pass's buffers were only for the map: throw them away */
     m->n = 0;
+    m->nwd = 0;
 
     Buf decl = { 0 }, pre = { 0 }, main = { 0 };
+    RunChecks ck = { 0 };
     int lds = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
@@ -1291,6 +1437,8 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             }
             put(&main, "        }\n        if (bad) %s\n    }\n", fail);
         }
+        if (run_bra(&p->code[a], jitop_of_inst(&p->code[a])))   /* the whole warp: mask = P[pg] ^ pneg */
+            put(&main, "    if (P[%u] ^ %uu) %s\n", p->code[a].pg, p->code[a].pneg, fail);
         if (nld) put(&main, "    int span%d = 1;\n", ph);
         for (uint32_t i = a; i < e; i++) {
             const Inst *in = &p->code[i];
@@ -1300,7 +1448,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
              * address row: a value of the run is written to it first */
             const char *T = o->t[0], *V = o->t[1];
             run_src(src, p, m, in->base, 0);
-            put_span_check(&main, in, i, src, in->imm, T, V);
+            put_span_check(&main, p, m, &ck, in, i, in->imm, T, V);
             put(&main, "    if (!q%u) {\n", i);
             if (run_find(m, in->base))
                 put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
@@ -1391,7 +1539,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         int v = atoi(V);
         char src[48], nm[32];
         run_src(src, p, m, sti->base, 0);
-        put_span_check(&main, sti, i, src, sti->imm, T, V);
+        put_span_check(&main, p, m, &ck, sti, i, sti->imm, T, V);
         put(&main, "    if (!q%u) {\n", i);
         if (run_find(m, sti->base))
             put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
@@ -1415,9 +1563,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         free(fin.s);
         /* consecutive lanes: one block (distinct addresses, so lane order cannot matter);
          * else the handler's lane order (FOR_LANES_ST, machine.h) */
-        put(&main, "    if (q%u) {\n        %s x[WARP_SIZE * %d];\n        for (int l = 0; l < WARP_SIZE; l++) {", i, T, v);
-        for (int e = 0; e < v; e++) put(&main, " x[l * %d + %d] = (%s)%s;", v, e, T, run_src(src, p, m, sti->s[e], 0));
-        put(&main, " }\n        memcpy(q%u, x, sizeof x);\n    } else\n        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];",
+        /* each lane's element straight to its place: the compiler stores whole vectors, where
+         * a copy through an array of the warp's elements went through the stack twice */
+        put(&main, "    if (q%u)\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", i, T, v);
+        for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
+        put(&main, " memcpy(q%u + (size_t)l * sizeof x, x, sizeof x); }\n    else\n        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];",
             i, T, v, T, v);
         for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
         put(&main, " memcpy(p%u[l], x, sizeof x); }\n", i);
@@ -1428,6 +1578,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static uint32_t run%u(Warp *w, const Inst *code, "
            "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n"
            "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
+    if (ck.mc) put(b, "    const MemCache *const mc_ = rt->span_cache();\n");
     if (lds) put(b, "    const Cta *cta = w->cta;\n    if (!cta) return 0;\n"
                     "    uint8_t *const shm = cta->shared;\n    const uint32_t ssz = cta->shared_size;\n");
     if (decl.s) put(b, "%s", decl.s);
@@ -1436,7 +1587,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         const JitOp *o = jitop_of_inst(in);
         if (run_load(in, o)) continue;
         lane_setup(b, in, i, o, "    ");
-        if (in->pg) put(b, "    uint32_t g%u = P[%u] ^ %uu;\n", i, in->pg, in->pneg);
+        if (in->pg && !run_bra(in, o)) put(b, "    uint32_t g%u = P[%u] ^ %uu;\n", i, in->pg, in->pneg);
     }
     if (pre.s) put(b, "%s", pre.s);
     if (main.s) put(b, "%s", main.s);
@@ -1680,12 +1831,13 @@ static uint32_t run_length(const Program *p, uint32_t k)
     for (; k + n < p->ncode && n < 64; n++) {
         const Inst *in = &p->code[k + n];
         const JitOp *o = jitop_of_inst(in);
-        int ld = run_load(in, o), cmp = run_cmp(in, o), sh = run_shfl(p, in, o);
+        int ld = run_load(in, o), cmp = run_cmp(in, o), sh = run_shfl(p, in, o), br = run_bra(in, o);
+        if (br && !n) break;
         /* a predicate the run writes (setp, shuffle) is written where its instruction is,
          * but a guard or selp reads its predicate when the run starts (g<i>, sel<i>): the
          * run stops before an instruction that reads or writes a predicate it wrote */
         uint32_t pr[4], npr = 0;
-        if (in->pg) pr[npr++] = in->pg;
+        if (in->pg && !br) pr[npr++] = in->pg;   /* a branch reads its predicate where it stands */
         if (o && (!strcmp(o->kind, "SELP") || (cmp && in->bop))) pr[npr++] = in->s[2];
         if (cmp) { pr[npr++] = in->d[0]; if (in->nd > 1) pr[npr++] = in->d[1]; }
         if (sh) pr[npr++] = in->d[1];
@@ -1696,10 +1848,12 @@ static uint32_t run_length(const Program *p, uint32_t k)
         if (cmp) { pw[npw++] = in->d[0]; if (in->nd > 1) pw[npw++] = in->d[1]; }
         if (sh) pw[npw++] = in->d[1];
         if (n && run_store(in, o)) { n++; break; }
-        if (!ld && !lanewise(o) && !run_contract_ok(in, o) && !cmp && !sh) break;
+        if (!ld && !lanewise(o) && !run_contract_ok(in, o) && !cmp && !sh && !br) break;
         nw += ld ? in->vec : 1;
         if (nw >= 120) { n++; break; }
     }
+    /* a branch that would end the run: the kernel's code runs it (nothing after it to join) */
+    while (n && run_bra(&p->code[k + n - 1], jitop_of_inst(&p->code[k + n - 1]))) n--;
     return n;
 }
 

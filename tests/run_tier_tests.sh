@@ -114,6 +114,26 @@ if cat "$t"/keep-jump/*.c 2>/dev/null | grep -q 'instructions 18\.\.[0-9]* \*/' 
 else
     echo "FAIL: run_jump.ptx's runs:"; cat "$t"/keep-jump/*.c 2>/dev/null | grep 'instructions [0-9]*\.\.'; fail=1
 fi
+# run_branch.ptx's bounds test is inside its run (the run goes on past a branch no lane takes),
+# its four global accesses share one consecutive-lanes test (of the 32-bit index their
+# `mul.wide.s32` widens), and its store takes its load's span
+(cd "$here/tier" && PTXEMU_JIT_KEEP=1 PTXEMU_JIT_CACHE=$t/keep-branch "$build/tests/ptxrun" run_branch.ptx >/dev/null 2>&1)
+if cat "$t"/keep-branch/*.c 2>/dev/null | grep -q 'if (P\[[0-9]*\] ^ 0u) goto fail' &&
+   [ "$(cat "$t"/keep-branch/*.c | grep -c 'uint64_t c[0-9]*;')" = 1 ] &&
+   [ "$(cat "$t"/keep-branch/*.c | grep -c 'if (!c[0-9]*) {')" = 3 ] &&
+   cat "$t"/keep-branch/*.c | grep -q 'uint8_t \*q[0-9]* = q[0-9]*, '; then
+    echo "PASS: run_branch.ptx's run holds its branch and shares its accesses' checks"
+else
+    echo "FAIL: run_branch.ptx's compiled C:"; cat "$t"/keep-branch/*.c 2>/dev/null | grep 'goto fail\|uint64_t c[0-9]*;\|if (!c\|= q[0-9]*,'; fail=1
+fi
+# run_rowkey.ptx's 8-byte gather tests its own address's lanes, not the row the run redefined
+(cd "$here/tier" && PTXEMU_JIT_KEEP=1 PTXEMU_JIT_CACHE=$t/keep-rowkey "$build/tests/ptxrun" run_rowkey.ptx >/dev/null 2>&1)
+if cat "$t"/keep-rowkey/*.c 2>/dev/null |
+   grep -q 'c[0-9]* |= ((uint64_t)v[0-9]*\[l\]) ^ (o0 + (uint64_t)l \* (sizeof(uint64_t) \* 1))'; then
+    echo "PASS: run_rowkey.ptx's lane test reads its address, not a row the run redefined"
+else
+    echo "FAIL: run_rowkey.ptx's lane tests:"; cat "$t"/keep-rowkey/*.c 2>/dev/null | grep 'c[0-9]* |='; fail=1
+fi
 # and shfl_known.ptx's five shuffles of known offset, clamp and membermask registers take the
 # form whose lanes' sources are known when compiled (jit/translate.c's known_value), its
 # seven others not
