@@ -801,6 +801,15 @@ static int run_store(const Inst *in, const JitOp *o)
     return o && !strcmp(o->kind, "ST") && !in->pg && !in->pneg && !(in->aux8 & MO_RELEASE);
 }
 
+/* A .shared store a run may hold (anywhere in it): unguarded, without .release. Its lanes
+ * store after the loop of the phase it ends (emit_run), in the handler's lane order, once
+ * exec_mem_fast.h's shared_fast check passed for every lane; else the run ends before it and
+ * the handler runs it, faulting where the interpreter does (tests/tier/shared_run.ptx). */
+static int run_sts(const Inst *in, const JitOp *o)
+{
+    return o && !strcmp(o->kind, "STS") && !in->pg && !in->pneg && !(in->aux8 & MO_RELEASE);
+}
+
 static int shfl_imm(const Program *p, const Inst *in);
 static uint32_t shfl_map(int mode, int bv, int cv, int seg, uint8_t map[WARP_SIZE]);
 
@@ -1031,6 +1040,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
     for (uint32_t i = a; i < e; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
+        if (run_sts(in, o)) continue;   /* stored after the phase's loop (emit_run) */
         if (run_load(in, o)) {
             int v = atoi(o->t[1]);
             RunLoc xs[INST_MAXD];
@@ -1193,6 +1203,32 @@ static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, con
     else put(b, "rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, %s)", i, T, V, p);
 }
 
+/* The .shared store i of a run starting at k, after the loop of the phase it ends: every
+ * lane's offset through exec_mem_fast.h's shared_fast check (the low 32 bits of the address
+ * plus imm, in bounds and aligned); when one fails, the run ends before the store with the
+ * rows live there written, and the handler runs it (and faults as the interpreter does).
+ * Then the lanes store in the handler's order (FOR_LANES_ST: the lane the H200 keeps when
+ * lanes store to one word). */
+static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, uint32_t i)
+{
+    const Inst *in = &p->code[i];
+    const JitOp *o = jitop_of_inst(in);
+    const char *T = o->t[0];
+    int v = atoi(o->t[1]);
+    char src[48];
+    run_src(src, p, m, in->base, 0);
+    put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
+           " uint32_t o = (uint32_t)%s + %uu; bad |= ((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)); }\n"
+           "        if (bad) {\n", src, (uint32_t)in->imm, T, v, T, v);
+    run_commit(b, m, i);
+    run_counts(b, p, k, i, "            ");
+    put(b, "            return %u;\n        }\n    }\n", i - k);
+    put(b, "    FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];", T, v, T, v);
+    for (int e = 0; e < v; e++) put(b, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, in->s[e], 0));
+    put(b, " memcpy(shm + (uint32_t)((uint32_t)%s + %uu), x, sizeof x); }\n", run_src(src, p, m, in->base, 0),
+        (uint32_t)in->imm);
+}
+
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
     /* the issue slots (time model) and whether a load ran, after each prefix */
@@ -1203,23 +1239,35 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     int loaded = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
-        put(fb, ", %d", loaded |= run_load(&p->code[i], o) || run_store(&p->code[i], o));
+        put(fb, ", %d", loaded |= run_load(&p->code[i], o) || run_store(&p->code[i], o) || run_sts(&p->code[i], o));
+    }
+    /* a .shared store after another access of the run is not run in the short turn after a
+     * barrier (sched.c's run_short): the interpreter stops after the first access there, so
+     * the other warps' first accesses (a read of the word this one stores) come before it;
+     * the instructions go one by one and stop where the interpreter does */
+    int late_sts = 0, access = 0;
+    for (uint32_t i = k; i < k + n; i++) {
+        const JitOp *o = jitop_of_inst(&p->code[i]);
+        int sts = run_sts(&p->code[i], o);
+        late_sts |= sts && access;
+        access |= sts || run_load(&p->code[i], o);
     }
     /* a store ends the run: its lanes after the phases' loops */
     const Inst *sti = &p->code[k + n - 1];
     int st = run_store(sti, jitop_of_inst(sti));
     uint32_t ne = st ? n - 1 : n;
     put(fb, " };\n");
-    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
+    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s%s) {\n"
            "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id);\n        if (m) {\n"
            "            steps += m;\n            slots += run%u_slots[m];\n            lanes += ln;\n            idle += id;\n"
            "            w->pc = %u + m;\n            SHORT(run%u_loaded[m])\n",
-        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, k, k, k);
+        k, k + n, wgmma ? " && !w->wg_inflight" : "", late_sts ? " && !w->short_turn" : "", k, k, k, k);
     if (pc_local(k + n)) put(b, "            if (m == %u) goto L%u;\n", n, k + n);
     put(b, "            goto dispatch;\n        }\n    }\n");
 
-    /* the phases: starts[0..nph) */
-    uint32_t starts[65];
+    /* the phases: starts[0..nph); a .shared store ends one (an empty last phase when it ends
+     * the run: its loop writes the rows read after the run) */
+    uint32_t starts[67];
     int nph = 0;
     RunMap *m = calloc(1, sizeof *m);
     if (!m) { fb->oom = 1; return; }
@@ -1229,13 +1277,15 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         const JitOp *o = jitop_of_inst(in);
         /* at most n phases: a shuffle of values that differ between lanes starts one, so that
          * its source is complete in every lane before its loop */
-        if ((run_load(in, o) && run_starts_phase(m, in, nph - 1)) ||
+        if ((i > k && run_sts(&p->code[i - 1], jitop_of_inst(&p->code[i - 1]))) ||
+            (run_load(in, o) && run_starts_phase(m, in, nph - 1)) ||
             (i > k && run_shfl(p, in, o) && !run_src_uniform(p, m, in->s[0])))
             starts[nph++] = i;
         Buf scratch = { 0 };
         run_phase_body(NULL, NULL, &scratch, p, m, i, i + 1, 1, nph - 1, 0);
         free(scratch.s);
     }
+    if (ne && run_sts(&p->code[k + ne - 1], jitop_of_inst(&p->code[k + ne - 1]))) starts[nph++] = k + ne;
     starts[nph] = k + ne;
     /* the pre-pass's buffers were only for the map: throw them away */
     m->n = 0;
@@ -1244,7 +1294,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     int lds = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
-        lds |= run_load(&p->code[i], o) && !strcmp(o->kind, "LDS");
+        lds |= (run_load(&p->code[i], o) && !strcmp(o->kind, "LDS")) || run_sts(&p->code[i], o);
     }
     for (int ph = 0; ph < nph; ph++) {
         uint32_t a = starts[ph], e = starts[ph + 1];
@@ -1383,6 +1433,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         for (uint32_t i = a; i < e; i++)
             if (run_cmp(&p->code[i], jitop_of_inst(&p->code[i])))
                 put(&main, "    cmp_finish(w, &code[%u], FULL_MASK, t%u);\n", i, i);
+        if (e > a && run_sts(&p->code[e - 1], jitop_of_inst(&p->code[e - 1]))) run_sts_emit(&main, p, m, k, e - 1);
     }
     if (st && !main.oom) {   /* the store, after a check of its addresses as emit_mem's */
         const JitOp *o = jitop_of_inst(sti);
@@ -1673,7 +1724,7 @@ static void emit_bra(Buf *b, const Inst *in, uint32_t k)
 }
 
 /* The length of the run that may start at k (emit_run): lanewise instructions and loads, and
- * a global store that ends it; at most 64. */
+ * .shared stores, and a global store that ends it; at most 64. */
 static uint32_t run_length(const Program *p, uint32_t k)
 {
     uint32_t n = 0, nw = 0, pw[128], npw = 0;
@@ -1696,7 +1747,7 @@ static uint32_t run_length(const Program *p, uint32_t k)
         if (cmp) { pw[npw++] = in->d[0]; if (in->nd > 1) pw[npw++] = in->d[1]; }
         if (sh) pw[npw++] = in->d[1];
         if (n && run_store(in, o)) { n++; break; }
-        if (!ld && !lanewise(o) && !run_contract_ok(in, o) && !cmp && !sh) break;
+        if (!ld && !run_sts(in, o) && !lanewise(o) && !run_contract_ok(in, o) && !cmp && !sh) break;
         nw += ld ? in->vec : 1;
         if (nw >= 120) { n++; break; }
     }
