@@ -832,6 +832,10 @@ static int run_cmp(const Inst *in, const JitOp *o)
     return o && !strcmp(o->kind, "CMP") && !in->pg && !in->pneg && in->aux8 != CMP_TO_GPR;
 }
 
+/* Whether the run being written runs for part of a warp too (run_partial_ok): its function
+ * takes the lanes, `mask`, and its checks, stores, setps and rows see only those. */
+static __thread int run_part;
+
 /* ---- a run's lanes: values in locals, rows only for what is read after the run -------- */
 
 /* A row whose value is the same in every lane of a warp wherever a run reads it: a constant
@@ -1052,8 +1056,9 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             put(body, "            { %s x[%d]; ", o->t[0], v);
             if (!strcmp(o->kind, "LDS"))
                 /* the offset passed the check: below 2^31, a signed index gathers */
-                put(body, "memcpy(x, shm + (int32_t)((uint32_t)%s + %uu), sizeof x);", run_src(src, p, m, in->base, 0),
-                    (uint32_t)in->imm);
+                put(body, run_part ? "memcpy(x, shm + (int32_t)(((uint32_t)%s + %uu) & (0u - ((mask >> l) & 1u))), sizeof x);"
+                                   : "memcpy(x, shm + (int32_t)((uint32_t)%s + %uu), sizeof x);",
+                    run_src(src, p, m, in->base, 0), (uint32_t)in->imm);
             else if (!variant) put(body, "memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", i);
             else put(body, "memcpy(x, p%u[l], sizeof x);", i);
             for (int j = 0; j < v; j++) put(body, " %s = x[%d];", run_name(nm, &xs[j]), j);
@@ -1124,20 +1129,47 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
     }
 }
 
-/* lanes and idle counts of the instructions k..e-1 of a run (engine.c's profile) */
+/* A run for part of a warp (w->active, not every lane): lanewise instructions, setps and
+ * .shared loads and stores only. Its loop computes every lane (the lanes outside the mask
+ * from whatever their rows hold: the handlers' expressions are defined for any value, as
+ * they are for a whole warp's), but only the mask's lanes are checked, load (the others
+ * read offset 0, which is not used), store, write their predicates (cmp_finish) and
+ * their rows: the instructions' effects on those lanes, as the handlers' loops over the
+ * mask have. Shuffles (another lane's value), global and local accesses (mem_warp_fast and
+ * local_fast's checks take whole warps here) keep a run to whole warps. */
+static int run_partial_ok(const Program *p, uint32_t k, uint32_t n)
+{
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        if (run_shfl(p, in, o) || run_store(in, o) || (run_load(in, o) && strcmp(o->kind, "LDS"))) return 0;
+    }
+    return 1;
+}
+
+/* The statement that writes lane l's row from a run's local: every lane for a whole warp's
+ * run, the mask's lanes for one that may run for part of a warp (the others keep theirs). */
+static void run_row_write(Buf *b, const char *indent, uint32_t row, const char *val)
+{
+    if (run_part) put(b, "%sROWP(%u)[l] = ((mask >> l) & 1u) ? (uint64_t)%s : ROWP(%u)[l];\n", indent, row, val, row);
+    else put(b, "%sROWP(%u)[l] = (uint64_t)%s;\n", indent, row, val);
+}
+
+/* lanes and idle counts of the instructions k..e-1 of a run (engine.c's profile); in a run
+ * for part of a warp, of the mask's lanes */
 static void run_counts(Buf *b, const Program *p, uint32_t k, uint32_t e, const char *indent)
 {
     put(b, "%s*lanes_out = 0", indent);
     for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
-        if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
-        else if (!in->pneg) put(b, " + 32");
+        if (in->pg) put(b, run_part ? " + (uint64_t)__builtin_popcount(g%u & mask)" : " + (uint64_t)__builtin_popcount(g%u)", i);
+        else if (!in->pneg) put(b, run_part ? " + (uint64_t)__builtin_popcount(mask)" : " + 32");
     }
     /* the guarded instructions no lane executes: the profile leaves them out (engine.c) */
     put(b, ";\n%s*idle_out = 0", indent);
     for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
-        if (in->pg) put(b, " + (g%u == 0)", i);
+        if (in->pg) put(b, run_part ? " + ((g%u & mask) == 0)" : " + (g%u == 0)", i);
         else if (in->pneg) put(b, " + 1");
     }
     put(b, ";\n");
@@ -1151,7 +1183,8 @@ static void run_commit(Buf *b, const RunMap *m, uint32_t a)
     for (int j = 0; j < m->n; j++) {
         const RunLoc *x = &m->m[j];
         if (run_find(m, x->row) != x || !row_live(a, x->row)) continue;
-        put(b, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+        put(b, "        for (int l = 0; l < WARP_SIZE; l++) ");
+        run_row_write(b, "", x->row, run_name(nm, x));
     }
 }
 
@@ -1218,16 +1251,25 @@ static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, 
     char src[48];
     run_src(src, p, m, in->base, 0);
     put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
-           " uint32_t o = (uint32_t)%s + %uu; bad |= ((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)); }\n"
-           "        if (bad) {\n", src, (uint32_t)in->imm, T, v, T, v);
+           " uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
+           "        if (bad) {\n", src, (uint32_t)in->imm, T, v, T, v, run_part ? " & ((mask >> l) & 1u)" : "");
     run_commit(b, m, i);
     run_counts(b, p, k, i, "            ");
     put(b, "            return %u;\n        }\n    }\n", i - k);
-    put(b, "    FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];", T, v, T, v);
+    put(b, "    FOR_LANES_ST(%s, sizeof(%s) * %d, l) { %s x[%d];", run_part ? "mask" : "FULL_MASK", T, v, T, v);
     for (int e = 0; e < v; e++) put(b, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, in->s[e], 0));
     put(b, " memcpy(shm + (uint32_t)((uint32_t)%s + %uu), x, sizeof x); }\n", run_src(src, p, m, in->base, 0),
         (uint32_t)in->imm);
 }
+
+/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
+ * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
+ * join inside a run ran all its instructions up to the next run one instruction at a time:
+ * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
+ * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
+ * time in the 62 instructions after the join. emit_run adds the pc after a run's first access
+ * when the run is not entered in a barrier's short turn (a .shared store after that access). */
+static __thread uint8_t *join_at;
 
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
@@ -1244,24 +1286,34 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     /* a .shared store after another access of the run is not run in the short turn after a
      * barrier (sched.c's run_short): the interpreter stops after the first access there, so
      * the other warps' first accesses (a read of the word this one stores) come before it;
-     * the instructions go one by one and stop where the interpreter does */
-    int late_sts = 0, access = 0;
+     * the instructions go one by one and stop where the interpreter does, and a run starts
+     * after that first access (join_at), where the next turn goes on */
+    int late_sts = 0;
+    uint32_t first = 0, access = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
         int sts = run_sts(&p->code[i], o);
         late_sts |= sts && access;
-        access |= sts || run_load(&p->code[i], o);
+        if (!access && (sts || run_load(&p->code[i], o))) { access = 1; first = i; }
     }
+    if (late_sts && join_at && first + 1 < k + n) join_at[first + 1] = 1;
     /* a store ends the run: its lanes after the phases' loops */
     const Inst *sti = &p->code[k + n - 1];
     int st = run_store(sti, jitop_of_inst(sti));
     uint32_t ne = st ? n - 1 : n;
     put(fb, " };\n");
-    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s%s) {\n"
-           "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id);\n        if (m) {\n"
+    run_part = run_partial_ok(p, k, n);
+    /* the merge pc may be where the run ends (the end of an if's body, a run for part of a
+     * warp): the warp regroups there, as NEXT() and the interpreter's loop do, before the
+     * short turn's end */
+    put(b, "    if (w->active%s && !(w->merge_pc > %u && w->merge_pc < %u)%s%s) {\n"
+           "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id%s);\n        if (m) {\n"
            "            steps += m;\n            slots += run%u_slots[m];\n            lanes += ln;\n            idle += id;\n"
-           "            w->pc = %u + m;\n            SHORT(run%u_loaded[m])\n",
-        k, k + n, wgmma ? " && !w->wg_inflight" : "", late_sts ? " && !w->short_turn" : "", k, k, k, k);
+           "            w->pc = %u + m;\n"
+           "            if (w->pc == w->merge_pc) { rt->regroup(w); SHORT(run%u_loaded[m]) goto dispatch; }\n"
+           "            SHORT(run%u_loaded[m])\n",
+        run_part ? "" : " == FULL_MASK", k, k + n, wgmma ? " && !w->wg_inflight" : "", late_sts ? " && !w->short_turn" : "",
+        k, run_part ? ", w->active" : "", k, k, k, k);
     if (pc_local(k + n)) put(b, "            if (m == %u) goto L%u;\n", n, k + n);
     put(b, "            goto dispatch;\n        }\n    }\n");
 
@@ -1270,7 +1322,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     uint32_t starts[67];
     int nph = 0;
     RunMap *m = calloc(1, sizeof *m);
-    if (!m) { fb->oom = 1; return; }
+    if (!m) { fb->oom = 1; run_part = 0; return; }
     starts[nph++] = k;
     for (uint32_t i = k; i < k + ne; i++) {
         const Inst *in = &p->code[i];
@@ -1332,12 +1384,12 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
                 }
                 run_src(src, p, m, in->base, 0);
                 if (grouped)
-                    put(&main, "            { uint32_t o = (uint32_t)%s; bad |= ((uint64_t)o + %uu + %uu > ssz) | (o & %uu); }\n",
-                        src, hi, size, size - 1);
+                    put(&main, "            { uint32_t o = (uint32_t)%s; bad |= (((uint64_t)o + %uu + %uu > ssz) | (o & %uu))%s; }\n",
+                        src, hi, size, size - 1, run_part ? " & ((mask >> l) & 1u)" : "");
                 if (done[i - k]) continue;
                 /* off > shared_size - size, for any shared_size: off + size > shared_size */
-                put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= ((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)); }\n",
-                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
+                put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)))%s; }\n",
+                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1], run_part ? " & ((mask >> l) & 1u)" : "");
             }
             put(&main, "        }\n        if (bad) %s\n    }\n", fail);
         }
@@ -1420,7 +1472,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
                 for (int j = 0; j < mm->n; j++) {
                     const RunLoc *x = &mm->m[j];
                     if (run_find(mm, x->row) != x || !row_live(k + n, x->row)) continue;
-                    put(&body, "            ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+                    run_row_write(&body, "            ", x->row, run_name(nm, x));
                 }
             }
             if (nld) put(&main, variant ? "    else\n" : "    if (span%d)\n", ph);
@@ -1432,7 +1484,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         /* the phase's setps: the handler's end with every lane's bit */
         for (uint32_t i = a; i < e; i++)
             if (run_cmp(&p->code[i], jitop_of_inst(&p->code[i])))
-                put(&main, "    cmp_finish(w, &code[%u], FULL_MASK, t%u);\n", i, i);
+                put(&main, "    cmp_finish(w, &code[%u], %s, t%u);\n", i, run_part ? "mask" : "FULL_MASK", i);
         if (e > a && run_sts(&p->code[e - 1], jitop_of_inst(&p->code[e - 1]))) run_sts_emit(&main, p, m, k, e - 1);
     }
     if (st && !main.oom) {   /* the store, after a check of its addresses as emit_mem's */
@@ -1477,8 +1529,9 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
 
     b = fb;   /* the function */
     put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static uint32_t run%u(Warp *w, const Inst *code, "
-           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n"
-           "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
+           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out%s)\n{\n    uint64_t *const R = w->R;\n"
+           "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k,
+        run_part ? ", const uint32_t mask" : "");
     if (lds) put(b, "    const Cta *cta = w->cta;\n    if (!cta) return 0;\n"
                     "    uint8_t *const shm = cta->shared;\n    const uint32_t ssz = cta->shared_size;\n");
     if (decl.s) put(b, "%s", decl.s);
@@ -1497,6 +1550,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     free(decl.s);
     free(pre.s);
     free(main.s);
+    run_part = 0;
 }
 
 /* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h), which writes
@@ -1866,14 +1920,6 @@ static void jit_report(const Program *p, const JitOp **ops)
     free(b.s);
     free(rows);
 }
-
-/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
- * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
- * join inside a run ran all its instructions up to the next run one instruction at a time:
- * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
- * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
- * time in the 62 instructions after the join. */
-static __thread uint8_t *join_at;
 
 /* The instructions [lo, hi) of the function being written: a label each, and their C. */
 static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t hi, int wgmma, uint32_t *run_end)
