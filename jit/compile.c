@@ -1044,7 +1044,14 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
     for (uint32_t i = a; i < e; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
-        if (run_sts(in, o)) continue;   /* stored after the phase's loop (emit_run) */
+        if (run_sts(in, o)) {   /* stored after the phase's loop (run_sts_emit) */
+            if (last) {   /* the run's last instruction: its operands, out of the loop */
+                put(body, "            sta[l] = %s;", run_src(src, p, m, in->base, 0));
+                for (int j = 0; j < in->vec; j++) put(body, " stv%d[l] = %s;", j, run_src(src, p, m, in->s[j], 0));
+                put(body, "\n");
+            }
+            continue;
+        }
         if (run_load(in, o)) {
             int v = atoi(o->t[1]);
             RunLoc xs[INST_MAXD];
@@ -1242,13 +1249,37 @@ static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, con
  * rows live there written, and the handler runs it (and faults as the interpreter does).
  * Then the lanes store in the handler's order (FOR_LANES_ST: the lane the H200 keeps when
  * lanes store to one word). */
-static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, uint32_t i)
+static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, uint32_t i, int last)
 {
     const Inst *in = &p->code[i];
     const JitOp *o = jitop_of_inst(in);
     const char *T = o->t[0];
     int v = atoi(o->t[1]);
     char src[48];
+    if (last) {   /* the run's last instruction, its operands in sta/stv (run_phase_body) */
+        put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
+               " uint32_t o = (uint32_t)sta[l] + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
+               "        if (bad) {\n", (uint32_t)in->imm, T, v, T, v, run_part ? " & ((mask >> l) & 1u)" : "");
+        /* the rows live before the store: those live after the run (written by the loop) and
+         * the store's operands, where the run computed them */
+        if (run_find(m, in->base)) {
+            put(b, "            for (int l = 0; l < WARP_SIZE; l++) ");
+            run_row_write(b, "", in->base, "sta[l]");
+        }
+        for (int j = 0; j < v; j++) {
+            char sv[16];
+            snprintf(sv, sizeof sv, "stv%d[l]", j);
+            if (!run_find(m, in->s[j])) continue;
+            put(b, "            for (int l = 0; l < WARP_SIZE; l++) ");
+            run_row_write(b, "", in->s[j], sv);
+        }
+        run_counts(b, p, k, i, "            ");
+        put(b, "            return %u;\n        }\n    }\n", i - k);
+        put(b, "    FOR_LANES_ST(%s, sizeof(%s) * %d, l) { %s x[%d];", run_part ? "mask" : "FULL_MASK", T, v, T, v);
+        for (int e = 0; e < v; e++) put(b, " x[%d] = (%s)stv%d[l];", e, T, e);
+        put(b, " memcpy(shm + (uint32_t)((uint32_t)sta[l] + %uu), x, sizeof x); }\n", (uint32_t)in->imm);
+        return;
+    }
     run_src(src, p, m, in->base, 0);
     put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
            " uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
@@ -1317,8 +1348,9 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     if (pc_local(k + n)) put(b, "            if (m == %u) goto L%u;\n", n, k + n);
     put(b, "            goto dispatch;\n        }\n    }\n");
 
-    /* the phases: starts[0..nph); a .shared store ends one (an empty last phase when it ends
-     * the run: its loop writes the rows read after the run) */
+    /* the phases: starts[0..nph); a .shared store ends one (the one that ends the run ends
+     * the last phase, whose loop keeps its values in scalars and writes the rows read after
+     * the run: the store's address and values are copied for it, run_phase_body's sta/stv) */
     uint32_t starts[67];
     int nph = 0;
     RunMap *m = calloc(1, sizeof *m);
@@ -1337,7 +1369,6 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         run_phase_body(NULL, NULL, &scratch, p, m, i, i + 1, 1, nph - 1, 0);
         free(scratch.s);
     }
-    if (ne && run_sts(&p->code[k + ne - 1], jitop_of_inst(&p->code[k + ne - 1]))) starts[nph++] = k + ne;
     starts[nph] = k + ne;
     /* the pre-pass's buffers were only for the map: throw them away */
     m->n = 0;
@@ -1347,6 +1378,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
         lds |= (run_load(&p->code[i], o) && !strcmp(o->kind, "LDS")) || run_sts(&p->code[i], o);
+    }
+    if (run_sts(sti, jitop_of_inst(sti))) {   /* the operands of the store that ends the run */
+        put(&decl, "    uint64_t sta[WARP_SIZE]");
+        for (int j = 0; j < sti->vec; j++) put(&decl, ", stv%d[WARP_SIZE]", j);
+        put(&decl, ";\n");
     }
     for (int ph = 0; ph < nph; ph++) {
         uint32_t a = starts[ph], e = starts[ph + 1];
@@ -1485,7 +1521,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         for (uint32_t i = a; i < e; i++)
             if (run_cmp(&p->code[i], jitop_of_inst(&p->code[i])))
                 put(&main, "    cmp_finish(w, &code[%u], %s, t%u);\n", i, run_part ? "mask" : "FULL_MASK", i);
-        if (e > a && run_sts(&p->code[e - 1], jitop_of_inst(&p->code[e - 1]))) run_sts_emit(&main, p, m, k, e - 1);
+        if (e > a && run_sts(&p->code[e - 1], jitop_of_inst(&p->code[e - 1]))) run_sts_emit(&main, p, m, k, e - 1, last);
     }
     if (st && !main.oom) {   /* the store, after a check of its addresses as emit_mem's */
         const JitOp *o = jitop_of_inst(sti);
