@@ -1144,6 +1144,15 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
  * their rows: the instructions' effects on those lanes, as the handlers' loops over the
  * mask have. Shuffles (another lane's value), global and local accesses (mem_warp_fast and
  * local_fast's checks take whole warps here) keep a run to whole warps. */
+/* The fewest lanes for which a run for part of a warp is entered: its loop costs 32 lanes
+ * whatever the mask, the instructions one by one only the mask's (their loops walk its
+ * bits), and a run's f64 work does not vectorize. HeCBench feynman-kac's pow (called from
+ * random walks most of whose lanes have left their loop), callgrind of the kernel's object:
+ * 3.79 G one by one, 4.34 G with every mask in runs (docs/benchmarks.md) */
+#ifndef RUN_PART_MIN
+#define RUN_PART_MIN 16
+#endif
+
 static int run_partial_ok(const Program *p, uint32_t k, uint32_t n)
 {
     for (uint32_t i = k; i < k + n; i++) {
@@ -1337,13 +1346,15 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     /* the merge pc may be where the run ends (the end of an if's body, a run for part of a
      * warp): the warp regroups there, as NEXT() and the interpreter's loop do, before the
      * short turn's end */
-    put(b, "    if (w->active%s && !(w->merge_pc > %u && w->merge_pc < %u)%s%s) {\n"
+    char enter[64];
+    snprintf(enter, sizeof enter, run_part ? "__builtin_popcount(w->active) >= %d" : "w->active == FULL_MASK", RUN_PART_MIN);
+    put(b, "    if (%s && !(w->merge_pc > %u && w->merge_pc < %u)%s%s) {\n"
            "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id%s);\n        if (m) {\n"
            "            steps += m;\n            slots += run%u_slots[m];\n            lanes += ln;\n            idle += id;\n"
            "            w->pc = %u + m;\n"
            "            if (w->pc == w->merge_pc) { rt->regroup(w); SHORT(run%u_loaded[m]) goto dispatch; }\n"
            "            SHORT(run%u_loaded[m])\n",
-        run_part ? "" : " == FULL_MASK", k, k + n, wgmma ? " && !w->wg_inflight" : "", late_sts ? " && !w->short_turn" : "",
+        enter, k, k + n, wgmma ? " && !w->wg_inflight" : "", late_sts ? " && !w->short_turn" : "",
         k, run_part ? ", w->active" : "", k, k, k, k);
     if (pc_local(k + n)) put(b, "            if (m == %u) goto L%u;\n", n, k + n);
     put(b, "            goto dispatch;\n        }\n    }\n");
@@ -1968,6 +1979,12 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
          * before (entered only by the whole warp from its start) is not taken */
         if (k >= *run_end || (join_at && join_at[k])) {
             uint32_t n = run_length(p, k);
+            /* a run for part of a warp too ends at a branch target (where one starts): the
+             * merge pc of the lanes that take it is one, and a run is not entered with its
+             * merge pc inside (binomial's 32 FMAs of the lanes still computing, then the
+             * store all lanes meet at) */
+            if (n >= 2 && join_at && run_partial_ok(p, k, n))
+                for (uint32_t j = k + 1; j < k + n; j++) if (join_at[j]) { n = j - k; break; }
             if (n >= 2) {
                 emit_run(b, fb, p, k, n, wgmma);
                 if (k + n > *run_end) *run_end = k + n;
