@@ -1146,11 +1146,12 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
  * local_fast's checks take whole warps here) keep a run to whole warps. */
 /* The fewest lanes for which a run for part of a warp is entered: its loop costs 32 lanes
  * whatever the mask, the instructions one by one only the mask's (their loops walk its
- * bits), and a run's f64 work does not vectorize. HeCBench feynman-kac's pow (called from
- * random walks most of whose lanes have left their loop), callgrind of the kernel's object:
- * 3.79 G one by one, 4.34 G with every mask in runs (docs/benchmarks.md) */
+ * bits), and a run's f64 work does not vectorize. Callgrind of the kernel's object,
+ * HeCBench feynman-kac (its pow called from random walks most of whose lanes have left their
+ * loop) and binomial, one by one 3790 M and 550 M; a run from 1 lane: 4344 M, 350 M; from 8:
+ * 3262 M, 358 M; from 16: 3325 M, 397 M (docs/benchmarks.md) */
 #ifndef RUN_PART_MIN
-#define RUN_PART_MIN 16
+#define RUN_PART_MIN 8
 #endif
 
 static int run_partial_ok(const Program *p, uint32_t k, uint32_t n)
