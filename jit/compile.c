@@ -801,6 +801,15 @@ static int run_store(const Inst *in, const JitOp *o)
     return o && !strcmp(o->kind, "ST") && !in->pg && !in->pneg && !(in->aux8 & MO_RELEASE);
 }
 
+/* A .shared store a run may hold (anywhere in it): unguarded, without .release. Its lanes
+ * store after the loop of the phase it ends (emit_run), in the handler's lane order, once
+ * exec_mem_fast.h's shared_fast check passed for every lane; else the run ends before it and
+ * the handler runs it, faulting where the interpreter does (tests/tier/shared_run.ptx). */
+static int run_sts(const Inst *in, const JitOp *o)
+{
+    return o && !strcmp(o->kind, "STS") && !in->pg && !in->pneg && !(in->aux8 & MO_RELEASE);
+}
+
 static int shfl_imm(const Program *p, const Inst *in);
 static uint32_t shfl_map(int mode, int bv, int cv, int seg, uint8_t map[WARP_SIZE]);
 
@@ -834,6 +843,10 @@ static int run_bra(const Inst *in, const JitOp *o)
 {
     return o && in->op == OP_bra && !strcmp(o->kind, "BRA") && in->pg;
 }
+
+/* Whether the run being written runs for part of a warp too (run_partial_ok): its function
+ * takes the lanes, `mask`, and its checks, stores, setps and rows see only those. */
+static __thread int run_part;
 
 /* ---- a run's lanes: values in locals, rows only for what is read after the run -------- */
 
@@ -1069,6 +1082,14 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
     for (uint32_t i = a; i < e; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
+        if (run_sts(in, o)) {   /* stored after the phase's loop (run_sts_emit) */
+            if (last) {   /* the run's last instruction: its operands, out of the loop */
+                put(body, "            sta[l] = %s;", run_src(src, p, m, in->base, 0));
+                for (int j = 0; j < in->vec; j++) put(body, " stv%d[l] = %s;", j, run_src(src, p, m, in->s[j], 0));
+                put(body, "\n");
+            }
+            continue;
+        }
         if (run_load(in, o)) {
             int v = atoi(o->t[1]);
             RunLoc xs[INST_MAXD];
@@ -1080,8 +1101,9 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             put(body, "            { %s x[%d]; ", o->t[0], v);
             if (!strcmp(o->kind, "LDS"))
                 /* the offset passed the check: below 2^31, a signed index gathers */
-                put(body, "memcpy(x, shm + (int32_t)((uint32_t)%s + %uu), sizeof x);", run_src(src, p, m, in->base, 0),
-                    (uint32_t)in->imm);
+                put(body, run_part ? "memcpy(x, shm + (int32_t)(((uint32_t)%s + %uu) & (0u - ((mask >> l) & 1u))), sizeof x);"
+                                   : "memcpy(x, shm + (int32_t)((uint32_t)%s + %uu), sizeof x);",
+                    run_src(src, p, m, in->base, 0), (uint32_t)in->imm);
             else if (!variant) put(body, "memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", i);
             else put(body, "memcpy(x, p%u[l], sizeof x);", i);
             for (int j = 0; j < v; j++) put(body, " %s = x[%d];", run_name(nm, &xs[j]), j);
@@ -1173,22 +1195,62 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
     }
 }
 
-/* lanes and idle counts of the instructions k..e-1 of a run (engine.c's profile) */
+/* A run for part of a warp (w->active, not every lane): lanewise instructions, setps and
+ * .shared loads and stores only. Its loop computes every lane (the lanes outside the mask
+ * from whatever their rows hold: the handlers' expressions are defined for any value, as
+ * they are for a whole warp's), but only the mask's lanes are checked, load (the others
+ * read offset 0, which is not used), store, write their predicates (cmp_finish) and
+ * their rows: the instructions' effects on those lanes, as the handlers' loops over the
+ * mask have. Shuffles (another lane's value), global and local accesses (mem_warp_fast and
+ * local_fast's checks take whole warps here) and a branch the run passes (its test reads all
+ * 32 lanes' predicates; the two were built apart and no test holds both) keep a run to whole
+ * warps. */
+/* The fewest lanes for which a run for part of a warp is entered: its loop costs 32 lanes
+ * whatever the mask, the instructions one by one only the mask's (their loops walk its
+ * bits), and a run's f64 work does not vectorize. Callgrind of the kernel's object,
+ * HeCBench feynman-kac (its pow called from random walks most of whose lanes have left their
+ * loop) and binomial, one by one 3790 M and 550 M; a run from 1 lane: 4344 M, 350 M; from 8:
+ * 3262 M, 358 M; from 16: 3325 M, 397 M (docs/benchmarks.md) */
+#ifndef RUN_PART_MIN
+#define RUN_PART_MIN 8
+#endif
+
+static int run_partial_ok(const Program *p, uint32_t k, uint32_t n)
+{
+    for (uint32_t i = k; i < k + n; i++) {
+        const Inst *in = &p->code[i];
+        const JitOp *o = jitop_of_inst(in);
+        if (run_shfl(p, in, o) || run_store(in, o) || (run_load(in, o) && strcmp(o->kind, "LDS")) || run_bra(in, o))
+            return 0;
+    }
+    return 1;
+}
+
+/* The statement that writes lane l's row from a run's local: every lane for a whole warp's
+ * run, the mask's lanes for one that may run for part of a warp (the others keep theirs). */
+static void run_row_write(Buf *b, const char *indent, uint32_t row, const char *val)
+{
+    if (run_part) put(b, "%sROWP(%u)[l] = ((mask >> l) & 1u) ? (uint64_t)%s : ROWP(%u)[l];\n", indent, row, val, row);
+    else put(b, "%sROWP(%u)[l] = (uint64_t)%s;\n", indent, row, val);
+}
+
+/* lanes and idle counts of the instructions k..e-1 of a run (engine.c's profile); in a run
+ * for part of a warp, of the mask's lanes */
 static void run_counts(Buf *b, const Program *p, uint32_t k, uint32_t e, const char *indent)
 {
     put(b, "%s*lanes_out = 0", indent);
     for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
         if (in->op == OP_bra) continue;   /* a branch the run passes: no lane took it */
-        if (in->pg) put(b, " + (uint64_t)__builtin_popcount(g%u)", i);
-        else if (!in->pneg) put(b, " + 32");
+        if (in->pg) put(b, run_part ? " + (uint64_t)__builtin_popcount(g%u & mask)" : " + (uint64_t)__builtin_popcount(g%u)", i);
+        else if (!in->pneg) put(b, run_part ? " + (uint64_t)__builtin_popcount(mask)" : " + 32");
     }
     /* the guarded instructions no lane executes: the profile leaves them out (engine.c) */
     put(b, ";\n%s*idle_out = 0", indent);
     for (uint32_t i = k; i < e; i++) {
         const Inst *in = &p->code[i];
         if (in->op == OP_bra) put(b, " + 1");
-        else if (in->pg) put(b, " + (g%u == 0)", i);
+        else if (in->pg) put(b, run_part ? " + ((g%u & mask) == 0)" : " + (g%u == 0)", i);
         else if (in->pneg) put(b, " + 1");
     }
     put(b, ";\n");
@@ -1202,7 +1264,8 @@ static void run_commit(Buf *b, const RunMap *m, uint32_t a)
     for (int j = 0; j < m->n; j++) {
         const RunLoc *x = &m->m[j];
         if (run_find(m, x->row) != x || !row_live(a, x->row)) continue;
-        put(b, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+        put(b, "        for (int l = 0; l < WARP_SIZE; l++) ");
+        run_row_write(b, "", x->row, run_name(nm, x));
     }
 }
 
@@ -1337,6 +1400,65 @@ static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, con
     else put(b, "rt->warp_fast(w, &code[%u], FULL_MASK, sizeof(%s) * %s, %s)", i, T, V, p);
 }
 
+/* The .shared store i of a run starting at k, after the loop of the phase it ends: every
+ * lane's offset through exec_mem_fast.h's shared_fast check (the low 32 bits of the address
+ * plus imm, in bounds and aligned); when one fails, the run ends before the store with the
+ * rows live there written, and the handler runs it (and faults as the interpreter does).
+ * Then the lanes store in the handler's order (FOR_LANES_ST: the lane the H200 keeps when
+ * lanes store to one word). */
+static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, uint32_t i, int last)
+{
+    const Inst *in = &p->code[i];
+    const JitOp *o = jitop_of_inst(in);
+    const char *T = o->t[0];
+    int v = atoi(o->t[1]);
+    char src[48];
+    if (last) {   /* the run's last instruction, its operands in sta/stv (run_phase_body) */
+        put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
+               " uint32_t o = (uint32_t)sta[l] + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
+               "        if (bad) {\n", (uint32_t)in->imm, T, v, T, v, run_part ? " & ((mask >> l) & 1u)" : "");
+        /* the rows live before the store: those live after the run (written by the loop) and
+         * the store's operands, where the run computed them */
+        if (run_find(m, in->base)) {
+            put(b, "            for (int l = 0; l < WARP_SIZE; l++) ");
+            run_row_write(b, "", in->base, "sta[l]");
+        }
+        for (int j = 0; j < v; j++) {
+            char sv[16];
+            snprintf(sv, sizeof sv, "stv%d[l]", j);
+            if (!run_find(m, in->s[j])) continue;
+            put(b, "            for (int l = 0; l < WARP_SIZE; l++) ");
+            run_row_write(b, "", in->s[j], sv);
+        }
+        run_counts(b, p, k, i, "            ");
+        put(b, "            return %u;\n        }\n    }\n", i - k);
+        put(b, "    FOR_LANES_ST(%s, sizeof(%s) * %d, l) { %s x[%d];", run_part ? "mask" : "FULL_MASK", T, v, T, v);
+        for (int e = 0; e < v; e++) put(b, " x[%d] = (%s)stv%d[l];", e, T, e);
+        put(b, " memcpy(shm + (uint32_t)((uint32_t)sta[l] + %uu), x, sizeof x); }\n", (uint32_t)in->imm);
+        return;
+    }
+    run_src(src, p, m, in->base, 0);
+    put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
+           " uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
+           "        if (bad) {\n", src, (uint32_t)in->imm, T, v, T, v, run_part ? " & ((mask >> l) & 1u)" : "");
+    run_commit(b, m, i);
+    run_counts(b, p, k, i, "            ");
+    put(b, "            return %u;\n        }\n    }\n", i - k);
+    put(b, "    FOR_LANES_ST(%s, sizeof(%s) * %d, l) { %s x[%d];", run_part ? "mask" : "FULL_MASK", T, v, T, v);
+    for (int e = 0; e < v; e++) put(b, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, in->s[e], 0));
+    put(b, " memcpy(shm + (uint32_t)((uint32_t)%s + %uu), x, sizeof x); }\n", run_src(src, p, m, in->base, 0),
+        (uint32_t)in->imm);
+}
+
+/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
+ * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
+ * join inside a run ran all its instructions up to the next run one instruction at a time:
+ * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
+ * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
+ * time in the 62 instructions after the join. emit_run adds the pc after a run's first access
+ * when the run is not entered in a barrier's short turn (a .shared store after that access). */
+static __thread uint8_t *join_at;
+
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
     /* the issue slots (time model) and whether a load ran, after each prefix */
@@ -1347,33 +1469,59 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     int loaded = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
-        put(fb, ", %d", loaded |= run_load(&p->code[i], o) || run_store(&p->code[i], o));
+        put(fb, ", %d", loaded |= run_load(&p->code[i], o) || run_store(&p->code[i], o) || run_sts(&p->code[i], o));
     }
+    /* a .shared store after another access of the run is not run in the short turn after a
+     * barrier (sched.c's run_short): the interpreter stops after the first access there, so
+     * the other warps' first accesses (a read of the word this one stores) come before it;
+     * the instructions go one by one and stop where the interpreter does, and a run starts
+     * after that first access (join_at), where the next turn goes on */
+    int late_sts = 0;
+    uint32_t first = 0, access = 0;
+    for (uint32_t i = k; i < k + n; i++) {
+        const JitOp *o = jitop_of_inst(&p->code[i]);
+        int sts = run_sts(&p->code[i], o);
+        late_sts |= sts && access;
+        if (!access && (sts || run_load(&p->code[i], o))) { access = 1; first = i; }
+    }
+    if (late_sts && join_at && first + 1 < k + n) join_at[first + 1] = 1;
     /* a store ends the run: its lanes after the phases' loops */
     const Inst *sti = &p->code[k + n - 1];
     int st = run_store(sti, jitop_of_inst(sti));
     uint32_t ne = st ? n - 1 : n;
     put(fb, " };\n");
-    put(b, "    if (w->active == FULL_MASK && !(w->merge_pc > %u && w->merge_pc <= %u)%s) {\n"
-           "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id);\n        if (m) {\n"
+    run_part = run_partial_ok(p, k, n);
+    /* the merge pc may be where the run ends (the end of an if's body, a run for part of a
+     * warp): the warp regroups there, as NEXT() and the interpreter's loop do, before the
+     * short turn's end */
+    char enter[64];
+    snprintf(enter, sizeof enter, run_part ? "__builtin_popcount(w->active) >= %d" : "w->active == FULL_MASK", RUN_PART_MIN);
+    put(b, "    if (%s && !(w->merge_pc > %u && w->merge_pc < %u)%s%s) {\n"
+           "        uint64_t ln, id;\n        uint32_t m = run%u(w, code, rt, &ln, &id%s);\n        if (m) {\n"
            "            steps += m;\n            slots += run%u_slots[m];\n            lanes += ln;\n            idle += id;\n"
-           "            w->pc = %u + m;\n            SHORT(run%u_loaded[m])\n",
-        k, k + n, wgmma ? " && !w->wg_inflight" : "", k, k, k, k);
+           "            w->pc = %u + m;\n"
+           "            if (w->pc == w->merge_pc) { rt->regroup(w); SHORT(run%u_loaded[m]) goto dispatch; }\n"
+           "            SHORT(run%u_loaded[m])\n",
+        enter, k, k + n, wgmma ? " && !w->wg_inflight" : "", late_sts ? " && !w->short_turn" : "",
+        k, run_part ? ", w->active" : "", k, k, k, k);
     if (pc_local(k + n)) put(b, "            if (m == %u) goto L%u;\n", n, k + n);
     put(b, "            goto dispatch;\n        }\n    }\n");
 
-    /* the phases: starts[0..nph) */
-    uint32_t starts[65];
+    /* the phases: starts[0..nph); a .shared store ends one (the one that ends the run ends
+     * the last phase, whose loop keeps its values in scalars and writes the rows read after
+     * the run: the store's address and values are copied for it, run_phase_body's sta/stv) */
+    uint32_t starts[67];
     int nph = 0;
     RunMap *m = calloc(1, sizeof *m);
-    if (!m) { fb->oom = 1; return; }
+    if (!m) { fb->oom = 1; run_part = 0; return; }
     starts[nph++] = k;
     for (uint32_t i = k; i < k + ne; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
         /* at most n phases: a shuffle of values that differ between lanes starts one, so that
          * its source is complete in every lane before its loop */
-        if ((run_load(in, o) && run_starts_phase(m, in, nph - 1)) ||
+        if ((i > k && run_sts(&p->code[i - 1], jitop_of_inst(&p->code[i - 1]))) ||
+            (run_load(in, o) && run_starts_phase(m, in, nph - 1)) ||
             (i > k && run_shfl(p, in, o) && !run_src_uniform(p, m, in->s[0])) || (i > k && run_bra(in, o)))
             starts[nph++] = i;
         Buf scratch = { 0 };
@@ -1390,7 +1538,12 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     int lds = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
-        lds |= run_load(&p->code[i], o) && !strcmp(o->kind, "LDS");
+        lds |= (run_load(&p->code[i], o) && !strcmp(o->kind, "LDS")) || run_sts(&p->code[i], o);
+    }
+    if (run_sts(sti, jitop_of_inst(sti))) {   /* the operands of the store that ends the run */
+        put(&decl, "    uint64_t sta[WARP_SIZE]");
+        for (int j = 0; j < sti->vec; j++) put(&decl, ", stv%d[WARP_SIZE]", j);
+        put(&decl, ";\n");
     }
     for (int ph = 0; ph < nph; ph++) {
         uint32_t a = starts[ph], e = starts[ph + 1];
@@ -1428,12 +1581,12 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
                 }
                 run_src(src, p, m, in->base, 0);
                 if (grouped)
-                    put(&main, "            { uint32_t o = (uint32_t)%s; bad |= ((uint64_t)o + %uu + %uu > ssz) | (o & %uu); }\n",
-                        src, hi, size, size - 1);
+                    put(&main, "            { uint32_t o = (uint32_t)%s; bad |= (((uint64_t)o + %uu + %uu > ssz) | (o & %uu))%s; }\n",
+                        src, hi, size, size - 1, run_part ? " & ((mask >> l) & 1u)" : "");
                 if (done[i - k]) continue;
                 /* off > shared_size - size, for any shared_size: off + size > shared_size */
-                put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= ((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)); }\n",
-                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1]);
+                put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)))%s; }\n",
+                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1], run_part ? " & ((mask >> l) & 1u)" : "");
             }
             put(&main, "        }\n        if (bad) %s\n    }\n", fail);
         }
@@ -1518,7 +1671,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
                 for (int j = 0; j < mm->n; j++) {
                     const RunLoc *x = &mm->m[j];
                     if (run_find(mm, x->row) != x || !row_live(k + n, x->row)) continue;
-                    put(&body, "            ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+                    run_row_write(&body, "            ", x->row, run_name(nm, x));
                 }
             }
             if (nld) put(&main, variant ? "    else\n" : "    if (span%d)\n", ph);
@@ -1530,7 +1683,8 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         /* the phase's setps: the handler's end with every lane's bit */
         for (uint32_t i = a; i < e; i++)
             if (run_cmp(&p->code[i], jitop_of_inst(&p->code[i])))
-                put(&main, "    cmp_finish(w, &code[%u], FULL_MASK, t%u);\n", i, i);
+                put(&main, "    cmp_finish(w, &code[%u], %s, t%u);\n", i, run_part ? "mask" : "FULL_MASK", i);
+        if (e > a && run_sts(&p->code[e - 1], jitop_of_inst(&p->code[e - 1]))) run_sts_emit(&main, p, m, k, e - 1, last);
     }
     if (st && !main.oom) {   /* the store, after a check of its addresses as emit_mem's */
         const JitOp *o = jitop_of_inst(sti);
@@ -1576,8 +1730,9 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
 
     b = fb;   /* the function */
     put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static uint32_t run%u(Warp *w, const Inst *code, "
-           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out)\n{\n    uint64_t *const R = w->R;\n"
-           "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k);
+           "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out%s)\n{\n    uint64_t *const R = w->R;\n"
+           "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k,
+        run_part ? ", const uint32_t mask" : "");
     if (ck.mc) put(b, "    const MemCache *const mc_ = rt->span_cache();\n");
     if (lds) put(b, "    const Cta *cta = w->cta;\n    if (!cta) return 0;\n"
                     "    uint8_t *const shm = cta->shared;\n    const uint32_t ssz = cta->shared_size;\n");
@@ -1597,6 +1752,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     free(decl.s);
     free(pre.s);
     free(main.s);
+    run_part = 0;
 }
 
 /* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h), which writes
@@ -1824,7 +1980,7 @@ static void emit_bra(Buf *b, const Inst *in, uint32_t k)
 }
 
 /* The length of the run that may start at k (emit_run): lanewise instructions and loads, and
- * a global store that ends it; at most 64. */
+ * .shared stores, and a global store that ends it; at most 64. */
 static uint32_t run_length(const Program *p, uint32_t k)
 {
     uint32_t n = 0, nw = 0, pw[128], npw = 0;
@@ -1848,7 +2004,7 @@ static uint32_t run_length(const Program *p, uint32_t k)
         if (cmp) { pw[npw++] = in->d[0]; if (in->nd > 1) pw[npw++] = in->d[1]; }
         if (sh) pw[npw++] = in->d[1];
         if (n && run_store(in, o)) { n++; break; }
-        if (!ld && !lanewise(o) && !run_contract_ok(in, o) && !cmp && !sh && !br) break;
+        if (!ld && !run_sts(in, o) && !lanewise(o) && !run_contract_ok(in, o) && !cmp && !sh && !br) break;
         nw += ld ? in->vec : 1;
         if (nw >= 120) { n++; break; }
     }
@@ -1970,14 +2126,6 @@ static void jit_report(const Program *p, const JitOp **ops)
     free(rows);
 }
 
-/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
- * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
- * join inside a run ran all its instructions up to the next run one instruction at a time:
- * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
- * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
- * time in the 62 instructions after the join. */
-static __thread uint8_t *join_at;
-
 /* The instructions [lo, hi) of the function being written: a label each, and their C. */
 static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t hi, int wgmma, uint32_t *run_end)
 {
@@ -1989,6 +2137,12 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
          * before (entered only by the whole warp from its start) is not taken */
         if (k >= *run_end || (join_at && join_at[k])) {
             uint32_t n = run_length(p, k);
+            /* a run for part of a warp too ends at a branch target (where one starts): the
+             * merge pc of the lanes that take it is one, and a run is not entered with its
+             * merge pc inside (binomial's 32 FMAs of the lanes still computing, then the
+             * store all lanes meet at) */
+            if (n >= 2 && join_at && run_partial_ok(p, k, n))
+                for (uint32_t j = k + 1; j < k + n; j++) if (join_at[j]) { n = j - k; break; }
             if (n >= 2) {
                 emit_run(b, fb, p, k, n, wgmma);
                 if (k + n > *run_end) *run_end = k + n;
