@@ -180,8 +180,10 @@ struct Warp {
     Launch *launch;
     const Program *prog;
     /* Divergence regions, innermost last: the lanes that split at a branch and the pc where
-     * they meet again. Not cleared at warp start: sp says how many are valid. */
-    struct DivEntry { uint32_t rpc, mask, depth; } stk[DIV_MAX];
+     * they meet again. Not cleared at warp start: sp says how many are valid. `at`: lanes of
+     * the region that a branch sent straight to its join (an `if` without else) and that
+     * wait there, not running, until it closes (warp.c: the join needs no lane scan). */
+    struct DivEntry { uint32_t rpc, mask, depth, at; } stk[DIV_MAX];
     uint8_t *local;             /* local memory of lane 0; lane l at local + l * local_stride */
     uint32_t local_stride;
 };
