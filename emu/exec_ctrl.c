@@ -111,8 +111,10 @@ static int h_ret(Warp *w, const Inst *in, uint32_t mask)
     uint8_t vals[CALL_VALUE_MAX];
     /* the ret of a kernel: no lane of the warp is inside a call, so every lane of mask
      * leaves (one vectorized test instead of a branch per lane) */
-    uint16_t deep = 0;
-    for (int l = 0; l < WARP_SIZE; l++) deep |= w->depth[l];
+    uint64_t deep = 0, d[WARP_SIZE / 4];   /* four lanes' depths a word */
+    memcpy(d, w->depth, sizeof d);
+#pragma GCC unroll 8
+    for (int k = 0; k < WARP_SIZE / 4; k++) deep |= d[k];
     if (!deep) leaving = mask;
     for (uint32_t m = deep ? mask : 0; m; m &= m - 1) {
         int l = __builtin_ctz(m);
