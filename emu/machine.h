@@ -155,6 +155,8 @@ struct Warp {
     uint32_t cc;                /* carry flag CC.CF of each lane (add.cc, addc, mad.cc, ...) */
     int blocked;                /* 0 runnable; else waiting on barrier id+1                  */
     int bar_left;               /* a CTA barrier released lanes of it: its next turn is short */
+    int bar_whole;              /* id+1 of the CTA barrier all 32 lanes reached together,   */
+                                /*   parked at one pc with no region open (sched.c), else 0 */
     int short_turn;             /* this turn is that short one, in compiled code (sched.c)   */
     int done;
     uint64_t steps;             /* warp-instructions executed                                */

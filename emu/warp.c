@@ -206,6 +206,7 @@ void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc,
 
 void warp_unpark(Warp *w, uint32_t lanes)
 {
+    w->bar_whole = 0;   /* its lanes no longer all wait together (sched.c's bar_release) */
     w->waiting &= ~lanes;
     if (!w->active) {
         /* The common release: the whole warp, parked at one pc with no region open (every
