@@ -105,14 +105,38 @@ static void regs_restore(Warp *w, int l, const CallDesc *cd, const uint8_t *save
 /* Return from a .func: each lane pops its own frame (lanes may return to different call
  * sites); at depth 0 ret ends the thread, as in an .entry. Results are read before the
  * callee's registers are restored: a recursive callee's result rows may be restored. */
+static int ret_lanes(Warp *w, const Inst *in, uint32_t mask);
+
+/* The ret of a kernel that every lane of the warp still alive runs, none inside a call and no
+ * region open: the warp's end, every warp's last instruction. What ret_lanes does for it
+ * (every lane leaves; no group, no pc, no other lanes), without its frame of call values. */
 static int h_ret(Warp *w, const Inst *in, uint32_t mask)
+{
+    uint64_t deep = 0, d[WARP_SIZE / 4];   /* four lanes' depths a word */
+    memcpy(d, w->depth, sizeof d);
+#pragma GCC unroll 8
+    for (int k = 0; k < WARP_SIZE / 4; k++) deep |= d[k];
+    if (deep || w->sp || mask != w->active || (w->alive & ~mask)) return ret_lanes(w, in, mask);
+    uint32_t n = mask & w->valid;
+    w->alive = 0;
+    w->active = 0;
+    w->pc = 0;
+    w->merge_pc = UINT32_MAX;
+    cta_threads_exited(w->cta, n == FULL_MASK ? WARP_SIZE : popcount32(n));
+    warp_lanes_exited(w);
+    return STEP_EXIT;
+}
+
+static __attribute__((noinline)) int ret_lanes(Warp *w, const Inst *in, uint32_t mask)
 {
     uint32_t leaving = 0;
     uint8_t vals[CALL_VALUE_MAX];
     /* the ret of a kernel: no lane of the warp is inside a call, so every lane of mask
      * leaves (one vectorized test instead of a branch per lane) */
-    uint16_t deep = 0;
-    for (int l = 0; l < WARP_SIZE; l++) deep |= w->depth[l];
+    uint64_t deep = 0, d[WARP_SIZE / 4];   /* four lanes' depths a word */
+    memcpy(d, w->depth, sizeof d);
+#pragma GCC unroll 8
+    for (int k = 0; k < WARP_SIZE / 4; k++) deep |= d[k];
     if (!deep) leaving = mask;
     for (uint32_t m = deep ? mask : 0; m; m &= m - 1) {
         int l = __builtin_ctz(m);

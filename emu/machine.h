@@ -155,6 +155,8 @@ struct Warp {
     uint32_t cc;                /* carry flag CC.CF of each lane (add.cc, addc, mad.cc, ...) */
     int blocked;                /* 0 runnable; else waiting on barrier id+1                  */
     int bar_left;               /* a CTA barrier released lanes of it: its next turn is short */
+    int bar_whole;              /* id+1 of the CTA barrier all 32 lanes reached together,   */
+                                /*   parked at one pc with no region open (sched.c), else 0 */
     int short_turn;             /* this turn is that short one, in compiled code (sched.c)   */
     int done;
     uint64_t steps;             /* warp-instructions executed                                */
@@ -180,8 +182,10 @@ struct Warp {
     Launch *launch;
     const Program *prog;
     /* Divergence regions, innermost last: the lanes that split at a branch and the pc where
-     * they meet again. Not cleared at warp start: sp says how many are valid. */
-    struct DivEntry { uint32_t rpc, mask, depth; } stk[DIV_MAX];
+     * they meet again. Not cleared at warp start: sp says how many are valid. `at`: lanes of
+     * the region that a branch sent straight to its join (an `if` without else) and that
+     * wait there, not running, until it closes (warp.c: the join needs no lane scan). */
+    struct DivEntry { uint32_t rpc, mask, depth, at; } stk[DIV_MAX];
     uint8_t *local;             /* local memory of lane 0; lane l at local + l * local_stride */
     uint32_t local_stride;
 };

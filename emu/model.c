@@ -133,24 +133,32 @@ void model_launch(Launch *L)
  * instruction), moving its global sectors (the SM's share of DRAM bandwidth, about 2.5 cycles
  * a 32-byte sector, shared too) and its shared-memory wavefronts (one a cycle). Waits are not
  * counted: a warp parked at a barrier does not advance. */
-double model_warp_cycles(const Warp *w)
+static double cycles_of(const Launch *L, uint64_t slots, uint32_t m_sect, uint32_t m_wave)
 {
-    double r = w->launch->prof.model_warps;
-    double issue = (double)w->slots * (r / 4 > 1 ? r / 4 : 1);
-    double dram = r * w->m_sect * (32.0 * H100_SMS * H100_GHZ * 1e9 / H100_DRAM_BPS);
-    double smem = r * w->m_wave;
+    double r = L->prof.model_warps;
+    double issue = (double)slots * (r / 4 > 1 ? r / 4 : 1);
+    double dram = r * m_sect * (32.0 * H100_SMS * H100_GHZ * 1e9 / H100_DRAM_BPS);
+    double smem = r * m_wave;
     double c = issue > dram ? issue : dram;
     return c > smem ? c : smem;
 }
 
-/* The cycles a finished warp took on the model: its issue share, sectors and wavefronts
- * (what %clock64 reads under --clock model), and, in a kernel that read %clock at its own
- * pace, no fewer than that clock counted - a kernel that waits 5 us by clock() takes 5 us.
- * The estimate's wave of blocks lasts at least the longest of these. */
-void model_warp_done(const Warp *w)
+double model_warp_cycles(const Warp *w)
 {
-    Launch *L = w->launch;
-    double c = model_warp_cycles(w), pace = (double)w->steps * (double)L->prof.clock_cpi;
+    return cycles_of(w->launch, w->slots, w->m_sect, w->m_wave);
+}
+
+/* The cycles the finished warps of a block took on the model: each warp's issue share,
+ * sectors and wavefronts (what %clock64 reads under --clock model), and, in a kernel that read
+ * %clock at its own pace, no fewer than that clock counted - a kernel that waits 5 us by
+ * clock() takes 5 us. The estimate's wave of blocks lasts at least the longest of these.
+ * Every term grows with its count (positive factors; rounding and the conversion to an integer
+ * keep order), so the longest warp's value is the value of the largest counts, taken over
+ * the block by the caller (WarpMax): one computation and one atomic a block, not a warp. */
+void model_warps_done(const Launch *cL, const WarpMax *m)
+{
+    Launch *L = (Launch *)cL;
+    double c = cycles_of(L, m->slots, m->m_sect, m->m_wave), pace = (double)m->steps * (double)L->prof.clock_cpi;
     if (!model_clock_on() && L->prog->reads_clock && pace > c) c = pace;
     uint64_t v = (uint64_t)c, old = __atomic_load_n(&L->prof.span_max, __ATOMIC_RELAXED);
     while (v > old && !__atomic_compare_exchange_n(&L->prof.span_max, &old, v, 1, __ATOMIC_RELAXED,

@@ -2,7 +2,7 @@
  * which the driver's timeline places on its streams in every run (CUDA events, graph memory
  * reuse), and under --clock model the clock that %clock, %clock64 and %globaltimer read.
  *
- * Contract: model_launch runs when a launch is set up, model_warp_done as each warp ends;
+ * Contract: model_launch runs when a launch is set up, model_warps_done as each block ends;
  * model_estimate reads what the launch counted (Launch.prof, filled by the profile tool when
  * one is attached) and never changes the launch. */
 #ifndef PTXEMU_MODEL_H
@@ -43,9 +43,11 @@ double model_waves(const Launch *L, uint32_t blocks);
 
 /* A launch's setup: how many warps share an SM, which sets %clock's pace (Launch.prof). */
 void model_launch(Launch *L);
-/* A warp's clock in SM cycles since its launch began, and at its end (for the estimate). */
+/* A warp's clock in SM cycles since its launch began. */
 double model_warp_cycles(const Warp *w);
-void model_warp_done(const Warp *w);
+/* The ends of a block's warps (for the estimate): the largest of each count over them. */
+typedef struct WarpMax { uint64_t slots, steps; uint32_t m_sect, m_wave; } WarpMax;
+void model_warps_done(const Launch *L, const WarpMax *m);
 
 /* The driver's timeline: where the next launch starts under --clock model, and the estimate
  * of the launch that ended last. */

@@ -84,6 +84,22 @@ static void bar_release(Cta *c, int id)
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
         if (!w->bar_wait) continue;
+        if (w->bar_whole == id + 1 && kind < BAR_RED_POPC) {
+            /* The whole warp arrived here together (cta_barrier_arrive's first case) and has
+             * not moved since: a parked warp runs nothing, and only this barrier's release
+             * unparks lanes parked at it. Released as below, without the checks that find
+             * it so (its 32 barrier ids, its 32 lane pcs). */
+            OBSERVE(obs, bar_acquire, w, id);
+            w->bar_whole = 0;
+            w->bar_wait = 0;
+            w->bar_left = 1;
+            w->waiting = 0;
+            w->active = FULL_MASK;
+            w->pc = w->lane_pc[0];
+            w->merge_pc = UINT32_MAX;
+            continue;
+        }
+        w->bar_whole = 0;
         /* this runs for every warp at every barrier: mostly all 32 lanes wait on this one
          * (four 8-byte compares); else each lane's id */
         uint64_t ids[WARP_SIZE / 8], diff = 0, want = 0x0101010101010101ull * (uint8_t)id;
@@ -133,7 +149,8 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
         c->bar_red_op[id] = kind;
         c->bar_red[id] = kind == BAR_RED_AND ? 1 : 0;
     }
-    c->bar_arrived[id] += popcount32(mask & w->valid);
+    uint32_t lanes = mask & w->valid;
+    c->bar_arrived[id] += lanes == FULL_MASK ? WARP_SIZE : popcount32(lanes);
     OBSERVE(obs, bar_arrive, w, id);
     if (kind == BAR_RED_POPC) c->bar_red[id] += popcount32(cbits);
     else if (kind == BAR_RED_AND) c->bar_red[id] &= (cbits & mask) == mask;
@@ -146,11 +163,13 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
     if (mask == FULL_MASK && w->active == FULL_MASK && !w->sp && !w->waiting) {
         /* the whole warp arrives with no region open and nothing else parked: what
          * warp_regroup does (every lane's pc is the next one, no lane can run) without it */
-        uint32_t pc = w->pc;   /* a local: the stores below cannot change it, so they vectorize */
+        uint32_t pc = w->pc;
+        const u32x4 v = { pc, pc, pc, pc };   /* vector stores (the plain loop stayed 32 scalar ones) */
         w->waiting = w->bar_wait = FULL_MASK;
         memset(w->bar_id, id, WARP_SIZE);
-#pragma GCC unroll 32
-        for (int l = 0; l < WARP_SIZE; l++) w->lane_pc[l] = pc;
+#pragma GCC unroll 8
+        for (int k = 0; k < WARP_SIZE / 4; k++) memcpy(&w->lane_pc[4 * k], &v, sizeof v);
+        w->bar_whole = id + 1;
         w->active = 0;
         w->pc = 0;
         w->merge_pc = UINT32_MAX;
@@ -408,6 +427,8 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
     c->warps = b->warps;
     CtaSreg cs[sizeof cta_sregs];
     int ncs = cta_sreg_values(L, c, cs);
+    /* the warps' predicates lie one after another: one memset, not a call of a few bytes each */
+    memset(b->preds, 0, (size_t)p->npreds * 4 * c->nwarps);
     for (uint32_t i = 0; i < c->nwarps; i++) {
         Warp *w = &c->warps[i];
         zero(w, offsetof(Warp, cta));
@@ -419,7 +440,6 @@ static int setup_cta(CtaSlot *b, Launch *L, Cluster *cl, uint32_t rank, Cta *c)
         int ready = b->ready_launch == L->seq && i < b->ready_warps;
         if (!ready)
             memcpy(w->R, L->const_rows, (size_t)p->first_var_row * WARP_SIZE * sizeof(uint64_t));
-        memset(w->P, 0, (size_t)p->npreds * 4);
         w->P[PRED_TRUE] = FULL_MASK;
         uint32_t first = i * WARP_SIZE, n = c->nthreads - first;
         w->valid = n >= WARP_SIZE ? FULL_MASK : (1u << n) - 1;
@@ -810,14 +830,20 @@ static void finish_cluster(Cluster *cl, Launch *L)
         wgmma_free_queue(cl->ctas[r]);
     }
     uint64_t wi = 0, ti = 0, si = 0, idle = 0;
+    WarpMax m = { 0, 0, 0, 0 };
     for (uint32_t r = 0; r < cl->n; r++)
         for (uint32_t i = 0; i < cl->ctas[r]->nwarps; i++) {
-            wi += cl->ctas[r]->warps[i].steps;
-            idle += cl->ctas[r]->warps[i].idle_steps;
-            si += cl->ctas[r]->warps[i].slots;
-            ti += cl->ctas[r]->warps[i].lane_steps;
-            model_warp_done(&cl->ctas[r]->warps[i]);
+            const Warp *w = &cl->ctas[r]->warps[i];
+            wi += w->steps;
+            idle += w->idle_steps;
+            si += w->slots;
+            ti += w->lane_steps;
+            m.slots = w->slots > m.slots ? w->slots : m.slots;
+            m.steps = w->steps > m.steps ? w->steps : m.steps;
+            m.m_sect = w->m_sect > m.m_sect ? w->m_sect : m.m_sect;
+            m.m_wave = w->m_wave > m.m_wave ? w->m_wave : m.m_wave;
         }
+    model_warps_done(L, &m);
     count_add(L, wi - idle, si, ti);
     kernel_ran(L, ti);
 }

@@ -40,18 +40,34 @@ static inline uint32_t lanes_at(const Warp *w, uint32_t from, uint32_t pc)
     return (set[0] | set[1] | set[2] | set[3]) & from;
 }
 
+/* The lanes of a nibble of a mask as a vector selection (nib_sel[m]: lane k all ones when bit
+ * k of m is set): one load instead of a broadcast, a mask and a compare a step. */
+#define NIB(m) { -((m) & 1u), -((m) >> 1 & 1u), -((m) >> 2 & 1u), -((m) >> 3 & 1u) }
+static const u32x4 nib_sel[16] = { NIB(0), NIB(1), NIB(2), NIB(3), NIB(4), NIB(5), NIB(6), NIB(7),
+                                   NIB(8), NIB(9), NIB(10), NIB(11), NIB(12), NIB(13), NIB(14), NIB(15) };
+#undef NIB
+
+/* lane_pc of every lane = pc (eight vector stores) */
+static inline void lane_pcs_all(Warp *w, uint32_t pc)
+{
+    const u32x4 v = { pc, pc, pc, pc };
+#pragma GCC unroll 8
+    for (int k = 0; k < WARP_SIZE / 4; k++) memcpy(&w->lane_pc[4 * k], &v, sizeof v);
+}
+
 /* lane_pc of the lanes of mask = pc: a few lanes one by one, more four at a time in vector
- * code (a branch taken by 31 lanes cost 7 instructions a lane one by one) */
+ * code (a branch taken by 31 lanes cost 7 instructions a lane one by one, and 115 in all
+ * with the selection computed from the mask's bits) */
 static inline void lane_pcs_set(Warp *w, uint32_t mask, uint32_t pc)
 {
     if (popcount32(mask) <= 4) {
         for (uint32_t m = mask; m; m &= m - 1) w->lane_pc[__builtin_ctz(m)] = pc;
         return;
     }
-    const u32x4 bit = { 1, 2, 4, 8 }, v = { pc, pc, pc, pc }, zero = { 0, 0, 0, 0 };
+    const u32x4 v = { pc, pc, pc, pc };
 #pragma GCC unroll 8
     for (int k = 0; k < WARP_SIZE / 4; k++) {
-        u32x4 cur, sel = (u32x4)(((zero + (mask >> (4 * k))) & bit) != zero);
+        u32x4 cur, sel = nib_sel[mask >> (4 * k) & 15];
         memcpy(&cur, &w->lane_pc[4 * k], sizeof cur);
         cur = (cur & ~sel) | (v & sel);
         memcpy(&w->lane_pc[4 * k], &cur, sizeof cur);
@@ -86,7 +102,31 @@ static void run_lowest(Warp *w, uint32_t from)
  * region's other lanes run; when all have arrived the region closes and they go on
  * together. This is the order an H100 shows (the fall-through path first, each path to the
  * join). Outside regions, the lanes with the lowest pc run and merge by pc. */
+static void regroup_scan(Warp *w);
+
 void warp_regroup(Warp *w)
+{
+    /* The running group reached the join of the innermost region, and every other lane of
+     * the region went straight there by its branch (e.at: an `if` without else, reduction's
+     * `if (lane == 0)`): the region closes and all its lanes go on together, which is what
+     * the loop below finds (every member arrived, none parked), without writing the group's
+     * lane pcs (they run on: nothing reads them) or scanning the lanes. */
+    if (w->sp) {
+        struct DivEntry *e = &w->stk[w->sp - 1];
+        uint32_t members = e->mask & w->alive;
+        if (w->pc == e->rpc && w->active && !(w->active & ~members) && !(members & w->waiting) &&
+            !(members & ~(w->active | e->at)) && e->rpc != RPC_EXIT) {
+            w->sp--;
+            w->active = members;
+            w->merge_pc = w->sp ? w->stk[w->sp - 1].rpc : min_other_pc(w);
+            return;
+        }
+    }
+    regroup_scan(w);
+}
+
+/* warp_regroup's general case, apart so that the join above runs without its frame */
+static __attribute__((noinline)) void regroup_scan(Warp *w)
 {
     if (w->active == 0xffffffffu)
         for (int l = 0; l < WARP_SIZE; l++) w->lane_pc[l] = w->pc;
@@ -138,15 +178,22 @@ void warp_diverge(Warp *w, uint32_t taken, uint32_t target, uint32_t rpc)
 void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc, uint32_t rpc)
 {
     uint32_t all = w->active;
-    lane_pcs_set(w, taken, target);
-    const struct DivEntry *top = w->sp ? &w->stk[w->sp - 1] : NULL;
+    /* Lanes outside the running group keep their pcs; when there are none (the whole warp
+     * runs), every lane's pc is written, the group's own ones being unread while it runs. */
+    if (!(w->alive & ~all)) lane_pcs_all(w, target);
+    else lane_pcs_set(w, taken, target);
+    struct DivEntry *top = w->sp ? &w->stk[w->sp - 1] : NULL;
     /* a region with the same join already covers these lanes (a loop's exit branch taken
      * again); past DIV_MAX the enclosing region's join is used */
-    if (!(top && top->rpc == rpc && (top->mask & all) == all) && w->sp < DIV_MAX) {
+    int same = top && top->rpc == rpc && (top->mask & all) == all;
+    if (!same && w->sp < DIV_MAX) {
         struct DivEntry *e = &w->stk[w->sp++];
         e->rpc = rpc;
         e->mask = all;
         e->depth = w->depth[__builtin_ctz(all)];
+        e->at = target == rpc ? taken : 0;   /* they wait at the join (warp_regroup) */
+    } else if (same && target == rpc) {
+        top->at |= taken;
     }
     w->active = all & ~taken;
     w->pc = rest_pc;
@@ -159,6 +206,7 @@ void warp_diverge_at(Warp *w, uint32_t taken, uint32_t target, uint32_t rest_pc,
 
 void warp_unpark(Warp *w, uint32_t lanes)
 {
+    w->bar_whole = 0;   /* its lanes no longer all wait together (sched.c's bar_release) */
     w->waiting &= ~lanes;
     if (!w->active) {
         /* The common release: the whole warp, parked at one pc with no region open (every
