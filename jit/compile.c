@@ -1304,6 +1304,27 @@ typedef struct RunChecks {
     struct RunSpan { uint32_t addr, size, at, space, frame; uint64_t imm; } q[64];
 } RunChecks;
 
+/* The lane test c<at> of key for size-byte accesses the run has written already, or -1. */
+static int run_test_at(const RunChecks *ck, uint32_t key, uint32_t size)
+{
+    int c = -1;
+    for (int j = 0; size && j < ck->nc; j++) if (ck->c[j].key == key && ck->c[j].size == size) c = (int)ck->c[j].at;
+    return c;
+}
+
+/* Once lane test c<c> passed: mem_warp_span's test inline (exec_mem_fast.h: the same accesses,
+ * no call), q<i> the span; later accesses to the same bytes take it (put_span_check). */
+static void put_span_lookup(Buf *b, RunChecks *ck, const Inst *in, uint32_t i, int c, const char *src, uint64_t imm,
+                            const char *T, const char *V, uint32_t addr, uint32_t size)
+{
+    put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
+           "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
+           "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
+    ck->mc = 1;
+    if (size && ck->nq < 64)
+        ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
+}
+
 static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks *ck, const Inst *in, uint32_t i,
                            uint64_t imm, const char *T, const char *V)
 {
@@ -1338,8 +1359,7 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
          * (then the products step by K exactly), and K the element size. A warp whose lanes
          * are consecutive another way fails the test and takes mem_warp_fast's pointers. */
         const RunWide *wd = &m->wd[key & 0xffff];
-        int c = -1;
-        for (int j = 0; size && j < ck->nc; j++) if (ck->c[j].key == key && ck->c[j].size == size) c = (int)ck->c[j].at;
+        int c = run_test_at(ck, key, size);
         put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i);
         if (c < 0) {
             put(b, "    uint64_t c%u;\n    {\n        uint32_t o0, bad;\n        { int l = 0; o0 = (uint32_t)%s; }\n"
@@ -1351,12 +1371,7 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
             c = (int)i;
             if (size && ck->nc < 64) ck->c[ck->nc++] = (struct RunTest){ key, size, i };
         }
-        put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
-               "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
-               "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
-        ck->mc = 1;
-        if (size && ck->nq < 64)
-            ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
+        put_span_lookup(b, ck, in, i, c, src, imm, T, V, addr, size);
         return;
     }
     if (key & RUN_ROWKEY) {
@@ -1367,8 +1382,7 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
         if (ox && ox->arr) snprintf(osrc, sizeof osrc, "((uint64_t)v%u[l])", ox->id);
         else if (!ax || ax->id + 1 != key) key = ax ? ax->id + 1 : RUN_ROWKEY | in->base;
     }
-    int c = -1;
-    for (int j = 0; size && j < ck->nc; j++) if (ck->c[j].key == key && ck->c[j].size == size) c = (int)ck->c[j].at;
+    int c = run_test_at(ck, key, size);
     put(b, "    uint8_t *q%u = NULL, *p%u[WARP_SIZE];\n", i, i);
     if (c < 0) {
         put(b, "    uint64_t c%u = 0;\n    {\n        uint64_t o0;\n        { int l = 0; o0 = %s; }\n"
@@ -1377,13 +1391,7 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
         c = (int)i;
         if (size && ck->nc < 64) ck->c[ck->nc++] = (struct RunTest){ key, size, i };
     }
-    /* mem_warp_span's test inline (exec_mem_fast.h): the same accesses, no call */
-    put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
-           "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
-           "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
-    ck->mc = 1;
-    if (size && ck->nq < 64)
-        ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
+    put_span_lookup(b, ck, in, i, c, src, imm, T, V, addr, size);
 }
 /* The call that fills p with a whole warp's host pointers for instruction i (sizeof(T) * V
  * bytes a lane), nonzero when the handler must decide: jit_warp_fast (the prologue) for the
