@@ -14,9 +14,12 @@ command -v git >/dev/null && git -C "$src" rev-parse --git-dir >/dev/null 2>&1 |
     { echo "SKIP: no git history at $src (a tarball)"; exit 77; }
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
-# bring the Makefile up to date first: its regeneration would print into the list
-make -s -C "$build" Makefile >/dev/null 2>&1
-make -s -C "$build" print-distfiles >"$work/dist" 2>"$work/err" ||
+# a make of its own (under make check, the outer one's flags would print "Entering
+# directory" lines into the list), its Makefile brought up to date first (a regeneration
+# would print into it too)
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$build" "$@"; }
+mk Makefile >/dev/null 2>&1
+mk print-distfiles >"$work/dist" 2>"$work/err" ||
     { echo "ERROR: make print-distfiles failed:"; cat "$work/err"; exit 1; }
 git -C "$src" ls-files >"$work/tracked"
 sed 's|^\./||; s|/$||' "$work/dist" | sort -u >"$work/names"
