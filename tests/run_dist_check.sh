@@ -4,14 +4,17 @@
 # missing from every Makefile.am list builds here and fails in the release tarball (emu/sfu.h
 # did: make distcheck's build broke on exec_float.c), so this runs in make check, where
 # make distcheck (a second full build and test run) is too slow to.
-# Needs git and the source tree's history: skipped (77) in a tarball or without git.
+# Needs git and the source tree's history: skipped (77) in a tarball, a copy, or without git.
 # Usage: tests/run_dist_check.sh [BUILDDIR]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "${abs_top_srcdir:-$here/..}" && pwd)
 build=$(cd "${1:-${abs_top_builddir:-$here/..}}" && pwd)
-command -v git >/dev/null && git -C "$src" rev-parse --git-dir >/dev/null 2>&1 ||
-    { echo "SKIP: no git history at $src (a tarball)"; exit 77; }
+# the top of a git work tree: a tarball has none, and a copy inside another checkout
+# (scripts/sanitize-check.sh's, under .ci/logs) would list none of its own files
+top=$(command -v git >/dev/null && git -C "$src" rev-parse --show-toplevel 2>/dev/null)
+[ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$src" && pwd -P)" ] ||
+    { echo "SKIP: $src is not the top of a git checkout (a tarball or a copy)"; exit 77; }
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 # a make of its own (under make check, the outer one's flags would print "Entering
