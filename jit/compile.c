@@ -1466,6 +1466,21 @@ static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, 
  * time in the 62 instructions after the join. emit_run adds the pc after a run's first access
  * when the run is not entered in a barrier's short turn (a .shared store after that access). */
 static __thread uint8_t *join_at;
+enum { JOIN_ANY = 1 | 2, JOIN_LOOP = 2 };   /* join_at's values: a target, a backward branch's */
+
+/* The pcs a barrier's short turn (sched.c's run_short) may reach before its first access, or
+ * NULL: only a run there needs the run after its first access (emit_run's late_sts). Any other
+ * run with a .shared store after its first access is entered after an access already stopped
+ * the short turn, so the pc after its own first access is no place a turn resumes at. Without
+ * this, each such run made the next pc a run start, that one the next: tests/cuda/wgmma.cu's
+ * copy loops of ld.global and st.shared pairs had a run of 64 instructions at each of 16
+ * consecutive pcs, 1.2 MB of C (36 s of cc) for a kernel of 187 instructions. Marked
+ * generously: a short turn starts where a warp's lanes wait, so at branch targets, after a
+ * branch and after any instruction the C calls (a barrier, a call, a warp sync); it goes on
+ * past anything but an unguarded switch point (translate.c's IF_PREEMPT: where it stops). A
+ * pc missed here costs speed only: the run is not entered in a short turn, and the next
+ * turn goes on one instruction at a time up to the next run. */
+static __thread uint8_t *short_at;
 
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
@@ -1492,7 +1507,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         late_sts |= sts && access;
         if (!access && (sts || run_load(&p->code[i], o))) { access = 1; first = i; }
     }
-    if (late_sts && join_at && first + 1 < k + n) join_at[first + 1] = 1;
+    if (late_sts && join_at && (!short_at || short_at[k]) && first + 1 < k + n) join_at[first + 1] |= 1;
     /* a store ends the run: its lanes after the phases' loops */
     const Inst *sti = &p->code[k + n - 1];
     int st = run_store(sti, jitop_of_inst(sti));
@@ -2038,6 +2053,34 @@ static int inst_form(const Inst *in, const JitOp *o)
     return F_CALL;
 }
 
+/* short_at's pcs (above) */
+static uint8_t *short_reach(const Program *p, const JitOp **ops)
+{
+    uint8_t *at = calloc(p->ncode + 1, 1);
+    uint32_t *todo = malloc((p->ncode + 1) * sizeof *todo), n = 0;
+    if (!at || !todo) { free(at); free(todo); return NULL; }
+    for (uint32_t k = 0; k < p->ncode; k++) {
+        const Inst *in = &p->code[k];
+        int form = inst_form(in, ops[k]);
+        if (in->op == OP_bra && (uint64_t)in->imm < p->ncode && !at[in->imm]) { at[in->imm] = 1; todo[n++] = (uint32_t)in->imm; }
+        if ((form == F_BRA || form == F_CALL) && !at[k + 1]) { at[k + 1] = 1; todo[n++] = k + 1; }
+    }
+    while (n) {
+        uint32_t k = todo[--n];
+        if (k >= p->ncode) continue;
+        const Inst *in = &p->code[k];
+        int guarded = in->pg || in->pneg;
+        if ((in->flags & IF_PREEMPT) && !guarded) continue;   /* the turn stops after it */
+        uint32_t next[2], nn = 0;
+        if (in->op == OP_bra && (uint64_t)in->imm < p->ncode) next[nn++] = (uint32_t)in->imm;
+        if (in->op != OP_bra || guarded) next[nn++] = k + 1;
+        for (uint32_t i = 0; i < nn; i++)
+            if (!at[next[i]]) { at[next[i]] = 1; todo[n++] = next[i]; }
+    }
+    free(todo);
+    return at;
+}
+
 /* ---- what the compiled C calls (PTXEMU_JIT_REPORT) ------------------------------------- */
 
 /* The name of a handler: its symbol in the library's own symbol table (handlers are static,
@@ -2145,12 +2188,20 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
          * before (entered only by the whole warp from its start) is not taken */
         if (k >= *run_end || (join_at && join_at[k])) {
             uint32_t n = run_length(p, k);
-            /* a run for part of a warp too ends at a branch target (where one starts): the
-             * merge pc of the lanes that take it is one, and a run is not entered with its
-             * merge pc inside (binomial's 32 FMAs of the lanes still computing, then the
-             * store all lanes meet at) */
-            if (n >= 2 && join_at && run_partial_ok(p, k, n))
-                for (uint32_t j = k + 1; j < k + n; j++) if (join_at[j]) { n = j - k; break; }
+            /* a run for part of a warp ends at a branch target (where one starts): the merge
+             * pc of the lanes that take the branch is one, and a run is not entered with its
+             * merge pc inside (binomial's 32 FMAs of the lanes still computing, then the store
+             * all lanes meet at). Any run ends at a loop's head: what went on past it was the
+             * loop's body again, once in the run before the loop and once in its head's run
+             * (the warp goes from one to the other through the head's label, pc_local). Past
+             * an if's join a whole warp's run goes on: the code after the join is in two runs,
+             * but the warp that skipped nothing keeps its values in the run's locals (bench
+             * reduction: 3% more instructions when its bounds test's join ended the run) */
+            if (n >= 2 && join_at) {
+                int part = run_partial_ok(p, k, n);
+                for (uint32_t j = k + 1; j < k + n; j++)
+                    if (join_at[j] & (part ? JOIN_ANY : JOIN_LOOP)) { n = j - k; break; }
+            }
             if (n >= 2) {
                 emit_run(b, fb, p, k, n, wgmma);
                 if (k + n > *run_end) *run_end = k + n;
@@ -2238,7 +2289,9 @@ static char **native_units(const Program *p, uint32_t *nunits)
     op_base = p->code;
     join_at = calloc(p->ncode + 1, 1);
     for (uint32_t k = 0; join_at && k < p->ncode; k++)
-        if (p->code[k].op == OP_bra && (uint64_t)p->code[k].imm < p->ncode) join_at[p->code[k].imm] = 1;
+        if (p->code[k].op == OP_bra && (uint64_t)p->code[k].imm < p->ncode)
+            join_at[p->code[k].imm] |= p->code[k].imm <= k ? JOIN_LOOP : 1;
+    short_at = short_reach(p, ops);
     liveness(p, ops);
     Buf sh = { 0 };   /* jit_shfl<mode> the kernel calls: before the runs' functions */
     int shfl_fns = 0;
@@ -2299,6 +2352,8 @@ static char **native_units(const Program *p, uint32_t *nunits)
     free(ops);
     free(join_at);
     join_at = NULL;
+    free(short_at);
+    short_at = NULL;
     free(live_in);
     live_in = NULL;
     free(uni_row);

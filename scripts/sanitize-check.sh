@@ -88,6 +88,16 @@ if [ -d "$src/tests/cuda-obj" ]; then
     mkdir -p tests/cuda-obj && find "$src/tests/cuda-obj" -maxdepth 1 -name '*.o' -exec cp -p {} tests/cuda-obj/ \;
 fi
 
+# The compiled tier's objects (tests/jit-cache, tests/run_tier_tests.sh) depend on a kernel's C
+# and on the headers the library gives the compiler (jit/compile.c's environment_hash), not on
+# how the library itself was built: those SRCDIR's build made are this build's too. The
+# compiled PTX suite then checks the instrumented library's side of compiled code (loading and
+# calling it) without building every kernel again; the tier test's checks of the building
+# itself (units, siblings, a failing or killed compiler) build in fresh caches of their own.
+if [ -d "$src/tests/jit-cache" ]; then
+    mkdir -p tests/jit-cache && find "$src/tests/jit-cache" -maxdepth 1 -name '*.so' -exec cp -p {} tests/jit-cache/ \;
+fi
+
 # ---- make check ------------------------------------------------------------------------
 reports=$build/sanitizer
 mkdir -p "$reports"

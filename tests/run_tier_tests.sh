@@ -126,6 +126,18 @@ if cat "$t"/keep-branch/*.c 2>/dev/null | grep -q 'if (P\[[0-9]*\] ^ 0u) goto fa
 else
     echo "FAIL: run_branch.ptx's compiled C:"; cat "$t"/keep-branch/*.c 2>/dev/null | grep 'goto fail\|uint64_t c[0-9]*;\|if (!c\|= q[0-9]*,'; fail=1
 fi
+# run_cut.ptx's runs end where the next one starts (a branch target), and only its copy loop's
+# run, which a barrier's short turn may enter, has a run after its first access: no
+# instruction is in more than two runs (each ld/st.shared pair used to start a run to the end)
+(cd "$here/tier" && PTXEMU_JIT_KEEP=1 PTXEMU_JIT_CACHE=$t/keep-cut "$build/tests/ptxrun" run_cut.ptx >/dev/null 2>&1)
+runs=$(cat "$t"/keep-cut/*.c 2>/dev/null | sed -n 's|^/\* instructions \([0-9]*\)\.\.\([0-9]*\) \*/$|\1 \2|p' |
+       awk '{ for (i = $1; i <= $2; i++) if (++n[i] > m) m = n[i]; r++ } END { print r + 0, m + 0 }')
+if [ "${runs% *}" -ge 4 ] && [ "${runs#* }" -le 2 ]; then
+    echo "PASS: run_cut.ptx's runs ($runs: runs, most runs an instruction is in) do not repeat its code"
+else
+    echo "FAIL: run_cut.ptx's runs (runs, most runs an instruction is in: $runs):"
+    cat "$t"/keep-cut/*.c 2>/dev/null | grep '^/\* instructions'; fail=1
+fi
 # run_rowkey.ptx's 8-byte gather tests its own address's lanes, not the row the run redefined
 (cd "$here/tier" && PTXEMU_JIT_KEEP=1 PTXEMU_JIT_CACHE=$t/keep-rowkey "$build/tests/ptxrun" run_rowkey.ptx >/dev/null 2>&1)
 if cat "$t"/keep-rowkey/*.c 2>/dev/null |
