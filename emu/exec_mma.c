@@ -467,6 +467,155 @@ void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], in
     row_tile(dec, M, N, f, c, acc16);
 }
 
+/* ---- wmma's f16 m16n16k16 tile with f32 accumulators, in vectors ----
+ * The same model as tc_dot, computed across a row of D at once (16 results, one per column
+ * j) in floating point where that is exact: an f16 product is exact in f32 (22 significant
+ * bits, 2^-48 at the least); scaled by 2^(26-E), a power of two, it stays exact unless it
+ * falls below 2^-126, and then it is below one unit, so the truncating conversion to an
+ * integer gives the cut term (0) either way; the same for c. The cut terms are integers below
+ * 2^27 (a product lies below 2^(xa+xb) <= 2^(E+1)), so the 16 products sum exactly in 32
+ * bits and with c in a double. The sum times 2^(E-26) (exact in a double) is converted to f32
+ * and stepped one unit towards zero where the conversion went away from it, which is
+ * f32_units' cut whatever the rounding mode; 2^128 and beyond is infinite. Where every
+ * product is zero, D is c (its sign, or c itself: an f32 c is a multiple of its own cut
+ * unit). A tile with an Inf or NaN anywhere (a, b or c) is left to the reference (returns 1).
+ * Each product and cut is the element's alone, so the order of the vector lanes changes no
+ * bit: tests/unit/test_tcore checks it against the model. This replaced the per-element
+ * integer dot products (row_dot) on wmmaGemm's path: callgrind, one worker, 92 k
+ * instructions a tile -> see docs/benchmarks.md. */
+/* Vectors of 32 bytes (8 lanes of 32 bits, 4 of 64): GCC splits wider ones into halves for
+ * arithmetic, but lowers their comparisons lane by lane in scalar code. */
+typedef float TcV8f __attribute__((vector_size(32)));
+typedef int32_t TcV8i __attribute__((vector_size(32)));
+typedef uint16_t TcV8h __attribute__((vector_size(16)));
+typedef double TcV4d __attribute__((vector_size(32)));
+typedef int64_t TcV4l __attribute__((vector_size(32)));
+typedef int32_t TcV4i __attribute__((vector_size(16)));
+typedef float TcV4f __attribute__((vector_size(16)));
+
+/* the larger of two vectors of int32, lane by lane (a macro: inlined in each target's copy) */
+#define V8_MAX(a, b) ({ TcV8i a_ = (a), b_ = (b), m_ = a_ > b_; (a_ & m_) | (b_ & ~m_); })
+
+/* 8 f16 values: their f32 values (exact), alignment exponents (TC_ROW_ZERO for a zero), and
+ * a mask of Inf/NaN. */
+#define V8_F16(h, val, x, sp) do {                                                           \
+        TcV8h hv_;                                                                             \
+        memcpy(&hv_, (h), sizeof hv_);                                                         \
+        TcV8i u_ = __builtin_convertvector(hv_, TcV8i);                                        \
+        TcV8i e_ = u_ >> 10 & 31, enz_ = e_ != 0;                                              \
+        TcV8i m_ = (u_ & 1023) | (enz_ & 1024), ee_ = e_ | (~enz_ & 1), mnz_ = m_ != 0;        \
+        TcV8f mag_ = __builtin_convertvector(m_, TcV8f) * (TcV8f)((ee_ - 25 + 127) << 23);     \
+        (val) = (TcV8f)((TcV8i)mag_ | (u_ & 0x8000) << 16);                                    \
+        (x) = (mnz_ & (ee_ - 14)) | (~mnz_ & TC_ROW_ZERO);                                     \
+        (sp) |= e_ == 31;                                                                      \
+    } while (0)
+
+/* 4 results: the cut sum P + ct (units of 1/scale) as f32 bits, cut towards zero */
+#define V4_F32(P, ct, scale, out) do {                                                        \
+        TcV4d v_ = (__builtin_convertvector((P), TcV4d) + __builtin_convertvector((ct), TcV4d)) / \
+                   __builtin_convertvector((scale), TcV4d);                                    \
+        TcV4f f_ = __builtin_convertvector(v_, TcV4f);                                         \
+        TcV4l vm_ = (TcV4l)v_ & 0x7fffffffffffffffll;                                          \
+        TcV4l fm_ = (TcV4l)__builtin_convertvector(f_, TcV4d) & 0x7fffffffffffffffll;          \
+        TcV4i big_ = __builtin_convertvector(vm_ >= 0x47f0000000000000ll, TcV4i); /* 2^128 */  \
+        TcV4i away_ = __builtin_convertvector(fm_ > vm_, TcV4i);                               \
+        TcV4i fb_ = (TcV4i)f_ + (away_ & ~big_);                                               \
+        (out) = (big_ & ((fb_ & INT32_MIN) | 0x7f800000)) | (~big_ & fb_);                     \
+    } while (0)
+
+static inline __attribute__((always_inline)) int tile_f16(const uint16_t a[16][16], const uint16_t b[16][16],
+                                                         uint32_t c[16][16])
+{
+    TcV8f bf[16][2], av;
+    TcV8i xb[16][2], sp = { 0 }, xv;
+    float af[16][16];
+    int32_t xa[16][16];
+    for (int k = 0; k < 16; k++)
+        for (int h = 0; h < 2; h++) V8_F16(b[k] + 8 * h, bf[k][h], xb[k][h], sp);
+    for (int i = 0; i < 16; i++)
+        for (int h = 0; h < 2; h++) {
+            V8_F16(a[i] + 8 * h, av, xv, sp);
+            memcpy(af[i] + 8 * h, &av, sizeof av);
+            memcpy(xa[i] + 8 * h, &xv, sizeof xv);
+        }
+    for (int i = 0; i < 16; i++)
+        for (int h = 0; h < 2; h++) {
+            TcV8i cv;
+            memcpy(&cv, c[i] + 8 * h, sizeof cv);
+            sp |= (cv >> 23 & 255) == 255;
+        }
+    for (int l = 0; l < 8; l++) if (sp[l]) return 1;
+    for (int i = 0; i < 16; i++)
+        for (int h = 0; h < 2; h++) {
+            TcV8i em = (TcV8i){ 0 } + 2 * TC_ROW_ZERO;
+            for (int k = 0; k < 16; k++) em = V8_MAX(em, xb[k][h] + xa[i][k]);
+            TcV8i cv;
+            memcpy(&cv, c[i] + 8 * h, sizeof cv);
+            TcV8i ce = cv >> 23 & 255, cnz = (cv & 0x7fffffff) != 0;
+            TcV8i xc = (ce | (~(ce != 0) & 1)) - 126;
+            TcV8i pv = em > TC_ROW_ZERO / 2;   /* some product is nonzero */
+            TcV8i E = V8_MAX(em - 1, (cnz & xc) | (~cnz & TC_ROW_ZERO));
+            E &= pv;   /* the others keep c: any scale will do */
+            TcV8f scale = (TcV8f)((26 - E + 127) << 23);
+            TcV8i P = { 0 };
+            for (int k = 0; k < 16; k++) P += __builtin_convertvector((af[i][k] * bf[k][h]) * scale, TcV8i);
+            TcV8i ct = __builtin_convertvector((TcV8f)(cv & pv) * scale, TcV8i);
+            int32_t Pa[8], cta[8], d[8];
+            float sa[8];
+            memcpy(Pa, &P, sizeof P);
+            memcpy(cta, &ct, sizeof ct);
+            memcpy(sa, &scale, sizeof scale);
+            for (int q = 0; q < 2; q++) {
+                TcV4i P4, c4, o4;
+                TcV4f s4;
+                memcpy(&P4, Pa + 4 * q, sizeof P4);
+                memcpy(&c4, cta + 4 * q, sizeof c4);
+                memcpy(&s4, sa + 4 * q, sizeof s4);
+                V4_F32(P4, c4, s4, o4);
+                memcpy(d + 4 * q, &o4, sizeof o4);
+            }
+            TcV8i dv;
+            memcpy(&dv, d, sizeof dv);
+            dv = (pv & dv) | (~pv & cv);
+            memcpy(c[i] + 8 * h, &dv, sizeof dv);
+        }
+    return 0;
+}
+
+int tc_tile16_f16_plain(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
+{
+    return tile_f16(a, b, c);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static int tile_f16_avx2(const uint16_t a[16][16], const uint16_t b[16][16],
+                                                         uint32_t c[16][16])
+{
+    return tile_f16(a, b, c);
+}
+__attribute__((target("avx512f,avx512dq"))) static int tile_f16_avx512(const uint16_t a[16][16],
+                                                                      const uint16_t b[16][16], uint32_t c[16][16])
+{
+    return tile_f16(a, b, c);
+}
+#endif
+typedef int TileF16(const uint16_t[16][16], const uint16_t[16][16], uint32_t[16][16]);
+static TileF16 *tile_f16_fn;
+static pthread_once_t tile_f16_once = PTHREAD_ONCE_INIT;
+static void tile_f16_init(void)
+{
+    tile_f16_fn = tc_tile16_f16_plain;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) tile_f16_fn = tile_f16_avx2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) tile_f16_fn = tile_f16_avx512;
+#endif
+}
+
+int tc_tile16_f16(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
+{
+    pthread_once(&tile_f16_once, tile_f16_init);
+    return tile_f16_fn(a, b, c);
+}
+
 /* fp8 wgmma (tests/cuda/wgmma_fp8.cu, fp8_f16acc.cu, recorded on the H100): the fp8 tensor
  * cores keep 14 bits. The products (exact) and c are terms; E is the largest alignment
  * exponent of the nonzero terms, as in the model above; each term is cut towards zero to a
@@ -1303,6 +1452,65 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
 #undef LS
 }
 
+/* Where each element of the f16 m16n16k16 A, B and C fragments is read from: register
+ * (of the fragment's list), lane and bit offset, per element of A (row-major), B (B[k][j],
+ * k-major) and C. An element held twice comes from the holder wmma_mma_half's loops write
+ * last (lanes ascending, then registers), so both paths read the same bits. wsrc_ok: every
+ * element has a holder (else the fast path is never taken). */
+typedef struct WSrc { uint8_t reg, lane, sh; } WSrc;
+static WSrc wsrc[3][256];
+static int wsrc_ok;
+static pthread_once_t wsrc_once = PTHREAD_ONCE_INIT;
+
+static void wsrc_fill(void)
+{
+    const WPos *pa = wpos_of(W16x16, FR_A, 1), *pb = wpos_of(W16x16, FR_B, 1), *pc = wpos_of(W16x16, FR_C, 0);
+    uint8_t seen[3][256] = { { 0 } };
+    for (int l = 0; l < WARP_SIZE; l++) {
+        for (int i = 0; i < 16; i++) {
+            int ia = pa[l].r[i] * 16 + pa[l].c[i], ib = pb[l].r[i] * 16 + pb[l].c[i];
+            wsrc[FR_A][ia] = (WSrc){ (uint8_t)(i / 2), (uint8_t)l, (uint8_t)(16 * (i % 2)) };
+            wsrc[FR_B][ib] = (WSrc){ (uint8_t)(i / 2), (uint8_t)l, (uint8_t)(16 * (i % 2)) };
+            seen[FR_A][ia] = seen[FR_B][ib] = 1;
+        }
+        for (int i = 0; i < 8; i++) {
+            int ic = pc[l].r[i] * 16 + pc[l].c[i];
+            wsrc[FR_C][ic] = (WSrc){ (uint8_t)i, (uint8_t)l, 0 };
+            seen[FR_C][ic] = 1;
+        }
+    }
+    wsrc_ok = 1;
+    for (int f = 0; f < 3; f++)
+        for (int e = 0; e < 256; e++) wsrc_ok &= seen[f][e];
+}
+
+/* wmma.mma's f16 m16n16k16 with f32 C and D (wmmaGemm, cudaTensorCoreGemm): the fragments
+ * gathered through wsrc, the tile computed in vectors (tc_tile16_f16), D scattered. Returns 0
+ * when it did the instruction, 1 when it did nothing (an Inf or NaN: the general path). */
+static int wmma_f16_tile(Warp *w, const RowList *rl, uint32_t mask)
+{
+    pthread_once(&wsrc_once, wsrc_fill);
+    if (!wsrc_ok) return 1;
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    const uint64_t *ra[8], *rb[8], *rc[8];
+    for (int r = 0; r < 8; r++) { ra[r] = ROW(w, A[r]); rb[r] = ROW(w, B[r]); rc[r] = ROW(w, C[r]); }
+    uint16_t a[16][16], b[16][16];
+    uint32_t c[16][16];
+    for (int e = 0; e < 256; e++) {
+        WSrc sa = wsrc[FR_A][e], sb = wsrc[FR_B][e], sc = wsrc[FR_C][e];
+        a[e / 16][e % 16] = (uint16_t)(ra[sa.reg][sa.lane] >> sa.sh);
+        b[e / 16][e % 16] = (uint16_t)(rb[sb.reg][sb.lane] >> sb.sh);
+        c[e / 16][e % 16] = (uint32_t)rc[sc.reg][sc.lane];
+    }
+    if (tc_tile16_f16(a, b, c)) return 1;
+    const WPos *pc = wpos_of(W16x16, FR_C, 0);
+    FOR_LANES(mask, l) {
+        const WPos *R = &pc[l];
+        for (int i = 0; i < 8; i++) ROW(w, D[i])[l] = c[R->r[i]][R->c[i]];
+    }
+    return 0;
+}
+
 static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
@@ -1312,6 +1520,9 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
     int shape = W_SHAPE(v), K = wdims[shape][2], accm = W_ACCM(v), tf32 = W_TF32(v);
     int c16 = TC_ACC_C16(accm), d16 = TC_ACC_D16(accm);
     int f = tf32 ? TC_TF32 : W_HALF(v) == 2 ? TC_BF16 : TC_F16;
+    if (f == TC_F16 && shape == W16x16 && !accm && rl->count[0] == 8 && rl->count[1] == 8 &&
+        rl->count[2] == 8 && rl->count[3] == 8 && !wmma_f16_tile(w, rl, mask))
+        return STEP_NEXT;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
     uint32_t a[32][16], bt[32][16];   /* B transposed: bt[n][k] */
     uint32_t c[32][32];
