@@ -545,26 +545,31 @@ static inline __attribute__((always_inline)) int tile_f16(const uint16_t a[16][1
             sp |= (cv >> 23 & 255) == 255;
         }
     for (int l = 0; l < 8; l++) if (sp[l]) return 1;
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < 16; i++) {
+        /* both halves of the row in each step: one broadcast of A's element for both */
+        TcV8i em[2] = { (TcV8i){ 0 } + 2 * TC_ROW_ZERO, (TcV8i){ 0 } + 2 * TC_ROW_ZERO };
+        _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++)
+            for (int h = 0; h < 2; h++) em[h] = V8_MAX(em[h], xb[k][h] + xa[i][k]);
+        TcV8i cv[2], pv[2], P[2] = { { 0 }, { 0 } };
+        TcV8f scale[2];
         for (int h = 0; h < 2; h++) {
-            TcV8i em = (TcV8i){ 0 } + 2 * TC_ROW_ZERO;
-            for (int k = 0; k < 16; k++) em = V8_MAX(em, xb[k][h] + xa[i][k]);
-            TcV8i cv;
-            memcpy(&cv, c[i] + 8 * h, sizeof cv);
-            TcV8i ce = cv >> 23 & 255, cnz = (cv & 0x7fffffff) != 0;
+            memcpy(&cv[h], c[i] + 8 * h, sizeof cv[h]);
+            TcV8i ce = cv[h] >> 23 & 255, cnz = (cv[h] & 0x7fffffff) != 0;
             TcV8i xc = (ce | (~(ce != 0) & 1)) - 126;
-            TcV8i pv = em > TC_ROW_ZERO / 2;   /* some product is nonzero */
-            TcV8i E = V8_MAX(em - 1, (cnz & xc) | (~cnz & TC_ROW_ZERO));
-            E &= pv;   /* the others keep c: any scale will do */
-            TcV8f scale = (TcV8f)((26 - E + 127) << 23);
-            TcV8i P = { 0 };
-            for (int k = 0; k < 16; k++) P += __builtin_convertvector((af[i][k] * bf[k][h]) * scale, TcV8i);
-            TcV8i ct = __builtin_convertvector((TcV8f)(cv & pv) * scale, TcV8i);
+            pv[h] = em[h] > TC_ROW_ZERO / 2;   /* some product is nonzero */
+            TcV8i E = V8_MAX(em[h] - 1, (cnz & xc) | (~cnz & TC_ROW_ZERO));
+            E &= pv[h];   /* the others keep c: any scale will do */
+            scale[h] = (TcV8f)((26 - E + 127) << 23);
+        }
+        _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++)
+            for (int h = 0; h < 2; h++) P[h] += __builtin_convertvector((af[i][k] * bf[k][h]) * scale[h], TcV8i);
+        for (int h = 0; h < 2; h++) {
+            TcV8i ct = __builtin_convertvector((TcV8f)(cv[h] & pv[h]) * scale[h], TcV8i);
             int32_t Pa[8], cta[8], d[8];
             float sa[8];
-            memcpy(Pa, &P, sizeof P);
-            memcpy(cta, &ct, sizeof ct);
-            memcpy(sa, &scale, sizeof scale);
+            memcpy(Pa, &P[h], sizeof Pa);
+            memcpy(cta, &ct, sizeof cta);
+            memcpy(sa, &scale[h], sizeof sa);
             for (int q = 0; q < 2; q++) {
                 TcV4i P4, c4, o4;
                 TcV4f s4;
@@ -576,9 +581,10 @@ static inline __attribute__((always_inline)) int tile_f16(const uint16_t a[16][1
             }
             TcV8i dv;
             memcpy(&dv, d, sizeof dv);
-            dv = (pv & dv) | (~pv & cv);
+            dv = (pv[h] & dv) | (~pv[h] & cv[h]);
             memcpy(c[i] + 8 * h, &dv, sizeof dv);
         }
+    }
     return 0;
 }
 
@@ -1359,9 +1365,14 @@ static inline void copy_elem(void *dst, const void *src, int bytes)
  * passes mem_lane_ptr's inline path, which returns the address itself, so one check does for
  * all. Otherwise NULL, and each element goes through mem_lane_ptr as before: a fault is
  * named by the same element, at the same address. */
-static inline uint8_t *wmma_span(int space, uint64_t a0, uint64_t span, int bytes)
+static inline uint8_t *wmma_span(Warp *w, int space, uint64_t a0, uint64_t span, int bytes)
 {
     if (a0 & (uint64_t)(bytes - 1)) return NULL;
+    if (space == SP_SHARED) {   /* shared_slow's bounds for every element: the block's bytes */
+        const Cta *c = w->cta;
+        uint64_t have = c ? c->shared_size : 0;
+        return a0 < have && span <= have - a0 ? c->shared + a0 : NULL;
+    }
     if (space != SP_GLOBAL &&
         !(space == SP_GENERIC && mem_in_arena_fast(a0) && mem_in_arena_fast(a0 + span - 1)))
         return NULL;
@@ -1375,7 +1386,7 @@ static inline uint8_t *wmma_span(int space, uint64_t a0, uint64_t span, int byte
  * checked memory at the same a0 and ld (then no lane checks anything); else each lane checks
  * its span, and where that fails each element goes through mem_lane_ptr as it always did. */
 static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *in, uint32_t mask,
-                                                          const WPos *pos, int n, const int bytes,
+                                                          const WPos *pos, const int n, const int bytes,
                                                           const int col, const int store,
                                                           const uint32_t *regs, const uint64_t *base,
                                                           const uint64_t *ld, uint8_t *whole)
@@ -1384,16 +1395,34 @@ static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *i
     FOR_LANES(mask, l) {
         uint64_t words[16];   /* the registers, 32 or 64 bits each */
         const WPos *P = &pos[l];
-        if (store)
-            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (bytes == 8 ? ~0ull : 0xffffffffull);
-        else
-            memset(words, 0, sizeof words);
         uint64_t ldl = (uint32_t)ld[l], a0 = base[l] + (uint64_t)in->imm;
         uint8_t *host = whole;
         if (!host) {
             uint64_t last = col ? (uint64_t)P->maxc * ldl + P->maxr : (uint64_t)P->maxr * ldl + P->maxc;
-            host = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+            host = wmma_span(w, in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
         }
+        if (host) {   /* checked: a register at a time, its elements shifted in or out */
+            _Pragma("GCC unroll 16") for (int k = 0; k < n / per; k++) {
+                uint64_t *row = ROW(w, regs[k]) + l, word = store ? *row : 0;
+                _Pragma("GCC unroll 4") for (int e = 0; e < per; e++) {
+                    uint64_t rr = P->r[k * per + e], cc = P->c[k * per + e], x = 0;
+                    uint8_t *p = host + (col ? cc * ldl + rr : rr * ldl + cc) * (uint64_t)bytes;
+                    if (store) {
+                        x = word >> (8 * bytes * e);
+                        copy_elem(p, &x, bytes);   /* little-endian: the low bytes */
+                    } else {
+                        copy_elem(&x, p, bytes);
+                        word |= bytes == 8 ? x : x << (8 * bytes * e);
+                    }
+                }
+                if (!store) *row = word;
+            }
+            continue;
+        }
+        if (store)
+            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (bytes == 8 ? ~0ull : 0xffffffffull);
+        else
+            memset(words, 0, sizeof words);
         for (int i = 0; i < n; i++) {
             uint64_t rr = P->r[i], cc = P->c[i];
             uint64_t off = col ? cc * ldl + rr : rr * ldl + cc;
@@ -1441,14 +1470,19 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
                 uint64_t e = col ? (uint64_t)pos[l].maxc * ldl + pos[l].maxr : (uint64_t)pos[l].maxr * ldl + pos[l].maxc;
                 last = e > last ? e : last;
             }
-            whole = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+            whole = wmma_span(w, in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
         }
     }
-#define LS(B, C, S) return ls_lanes(w, in, mask, pos, n, B, C, S, regs, base, ld, whole)
-    if (bytes == 2 && !store) { if (col) LS(2, 1, 0); LS(2, 0, 0); }
-    if (bytes == 4 && store) { if (col) LS(4, 1, 1); LS(4, 0, 1); }
-    if (bytes == 4 && !store) { if (col) LS(4, 1, 0); LS(4, 0, 0); }
-    LS(bytes, col, store);
+    /* the common forms with their element count known too, so that the loops unroll:
+     * m16n16k16's f16 A and B (16 elements) and f32 C and D (8) */
+#define LS(N, B, C, S) return ls_lanes(w, in, mask, pos, N, B, C, S, regs, base, ld, whole)
+    if (bytes == 2 && !store && n == 16) { if (col) LS(16, 2, 1, 0); LS(16, 2, 0, 0); }
+    if (bytes == 4 && store && n == 8) { if (col) LS(8, 4, 1, 1); LS(8, 4, 0, 1); }
+    if (bytes == 4 && !store && n == 8) { if (col) LS(8, 4, 1, 0); LS(8, 4, 0, 0); }
+    if (bytes == 2 && !store) { if (col) LS(n, 2, 1, 0); LS(n, 2, 0, 0); }
+    if (bytes == 4 && store) { if (col) LS(n, 4, 1, 1); LS(n, 4, 0, 1); }
+    if (bytes == 4 && !store) { if (col) LS(n, 4, 1, 0); LS(n, 4, 0, 0); }
+    LS(n, bytes, col, store);
 #undef LS
 }
 
@@ -1457,8 +1491,8 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
  * k-major) and C. An element held twice comes from the holder wmma_mma_half's loops write
  * last (lanes ascending, then registers), so both paths read the same bits. wsrc_ok: every
  * element has a holder (else the fast path is never taken). */
-typedef struct WSrc { uint8_t reg, lane, sh; } WSrc;
-static WSrc wsrc[3][256];
+static uint16_t wsrc[3][256];   /* A, B: index into uint16_t[8][32][2]; C: into uint32_t[8][32] */
+static uint8_t wdst[8][WARP_SIZE];   /* D's register i of lane l: element (r * 16 + c) of D */
 static int wsrc_ok;
 static pthread_once_t wsrc_once = PTHREAD_ONCE_INIT;
 
@@ -1469,13 +1503,13 @@ static void wsrc_fill(void)
     for (int l = 0; l < WARP_SIZE; l++) {
         for (int i = 0; i < 16; i++) {
             int ia = pa[l].r[i] * 16 + pa[l].c[i], ib = pb[l].r[i] * 16 + pb[l].c[i];
-            wsrc[FR_A][ia] = (WSrc){ (uint8_t)(i / 2), (uint8_t)l, (uint8_t)(16 * (i % 2)) };
-            wsrc[FR_B][ib] = (WSrc){ (uint8_t)(i / 2), (uint8_t)l, (uint8_t)(16 * (i % 2)) };
+            wsrc[FR_A][ia] = wsrc[FR_B][ib] = (uint16_t)(((i / 2) * WARP_SIZE + l) * 2 + i % 2);
             seen[FR_A][ia] = seen[FR_B][ib] = 1;
         }
         for (int i = 0; i < 8; i++) {
             int ic = pc[l].r[i] * 16 + pc[l].c[i];
-            wsrc[FR_C][ic] = (WSrc){ (uint8_t)i, (uint8_t)l, 0 };
+            wsrc[FR_C][ic] = (uint16_t)(i * WARP_SIZE + l);
+            wdst[i][l] = (uint8_t)ic;
             seen[FR_C][ic] = 1;
         }
     }
@@ -1484,29 +1518,41 @@ static void wsrc_fill(void)
         for (int e = 0; e < 256; e++) wsrc_ok &= seen[f][e];
 }
 
-/* wmma.mma's f16 m16n16k16 with f32 C and D (wmmaGemm, cudaTensorCoreGemm): the fragments
- * gathered through wsrc, the tile computed in vectors (tc_tile16_f16), D scattered. Returns 0
- * when it did the instruction, 1 when it did nothing (an Inf or NaN: the general path). */
+/* wmma.mma's f16 m16n16k16 with f32 C and D (wmmaGemm, cudaTensorCoreGemm): the fragments'
+ * registers copied out (their low 32 bits), the matrices gathered from them through wsrc,
+ * the tile computed in vectors (tc_tile16_f16), D scattered through wdst. Returns 0 when it
+ * did the instruction, 1 when it did nothing (an Inf or NaN: the general path). */
 static int wmma_f16_tile(Warp *w, const RowList *rl, uint32_t mask)
 {
     pthread_once(&wsrc_once, wsrc_fill);
     if (!wsrc_ok) return 1;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
-    const uint64_t *ra[8], *rb[8], *rc[8];
-    for (int r = 0; r < 8; r++) { ra[r] = ROW(w, A[r]); rb[r] = ROW(w, B[r]); rc[r] = ROW(w, C[r]); }
-    uint16_t a[16][16], b[16][16];
+    uint32_t ra[8][WARP_SIZE], rb[8][WARP_SIZE], rc[8 * WARP_SIZE];
+    for (int r = 0; r < 8; r++) {
+        const uint64_t *xa = ROW(w, A[r]), *xb = ROW(w, B[r]), *xc = ROW(w, C[r]);
+        for (int l = 0; l < WARP_SIZE; l++) {
+            ra[r][l] = (uint32_t)xa[l];
+            rb[r][l] = (uint32_t)xb[l];
+            rc[r * WARP_SIZE + l] = (uint32_t)xc[l];
+        }
+    }
+    uint16_t a[16][16], b[16][16], ha[8 * WARP_SIZE * 2], hb[8 * WARP_SIZE * 2];
     uint32_t c[16][16];
+    memcpy(ha, ra, sizeof ha);   /* little-endian: the low half of a register first */
+    memcpy(hb, rb, sizeof hb);
     for (int e = 0; e < 256; e++) {
-        WSrc sa = wsrc[FR_A][e], sb = wsrc[FR_B][e], sc = wsrc[FR_C][e];
-        a[e / 16][e % 16] = (uint16_t)(ra[sa.reg][sa.lane] >> sa.sh);
-        b[e / 16][e % 16] = (uint16_t)(rb[sb.reg][sb.lane] >> sb.sh);
-        c[e / 16][e % 16] = (uint32_t)rc[sc.reg][sc.lane];
+        a[e / 16][e % 16] = ha[wsrc[FR_A][e]];
+        b[e / 16][e % 16] = hb[wsrc[FR_B][e]];
+        c[e / 16][e % 16] = rc[wsrc[FR_C][e]];
     }
     if (tc_tile16_f16(a, b, c)) return 1;
-    const WPos *pc = wpos_of(W16x16, FR_C, 0);
-    FOR_LANES(mask, l) {
-        const WPos *R = &pc[l];
-        for (int i = 0; i < 8; i++) ROW(w, D[i])[l] = c[R->r[i]][R->c[i]];
+    const uint32_t *cf = c[0];
+    for (int i = 0; i < 8; i++) {
+        uint64_t *d = ROW(w, D[i]);
+        if (mask == FULL_MASK)
+            for (int l = 0; l < WARP_SIZE; l++) d[l] = cf[wdst[i][l]];
+        else
+            FOR_LANES(mask, l) d[l] = cf[wdst[i][l]];
     }
     return 0;
 }
