@@ -487,6 +487,7 @@ void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], in
  * arithmetic, but lowers their comparisons lane by lane in scalar code. */
 typedef float TcV8f __attribute__((vector_size(32)));
 typedef int32_t TcV8i __attribute__((vector_size(32)));
+typedef uint32_t TcV8u __attribute__((vector_size(32)));
 typedef uint16_t TcV8h __attribute__((vector_size(16)));
 typedef double TcV4d __attribute__((vector_size(32)));
 typedef int64_t TcV4l __attribute__((vector_size(32)));
@@ -508,19 +509,6 @@ typedef float TcV4f __attribute__((vector_size(16)));
         (val) = (TcV8f)((TcV8i)mag_ | (u_ & 0x8000) << 16);                                    \
         (x) = (mnz_ & (ee_ - 14)) | (~mnz_ & TC_ROW_ZERO);                                     \
         (sp) |= e_ == 31;                                                                      \
-    } while (0)
-
-/* 4 results: the cut sum P + ct (units of 1/scale) as f32 bits, cut towards zero */
-#define V4_F32(P, ct, scale, out) do {                                                        \
-        TcV4d v_ = (__builtin_convertvector((P), TcV4d) + __builtin_convertvector((ct), TcV4d)) / \
-                   __builtin_convertvector((scale), TcV4d);                                    \
-        TcV4f f_ = __builtin_convertvector(v_, TcV4f);                                         \
-        TcV4l vm_ = (TcV4l)v_ & 0x7fffffffffffffffll;                                          \
-        TcV4l fm_ = (TcV4l)__builtin_convertvector(f_, TcV4d) & 0x7fffffffffffffffll;          \
-        TcV4i big_ = __builtin_convertvector(vm_ >= 0x47f0000000000000ll, TcV4i); /* 2^128 */  \
-        TcV4i away_ = __builtin_convertvector(fm_ > vm_, TcV4i);                               \
-        TcV4i fb_ = (TcV4i)f_ + (away_ & ~big_);                                               \
-        (out) = (big_ & ((fb_ & INT32_MIN) | 0x7f800000)) | (~big_ & fb_);                     \
     } while (0)
 
 static inline __attribute__((always_inline)) int tile_f16(const uint16_t a[16][16], const uint16_t b[16][16],
@@ -565,24 +553,37 @@ static inline __attribute__((always_inline)) int tile_f16(const uint16_t a[16][1
             for (int h = 0; h < 2; h++) P[h] += __builtin_convertvector((af[i][k] * bf[k][h]) * scale[h], TcV8i);
         for (int h = 0; h < 2; h++) {
             TcV8i ct = __builtin_convertvector((TcV8f)(cv[h] & pv[h]) * scale[h], TcV8i);
-            int32_t Pa[8], cta[8], d[8];
-            float sa[8];
-            memcpy(Pa, &P[h], sizeof Pa);
-            memcpy(cta, &ct, sizeof cta);
-            memcpy(sa, &scale[h], sizeof sa);
-            for (int q = 0; q < 2; q++) {
-                TcV4i P4, c4, o4;
-                TcV4f s4;
-                memcpy(&P4, Pa + 4 * q, sizeof P4);
-                memcpy(&c4, cta + 4 * q, sizeof c4);
-                memcpy(&s4, sa + 4 * q, sizeof s4);
-                V4_F32(P4, c4, s4, o4);
-                memcpy(d + 4 * q, &o4, sizeof o4);
-            }
-            TcV8i dv;
-            memcpy(&dv, d, sizeof dv);
+            /* f32_units(P + ct, lsb) in 32-bit lanes: the sum's magnitude u cut to 24 bits
+             * (its top bit k from the exact conversion of u >> 8) and, where the result is
+             * subnormal, to a multiple of 2^-149; then u 2^lsb is an f32 exactly. A sum of
+             * 2^31 or more (beyond int32) is done per element below. */
+            TcV8i S = (TcV8i)((TcV8u)P[h] + (TcV8u)ct);
+            TcV8i lsb = 127 - ((TcV8i)scale[h] >> 23);   /* E - 26, scale being 2^(26-E) */
+            TcV8i ovf = (((P[h] ^ S) & (ct ^ S)) < 0) | (S == INT32_MIN);
+            TcV8i neg = S < 0, u = (S ^ neg) - neg;
+            TcV8i k = ((TcV8i)__builtin_convertvector(u >> 8, TcV8f) >> 23) - 127 + 8;
+            TcV8i big = u >= (1 << 24);
+            TcV8i sh = V8_MAX(big & (k - 23), -149 - lsb);
+            sh = V8_MAX(sh, (TcV8i){ 0 });
+            sh = (sh & (sh < 31)) | (31 & ~(sh < 31));
+            TcV8i t = u & ~((((TcV8i){ 0 } + 1) << sh) - 1);
+            TcV8f f = __builtin_convertvector(t, TcV8f) * (TcV8f)((lsb + 127) << 23);
+            TcV8i inf = big & (k + lsb >= 128);
+            TcV8i dv = ((TcV8i)f & ~inf) | (inf & 0x7f800000) | (neg & INT32_MIN);
             dv = (pv[h] & dv) | (~pv[h] & cv[h]);
-            memcpy(c[i] + 8 * h, &dv, sizeof dv);
+            int32_t d[8], Pa[8], cta[8], la[8];
+            memcpy(d, &dv, sizeof d);
+            TcV8i any = ovf & pv[h];
+            uint64_t anyq[4];
+            memcpy(anyq, &any, sizeof anyq);
+            for (int j = 0; (anyq[0] | anyq[1] | anyq[2] | anyq[3]) && j < 8; j++)
+                if (any[j]) {   /* rare: the sum needs 33 bits */
+                    memcpy(Pa, &P[h], sizeof Pa);
+                    memcpy(cta, &ct, sizeof cta);
+                    memcpy(la, &lsb, sizeof la);
+                    d[j] = (int32_t)f32_units((int64_t)Pa[j] + cta[j], la[j]);
+                }
+            memcpy(c[i] + 8 * h, d, sizeof d);
         }
     }
     return 0;
@@ -1308,6 +1309,14 @@ typedef struct WPos { uint8_t r[16], c[16], maxr, maxc; } WPos;
 static WPos wpos[5][3][2][WARP_SIZE];
 static pthread_once_t wpos_once = PTHREAD_ONCE_INIT;
 
+/* The same places as indices into a tile of 32 x 32 elements (row-major memory: r * 32 + c;
+ * column-major: c * 32 + r), for wmma.load/store of a whole warp at one address and stride
+ * (ls_tile): the memory rows are copied into the tile, the registers read from it. maxr and
+ * maxc: the largest row and column of any lane; bij: every element of the (maxr+1) x
+ * (maxc+1) box held exactly once (C and D: a store writes exactly the box). */
+typedef struct WTile { uint16_t idx[2][16][WARP_SIZE]; uint8_t maxr, maxc, bij; } WTile;
+static WTile wtile[5][3][2];
+
 static void wpos_fill(void)
 {
     for (int shape = 0; shape < 5; shape++)
@@ -1326,6 +1335,24 @@ static void wpos_fill(void)
                         if (cc > P->maxc) P->maxc = (uint8_t)cc;
                     }
                 }
+    for (int shape = 0; shape < 5; shape++)
+        for (int fr = 0; fr < 3; fr++)
+            for (int h = 0; h < 2; h++) {
+                WTile *T = &wtile[shape][fr][h];
+                int n = h ? 16 : frag_elems(shape, fr), dup = 0;
+                uint8_t held[32 * 32] = { 0 };
+                for (int l = 0; l < WARP_SIZE; l++) {
+                    const WPos *P = &wpos[shape][fr][h][l];
+                    if (P->maxr > T->maxr) T->maxr = P->maxr;
+                    if (P->maxc > T->maxc) T->maxc = P->maxc;
+                    for (int i = 0; i < n && i < 16; i++) {
+                        T->idx[0][i][l] = (uint16_t)(P->r[i] * 32 + P->c[i]);
+                        T->idx[1][i][l] = (uint16_t)(P->c[i] * 32 + P->r[i]);
+                        dup |= held[P->r[i] * 32 + P->c[i]]++;
+                    }
+                }
+                T->bij = !dup && n * WARP_SIZE == (T->maxr + 1) * (T->maxc + 1);
+            }
 }
 
 static const WPos *wpos_of(int shape, int fr, int half)
@@ -1445,6 +1472,44 @@ static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *i
     return STEP_NEXT;
 }
 
+/* A whole warp's wmma.load/store at one address and stride ld whose box of memory rows is
+ * checked (host): the rows copied into a tile and the registers read from it, or the
+ * registers written into it and the rows copied out. Each register's bits are those
+ * ls_lanes gives; a store writes each element of the box once (the caller makes sure the
+ * fragment covers it exactly and the rows do not overlap), so memory ends the same. */
+static inline __attribute__((always_inline)) void ls_tile(Warp *w, const WTile *T, const int n, const int bytes,
+                                                         const int col, const int store, const uint32_t *regs,
+                                                         uint8_t *host, uint64_t ldl)
+{
+    const int per = bytes == 8 ? 1 : 4 / bytes;
+    uint8_t buf[32 * 32 * 8];
+    int mrows = col ? T->maxc + 1 : T->maxr + 1, mcols = col ? T->maxr + 1 : T->maxc + 1;
+    if (!store)
+        for (int m = 0; m < mrows; m++)
+            memcpy(buf + (size_t)m * 32 * bytes, host + m * ldl * bytes, (size_t)mcols * bytes);
+    for (int k = 0; k < n / per; k++) {
+        uint64_t *row = ROW(w, regs[k]);
+        for (int l = 0; l < WARP_SIZE; l++) {
+            uint64_t word = store ? row[l] : 0;
+            for (int e = 0; e < per; e++) {
+                uint8_t *p = buf + (size_t)T->idx[col][k * per + e][l] * bytes;
+                uint64_t x = 0;
+                if (store) {
+                    x = word >> (8 * bytes * e);
+                    copy_elem(p, &x, bytes);   /* little-endian: the low bytes */
+                } else {
+                    copy_elem(&x, p, bytes);
+                    word |= bytes == 8 ? x : x << (8 * bytes * e);
+                }
+            }
+            if (!store) row[l] = word;
+        }
+    }
+    if (store)
+        for (int m = 0; m < mrows; m++)
+            memcpy(host + m * ldl * bytes, buf + (size_t)m * 32 * bytes, (size_t)mcols * bytes);
+}
+
 static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
@@ -1471,6 +1536,22 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
                 last = e > last ? e : last;
             }
             whole = wmma_span(w, in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+            /* the box of rows lies in the span checked (the corner is some lane's), and a
+             * store's rows do not overlap */
+            const WTile *T = &wtile[shape][fr][half];
+            uint64_t mrows = col ? T->maxc + 1u : T->maxr + 1u, mcols = col ? T->maxr + 1u : T->maxc + 1u;
+            if (whole && n == (half ? 16 : frag_elems(shape, fr)) && (mrows - 1) * ldl + mcols - 1 <= last &&
+                (!store || (T->bij && ldl >= mcols))) {
+#define LT(N, B, C, S) do { ls_tile(w, T, N, B, C, S, regs, whole, ldl); return STEP_NEXT; } while (0)
+                if (bytes == 2 && !store && n == 16) { if (col) LT(16, 2, 1, 0); LT(16, 2, 0, 0); }
+                if (bytes == 4 && n == 8) {
+                    if (store) { if (col) LT(8, 4, 1, 1); LT(8, 4, 0, 1); }
+                    if (col) LT(8, 4, 1, 0);
+                    LT(8, 4, 0, 0);
+                }
+                LT(n, bytes, col, store);
+#undef LT
+            }
         }
     }
     /* the common forms with their element count known too, so that the loops unroll:
@@ -1536,17 +1617,16 @@ static int wmma_f16_tile(Warp *w, const RowList *rl, uint32_t mask)
             rc[r * WARP_SIZE + l] = (uint32_t)xc[l];
         }
     }
-    uint16_t a[16][16], b[16][16], ha[8 * WARP_SIZE * 2], hb[8 * WARP_SIZE * 2];
-    uint32_t c[16][16];
+    uint16_t a[256], b[256], ha[8 * WARP_SIZE * 2], hb[8 * WARP_SIZE * 2];
+    uint32_t cf[256];
     memcpy(ha, ra, sizeof ha);   /* little-endian: the low half of a register first */
     memcpy(hb, rb, sizeof hb);
     for (int e = 0; e < 256; e++) {
-        a[e / 16][e % 16] = ha[wsrc[FR_A][e]];
-        b[e / 16][e % 16] = hb[wsrc[FR_B][e]];
-        c[e / 16][e % 16] = rc[wsrc[FR_C][e]];
+        a[e] = ha[wsrc[FR_A][e]];
+        b[e] = hb[wsrc[FR_B][e]];
+        cf[e] = rc[wsrc[FR_C][e]];
     }
-    if (tc_tile16_f16(a, b, c)) return 1;
-    const uint32_t *cf = c[0];
+    if (tc_tile16_f16((const uint16_t (*)[16])a, (const uint16_t (*)[16])b, (uint32_t (*)[16])cf)) return 1;
     for (int i = 0; i < 8; i++) {
         uint64_t *d = ROW(w, D[i]);
         if (mask == FULL_MASK)

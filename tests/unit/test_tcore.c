@@ -182,6 +182,13 @@ int main(void)
         if (rnd() % 8 == 0)   /* one product far above the others */
             a[k0 + (int)(rnd() % (uint32_t)K)] = f == TC_TF32 ? 0x7e000000u | (rnd() & 0x807fffffu)
                                                  : f == TC_F16 ? 0x7800u | (rnd() & 0x83ffu) : 0x7e00u | (rnd() & 0x807fu);
+        if (f == TC_F16 && rnd() % 16 == 0) {   /* products near 2^32 of one sign: a sum past 2^31 units */
+            uint32_t sg = (rnd() & 1) << 15;
+            for (int k = 0; k < 16; k++) {
+                a[k] = sg | (0x7bffu - rnd() % 4);
+                b[k] = 0x7bffu - rnd() % 4;
+            }
+        }
         uint32_t c = acc_elem(TC_ACC_C16(acc16), specials);
         uint32_t want = ref_dot(a + k0, b + k0, K, f, c, acc16);
         TcRow ra, rb;
