@@ -467,6 +467,162 @@ void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], in
     row_tile(dec, M, N, f, c, acc16);
 }
 
+/* ---- wmma's f16 m16n16k16 tile with f32 accumulators, in vectors ----
+ * The same model as tc_dot, computed across a row of D at once (16 results, one per column
+ * j) in floating point where that is exact: an f16 product is exact in f32 (22 significant
+ * bits, 2^-48 at the least); scaled by 2^(26-E), a power of two, it stays exact unless it
+ * falls below 2^-126, and then it is below one unit, so the truncating conversion to an
+ * integer gives the cut term (0) either way; the same for c. The cut terms are integers below
+ * 2^27 (a product lies below 2^(xa+xb) <= 2^(E+1)), so the 16 products sum exactly in 32
+ * bits and with c in a double. The sum times 2^(E-26) (exact in a double) is converted to f32
+ * and stepped one unit towards zero where the conversion went away from it, which is
+ * f32_units' cut whatever the rounding mode; 2^128 and beyond is infinite. Where every
+ * product is zero, D is c (its sign, or c itself: an f32 c is a multiple of its own cut
+ * unit). A tile with an Inf or NaN anywhere (a, b or c) is left to the reference (returns 1).
+ * Each product and cut is the element's alone, so the order of the vector lanes changes no
+ * bit: tests/unit/test_tcore checks it against the model. This replaced the per-element
+ * integer dot products (row_dot) on wmmaGemm's path: callgrind, one worker, 92 k
+ * instructions a tile -> see docs/benchmarks.md. */
+/* Vectors of 32 bytes (8 lanes of 32 bits, 4 of 64): GCC splits wider ones into halves for
+ * arithmetic, but lowers their comparisons lane by lane in scalar code. */
+typedef float TcV8f __attribute__((vector_size(32)));
+typedef int32_t TcV8i __attribute__((vector_size(32)));
+typedef uint32_t TcV8u __attribute__((vector_size(32)));
+typedef uint16_t TcV8h __attribute__((vector_size(16)));
+typedef double TcV4d __attribute__((vector_size(32)));
+typedef int64_t TcV4l __attribute__((vector_size(32)));
+typedef int32_t TcV4i __attribute__((vector_size(16)));
+typedef float TcV4f __attribute__((vector_size(16)));
+
+/* the larger of two vectors of int32, lane by lane (a macro: inlined in each target's copy) */
+#define V8_MAX(a, b) ({ TcV8i a_ = (a), b_ = (b), m_ = a_ > b_; (a_ & m_) | (b_ & ~m_); })
+
+/* 8 f16 values: their f32 values (exact), alignment exponents (TC_ROW_ZERO for a zero), and
+ * a mask of Inf/NaN. */
+#define V8_F16(h, val, x, sp) do {                                                           \
+        TcV8h hv_;                                                                             \
+        memcpy(&hv_, (h), sizeof hv_);                                                         \
+        TcV8i u_ = __builtin_convertvector(hv_, TcV8i);                                        \
+        TcV8i e_ = u_ >> 10 & 31, enz_ = e_ != 0;                                              \
+        TcV8i m_ = (u_ & 1023) | (enz_ & 1024), ee_ = e_ | (~enz_ & 1), mnz_ = m_ != 0;        \
+        TcV8f mag_ = __builtin_convertvector(m_, TcV8f) * (TcV8f)((ee_ - 25 + 127) << 23);     \
+        (val) = (TcV8f)((TcV8i)mag_ | (u_ & 0x8000) << 16);                                    \
+        (x) = (mnz_ & (ee_ - 14)) | (~mnz_ & TC_ROW_ZERO);                                     \
+        (sp) |= e_ == 31;                                                                      \
+    } while (0)
+
+static inline __attribute__((always_inline)) int tile_f16(const uint16_t a[16][16], const uint16_t b[16][16],
+                                                         uint32_t c[16][16])
+{
+    TcV8f bf[16][2], av;
+    TcV8i xb[16][2], sp = { 0 }, xv;
+    float af[16][16];
+    int32_t xa[16][16];
+    for (int k = 0; k < 16; k++)
+        for (int h = 0; h < 2; h++) V8_F16(b[k] + 8 * h, bf[k][h], xb[k][h], sp);
+    for (int i = 0; i < 16; i++)
+        for (int h = 0; h < 2; h++) {
+            V8_F16(a[i] + 8 * h, av, xv, sp);
+            memcpy(af[i] + 8 * h, &av, sizeof av);
+            memcpy(xa[i] + 8 * h, &xv, sizeof xv);
+        }
+    for (int i = 0; i < 16; i++)
+        for (int h = 0; h < 2; h++) {
+            TcV8i cv;
+            memcpy(&cv, c[i] + 8 * h, sizeof cv);
+            sp |= (cv >> 23 & 255) == 255;
+        }
+    for (int l = 0; l < 8; l++) if (sp[l]) return 1;
+    for (int i = 0; i < 16; i++) {
+        /* both halves of the row in each step: one broadcast of A's element for both */
+        TcV8i em[2] = { (TcV8i){ 0 } + 2 * TC_ROW_ZERO, (TcV8i){ 0 } + 2 * TC_ROW_ZERO };
+        _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++)
+            for (int h = 0; h < 2; h++) em[h] = V8_MAX(em[h], xb[k][h] + xa[i][k]);
+        TcV8i cv[2], pv[2], P[2] = { { 0 }, { 0 } };
+        TcV8f scale[2];
+        for (int h = 0; h < 2; h++) {
+            memcpy(&cv[h], c[i] + 8 * h, sizeof cv[h]);
+            TcV8i ce = cv[h] >> 23 & 255, cnz = (cv[h] & 0x7fffffff) != 0;
+            TcV8i xc = (ce | (~(ce != 0) & 1)) - 126;
+            pv[h] = em[h] > TC_ROW_ZERO / 2;   /* some product is nonzero */
+            TcV8i E = V8_MAX(em[h] - 1, (cnz & xc) | (~cnz & TC_ROW_ZERO));
+            E &= pv[h];   /* the others keep c: any scale will do */
+            scale[h] = (TcV8f)((26 - E + 127) << 23);
+        }
+        _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++)
+            for (int h = 0; h < 2; h++) P[h] += __builtin_convertvector((af[i][k] * bf[k][h]) * scale[h], TcV8i);
+        for (int h = 0; h < 2; h++) {
+            TcV8i ct = __builtin_convertvector((TcV8f)(cv[h] & pv[h]) * scale[h], TcV8i);
+            /* f32_units(P + ct, lsb) in 32-bit lanes: the sum's magnitude u cut to 24 bits
+             * (its top bit k from the exact conversion of u >> 8) and, where the result is
+             * subnormal, to a multiple of 2^-149; then u 2^lsb is an f32 exactly. A sum of
+             * 2^31 or more (beyond int32) is done per element below. */
+            TcV8i S = (TcV8i)((TcV8u)P[h] + (TcV8u)ct);
+            TcV8i lsb = 127 - ((TcV8i)scale[h] >> 23);   /* E - 26, scale being 2^(26-E) */
+            TcV8i ovf = (((P[h] ^ S) & (ct ^ S)) < 0) | (S == INT32_MIN);
+            TcV8i neg = S < 0, u = (S ^ neg) - neg;
+            TcV8i k = ((TcV8i)__builtin_convertvector(u >> 8, TcV8f) >> 23) - 127 + 8;
+            TcV8i big = u >= (1 << 24);
+            TcV8i sh = V8_MAX(big & (k - 23), -149 - lsb);
+            sh = V8_MAX(sh, (TcV8i){ 0 });
+            sh = (sh & (sh < 31)) | (31 & ~(sh < 31));
+            TcV8i t = u & ~((((TcV8i){ 0 } + 1) << sh) - 1);
+            TcV8f f = __builtin_convertvector(t, TcV8f) * (TcV8f)((lsb + 127) << 23);
+            TcV8i inf = big & (k + lsb >= 128);
+            TcV8i dv = ((TcV8i)f & ~inf) | (inf & 0x7f800000) | (neg & INT32_MIN);
+            dv = (pv[h] & dv) | (~pv[h] & cv[h]);
+            int32_t d[8], Pa[8], cta[8], la[8];
+            memcpy(d, &dv, sizeof d);
+            TcV8i any = ovf & pv[h];
+            uint64_t anyq[4];
+            memcpy(anyq, &any, sizeof anyq);
+            for (int j = 0; (anyq[0] | anyq[1] | anyq[2] | anyq[3]) && j < 8; j++)
+                if (any[j]) {   /* rare: the sum needs 33 bits */
+                    memcpy(Pa, &P[h], sizeof Pa);
+                    memcpy(cta, &ct, sizeof cta);
+                    memcpy(la, &lsb, sizeof la);
+                    d[j] = (int32_t)f32_units((int64_t)Pa[j] + cta[j], la[j]);
+                }
+            memcpy(c[i] + 8 * h, d, sizeof d);
+        }
+    }
+    return 0;
+}
+
+int tc_tile16_f16_plain(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
+{
+    return tile_f16(a, b, c);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static int tile_f16_avx2(const uint16_t a[16][16], const uint16_t b[16][16],
+                                                         uint32_t c[16][16])
+{
+    return tile_f16(a, b, c);
+}
+__attribute__((target("avx512f,avx512dq"))) static int tile_f16_avx512(const uint16_t a[16][16],
+                                                                      const uint16_t b[16][16], uint32_t c[16][16])
+{
+    return tile_f16(a, b, c);
+}
+#endif
+typedef int TileF16(const uint16_t[16][16], const uint16_t[16][16], uint32_t[16][16]);
+static TileF16 *tile_f16_fn;
+static pthread_once_t tile_f16_once = PTHREAD_ONCE_INIT;
+static void tile_f16_init(void)
+{
+    tile_f16_fn = tc_tile16_f16_plain;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) tile_f16_fn = tile_f16_avx2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) tile_f16_fn = tile_f16_avx512;
+#endif
+}
+
+int tc_tile16_f16(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
+{
+    pthread_once(&tile_f16_once, tile_f16_init);
+    return tile_f16_fn(a, b, c);
+}
+
 /* fp8 wgmma (tests/cuda/wgmma_fp8.cu, fp8_f16acc.cu, recorded on the H100): the fp8 tensor
  * cores keep 14 bits. The products (exact) and c are terms; E is the largest alignment
  * exponent of the nonzero terms, as in the model above; each term is cut towards zero to a
@@ -1153,6 +1309,14 @@ typedef struct WPos { uint8_t r[16], c[16], maxr, maxc; } WPos;
 static WPos wpos[5][3][2][WARP_SIZE];
 static pthread_once_t wpos_once = PTHREAD_ONCE_INIT;
 
+/* The same places as indices into a tile of 32 x 32 elements (row-major memory: r * 32 + c;
+ * column-major: c * 32 + r), for wmma.load/store of a whole warp at one address and stride
+ * (ls_tile): the memory rows are copied into the tile, the registers read from it. maxr and
+ * maxc: the largest row and column of any lane; bij: every element of the (maxr+1) x
+ * (maxc+1) box held exactly once (C and D: a store writes exactly the box). */
+typedef struct WTile { uint16_t idx[2][16][WARP_SIZE]; uint8_t maxr, maxc, bij; } WTile;
+static WTile wtile[5][3][2];
+
 static void wpos_fill(void)
 {
     for (int shape = 0; shape < 5; shape++)
@@ -1171,6 +1335,24 @@ static void wpos_fill(void)
                         if (cc > P->maxc) P->maxc = (uint8_t)cc;
                     }
                 }
+    for (int shape = 0; shape < 5; shape++)
+        for (int fr = 0; fr < 3; fr++)
+            for (int h = 0; h < 2; h++) {
+                WTile *T = &wtile[shape][fr][h];
+                int n = h ? 16 : frag_elems(shape, fr), dup = 0;
+                uint8_t held[32 * 32] = { 0 };
+                for (int l = 0; l < WARP_SIZE; l++) {
+                    const WPos *P = &wpos[shape][fr][h][l];
+                    if (P->maxr > T->maxr) T->maxr = P->maxr;
+                    if (P->maxc > T->maxc) T->maxc = P->maxc;
+                    for (int i = 0; i < n && i < 16; i++) {
+                        T->idx[0][i][l] = (uint16_t)(P->r[i] * 32 + P->c[i]);
+                        T->idx[1][i][l] = (uint16_t)(P->c[i] * 32 + P->r[i]);
+                        dup |= held[P->r[i] * 32 + P->c[i]]++;
+                    }
+                }
+                T->bij = !dup && n * WARP_SIZE == (T->maxr + 1) * (T->maxc + 1);
+            }
 }
 
 static const WPos *wpos_of(int shape, int fr, int half)
@@ -1210,9 +1392,14 @@ static inline void copy_elem(void *dst, const void *src, int bytes)
  * passes mem_lane_ptr's inline path, which returns the address itself, so one check does for
  * all. Otherwise NULL, and each element goes through mem_lane_ptr as before: a fault is
  * named by the same element, at the same address. */
-static inline uint8_t *wmma_span(int space, uint64_t a0, uint64_t span, int bytes)
+static inline uint8_t *wmma_span(Warp *w, int space, uint64_t a0, uint64_t span, int bytes)
 {
     if (a0 & (uint64_t)(bytes - 1)) return NULL;
+    if (space == SP_SHARED) {   /* shared_slow's bounds for every element: the block's bytes */
+        const Cta *c = w->cta;
+        uint64_t have = c ? c->shared_size : 0;
+        return a0 < have && span <= have - a0 ? c->shared + a0 : NULL;
+    }
     if (space != SP_GLOBAL &&
         !(space == SP_GENERIC && mem_in_arena_fast(a0) && mem_in_arena_fast(a0 + span - 1)))
         return NULL;
@@ -1226,7 +1413,7 @@ static inline uint8_t *wmma_span(int space, uint64_t a0, uint64_t span, int byte
  * checked memory at the same a0 and ld (then no lane checks anything); else each lane checks
  * its span, and where that fails each element goes through mem_lane_ptr as it always did. */
 static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *in, uint32_t mask,
-                                                          const WPos *pos, int n, const int bytes,
+                                                          const WPos *pos, const int n, const int bytes,
                                                           const int col, const int store,
                                                           const uint32_t *regs, const uint64_t *base,
                                                           const uint64_t *ld, uint8_t *whole)
@@ -1235,16 +1422,34 @@ static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *i
     FOR_LANES(mask, l) {
         uint64_t words[16];   /* the registers, 32 or 64 bits each */
         const WPos *P = &pos[l];
-        if (store)
-            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (bytes == 8 ? ~0ull : 0xffffffffull);
-        else
-            memset(words, 0, sizeof words);
         uint64_t ldl = (uint32_t)ld[l], a0 = base[l] + (uint64_t)in->imm;
         uint8_t *host = whole;
         if (!host) {
             uint64_t last = col ? (uint64_t)P->maxc * ldl + P->maxr : (uint64_t)P->maxr * ldl + P->maxc;
-            host = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+            host = wmma_span(w, in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
         }
+        if (host) {   /* checked: a register at a time, its elements shifted in or out */
+            _Pragma("GCC unroll 16") for (int k = 0; k < n / per; k++) {
+                uint64_t *row = ROW(w, regs[k]) + l, word = store ? *row : 0;
+                _Pragma("GCC unroll 4") for (int e = 0; e < per; e++) {
+                    uint64_t rr = P->r[k * per + e], cc = P->c[k * per + e], x = 0;
+                    uint8_t *p = host + (col ? cc * ldl + rr : rr * ldl + cc) * (uint64_t)bytes;
+                    if (store) {
+                        x = word >> (8 * bytes * e);
+                        copy_elem(p, &x, bytes);   /* little-endian: the low bytes */
+                    } else {
+                        copy_elem(&x, p, bytes);
+                        word |= bytes == 8 ? x : x << (8 * bytes * e);
+                    }
+                }
+                if (!store) *row = word;
+            }
+            continue;
+        }
+        if (store)
+            for (int k = 0; k < n / per; k++) words[k] = ROW(w, regs[k])[l] & (bytes == 8 ? ~0ull : 0xffffffffull);
+        else
+            memset(words, 0, sizeof words);
         for (int i = 0; i < n; i++) {
             uint64_t rr = P->r[i], cc = P->c[i];
             uint64_t off = col ? cc * ldl + rr : rr * ldl + cc;
@@ -1265,6 +1470,44 @@ static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *i
             for (int k = 0; k < n / per; k++) ROW(w, regs[k])[l] = words[k];
     }
     return STEP_NEXT;
+}
+
+/* A whole warp's wmma.load/store at one address and stride ld whose box of memory rows is
+ * checked (host): the rows copied into a tile and the registers read from it, or the
+ * registers written into it and the rows copied out. Each register's bits are those
+ * ls_lanes gives; a store writes each element of the box once (the caller makes sure the
+ * fragment covers it exactly and the rows do not overlap), so memory ends the same. */
+static inline __attribute__((always_inline)) void ls_tile(Warp *w, const WTile *T, const int n, const int bytes,
+                                                         const int col, const int store, const uint32_t *regs,
+                                                         uint8_t *host, uint64_t ldl)
+{
+    const int per = bytes == 8 ? 1 : 4 / bytes;
+    uint8_t buf[32 * 32 * 8];
+    int mrows = col ? T->maxc + 1 : T->maxr + 1, mcols = col ? T->maxr + 1 : T->maxc + 1;
+    if (!store)
+        for (int m = 0; m < mrows; m++)
+            memcpy(buf + (size_t)m * 32 * bytes, host + m * ldl * bytes, (size_t)mcols * bytes);
+    for (int k = 0; k < n / per; k++) {
+        uint64_t *row = ROW(w, regs[k]);
+        for (int l = 0; l < WARP_SIZE; l++) {
+            uint64_t word = store ? row[l] : 0;
+            for (int e = 0; e < per; e++) {
+                uint8_t *p = buf + (size_t)T->idx[col][k * per + e][l] * bytes;
+                uint64_t x = 0;
+                if (store) {
+                    x = word >> (8 * bytes * e);
+                    copy_elem(p, &x, bytes);   /* little-endian: the low bytes */
+                } else {
+                    copy_elem(&x, p, bytes);
+                    word |= bytes == 8 ? x : x << (8 * bytes * e);
+                }
+            }
+            if (!store) row[l] = word;
+        }
+    }
+    if (store)
+        for (int m = 0; m < mrows; m++)
+            memcpy(host + m * ldl * bytes, buf + (size_t)m * 32 * bytes, (size_t)mcols * bytes);
 }
 
 static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
@@ -1292,15 +1535,106 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
                 uint64_t e = col ? (uint64_t)pos[l].maxc * ldl + pos[l].maxr : (uint64_t)pos[l].maxr * ldl + pos[l].maxc;
                 last = e > last ? e : last;
             }
-            whole = wmma_span(in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+            whole = wmma_span(w, in->space, a0, (last + 1) * (uint64_t)bytes, bytes);
+            /* the box of rows lies in the span checked (the corner is some lane's), and a
+             * store's rows do not overlap */
+            const WTile *T = &wtile[shape][fr][half];
+            uint64_t mrows = col ? T->maxc + 1u : T->maxr + 1u, mcols = col ? T->maxr + 1u : T->maxc + 1u;
+            if (whole && n == (half ? 16 : frag_elems(shape, fr)) && (mrows - 1) * ldl + mcols - 1 <= last &&
+                (!store || (T->bij && ldl >= mcols))) {
+#define LT(N, B, C, S) do { ls_tile(w, T, N, B, C, S, regs, whole, ldl); return STEP_NEXT; } while (0)
+                if (bytes == 2 && !store && n == 16) { if (col) LT(16, 2, 1, 0); LT(16, 2, 0, 0); }
+                if (bytes == 4 && n == 8) {
+                    if (store) { if (col) LT(8, 4, 1, 1); LT(8, 4, 0, 1); }
+                    if (col) LT(8, 4, 1, 0);
+                    LT(8, 4, 0, 0);
+                }
+                LT(n, bytes, col, store);
+#undef LT
+            }
         }
     }
-#define LS(B, C, S) return ls_lanes(w, in, mask, pos, n, B, C, S, regs, base, ld, whole)
-    if (bytes == 2 && !store) { if (col) LS(2, 1, 0); LS(2, 0, 0); }
-    if (bytes == 4 && store) { if (col) LS(4, 1, 1); LS(4, 0, 1); }
-    if (bytes == 4 && !store) { if (col) LS(4, 1, 0); LS(4, 0, 0); }
-    LS(bytes, col, store);
+    /* the common forms with their element count known too, so that the loops unroll:
+     * m16n16k16's f16 A and B (16 elements) and f32 C and D (8) */
+#define LS(N, B, C, S) return ls_lanes(w, in, mask, pos, N, B, C, S, regs, base, ld, whole)
+    if (bytes == 2 && !store && n == 16) { if (col) LS(16, 2, 1, 0); LS(16, 2, 0, 0); }
+    if (bytes == 4 && store && n == 8) { if (col) LS(8, 4, 1, 1); LS(8, 4, 0, 1); }
+    if (bytes == 4 && !store && n == 8) { if (col) LS(8, 4, 1, 0); LS(8, 4, 0, 0); }
+    if (bytes == 2 && !store) { if (col) LS(n, 2, 1, 0); LS(n, 2, 0, 0); }
+    if (bytes == 4 && store) { if (col) LS(n, 4, 1, 1); LS(n, 4, 0, 1); }
+    if (bytes == 4 && !store) { if (col) LS(n, 4, 1, 0); LS(n, 4, 0, 0); }
+    LS(n, bytes, col, store);
 #undef LS
+}
+
+/* Where each element of the f16 m16n16k16 A, B and C fragments is read from: register
+ * (of the fragment's list), lane and bit offset, per element of A (row-major), B (B[k][j],
+ * k-major) and C. An element held twice comes from the holder wmma_mma_half's loops write
+ * last (lanes ascending, then registers), so both paths read the same bits. wsrc_ok: every
+ * element has a holder (else the fast path is never taken). */
+static uint16_t wsrc[3][256];   /* A, B: index into uint16_t[8][32][2]; C: into uint32_t[8][32] */
+static uint8_t wdst[8][WARP_SIZE];   /* D's register i of lane l: element (r * 16 + c) of D */
+static int wsrc_ok;
+static pthread_once_t wsrc_once = PTHREAD_ONCE_INIT;
+
+static void wsrc_fill(void)
+{
+    const WPos *pa = wpos_of(W16x16, FR_A, 1), *pb = wpos_of(W16x16, FR_B, 1), *pc = wpos_of(W16x16, FR_C, 0);
+    uint8_t seen[3][256] = { { 0 } };
+    for (int l = 0; l < WARP_SIZE; l++) {
+        for (int i = 0; i < 16; i++) {
+            int ia = pa[l].r[i] * 16 + pa[l].c[i], ib = pb[l].r[i] * 16 + pb[l].c[i];
+            wsrc[FR_A][ia] = wsrc[FR_B][ib] = (uint16_t)(((i / 2) * WARP_SIZE + l) * 2 + i % 2);
+            seen[FR_A][ia] = seen[FR_B][ib] = 1;
+        }
+        for (int i = 0; i < 8; i++) {
+            int ic = pc[l].r[i] * 16 + pc[l].c[i];
+            wsrc[FR_C][ic] = (uint16_t)(i * WARP_SIZE + l);
+            wdst[i][l] = (uint8_t)ic;
+            seen[FR_C][ic] = 1;
+        }
+    }
+    wsrc_ok = 1;
+    for (int f = 0; f < 3; f++)
+        for (int e = 0; e < 256; e++) wsrc_ok &= seen[f][e];
+}
+
+/* wmma.mma's f16 m16n16k16 with f32 C and D (wmmaGemm, cudaTensorCoreGemm): the fragments'
+ * registers copied out (their low 32 bits), the matrices gathered from them through wsrc,
+ * the tile computed in vectors (tc_tile16_f16), D scattered through wdst. Returns 0 when it
+ * did the instruction, 1 when it did nothing (an Inf or NaN: the general path). */
+static int wmma_f16_tile(Warp *w, const RowList *rl, uint32_t mask)
+{
+    pthread_once(&wsrc_once, wsrc_fill);
+    if (!wsrc_ok) return 1;
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    uint32_t ra[8][WARP_SIZE], rb[8][WARP_SIZE], rc[8 * WARP_SIZE];
+    for (int r = 0; r < 8; r++) {
+        const uint64_t *xa = ROW(w, A[r]), *xb = ROW(w, B[r]), *xc = ROW(w, C[r]);
+        for (int l = 0; l < WARP_SIZE; l++) {
+            ra[r][l] = (uint32_t)xa[l];
+            rb[r][l] = (uint32_t)xb[l];
+            rc[r * WARP_SIZE + l] = (uint32_t)xc[l];
+        }
+    }
+    uint16_t a[256], b[256], ha[8 * WARP_SIZE * 2], hb[8 * WARP_SIZE * 2];
+    uint32_t cf[256];
+    memcpy(ha, ra, sizeof ha);   /* little-endian: the low half of a register first */
+    memcpy(hb, rb, sizeof hb);
+    for (int e = 0; e < 256; e++) {
+        a[e] = ha[wsrc[FR_A][e]];
+        b[e] = hb[wsrc[FR_B][e]];
+        cf[e] = rc[wsrc[FR_C][e]];
+    }
+    if (tc_tile16_f16((const uint16_t (*)[16])a, (const uint16_t (*)[16])b, (uint32_t (*)[16])cf)) return 1;
+    for (int i = 0; i < 8; i++) {
+        uint64_t *d = ROW(w, D[i]);
+        if (mask == FULL_MASK)
+            for (int l = 0; l < WARP_SIZE; l++) d[l] = cf[wdst[i][l]];
+        else
+            FOR_LANES(mask, l) d[l] = cf[wdst[i][l]];
+    }
+    return 0;
 }
 
 static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
@@ -1312,6 +1646,9 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
     int shape = W_SHAPE(v), K = wdims[shape][2], accm = W_ACCM(v), tf32 = W_TF32(v);
     int c16 = TC_ACC_C16(accm), d16 = TC_ACC_D16(accm);
     int f = tf32 ? TC_TF32 : W_HALF(v) == 2 ? TC_BF16 : TC_F16;
+    if (f == TC_F16 && shape == W16x16 && !accm && rl->count[0] == 8 && rl->count[1] == 8 &&
+        rl->count[2] == 8 && rl->count[3] == 8 && !wmma_f16_tile(w, rl, mask))
+        return STEP_NEXT;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
     uint32_t a[32][16], bt[32][16];   /* B transposed: bt[n][k] */
     uint32_t c[32][32];

@@ -40,6 +40,13 @@ void tc_row_tile16(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], in
 /* The same without AVX2, which tc_row_tile16 runs on hosts without it (tests call it). */
 void tc_row_tile16_plain(const TcRow *dec, int M, int N, int f, uint32_t c[32][32], int acc16);
 
+/* wmma's f16 m16n16k16 tile with f32 accumulators (a[i][k], b[k][j] f16 bits, c[i][j] f32
+ * bits): c becomes D, each element tc_dot's result, computed in vectors (AVX-512 or AVX2
+ * where the host has them). Returns 0, or 1 with c untouched when an element of a, b or c is
+ * Inf or NaN (the caller takes the reference path). _plain: without AVX (tests call it). */
+int tc_tile16_f16(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16]);
+int tc_tile16_f16_plain(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16]);
+
 /* fp8 wgmma's dot product (the fp8 tensor cores' 14 bits) on the values decoded as f16;
  * c is f32 bits, or f16 bits when acc16. */
 uint32_t tc_dot_fp8(const TcElem *a, const TcElem *b, int K, uint32_t c, int acc16);

@@ -182,6 +182,13 @@ int main(void)
         if (rnd() % 8 == 0)   /* one product far above the others */
             a[k0 + (int)(rnd() % (uint32_t)K)] = f == TC_TF32 ? 0x7e000000u | (rnd() & 0x807fffffu)
                                                  : f == TC_F16 ? 0x7800u | (rnd() & 0x83ffu) : 0x7e00u | (rnd() & 0x807fu);
+        if (f == TC_F16 && rnd() % 16 == 0) {   /* products near 2^32 of one sign: a sum past 2^31 units */
+            uint32_t sg = (rnd() & 1) << 15;
+            for (int k = 0; k < 16; k++) {
+                a[k] = sg | (0x7bffu - rnd() % 4);
+                b[k] = 0x7bffu - rnd() % 4;
+            }
+        }
         uint32_t c = acc_elem(TC_ACC_C16(acc16), specials);
         uint32_t want = ref_dot(a + k0, b + k0, K, f, c, acc16);
         TcRow ra, rb;
@@ -204,6 +211,38 @@ int main(void)
             tile[1][2] = c;
             tc_row_tile16_plain(dec, 2, 3, f, tile, acc16);
             if (tile[1][2] != want) got_row = tile[1][2];
+        }
+        if (f == TC_F16 && acc16 == 0) {   /* the vector tile (tc_tile16_f16): A row 1, B column 2 */
+            static uint16_t ta[16][16], tb[16][16];
+            static uint32_t tcc[16][16], tc2[16][16];
+            int whole = it % 64 == 0, sp = 0;   /* now and then every element of the tile */
+            for (int i = 0; i < 16; i++)
+                for (int k = 0; k < 16; k++) {
+                    ta[i][k] = (uint16_t)element(f, specials && rnd() % 64 == 0, centre);
+                    tb[i][k] = (uint16_t)element(f, specials && rnd() % 64 == 0, centre);
+                    tcc[i][k] = acc_elem(0, specials && rnd() % 64 == 0);
+                }
+            for (int k = 0; k < 16; k++) { ta[1][k] = (uint16_t)a[k]; tb[k][2] = (uint16_t)b[k]; }
+            tcc[1][2] = c;
+            for (int i = 0; i < 16; i++)
+                for (int k = 0; k < 16; k++)
+                    sp |= ref_special(ta[i][k], f) | ref_special(tb[i][k], f) | ref_special(tcc[i][k], TC_F32);
+            for (int v = 0; v < 2; v++) {
+                memcpy(tc2, tcc, sizeof tc2);
+                int r = v ? tc_tile16_f16_plain(ta, tb, tc2) : tc_tile16_f16(ta, tb, tc2);
+                if (r != sp || (r && memcmp(tc2, tcc, sizeof tc2))) { got_row = ~want; continue; }
+                if (r) continue;
+                if (tc2[1][2] != want) got_row = tc2[1][2];
+                for (int i = 0; whole && i < 16; i++)
+                    for (int j = 0; j < 16; j++) {
+                        uint32_t ca[16], cb[16];
+                        for (int k = 0; k < 16; k++) { ca[k] = ta[i][k]; cb[k] = tb[k][j]; }
+                        uint32_t wv = ref_dot(ca, cb, 16, f, tcc[i][j], 0);
+                        if (tc2[i][j] != wv && failed < 20)
+                            printf("FAIL tile %d,%d: model %08x, tile %08x\n", i, j, wv, tc2[i][j]);
+                        if (tc2[i][j] != wv) got_row = ~want;
+                    }
+            }
         }
         if (got_row == want && got_dec == want && got_dot == want) {
             passed++;
