@@ -298,6 +298,31 @@ static const JitOp *jitop_of_inst(const Inst *in) { return op_at[in - op_base]; 
 
 /* ---- the C of a kernel --------------------------------------------------------------- */
 
+/* jit_warp_fast for the lanes of mask only (a run for part of a warp, run_partial_ok): the
+ * same checks as memory.c's arena_fast over the mask's lanes, then mem_warp_fast with the
+ * mask; the lanes outside it get a pointer to jit_nowhere, so that the run's loop, which
+ * loads for all 32 lanes, reads harmless bytes there (it stores for the mask's lanes only).
+ * 64 bytes: the widest access, ld.v4.b64, is 32. */
+#define JIT_WARP_FAST_MASK \
+    "static const uint64_t jit_nowhere[8] __attribute__((aligned(64)));\n" \
+    "static inline __attribute__((always_inline)) int jit_warp_fast_mask(Warp *w, const Inst *in, const NativeRt *rt,\n" \
+    "    const uint64_t *A, uint64_t imm, unsigned size, uint32_t mask, uint8_t **p)\n" \
+    "{\n" \
+    "    uint64_t st, lim;\n" \
+    "    if (!rt->arena_block(A[__builtin_ctz(mask)] + imm, size, &st, &lim)) {\n" \
+    "        uint64_t bad = 0;\n" \
+    "        for (int l = 0; l < WARP_SIZE; l++) {\n" \
+    "            uint64_t x = A[l] + imm, o = x - st, on = 0ull - ((mask >> l) & 1u);\n" \
+    "            bad |= (((o | (lim - o)) >> 63) | (x & (size - 1))) & on;\n" \
+    "            p[l] = (uint8_t *)(uintptr_t)((x & on) | ((uint64_t)(uintptr_t)jit_nowhere & ~on));\n" \
+    "        }\n" \
+    "        if (!bad) return 0;\n" \
+    "    }\n" \
+    "    if (rt->warp_fast(w, in, mask, size, p)) return -1;\n" \
+    "    for (int l = 0; l < WARP_SIZE; l++) if (!((mask >> l) & 1u)) p[l] = (uint8_t *)(uintptr_t)jit_nowhere;\n" \
+    "    return 0;\n" \
+    "}\n"
+
 static const char prologue[] =
     "#include \"emu/exec_int_tmpl.h\"\n"
     "#include \"emu/cvt_lane.h\"\n"
@@ -333,7 +358,8 @@ static const char prologue[] =
     "        if (!((bad >> 63) | (any & (size - 1)))) return 0;\n"
     "    }\n"
     "    return rt->warp_fast(w, in, FULL_MASK, size, p);\n"
-    "}\n";
+    "}\n"
+    JIT_WARP_FAST_MASK;
 
 /* The largest kernel (PTX instructions) whose function is built at -O2 (jit_native_source) */
 #ifndef JIT_O2_MAX   /* a test build may set it lower: every kernel in parts */
@@ -1201,10 +1227,11 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
  * they are for a whole warp's), but only the mask's lanes are checked, load (the others
  * read offset 0, which is not used), store, write their predicates (cmp_finish) and
  * their rows: the instructions' effects on those lanes, as the handlers' loops over the
- * mask have. Shuffles (another lane's value), global and local accesses (mem_warp_fast and
- * local_fast's checks take whole warps here) and a branch the run passes (its test reads all
- * 32 lanes' predicates; the two were built apart and no test holds both) keep a run to whole
- * warps. */
+ * mask have. Global, const, param and generic loads and stores too (run_part_mem): their
+ * pointers come from jit_warp_fast_mask, and a span of consecutive lanes is used only when
+ * the mask is the whole warp. Shuffles (another lane's value), .local accesses (local_fast's
+ * check takes whole warps here) and a branch the run passes (its test reads all 32 lanes'
+ * predicates; the two were built apart and no test holds both) keep a run to whole warps. */
 /* The fewest lanes for which a run for part of a warp is entered: its loop costs 32 lanes
  * whatever the mask, the instructions one by one only the mask's (their loops walk its
  * bits), and a run's f64 work does not vectorize. Callgrind of the kernel's object,
@@ -1215,12 +1242,25 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
 #define RUN_PART_MIN 8
 #endif
 
+/* A load or the final store a run for part of a warp may hold: .shared loads (checked for
+ * the mask's lanes in the phase's loop), and global, const, param and generic accesses,
+ * whose lanes' pointers jit_warp_fast_mask finds for the mask's lanes only (a divergent
+ * branch's gather and scatter: cuda-samples simpleAttributes' loop body, half a warp each
+ * side). .local and frame accesses keep a run to whole warps (local_fast's check there). */
+static int mem_local(const Inst *in);
+static int run_part_mem(const Inst *in, const JitOp *o)
+{
+    if (!strcmp(o->kind, "LDS")) return 1;
+    return !mem_local(in) && (in->space == SP_GLOBAL || in->space == SP_CONST || in->space == SP_PARAM ||
+                              in->space == SP_GENERIC);
+}
+
 static int run_partial_ok(const Program *p, uint32_t k, uint32_t n)
 {
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
-        if (run_shfl(p, in, o) || run_store(in, o) || (run_load(in, o) && strcmp(o->kind, "LDS")) || run_bra(in, o))
+        if (run_shfl(p, in, o) || run_bra(in, o) || ((run_store(in, o) || run_load(in, o)) && !run_part_mem(in, o)))
             return 0;
     }
     return 1;
@@ -1317,9 +1357,11 @@ static int run_test_at(const RunChecks *ck, uint32_t key, uint32_t size)
 static void put_span_lookup(Buf *b, RunChecks *ck, const Inst *in, uint32_t i, int c, const char *src, uint64_t imm,
                             const char *T, const char *V, uint32_t addr, uint32_t size)
 {
-    put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
+    /* a run for part of a warp (run_part) has a span only when it runs for the whole warp */
+    put(b, "    if (!c%d%s) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
            "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
-           "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
+           "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, run_part ? " && mask == FULL_MASK" : "", src, (unsigned long long)imm,
+        T, V, i);
     ck->mc = 1;
     if (size && ck->nq < 64)
         ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
@@ -1399,7 +1441,10 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
 static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, const char *V, const char *p)
 {
     int sp = in->space;
-    if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC))
+    if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC) && run_part)
+        put(b, "jit_warp_fast_mask(w, &code[%u], rt, ROWP(%u), %lluull, sizeof(%s) * %s, mask, %s)", i, in->base,
+            (unsigned long long)in->imm, T, V, p);
+    else if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC))
         put(b, "jit_warp_fast(w, &code[%u], rt, ROWP(%u), %lluull, sizeof(%s) * %s, %s)", i, in->base,
             (unsigned long long)in->imm, T, V, p);
     else if (mem_local(in))   /* exec_mem_fast.h's local_fast, as memory.c's fast_ptrs calls it */
@@ -1611,8 +1656,10 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             run_src(src, p, m, in->base, 0);
             put_span_check(&main, p, m, &ck, in, i, in->imm, T, V);
             put(&main, "    if (!q%u) {\n", i);
-            if (run_find(m, in->base))
-                put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
+            if (run_find(m, in->base)) {
+                put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ");
+                run_row_write(&main, "", in->base, src);
+            }
             char pn[16];
             snprintf(pn, sizeof pn, "p%u", i);
             put(&main, "        if (");
@@ -1703,8 +1750,10 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         run_src(src, p, m, sti->base, 0);
         put_span_check(&main, p, m, &ck, sti, i, sti->imm, T, V);
         put(&main, "    if (!q%u) {\n", i);
-        if (run_find(m, sti->base))
-            put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
+        if (run_find(m, sti->base)) {
+            put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ");
+            run_row_write(&main, "", sti->base, src);
+        }
         char pn[16];
         snprintf(pn, sizeof pn, "p%u", i);
         put(&main, "        if (");
@@ -1718,7 +1767,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         for (int j = 0; j < m->n; j++) {
             const RunLoc *x = &m->m[j];
             if (run_find(m, x->row) != x || !row_live(k + n, x->row)) continue;
-            put(&fin, "        ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+            run_row_write(&fin, "        ", x->row, run_name(nm, x));
         }
         if (fin.s) put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n%s    }\n", fin.s);
         main.oom |= fin.oom;
@@ -1729,8 +1778,8 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
          * a copy through an array of the warp's elements went through the stack twice */
         put(&main, "    if (q%u)\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", i, T, v);
         for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
-        put(&main, " memcpy(q%u + (size_t)l * sizeof x, x, sizeof x); }\n    else\n        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];",
-            i, T, v, T, v);
+        put(&main, " memcpy(q%u + (size_t)l * sizeof x, x, sizeof x); }\n    else\n", i);
+        put(&main, "        FOR_LANES_ST(%s, sizeof(%s) * %d, l) { %s x[%d];", run_part ? "mask" : "FULL_MASK", T, v, T, v);
         for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
         put(&main, " memcpy(p%u[l], x, sizeof x); }\n", i);
     }
