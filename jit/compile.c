@@ -1524,16 +1524,18 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         const JitOp *o = jitop_of_inst(&p->code[i]);
         put(fb, ", %d", loaded |= run_load(&p->code[i], o) || run_store(&p->code[i], o) || run_sts(&p->code[i], o));
     }
-    /* a .shared store after another access of the run is not run in the short turn after a
-     * barrier (sched.c's run_short): the interpreter stops after the first access there, so
-     * the other warps' first accesses (a read of the word this one stores) come before it;
-     * the instructions go one by one and stop where the interpreter does, and a run starts
-     * after that first access (join_at), where the next turn goes on */
+    /* a .shared store, or the global store that ends the run, after another access of the
+     * run is not run in the short turn after a barrier (sched.c's run_short): the interpreter
+     * stops after the first access there, so the other warps' first accesses (a read of the
+     * word this one stores) come before it; the instructions go one by one and stop where the
+     * interpreter does, and a run starts after that first access (join_at), where the next
+     * turn goes on. (The global store: tests/tier/run_global_partial.ptx, whose warps' first
+     * turns after the barrier each loaded and stored before the next warp's first load.) */
     int late_sts = 0;
     uint32_t first = 0, access = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
-        int sts = run_sts(&p->code[i], o);
+        int sts = run_sts(&p->code[i], o) || run_store(&p->code[i], o);
         late_sts |= sts && access;
         if (!access && (sts || run_load(&p->code[i], o))) { access = 1; first = i; }
     }
