@@ -979,7 +979,14 @@ static void run_value(Buf *b, const Program *p, const RunMap *m, const Inst *in,
         put(b, "{ ");
         char ex[512];
         for (int j = 0; j < nsrc; j++) put(b, "%s %s = (%s)%s; ", o->t[j], v[j], o->t[j], run_src(s0, p, m, in->s[j], scalar));
-        put(b, "%s = %s(%s); }", name, cast, inst_expr(ex, sizeof ex, o, in));
+        inst_expr(ex, sizeof ex, o, in);
+        /* a division in a run for part of a warp: only the mask's lanes divide (the others'
+         * values are never written back). A hardware divide is 10-20 cycles and does not
+         * vectorize; simpleAttributes' branches, half a warp each, divided 32 lanes twice. */
+        if (run_part && !scalar && (strstr(ex, "div_") || strstr(ex, "rem_")))
+            put(b, "%s = %s(((mask >> l) & 1u) ? (%s) : 0); }", name, cast, ex);
+        else
+            put(b, "%s = %s(%s); }", name, cast, ex);
     }
 }
 
