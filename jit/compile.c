@@ -1262,15 +1262,30 @@ static int run_part_mem(const Inst *in, const JitOp *o)
                               in->space == SP_GENERIC);
 }
 
+/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
+ * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
+ * join inside a run ran all its instructions up to the next run one instruction at a time:
+ * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
+ * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
+ * time in the 62 instructions after the join. emit_run adds the pc after a run's first access
+ * when the run is not entered in a barrier's short turn (a .shared store after that access). */
+static __thread uint8_t *join_at;
+
 static int run_partial_ok(const Program *p, uint32_t k, uint32_t n)
 {
+    int global = 0, join = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
         if (run_shfl(p, in, o) || run_bra(in, o) || ((run_store(in, o) || run_load(in, o)) && !run_part_mem(in, o)))
             return 0;
+        global |= (run_store(in, o) || run_load(in, o)) && strcmp(o->kind, "LDS");
+        join |= i > k && join_at && join_at[i];
     }
-    return 1;
+    /* a run for part of a warp ends at a branch target (emit_insts), which one for whole
+     * warps does not: a run with global accesses across a join stays a whole warp's, as it
+     * was before those could run for part of one, rather than be cut in two */
+    return !(global && join);
 }
 
 /* The statement that writes lane l's row from a run's local: every lane for a whole warp's
@@ -1510,17 +1525,11 @@ static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, 
         (uint32_t)in->imm);
 }
 
-/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
- * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
- * join inside a run ran all its instructions up to the next run one instruction at a time:
- * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
- * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
- * time in the 62 instructions after the join. emit_run adds the pc after a run's first access
- * when the run is not entered in a barrier's short turn (a .shared store after that access). */
-static __thread uint8_t *join_at;
-
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
+    /* before the join this run may add below (late_sts): that one is where its next turn
+     * enters, not a branch target that keeps it to whole warps */
+    int part = run_partial_ok(p, k, n);
     /* the issue slots (time model) and whether a load ran, after each prefix */
     put(fb, "static const uint32_t run%u_slots[%u] = { 0", k, n + 1);
     uint32_t cost = 0;
@@ -1552,7 +1561,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     int st = run_store(sti, jitop_of_inst(sti));
     uint32_t ne = st ? n - 1 : n;
     put(fb, " };\n");
-    run_part = run_partial_ok(p, k, n);
+    run_part = part;
     /* the merge pc may be where the run ends (the end of an if's body, a run for part of a
      * warp): the warp regroups there, as NEXT() and the interpreter's loop do, before the
      * short turn's end */
