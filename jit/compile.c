@@ -1481,6 +1481,9 @@ static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, con
  * rows live there written, and the handler runs it (and faults as the interpreter does).
  * Then the lanes store in the handler's order (FOR_LANES_ST: the lane the H200 keeps when
  * lanes store to one word). */
+/* (The checks below keep a lane's failure bits when it is in the mask by and-ing with all
+ * ones, 0u - bit: and-ing with the bit itself dropped a misalignment of 2, tests/tier/
+ * shared_run_misaligned.ptx once its run could run for part of a warp.) */
 static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, uint32_t i, int last)
 {
     const Inst *in = &p->code[i];
@@ -1491,7 +1494,7 @@ static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, 
     if (last) {   /* the run's last instruction, its operands in sta/stv (run_phase_body) */
         put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
                " uint32_t o = (uint32_t)sta[l] + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
-               "        if (bad) {\n", (uint32_t)in->imm, T, v, T, v, run_part ? " & ((mask >> l) & 1u)" : "");
+               "        if (bad) {\n", (uint32_t)in->imm, T, v, T, v, run_part ? " & (0u - ((mask >> l) & 1u))" : "");
         /* the rows live before the store: those live after the run (written by the loop) and
          * the store's operands, where the run computed them */
         if (run_find(m, in->base)) {
@@ -1515,7 +1518,7 @@ static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, 
     run_src(src, p, m, in->base, 0);
     put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
            " uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
-           "        if (bad) {\n", src, (uint32_t)in->imm, T, v, T, v, run_part ? " & ((mask >> l) & 1u)" : "");
+           "        if (bad) {\n", src, (uint32_t)in->imm, T, v, T, v, run_part ? " & (0u - ((mask >> l) & 1u))" : "");
     run_commit(b, m, i);
     run_counts(b, p, k, i, "            ");
     put(b, "            return %u;\n        }\n    }\n", i - k);
@@ -1653,11 +1656,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
                 run_src(src, p, m, in->base, 0);
                 if (grouped)
                     put(&main, "            { uint32_t o = (uint32_t)%s; bad |= (((uint64_t)o + %uu + %uu > ssz) | (o & %uu))%s; }\n",
-                        src, hi, size, size - 1, run_part ? " & ((mask >> l) & 1u)" : "");
+                        src, hi, size, size - 1, run_part ? " & (0u - ((mask >> l) & 1u))" : "");
                 if (done[i - k]) continue;
                 /* off > shared_size - size, for any shared_size: off + size > shared_size */
                 put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)))%s; }\n",
-                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1], run_part ? " & ((mask >> l) & 1u)" : "");
+                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1], run_part ? " & (0u - ((mask >> l) & 1u))" : "");
             }
             put(&main, "        }\n        if (bad) %s\n    }\n", fail);
         }
