@@ -298,6 +298,31 @@ static const JitOp *jitop_of_inst(const Inst *in) { return op_at[in - op_base]; 
 
 /* ---- the C of a kernel --------------------------------------------------------------- */
 
+/* jit_warp_fast for the lanes of mask only (a run for part of a warp, run_partial_ok): the
+ * same checks as memory.c's arena_fast over the mask's lanes, then mem_warp_fast with the
+ * mask; the lanes outside it get a pointer to jit_nowhere, so that the run's loop, which
+ * loads for all 32 lanes, reads harmless bytes there (it stores for the mask's lanes only).
+ * 64 bytes: the widest access, ld.v4.b64, is 32. */
+#define JIT_WARP_FAST_MASK \
+    "static const uint64_t jit_nowhere[8] __attribute__((aligned(64)));\n" \
+    "static inline __attribute__((always_inline)) int jit_warp_fast_mask(Warp *w, const Inst *in, const NativeRt *rt,\n" \
+    "    const uint64_t *A, uint64_t imm, unsigned size, uint32_t mask, uint8_t **p)\n" \
+    "{\n" \
+    "    uint64_t st, lim;\n" \
+    "    if (!rt->arena_block(A[__builtin_ctz(mask)] + imm, size, &st, &lim)) {\n" \
+    "        uint64_t bad = 0;\n" \
+    "        for (int l = 0; l < WARP_SIZE; l++) {\n" \
+    "            uint64_t x = A[l] + imm, o = x - st, on = 0ull - ((mask >> l) & 1u);\n" \
+    "            bad |= (((o | (lim - o)) >> 63) | (x & (size - 1))) & on;\n" \
+    "            p[l] = (uint8_t *)(uintptr_t)((x & on) | ((uint64_t)(uintptr_t)jit_nowhere & ~on));\n" \
+    "        }\n" \
+    "        if (!bad) return 0;\n" \
+    "    }\n" \
+    "    if (rt->warp_fast(w, in, mask, size, p)) return -1;\n" \
+    "    for (int l = 0; l < WARP_SIZE; l++) if (!((mask >> l) & 1u)) p[l] = (uint8_t *)(uintptr_t)jit_nowhere;\n" \
+    "    return 0;\n" \
+    "}\n"
+
 static const char prologue[] =
     "#include \"emu/exec_int_tmpl.h\"\n"
     "#include \"emu/cvt_lane.h\"\n"
@@ -333,7 +358,8 @@ static const char prologue[] =
     "        if (!((bad >> 63) | (any & (size - 1)))) return 0;\n"
     "    }\n"
     "    return rt->warp_fast(w, in, FULL_MASK, size, p);\n"
-    "}\n";
+    "}\n"
+    JIT_WARP_FAST_MASK;
 
 /* The largest kernel (PTX instructions) whose function is built at -O2 (jit_native_source) */
 #ifndef JIT_O2_MAX   /* a test build may set it lower: every kernel in parts */
@@ -953,7 +979,14 @@ static void run_value(Buf *b, const Program *p, const RunMap *m, const Inst *in,
         put(b, "{ ");
         char ex[512];
         for (int j = 0; j < nsrc; j++) put(b, "%s %s = (%s)%s; ", o->t[j], v[j], o->t[j], run_src(s0, p, m, in->s[j], scalar));
-        put(b, "%s = %s(%s); }", name, cast, inst_expr(ex, sizeof ex, o, in));
+        inst_expr(ex, sizeof ex, o, in);
+        /* a division in a run for part of a warp: only the mask's lanes divide (the others'
+         * values are never written back). A hardware divide is 10-20 cycles and does not
+         * vectorize; simpleAttributes' branches, half a warp each, divided 32 lanes twice. */
+        if (run_part && !scalar && (strstr(ex, "div_") || strstr(ex, "rem_")))
+            put(b, "%s = %s(((mask >> l) & 1u) ? (%s) : 0); }", name, cast, ex);
+        else
+            put(b, "%s = %s(%s); }", name, cast, ex);
     }
 }
 
@@ -1201,10 +1234,11 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
  * they are for a whole warp's), but only the mask's lanes are checked, load (the others
  * read offset 0, which is not used), store, write their predicates (cmp_finish) and
  * their rows: the instructions' effects on those lanes, as the handlers' loops over the
- * mask have. Shuffles (another lane's value), global and local accesses (mem_warp_fast and
- * local_fast's checks take whole warps here) and a branch the run passes (its test reads all
- * 32 lanes' predicates; the two were built apart and no test holds both) keep a run to whole
- * warps. */
+ * mask have. Global, const, param and generic loads and stores too (run_part_mem): their
+ * pointers come from jit_warp_fast_mask, and a span of consecutive lanes is used only when
+ * the mask is the whole warp. Shuffles (another lane's value), .local accesses (local_fast's
+ * check takes whole warps here) and a branch the run passes (its test reads all 32 lanes'
+ * predicates; the two were built apart and no test holds both) keep a run to whole warps. */
 /* The fewest lanes for which a run for part of a warp is entered: its loop costs 32 lanes
  * whatever the mask, the instructions one by one only the mask's (their loops walk its
  * bits), and a run's f64 work does not vectorize. Callgrind of the kernel's object,
@@ -1215,15 +1249,58 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
 #define RUN_PART_MIN 8
 #endif
 
+/* A load or the final store a run for part of a warp may hold: .shared loads (checked for
+ * the mask's lanes in the phase's loop), and global, const, param and generic accesses,
+ * whose lanes' pointers jit_warp_fast_mask finds for the mask's lanes only (a divergent
+ * branch's gather and scatter: cuda-samples simpleAttributes' loop body, half a warp each
+ * side). .local and frame accesses keep a run to whole warps (local_fast's check there). */
+static int mem_local(const Inst *in);
+static int run_part_mem(const Inst *in, const JitOp *o)
+{
+    if (!strcmp(o->kind, "LDS")) return 1;
+    return !mem_local(in) && (in->space == SP_GLOBAL || in->space == SP_CONST || in->space == SP_PARAM ||
+                              in->space == SP_GENERIC);
+}
+
+/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
+ * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
+ * join inside a run ran all its instructions up to the next run one instruction at a time:
+ * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
+ * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
+ * time in the 62 instructions after the join. emit_run adds the pc after a run's first access
+ * when the run is not entered in a barrier's short turn (a .shared store after that access). */
+static __thread uint8_t *join_at;
+enum { JOIN_ANY = 1 | 2, JOIN_LOOP = 2 };   /* join_at's values: a target, a backward branch's */
+
+/* The pcs a barrier's short turn (sched.c's run_short) may reach before its first access, or
+ * NULL: only a run there needs the run after its first access (emit_run's late_sts). Any other
+ * run with a .shared store after its first access is entered after an access already stopped
+ * the short turn, so the pc after its own first access is no place a turn resumes at. Without
+ * this, each such run made the next pc a run start, that one the next: tests/cuda/wgmma.cu's
+ * copy loops of ld.global and st.shared pairs had a run of 64 instructions at each of 16
+ * consecutive pcs, 1.2 MB of C (36 s of cc) for a kernel of 187 instructions. Marked
+ * generously: a short turn starts where a warp's lanes wait, so at branch targets, after a
+ * branch and after any instruction the C calls (a barrier, a call, a warp sync); it goes on
+ * past anything but an unguarded switch point (translate.c's IF_PREEMPT: where it stops). A
+ * pc missed here costs speed only: the run is not entered in a short turn, and the next
+ * turn goes on one instruction at a time up to the next run. */
+static __thread uint8_t *short_at;
+
 static int run_partial_ok(const Program *p, uint32_t k, uint32_t n)
 {
+    int global = 0, join = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const Inst *in = &p->code[i];
         const JitOp *o = jitop_of_inst(in);
-        if (run_shfl(p, in, o) || run_store(in, o) || (run_load(in, o) && strcmp(o->kind, "LDS")) || run_bra(in, o))
+        if (run_shfl(p, in, o) || run_bra(in, o) || ((run_store(in, o) || run_load(in, o)) && !run_part_mem(in, o)))
             return 0;
+        global |= (run_store(in, o) || run_load(in, o)) && strcmp(o->kind, "LDS");
+        join |= i > k && join_at && join_at[i];
     }
-    return 1;
+    /* a run for part of a warp ends at a branch target (emit_insts), which one for whole
+     * warps does not: a run with global accesses across a join stays a whole warp's, as it
+     * was before those could run for part of one, rather than be cut in two */
+    return !(global && join);
 }
 
 /* The statement that writes lane l's row from a run's local: every lane for a whole warp's
@@ -1317,9 +1394,11 @@ static int run_test_at(const RunChecks *ck, uint32_t key, uint32_t size)
 static void put_span_lookup(Buf *b, RunChecks *ck, const Inst *in, uint32_t i, int c, const char *src, uint64_t imm,
                             const char *T, const char *V, uint32_t addr, uint32_t size)
 {
-    put(b, "    if (!c%d) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
+    /* a run for part of a warp (run_part) has a span only when it runs for the whole warp */
+    put(b, "    if (!c%d%s) { uint64_t a0; { int l = 0; a0 = %s + %lluull; }\n"
            "        if (mem_span_cached(mc_, __atomic_load_n(rt->generation, __ATOMIC_ACQUIRE), a0, sizeof(%s) * %s)) "
-           "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, src, (unsigned long long)imm, T, V, i);
+           "q%u = (uint8_t *)(uintptr_t)a0; }\n", c, run_part ? " && mask == FULL_MASK" : "", src, (unsigned long long)imm,
+        T, V, i);
     ck->mc = 1;
     if (size && ck->nq < 64)
         ck->q[ck->nq++] = (struct RunSpan){ addr, size, i, in->space, in->flags & IF_FRAME, imm };
@@ -1399,7 +1478,10 @@ static void put_span_check(Buf *b, const Program *p, const RunMap *m, RunChecks 
 static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, const char *V, const char *p)
 {
     int sp = in->space;
-    if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC))
+    if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC) && run_part)
+        put(b, "jit_warp_fast_mask(w, &code[%u], rt, ROWP(%u), %lluull, sizeof(%s) * %s, mask, %s)", i, in->base,
+            (unsigned long long)in->imm, T, V, p);
+    else if (!(in->flags & IF_FRAME) && (sp == SP_GLOBAL || sp == SP_CONST || sp == SP_PARAM || sp == SP_GENERIC))
         put(b, "jit_warp_fast(w, &code[%u], rt, ROWP(%u), %lluull, sizeof(%s) * %s, %s)", i, in->base,
             (unsigned long long)in->imm, T, V, p);
     else if (mem_local(in))   /* exec_mem_fast.h's local_fast, as memory.c's fast_ptrs calls it */
@@ -1414,6 +1496,9 @@ static void put_warp_fast(Buf *b, const Inst *in, uint32_t i, const char *T, con
  * rows live there written, and the handler runs it (and faults as the interpreter does).
  * Then the lanes store in the handler's order (FOR_LANES_ST: the lane the H200 keeps when
  * lanes store to one word). */
+/* (The checks below keep a lane's failure bits when it is in the mask by and-ing with all
+ * ones, 0u - bit: and-ing with the bit itself dropped a misalignment of 2, tests/tier/
+ * shared_run_misaligned.ptx once its run could run for part of a warp.) */
 static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, uint32_t i, int last)
 {
     const Inst *in = &p->code[i];
@@ -1424,7 +1509,7 @@ static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, 
     if (last) {   /* the run's last instruction, its operands in sta/stv (run_phase_body) */
         put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
                " uint32_t o = (uint32_t)sta[l] + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
-               "        if (bad) {\n", (uint32_t)in->imm, T, v, T, v, run_part ? " & ((mask >> l) & 1u)" : "");
+               "        if (bad) {\n", (uint32_t)in->imm, T, v, T, v, run_part ? " & (0u - ((mask >> l) & 1u))" : "");
         /* the rows live before the store: those live after the run (written by the loop) and
          * the store's operands, where the run computed them */
         if (run_find(m, in->base)) {
@@ -1448,7 +1533,7 @@ static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, 
     run_src(src, p, m, in->base, 0);
     put(b, "    {\n        uint32_t bad = 0;\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {"
            " uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %d > ssz) | (o & (sizeof(%s) * %d - 1)))%s; }\n"
-           "        if (bad) {\n", src, (uint32_t)in->imm, T, v, T, v, run_part ? " & ((mask >> l) & 1u)" : "");
+           "        if (bad) {\n", src, (uint32_t)in->imm, T, v, T, v, run_part ? " & (0u - ((mask >> l) & 1u))" : "");
     run_commit(b, m, i);
     run_counts(b, p, k, i, "            ");
     put(b, "            return %u;\n        }\n    }\n", i - k);
@@ -1458,32 +1543,11 @@ static void run_sts_emit(Buf *b, const Program *p, const RunMap *m, uint32_t k, 
         (uint32_t)in->imm);
 }
 
-/* The pcs a bra jumps to (jit_native_source), or NULL: a warp enters the code there from the
- * middle of the run emitted before, so a run starts there too. Without it, a loop head or a
- * join inside a run ran all its instructions up to the next run one instruction at a time:
- * bench reduction's second half (warp 0 after `if (lane < 8)`) its five shuffles, HeCBench
- * md5hash's switch on the key length (joining 2 instructions into a run of 64) 56% of its
- * time in the 62 instructions after the join. emit_run adds the pc after a run's first access
- * when the run is not entered in a barrier's short turn (a .shared store after that access). */
-static __thread uint8_t *join_at;
-enum { JOIN_ANY = 1 | 2, JOIN_LOOP = 2 };   /* join_at's values: a target, a backward branch's */
-
-/* The pcs a barrier's short turn (sched.c's run_short) may reach before its first access, or
- * NULL: only a run there needs the run after its first access (emit_run's late_sts). Any other
- * run with a .shared store after its first access is entered after an access already stopped
- * the short turn, so the pc after its own first access is no place a turn resumes at. Without
- * this, each such run made the next pc a run start, that one the next: tests/cuda/wgmma.cu's
- * copy loops of ld.global and st.shared pairs had a run of 64 instructions at each of 16
- * consecutive pcs, 1.2 MB of C (36 s of cc) for a kernel of 187 instructions. Marked
- * generously: a short turn starts where a warp's lanes wait, so at branch targets, after a
- * branch and after any instruction the C calls (a barrier, a call, a warp sync); it goes on
- * past anything but an unguarded switch point (translate.c's IF_PREEMPT: where it stops). A
- * pc missed here costs speed only: the run is not entered in a short turn, and the next
- * turn goes on one instruction at a time up to the next run. */
-static __thread uint8_t *short_at;
-
 static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, int wgmma)
 {
+    /* before the join this run may add below (late_sts): that one is where its next turn
+     * enters, not a branch target that keeps it to whole warps */
+    int part = run_partial_ok(p, k, n);
     /* the issue slots (time model) and whether a load ran, after each prefix */
     put(fb, "static const uint32_t run%u_slots[%u] = { 0", k, n + 1);
     uint32_t cost = 0;
@@ -1494,16 +1558,18 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         const JitOp *o = jitop_of_inst(&p->code[i]);
         put(fb, ", %d", loaded |= run_load(&p->code[i], o) || run_store(&p->code[i], o) || run_sts(&p->code[i], o));
     }
-    /* a .shared store after another access of the run is not run in the short turn after a
-     * barrier (sched.c's run_short): the interpreter stops after the first access there, so
-     * the other warps' first accesses (a read of the word this one stores) come before it;
-     * the instructions go one by one and stop where the interpreter does, and a run starts
-     * after that first access (join_at), where the next turn goes on */
+    /* a .shared store, or the global store that ends the run, after another access of the
+     * run is not run in the short turn after a barrier (sched.c's run_short): the interpreter
+     * stops after the first access there, so the other warps' first accesses (a read of the
+     * word this one stores) come before it; the instructions go one by one and stop where the
+     * interpreter does, and a run starts after that first access (join_at), where the next
+     * turn goes on. (The global store: tests/tier/run_global_partial.ptx, whose warps' first
+     * turns after the barrier each loaded and stored before the next warp's first load.) */
     int late_sts = 0;
     uint32_t first = 0, access = 0;
     for (uint32_t i = k; i < k + n; i++) {
         const JitOp *o = jitop_of_inst(&p->code[i]);
-        int sts = run_sts(&p->code[i], o);
+        int sts = run_sts(&p->code[i], o) || run_store(&p->code[i], o);
         late_sts |= sts && access;
         if (!access && (sts || run_load(&p->code[i], o))) { access = 1; first = i; }
     }
@@ -1513,7 +1579,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     int st = run_store(sti, jitop_of_inst(sti));
     uint32_t ne = st ? n - 1 : n;
     put(fb, " };\n");
-    run_part = run_partial_ok(p, k, n);
+    run_part = part;
     /* the merge pc may be where the run ends (the end of an if's body, a run for part of a
      * warp): the warp regroups there, as NEXT() and the interpreter's loop do, before the
      * short turn's end */
@@ -1605,11 +1671,11 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
                 run_src(src, p, m, in->base, 0);
                 if (grouped)
                     put(&main, "            { uint32_t o = (uint32_t)%s; bad |= (((uint64_t)o + %uu + %uu > ssz) | (o & %uu))%s; }\n",
-                        src, hi, size, size - 1, run_part ? " & ((mask >> l) & 1u)" : "");
+                        src, hi, size, size - 1, run_part ? " & (0u - ((mask >> l) & 1u))" : "");
                 if (done[i - k]) continue;
                 /* off > shared_size - size, for any shared_size: off + size > shared_size */
                 put(&main, "            { uint32_t o = (uint32_t)%s + %uu; bad |= (((uint64_t)o + sizeof(%s) * %s > ssz) | (o & (sizeof(%s) * %s - 1)))%s; }\n",
-                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1], run_part ? " & ((mask >> l) & 1u)" : "");
+                    src, (uint32_t)in->imm, o->t[0], o->t[1], o->t[0], o->t[1], run_part ? " & (0u - ((mask >> l) & 1u))" : "");
             }
             put(&main, "        }\n        if (bad) %s\n    }\n", fail);
         }
@@ -1626,8 +1692,10 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             run_src(src, p, m, in->base, 0);
             put_span_check(&main, p, m, &ck, in, i, in->imm, T, V);
             put(&main, "    if (!q%u) {\n", i);
-            if (run_find(m, in->base))
-                put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", in->base, src);
+            if (run_find(m, in->base)) {
+                put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ");
+                run_row_write(&main, "", in->base, src);
+            }
             char pn[16];
             snprintf(pn, sizeof pn, "p%u", i);
             put(&main, "        if (");
@@ -1718,8 +1786,10 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         run_src(src, p, m, sti->base, 0);
         put_span_check(&main, p, m, &ck, sti, i, sti->imm, T, V);
         put(&main, "    if (!q%u) {\n", i);
-        if (run_find(m, sti->base))
-            put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ROWP(%u)[l] = %s;\n", sti->base, src);
+        if (run_find(m, sti->base)) {
+            put(&main, "        for (int l = 0; l < WARP_SIZE; l++) ");
+            run_row_write(&main, "", sti->base, src);
+        }
         char pn[16];
         snprintf(pn, sizeof pn, "p%u", i);
         put(&main, "        if (");
@@ -1733,7 +1803,7 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
         for (int j = 0; j < m->n; j++) {
             const RunLoc *x = &m->m[j];
             if (run_find(m, x->row) != x || !row_live(k + n, x->row)) continue;
-            put(&fin, "        ROWP(%u)[l] = (uint64_t)%s;\n", x->row, run_name(nm, x));
+            run_row_write(&fin, "        ", x->row, run_name(nm, x));
         }
         if (fin.s) put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) {\n%s    }\n", fin.s);
         main.oom |= fin.oom;
@@ -1744,8 +1814,8 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
          * a copy through an array of the warp's elements went through the stack twice */
         put(&main, "    if (q%u)\n        _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) { %s x[%d];", i, T, v);
         for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
-        put(&main, " memcpy(q%u + (size_t)l * sizeof x, x, sizeof x); }\n    else\n        FOR_LANES_ST(FULL_MASK, sizeof(%s) * %d, l) { %s x[%d];",
-            i, T, v, T, v);
+        put(&main, " memcpy(q%u + (size_t)l * sizeof x, x, sizeof x); }\n    else\n", i);
+        put(&main, "        FOR_LANES_ST(%s, sizeof(%s) * %d, l) { %s x[%d];", run_part ? "mask" : "FULL_MASK", T, v, T, v);
         for (int e = 0; e < v; e++) put(&main, " x[%d] = (%s)%s;", e, T, run_src(src, p, m, sti->s[e], 0));
         put(&main, " memcpy(p%u[l], x, sizeof x); }\n", i);
     }
@@ -2198,9 +2268,11 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
              * but the warp that skipped nothing keeps its values in the run's locals (bench
              * reduction: 3% more instructions when its bounds test's join ended the run) */
             if (n >= 2 && join_at) {
-                int part = run_partial_ok(p, k, n);
-                for (uint32_t j = k + 1; j < k + n; j++)
-                    if (join_at[j] & (part ? JOIN_ANY : JOIN_LOOP)) { n = j - k; break; }
+                for (uint32_t j = k + 1; j < k + n; j++) if (join_at[j] & JOIN_LOOP) { n = j - k; break; }
+                /* (what is left may run for part of a warp only now: run_partial_ok keeps a
+                 * run with global accesses across a join to whole warps) */
+                if (n >= 2 && run_partial_ok(p, k, n))
+                    for (uint32_t j = k + 1; j < k + n; j++) if (join_at[j]) { n = j - k; break; }
             }
             if (n >= 2) {
                 emit_run(b, fb, p, k, n, wgmma);

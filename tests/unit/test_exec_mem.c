@@ -404,6 +404,75 @@ static void test_atom_int(void)
     CHECK(!bind_atom_op(MOD_ADD, TY_U32, SP_LOCAL, 0), "atom.local rejected");
 }
 
+/* Lanes at one address (exec_atom.c's one_addr): one lane's pointer resolved, integer adds as
+ * one host atomic of the sum. Every result must be what the lanes one by one in lane order
+ * give: partial masks, operands that differ between lanes, a destination that is the
+ * operand's row, 64-bit and wrapping sums, red, exch, and faults of the lowest lane. */
+static void test_atom_one_addr(void)
+{
+    reset();
+    uint32_t *s32 = (uint32_t *)(shared_buf + 128);
+    uint64_t *m64 = (uint64_t *)(uintptr_t)atom_buf;
+    /* atom.shared.add.u32 %r4, [%r2], %r4: operands differ, d is b's row, 12 lanes */
+    uint32_t mask = 0x0f0f00f0u, want = 0xfffffff0u;
+    uint64_t exp[WARP_SIZE];
+    fill(2, 128);
+    for (int l = 0; l < 32; l++) row(4)[l] = exp[l] = (uint64_t)l * l + 1 + (l & 1 ? 1ull << 40 : 0);
+    for (int l = 0; l < 32; l++) if (mask >> l & 1) { uint32_t x = (uint32_t)exp[l]; exp[l] = want; want += x; }
+    *s32 = 0xfffffff0u;
+    begin(TY_U32, SP_SHARED, 1); mod(MOD_ADD); dst(4); addr(2, 0); src(4);
+    int ok = !bind(bind_atom) && run(mask) == STEP_NEXT && *s32 == want;
+    for (int l = 0; l < 32; l++) ok &= row(4)[l] == exp[l];
+    CHECK(ok, "atom.shared.add.u32 at one address, lanes' own operands, d = b: %#x", *s32);
+    /* the same operand in every lane, part of a warp, 64-bit, wrapping */
+    reset();
+    fill(2, atom_buf);
+    fill(4, 0x40);
+    fill(3, 77);
+    *m64 = 0xffffffffffffff00ull;
+    mask = 0x80000f01u;
+    CHECK(bind_atom_op(MOD_ADD, TY_U64, SP_GLOBAL, 0) && run(mask) == STEP_NEXT &&
+          *m64 == 0xffffffffffffff00ull + 6 * 0x40 && row(3)[0] == 0xffffffffffffff00ull &&
+          row(3)[8] == 0xffffffffffffff40ull && row(3)[10] == 0xffffffffffffffc0ull && row(3)[11] == 0 &&
+          row(3)[31] == 0x40 &&
+          row(3)[1] == 77 && row(3)[30] == 77, "atom.add.u64 at one address, part of a warp: %#llx",
+          (unsigned long long)*m64);
+    /* the whole warp, the same operand, a u32 that wraps */
+    *(uint32_t *)m64 = 0xfffffff0u;
+    fill(4, 1);
+    CHECK(bind_atom_op(MOD_ADD, TY_U32, SP_GLOBAL, 0) && run(FULL_MASK) == STEP_NEXT &&
+          *(uint32_t *)m64 == 16 && row(3)[15] == 0xffffffffu && row(3)[16] == 0 && row(3)[31] == 15,
+          "atom.add.u32 wrapping at one address");
+    /* red with operands that differ */
+    reset();
+    fill(2, 128);
+    for (int l = 0; l < 32; l++) row(4)[l] = (uint64_t)(3 * l);
+    *s32 = 5;
+    CHECK(bind_atom_op(MOD_ADD, TY_U32, SP_SHARED, 1) && run(0xffff0000u) == STEP_NEXT &&
+          *s32 == 5 + 3 * (16 + 31) * 16 / 2, "red.shared.add.u32 at one address: %u", *s32);
+    /* exch at one address: each lane gets the value of the lane before it */
+    *s32 = 1000;
+    CHECK(bind_atom_op(MOD_EXCH, TY_B32, SP_SHARED, 0) && run(0x00000f00u) == STEP_NEXT && *s32 == 33 &&
+          row(3)[8] == 1000 && row(3)[9] == 24 && row(3)[11] == 30, "atom.exch at one address");
+    /* one lane elsewhere: the lanes one by one */
+    row(2)[20] = 256;
+    *(uint32_t *)(shared_buf + 256) = 0;
+    *s32 = 0;
+    fill(4, 2);
+    CHECK(bind_atom_op(MOD_ADD, TY_U32, SP_SHARED, 0) && run(FULL_MASK) == STEP_NEXT && *s32 == 62 &&
+          *(uint32_t *)(shared_buf + 256) == 2 && row(3)[21] == 40 && row(3)[20] == 0,
+          "atom.add with one lane at another address");
+    /* faults: the lowest lane of the mask, as the lanes one by one report it */
+    fill(2, 8192);
+    CHECK(bind_atom_op(MOD_ADD, TY_U32, SP_SHARED, 0) && run(0xf0u) == STEP_FAULT &&
+          fault_code == EMU_ERR_ILLEGAL_ADDRESS && fault_lane == 4 && strstr(fault_msg, "shared"),
+          "atom.shared out of bounds at one address: lane %d, %s", fault_lane, fault_msg);
+    fill(2, atom_buf + 2);
+    CHECK(bind_atom_op(MOD_ADD, TY_U32, SP_GLOBAL, 1) && run(0x6u) == STEP_FAULT &&
+          fault_code == EMU_ERR_MISALIGNED_ADDRESS && fault_lane == 1, "red misaligned at one address: lane %d",
+          fault_lane);
+}
+
 static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 static void test_atom_float(void)
@@ -612,6 +681,7 @@ int main(void)
     test_vector_whole();
     test_addr_ops();
     test_atom_int();
+    test_atom_one_addr();
     test_atom_float();
     test_shfl();
     test_vote_match_redux();
