@@ -1105,6 +1105,25 @@ static void run_shfl_map(const Program *p, const Inst *in, const JitOp *o, RunSh
     sh->size = WARP_SIZE + pad;
 }
 
+/* A run's .shared load of v elements into x, each element its own access at its own offset
+ * (the offset passed the check: below 2^31, so a signed index gathers). One memcpy of a
+ * vector (16 bytes: a 128-bit integer) has no vector type and kept gcc 12 from vectorizing
+ * the whole loop around it; with an element each, and the partial warp's lane test inside
+ * the index (the mask's other lanes read offset 0), globalToShmemAsyncCopy's tile loop of 16
+ * FMAs vectorizes with gathers (issue 22). A single element is written as before. */
+static void run_lds_elems(Buf *body, const char *base, uint32_t imm, int v)
+{
+    const char *keep = run_part ? " & (0u - ((mask >> l) & 1u))" : "";
+    if (v == 1) {
+        put(body, run_part ? "memcpy(x, shm + (int32_t)(((uint32_t)%s + %uu)%s), sizeof x);"
+                           : "memcpy(x, shm + (int32_t)((uint32_t)%s + %uu%s), sizeof x);", base, imm, keep);
+        return;
+    }
+    for (int j = 0; j < v; j++)
+        put(body, "%smemcpy(&x[%d], shm + (int32_t)(((uint32_t)%s + %uu + %du * (uint32_t)sizeof x[0])%s), sizeof x[0]);",
+            j ? " " : "", j, base, imm, j, keep);
+}
+
 /* The statements of instructions a..e of a run for one lane l (variant 0: the loads' lanes
  * consecutive from q<i>, 1: through p<i>[l]) into body, values the same in every lane into
  * pre and the arrays of values that live on after the phase into decl (with_decl). */
@@ -1133,10 +1152,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             }
             put(body, "            { %s x[%d]; ", o->t[0], v);
             if (!strcmp(o->kind, "LDS"))
-                /* the offset passed the check: below 2^31, a signed index gathers */
-                put(body, run_part ? "memcpy(x, shm + (int32_t)(((uint32_t)%s + %uu) & (0u - ((mask >> l) & 1u))), sizeof x);"
-                                   : "memcpy(x, shm + (int32_t)((uint32_t)%s + %uu), sizeof x);",
-                    run_src(src, p, m, in->base, 0), (uint32_t)in->imm);
+                run_lds_elems(body, run_src(src, p, m, in->base, 0), (uint32_t)in->imm, v);
             else if (!variant) put(body, "memcpy(x, q%u + (size_t)l * sizeof x, sizeof x);", i);
             else put(body, "memcpy(x, p%u[l], sizeof x);", i);
             for (int j = 0; j < v; j++) put(body, " %s = x[%d];", run_name(nm, &xs[j]), j);
@@ -1307,7 +1323,10 @@ static int run_partial_ok(const Program *p, uint32_t k, uint32_t n)
  * run, the mask's lanes for one that may run for part of a warp (the others keep theirs). */
 static void run_row_write(Buf *b, const char *indent, uint32_t row, const char *val)
 {
-    if (run_part) put(b, "%sROWP(%u)[l] = ((mask >> l) & 1u) ? (uint64_t)%s : ROWP(%u)[l];\n", indent, row, val, row);
+    if (run_part)   /* a blend, not a select: gcc 12 vectorizes it (a select of 64-bit rows under a
+                     * 32-bit lane test became a masked load it could not do, the loop stayed scalar) */
+        put(b, "%s{ const uint64_t k_ = 0ull - (uint64_t)((mask >> l) & 1u); ROWP(%u)[l] = ((uint64_t)%s & k_) | (ROWP(%u)[l] & ~k_); }\n",
+            indent, row, val, row);
     else put(b, "%sROWP(%u)[l] = (uint64_t)%s;\n", indent, row, val);
 }
 
