@@ -20,7 +20,7 @@ survey=${2:?usage: status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR}
 emu=${3:?usage: status.sh SAMPLES_DIR SURVEY_TXT EMU_OUTDIR}
 one=${4:-}
 gpu=$here/../expected/cuda-samples/survey
-timing='[0-9.]+ *(ms|s|us|sec|seconds|GB/s|MB/s)\b|[Tt]ime|[Dd]uration|[Ee]lapsed|[Bb]andwidth|[Tt]hroughput|[MG](pixels|texlookups|samples|pix)/s|TFLOPS|GFlop/s|per second'
+timing='[0-9.]+ *(ms|s|us|sec|seconds|GB/s|MB/s)\b|[Tt]ime|[Dd]uration|[Ee]lapsed|[Bb]andwidth|[Tt]hroughput|[MG](pixels|texlookups|samples|pix)/s|TFLOPS|TOPS\b|GFlop/s|per second'
 verdict() { sed -n "s/^$2 //p" "$1" | head -n 1; }
 # A run's output as compared: paths of the samples' sources cut to Samples/..., lines with
 # times and bandwidths set aside, and the lines tests/cuda-samples/volatile.txt names for
