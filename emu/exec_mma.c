@@ -1387,6 +1387,20 @@ static inline void copy_elem(void *dst, const void *src, int bytes)
     }
 }
 
+/* Element e of a register's word (elements of `bytes` packed from the low bits) to or from
+ * memory at p: little-endian, so a store writes the low bytes of the shifted word */
+static inline __attribute__((always_inline)) void elem_move(uint8_t *p, uint64_t *word, int bytes, int e, int store)
+{
+    uint64_t x = 0;
+    if (store) {
+        x = *word >> (8 * bytes * e);
+        copy_elem(p, &x, bytes);
+    } else {
+        copy_elem(&x, p, bytes);
+        *word |= bytes == 8 ? x : x << (8 * bytes * e);
+    }
+}
+
 /* A lane's fragment lies in [a0, a0 + span): when a0 is aligned and the span lies in the
  * allocation this thread's cache holds (global, or generic inside the arena), every element
  * passes mem_lane_ptr's inline path, which returns the address itself, so one check does for
@@ -1432,15 +1446,8 @@ static inline __attribute__((always_inline)) int ls_lanes(Warp *w, const Inst *i
             _Pragma("GCC unroll 16") for (int k = 0; k < n / per; k++) {
                 uint64_t *row = ROW(w, regs[k]) + l, word = store ? *row : 0;
                 _Pragma("GCC unroll 4") for (int e = 0; e < per; e++) {
-                    uint64_t rr = P->r[k * per + e], cc = P->c[k * per + e], x = 0;
-                    uint8_t *p = host + (col ? cc * ldl + rr : rr * ldl + cc) * (uint64_t)bytes;
-                    if (store) {
-                        x = word >> (8 * bytes * e);
-                        copy_elem(p, &x, bytes);   /* little-endian: the low bytes */
-                    } else {
-                        copy_elem(&x, p, bytes);
-                        word |= bytes == 8 ? x : x << (8 * bytes * e);
-                    }
+                    uint64_t rr = P->r[k * per + e], cc = P->c[k * per + e];
+                    elem_move(host + (col ? cc * ldl + rr : rr * ldl + cc) * (uint64_t)bytes, &word, bytes, e, store);
                 }
                 if (!store) *row = word;
             }
@@ -1492,15 +1499,7 @@ static inline __attribute__((always_inline)) void ls_tile(Warp *w, const WTile *
         for (int l = 0; l < WARP_SIZE; l++) {
             uint64_t word = store ? row[l] : 0;
             for (int e = 0; e < per; e++) {
-                uint8_t *p = buf + (size_t)T->idx[col][k * per + e][l] * bytes;
-                uint64_t x = 0;
-                if (store) {
-                    x = word >> (8 * bytes * e);
-                    copy_elem(p, &x, bytes);   /* little-endian: the low bytes */
-                } else {
-                    copy_elem(&x, p, bytes);
-                    word |= bytes == 8 ? x : x << (8 * bytes * e);
-                }
+                elem_move(buf + (size_t)T->idx[col][k * per + e][l] * bytes, &word, bytes, e, store);
             }
             if (!store) row[l] = word;
         }
