@@ -17,6 +17,7 @@
 #include "cdp.h"
 #include "kernel.h"
 #include "model.h"
+#include "idle.h"
 #include "observe.h"
 
 int emu_log_level = 1;
@@ -267,6 +268,7 @@ static int launch_prepare(EmuKernel *k, const unsigned grid[3], const unsigned b
     L->span_t0 = OBSERVING(L->obs, OBS_SPAN) ? ev_device_clock() : 0;
     P->t0 = now_s();
     model_launch(L);
+    idle_plan(L, !sched_deterministic(NULL));   /* after the model's launch values: idle blocks count their warps' time */
     if (OBSERVE(L->obs, launch_begin, L)) {
         snprintf(err, errlen, "ptxemu: out of memory launching %s", p->dname);
         launch_free(L);
@@ -290,11 +292,16 @@ static int launch_finish(EmuPending *P, char *err, size_t errlen)
         OBSERVE(L->obs, span, &e);
     }
     OBSERVE(L->obs, launch_end, L);
-    model_set_last_launch(model_estimate(L).total_ns);   /* the driver's timeline model */
+    double model_ns = model_estimate(L).total_ns;
+    model_set_last_launch(model_ns);   /* the driver's timeline model */
     if (emu_log_level >= 3)
         fprintf(stderr, "ptxemu: trace: %s finished%s: %llu warp instructions, %llu thread "
                 "instructions\n", p->dname, L->aborted ? " with a fault" : "",
                 (unsigned long long)L->warp_insts, (unsigned long long)L->thread_insts);
+    if (emu_log_level >= 3 && L->idle.skipped)
+        fprintf(stderr, "ptxemu: trace: launch %s: %llu of its %llu blocks left at the kernel's "
+                "first branch with every thread; not run (emu/idle.c)\n", p->dname,
+                (unsigned long long)L->idle.skipped, (unsigned long long)L->ncta);
 
     /* device printf output appears when the kernel completes, after earlier host output */
     if (L->out_len) {
@@ -313,9 +320,9 @@ static int launch_finish(EmuPending *P, char *err, size_t errlen)
     OBSERVE(L->obs, launch_report, L);
     const char *stats = getenv("PTXEMU_STATS");
     if (stats && *stats && *stats != '0')
-        fprintf(stderr, "ptxemu-stats: kernel=%s thread_insts=%llu warp_insts=%llu seconds=%.6f\n",
-                p->name, (unsigned long long)L->thread_insts, (unsigned long long)L->warp_insts,
-                t1 - t0);
+        fprintf(stderr, "ptxemu-stats: kernel=%s thread_insts=%llu warp_insts=%llu issue_slots=%llu "
+                "model_ns=%.1f seconds=%.6f\n", p->name, (unsigned long long)L->thread_insts,
+                (unsigned long long)L->warp_insts, (unsigned long long)L->warp_slots, model_ns, t1 - t0);
     if (L->aborted) {
         snprintf(err, errlen, "%s", L->fault.msg);
         rc = L->fault.code;

@@ -27,6 +27,12 @@ const char *bind_int_neg(Inst *in, const InstDesc *d);
 const char *bind_int_min(Inst *in, const InstDesc *d);
 const char *bind_int_max(Inst *in, const InstDesc *d);
 
+/* The integer forms idle.c (blocks whose threads leave at once) evaluates itself. */
+enum { IA_NONE = 0, IA_ADD, IA_SUB, IA_MUL, IA_MAD, IA_MUL_WIDE, IA_MAD_WIDE };
+int int_affine_form(const Inst *in, int *bits, int *sgn);
+int int_cmp_form(const Inst *in, int *bits, int *sgn);
+int shl_bits(const Inst *in);
+
 /* exec_float.c: floating-point forms (f32, f64, f16, f16x2, bf16, bf16x2). */
 const char *bind_flt_add(Inst *in, const InstDesc *d);
 const char *bind_flt_sub(Inst *in, const InstDesc *d);

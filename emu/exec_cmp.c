@@ -243,6 +243,24 @@ static const char *bind_compare(Inst *in, const InstDesc *d, int t)
     return NULL;
 }
 
+/* An integer setp's comparison (CMP_LT ... CMP_GE, or CMP_EQ/CMP_NE) with its width in
+ * *bits and whether it compares signed (*sgn; .lo/.hs of a signed type compare unsigned),
+ * or -1 (another type, a float, a boolean combine): for idle.c, by the handler. */
+int int_cmp_form(const Inst *in, int *bits, int *sgn)
+{
+    if (in->op != OP_setp || in->bop != BOP_NONE || in->cmp > CMP_GE) return -1;
+    for (int s = 0; s < 2; s++)
+        for (int k = 1; k < 3; k++)
+            if (in->fn == int_cmp_h[s][k][in->cmp]) { *bits = k == 1 ? 32 : 64; *sgn = s; return in->cmp; }
+    return -1;
+}
+
+/* The width of a shl of 32 or 64 bits, else 0 (idle.c). */
+int shl_bits(const Inst *in)
+{
+    return in->fn == shl_h[1] ? 32 : in->fn == shl_h[2] ? 64 : 0;
+}
+
 static int ty_is_half(int t)
 {
     return t == TY_F16 || t == TY_BF16 || t == TY_F16X2 || t == TY_BF16X2;

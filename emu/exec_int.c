@@ -87,6 +87,29 @@ static const Handler mad_hi_h[2][3] = { { h_mad_hi_u16, h_mad_hi_u32, h_mad_hi_u
 static const Handler mad_wide_h[2][3] = { { h_mad_wide_u16, h_mad_wide_u32, NULL },
                                           { h_mad_wide_s16, h_mad_wide_s32, NULL } };
 
+/* The plain forms idle.c evaluates on its own: which of add, sub, mul.lo, mad.lo, mul.wide
+ * and mad.wide of 32 or 64 bits in is (IA_*, width in *bits, .wide's source signedness in
+ * *sgn), or IA_NONE (16-bit, .hi, .sat, carries, packed halves). Known by the handler the
+ * binder chose, so nothing but the binder decodes modifiers. */
+int int_affine_form(const Inst *in, int *bits, int *sgn)
+{
+    *sgn = 0;
+    for (int k = 1; k < 3; k++) {
+        *bits = k == 1 ? 32 : 64;
+        if (in->fn == add_h[k]) return IA_ADD;
+        if (in->fn == sub_h[k]) return IA_SUB;
+        if (in->fn == mul_lo_h[k]) return IA_MUL;
+        if (in->fn == mad_lo_h[k]) return IA_MAD;
+    }
+    *bits = 32;   /* the sources' width; the result is twice as wide */
+    for (int s = 0; s < 2; s++) {
+        *sgn = s;
+        if (in->fn == mul_wide_h[s][1]) return IA_MUL_WIDE;
+        if (in->fn == mad_wide_h[s][1]) return IA_MAD_WIDE;
+    }
+    return IA_NONE;
+}
+
 /* ---------------------------------------------------------------- carry chains
  * d = FIRST + SECOND + carry-in (SECOND complemented for subtraction, whose carry-in is 1
  * without CIN), computed in a type twice as wide so bit W of the sum is the carry out.

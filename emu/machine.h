@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <pthread.h>
 #include "inst.h"
+#include "idle.h"
 
 #define WARP_SIZE 32
 #define DIV_MAX 64        /* nested divergence regions a warp tracks (deeper ones merge) */
@@ -298,6 +299,7 @@ struct Launch {
     uint64_t seed;
     uint64_t det_steps;         /* scheduling steps taken (the virtual %globaltimer)         */
     uint64_t ncta;
+    IdleRule idle;              /* blocks whose threads all leave at once (idle.h)           */
     /* What every worker writes, alone on its cache lines (the pads keep the read-mostly
      * fields around it, read by every worker at every CTA and warp, off those lines). */
     char hot_pad0[64];

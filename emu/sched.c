@@ -1061,10 +1061,17 @@ static int pool_workers(void);
 
 static int hand_left(const Launch *L) { return hand.seq == L->seq && hand.next < hand.end; }
 
-static int take_cluster(Launch *L, uint64_t *i)
+/* The clusters handed out: those of [idle.lo, idle.hi) (idle.h: the blocks outside it leave
+ * at once, counted as run when the launch began), numbered from 0. */
+static uint64_t clusters_run(const Launch *L)
+{
+    return L->idle.hi - L->idle.lo;
+}
+
+static int take_any(Launch *L, uint64_t *i)
 {
     if (hand_left(L)) { *i = hand.next++; return 1; }
-    uint64_t n = L->ncta / L->cluster_size;
+    uint64_t n = clusters_run(L);
     uint64_t at = __atomic_load_n(&L->next_cta, __ATOMIC_RELAXED);
     if (at >= n) return 0;
     uint64_t k = (n - at) / ((uint64_t)pool_workers() * HAND_SHARE);
@@ -1078,11 +1085,26 @@ static int take_cluster(Launch *L, uint64_t *i)
     return 1;
 }
 
+/* The next cluster to run; idle blocks of a rule that tests each (idle_block) are counted
+ * and passed over. */
+static int take_cluster(Launch *L, uint64_t *i)
+{
+    uint64_t idle = 0;
+    int rc;
+    while ((rc = take_any(L, i))) {
+        *i += L->idle.lo;
+        if (!L->idle.on || !idle_block(L, *i)) break;
+        idle++;
+    }
+    idle_count(L, idle);
+    return rc;
+}
+
 /* Whether the cluster a worker runs alone has run long enough to take others beside it. */
 static int share_due(Launch *L, uint32_t *rounds, uint64_t *t0)
 {
     if (L->cooperative || L->det || ++*rounds % RESIDE_CHECK_ROUNDS) return 0;
-    if (!hand_left(L) && __atomic_load_n(&L->next_cta, __ATOMIC_RELAXED) >= L->ncta / L->cluster_size)
+    if (!hand_left(L) && __atomic_load_n(&L->next_cta, __ATOMIC_RELAXED) >= clusters_run(L))
         return 0;
     uint64_t now = mono_ns();
     if (!*t0) *t0 = now;
@@ -1755,7 +1777,7 @@ void sched_run(Launch *L)
     }
     sched_init(want_threads);
     int helpers = pool.nthreads - 1;
-    if (L->ncta / L->cluster_size < 2) helpers = 0;   /* one cluster: no point waking the pool */
+    if (clusters_run(L) < 2) helpers = 0;   /* one cluster: no point waking the pool */
     L->coop_workers = (uint32_t)helpers + 1;
     if (helpers) {
         pthread_mutex_lock(&pool.lock);

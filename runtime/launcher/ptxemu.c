@@ -122,6 +122,8 @@ static void usage(FILE *f)
         "                   fails with cudaErrorLaunchTimeout and every warp's place is printed\n"
         "  PTXEMU_STATS     1: one line per kernel launch on stderr with its instruction\n"
         "                   counts and time\n"
+        "  PTXEMU_IDLE_BLOCKS run: set up and run the blocks whose threads all leave at the\n"
+        "                   kernel's first branch (default: counted as run, not run)\n"
         "  PTXEMU_DUMP_PTX  a directory: write the program's PTX there, so the PTX line\n"
         "                   numbers in error messages can be looked up\n"
         "  PTXEMU_ASYNC     late: complete asynchronous copies only when a wait needs them\n"
