@@ -1081,7 +1081,7 @@ static void run_contract(Buf *decl, Buf *body, const Program *p, RunMap *m, cons
 /* Where the lanes of a run's shuffle read (run_shfl): every lane one source (same: map[0]),
  * one range [lo, hi) at a distance delta (shift; the copy s<i> starts off places in, after
  * padding for a negative delta), or the table map. */
-typedef struct RunShfl { uint8_t map[WARP_SIZE]; uint32_t pv; int same, shift, lo, hi, delta, off, size; } RunShfl;
+typedef struct RunShfl { uint8_t map[WARP_SIZE]; uint32_t pv; int same, shift, lo, hi, delta, off, size, edge; } RunShfl;
 
 static void run_shfl_map(const Program *p, const Inst *in, const JitOp *o, RunShfl *sh)
 {
@@ -1103,6 +1103,13 @@ static void run_shfl_map(const Program *p, const Inst *in, const JitOp *o, RunSh
     int pad = sh->shift ? (sh->delta < 0 ? -sh->delta : sh->delta) : 0;   /* the table and one lane: none */
     sh->off = sh->shift && sh->delta < 0 ? pad : 0;
     sh->size = WARP_SIZE + pad;
+    /* edge: the lanes that keep their own value are exactly those whose source would lie past
+     * the warp's edge (shfl.down/up over the whole warp, reduction's tree): the padding then
+     * holds those lanes' own values, at the place each lane reads, and every lane reads
+     * s[off + l + delta] with no select (gcc 12 left bench reduction's offset-1 shuffle with
+     * the select a scalar loop: 31 iterations of 11 instructions a warp) */
+    sh->edge = sh->shift && (sh->delta > 0 ? sh->lo == 0 && sh->hi == WARP_SIZE - sh->delta
+                                           : sh->hi == WARP_SIZE && sh->lo == pad);
 }
 
 /* A run's .shared load of v elements into x, each element its own access at its own offset
@@ -1184,6 +1191,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             if (!last && decl) put(decl, "    uint32_t v%u[WARP_SIZE];\n", x.id);
             put(body, "            %s%s = ", last ? "uint32_t " : "", run_name(nm, &x));
             if (sh.same) put(body, "s%u[%d];\n", i, sh.map[0]);
+            else if (sh.edge) put(body, "s%u[%d + l + %d];\n", i, sh.off, sh.delta);
             else if (sh.shift)
                 put(body, "(l >= %d && l < %d) ? s%u[%d + l + %d] : s%u[%d + l];\n", sh.lo, sh.hi, i, sh.off, sh.delta,
                     i, sh.off);
@@ -1754,11 +1762,19 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             run_shfl_map(p, in, o, &sh);
             if (i == a && !run_src_uniform(p, m, in->s[0])) {
                 put(&main, "    uint32_t s%u[%d];\n", i, sh.size);
-                if (sh.size > WARP_SIZE)
+                if (sh.size > WARP_SIZE && !sh.edge)
                     put(&main, "    for (int l = 0; l < %d; l++) s%u[%d + l] = 0;\n", sh.size - WARP_SIZE, i,
                         sh.delta < 0 ? 0 : WARP_SIZE);
                 put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) s%u[%d + l] = (uint32_t)%s;\n",
                     i, sh.off, run_src(src, p, m, in->s[0], 0));
+                /* the edge lanes' own values where they read: past the top (down: lane l at
+                 * 32 - delta + k reads 32 + k) or below the bottom (up: lane k reads k, its
+                 * value at off + k) */
+                if (sh.edge && sh.delta > 0)
+                    put(&main, "    for (int l = 0; l < %d; l++) s%u[%d + l] = s%u[%d + l];\n", sh.delta, i,
+                        WARP_SIZE, i, WARP_SIZE - sh.delta);
+                else if (sh.edge)
+                    put(&main, "    for (int l = 0; l < %d; l++) s%u[l] = s%u[%d + l];\n", sh.off, i, i, sh.off);
                 if (!sh.same && !sh.shift) {
                     put(&main, "    static const uint8_t smap%u[WARP_SIZE] = { %u", i, sh.map[0]);
                     for (int l = 1; l < WARP_SIZE; l++) put(&main, ", %u", sh.map[l]);
