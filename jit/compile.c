@@ -1955,6 +1955,30 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     put(b, " }\n");
     if (!shared && !local) put(b, "        }\n");
     if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
+    if (shared) {
+        /* part of a warp (`if (lane == 0) sums[warp] = v`, `lane < 8 ? sums[lane] : 0`): the
+         * handler's own path (exec_mem.c's lds_/sts_: shared_fast checks the mask's lanes,
+         * then each lane's access, stores in FOR_LANES_ST's order), without the call (bench
+         * reduction's one-lane store cost 67 instructions a warp through it) */
+        put(b, "    } else if (mask) {\n        uint32_t off[WARP_SIZE];\n"
+               "        uint8_t *sh = shared_fast(w, &code[%u], mask, sizeof(%s) * %d, off);\n        if (!sh) goto C%u;\n",
+            k, T, v, k);
+        if (!ld && (in->aux8 & MO_RELEASE)) put(b, "        __atomic_thread_fence(__ATOMIC_RELEASE);\n");
+        if (ld) {
+            put(b, "        for (uint32_t m_ = mask; m_; m_ &= m_ - 1u) { int l = __builtin_ctz(m_); %s x[%d]; memcpy(x, sh + off[l], sizeof x);", T, v);
+            for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
+        } else {
+            /* one lane: no order to keep, and FOR_LANES_ST would test all 32 */
+            for (int one = 1; one >= 0; one--) {
+                if (one) put(b, "        if (!(mask & (mask - 1u))) { int l = __builtin_ctz(mask); %s x[%d];", T, v);
+                else put(b, " } else FOR_LANES_ST(mask, sizeof(%s) * %d, l) { %s x[%d];", T, v, T, v);
+                for (int e = 0; e < v; e++) put(b, " x[%d] = (%s)ROWP(%u)[l];", e, T, in->s[e]);
+                put(b, " memcpy(sh + off[l], x, sizeof x);");
+            }
+        }
+        put(b, " }\n");
+        if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
+    }
     put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
 }
 
@@ -2229,7 +2253,7 @@ static void handler_name(Handler fn, char *out, size_t n)
 }
 
 /* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
- * for an instruction always called, "partial" for a load, store (emit_mem) or shuffle
+ * for an instruction always called, "partial" for a global load, store (emit_mem) or shuffle
  * (emit_shfl) inlined for a whole warp but called for part of one, "known" for the shuffles
  * among those whose lanes' sources are known when compiled (shfl_imm). PTXEMU_JIT_REPORT=1:
  * one line per handler, most sites first; =json: one JSON object per kernel. */
@@ -2244,7 +2268,8 @@ static void jit_report(const Program *p, const JitOp **ops)
     uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
     for (uint32_t k = 0; k < p->ncode; k++) {
         int form = inst_form(&p->code[k], ops[k]);
-        int call = form == F_CALL, partial = form == F_MEM || form == F_SHFL;
+        /* a .shared access is inline for any mask (emit_mem), a global one for whole warps */
+        int call = form == F_CALL, partial = (form == F_MEM && ops[k]->kind[2] != 'S') || form == F_SHFL;
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
