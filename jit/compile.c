@@ -1081,7 +1081,7 @@ static void run_contract(Buf *decl, Buf *body, const Program *p, RunMap *m, cons
 /* Where the lanes of a run's shuffle read (run_shfl): every lane one source (same: map[0]),
  * one range [lo, hi) at a distance delta (shift; the copy s<i> starts off places in, after
  * padding for a negative delta), or the table map. */
-typedef struct RunShfl { uint8_t map[WARP_SIZE]; uint32_t pv; int same, shift, lo, hi, delta, off, size; } RunShfl;
+typedef struct RunShfl { uint8_t map[WARP_SIZE]; uint32_t pv; int same, shift, lo, hi, delta, off, size, edge; } RunShfl;
 
 static void run_shfl_map(const Program *p, const Inst *in, const JitOp *o, RunShfl *sh)
 {
@@ -1103,6 +1103,13 @@ static void run_shfl_map(const Program *p, const Inst *in, const JitOp *o, RunSh
     int pad = sh->shift ? (sh->delta < 0 ? -sh->delta : sh->delta) : 0;   /* the table and one lane: none */
     sh->off = sh->shift && sh->delta < 0 ? pad : 0;
     sh->size = WARP_SIZE + pad;
+    /* edge: the lanes that keep their own value are exactly those whose source would lie past
+     * the warp's edge (shfl.down/up over the whole warp, reduction's tree): the padding then
+     * holds those lanes' own values, at the place each lane reads, and every lane reads
+     * s[off + l + delta] with no select (gcc 12 left bench reduction's offset-1 shuffle with
+     * the select a scalar loop: 31 iterations of 11 instructions a warp) */
+    sh->edge = sh->shift && (sh->delta > 0 ? sh->lo == 0 && sh->hi == WARP_SIZE - sh->delta
+                                           : sh->hi == WARP_SIZE && sh->lo == pad);
 }
 
 /* A run's .shared load of v elements into x, each element its own access at its own offset
@@ -1184,6 +1191,7 @@ static void run_phase_body(Buf *pre, Buf *decl, Buf *body, const Program *p, Run
             if (!last && decl) put(decl, "    uint32_t v%u[WARP_SIZE];\n", x.id);
             put(body, "            %s%s = ", last ? "uint32_t " : "", run_name(nm, &x));
             if (sh.same) put(body, "s%u[%d];\n", i, sh.map[0]);
+            else if (sh.edge) put(body, "s%u[%d + l + %d];\n", i, sh.off, sh.delta);
             else if (sh.shift)
                 put(body, "(l >= %d && l < %d) ? s%u[%d + l + %d] : s%u[%d + l];\n", sh.lo, sh.hi, i, sh.off, sh.delta,
                     i, sh.off);
@@ -1754,11 +1762,19 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             run_shfl_map(p, in, o, &sh);
             if (i == a && !run_src_uniform(p, m, in->s[0])) {
                 put(&main, "    uint32_t s%u[%d];\n", i, sh.size);
-                if (sh.size > WARP_SIZE)
+                if (sh.size > WARP_SIZE && !sh.edge)
                     put(&main, "    for (int l = 0; l < %d; l++) s%u[%d + l] = 0;\n", sh.size - WARP_SIZE, i,
                         sh.delta < 0 ? 0 : WARP_SIZE);
                 put(&main, "    _Pragma(\"GCC ivdep\") for (int l = 0; l < WARP_SIZE; l++) s%u[%d + l] = (uint32_t)%s;\n",
                     i, sh.off, run_src(src, p, m, in->s[0], 0));
+                /* the edge lanes' own values where they read: past the top (down: lane l at
+                 * 32 - delta + k reads 32 + k) or below the bottom (up: lane k reads k, its
+                 * value at off + k) */
+                if (sh.edge && sh.delta > 0)
+                    put(&main, "    for (int l = 0; l < %d; l++) s%u[%d + l] = s%u[%d + l];\n", sh.delta, i,
+                        WARP_SIZE, i, WARP_SIZE - sh.delta);
+                else if (sh.edge)
+                    put(&main, "    for (int l = 0; l < %d; l++) s%u[l] = s%u[%d + l];\n", sh.off, i, i, sh.off);
                 if (!sh.same && !sh.shift) {
                     put(&main, "    static const uint8_t smap%u[WARP_SIZE] = { %u", i, sh.map[0]);
                     for (int l = 1; l < WARP_SIZE; l++) put(&main, ", %u", sh.map[l]);
@@ -1841,7 +1857,13 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     free(m);
 
     b = fb;   /* the function */
-    put(b, "/* instructions %u..%u */\n__attribute__((noinline)) static uint32_t run%u(Warp *w, const Inst *code, "
+    /* unroll-loops: a run is lane loops of 32 iterations, 4 or 8 once vectorized (2 or 4
+     * with AVX-512), whose counter, compare and branch were a third of a short loop's
+     * instructions, and the rows written at a run's exit are loops too; unrolled, bench
+     * saxpy's run took 316 instructions a warp against 460, reduction's first run 578
+     * against 785 (callgrind, AVX2). Only the runs: the kernel's function around them is
+     * one loop an instruction, mostly for part of a warp, and large (compile time). */
+    put(b, "/* instructions %u..%u */\n__attribute__((noinline, optimize(\"unroll-loops\"))) static uint32_t run%u(Warp *w, const Inst *code, "
            "const NativeRt *rt, uint64_t *lanes_out, uint64_t *idle_out%s)\n{\n    uint64_t *const R = w->R;\n"
            "    uint32_t *const P = w->P;\n    (void)code; (void)rt; (void)P;\n", k, k + n - 1, k,
         run_part ? ", const uint32_t mask" : "");
@@ -1939,6 +1961,30 @@ static void emit_mem(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
     put(b, " }\n");
     if (!shared && !local) put(b, "        }\n");
     if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
+    if (shared) {
+        /* part of a warp (`if (lane == 0) sums[warp] = v`, `lane < 8 ? sums[lane] : 0`): the
+         * handler's own path (exec_mem.c's lds_/sts_: shared_fast checks the mask's lanes,
+         * then each lane's access, stores in FOR_LANES_ST's order), without the call (bench
+         * reduction's one-lane store cost 67 instructions a warp through it) */
+        put(b, "    } else if (mask) {\n        uint32_t off[WARP_SIZE];\n"
+               "        uint8_t *sh = shared_fast(w, &code[%u], mask, sizeof(%s) * %d, off);\n        if (!sh) goto C%u;\n",
+            k, T, v, k);
+        if (!ld && (in->aux8 & MO_RELEASE)) put(b, "        __atomic_thread_fence(__ATOMIC_RELEASE);\n");
+        if (ld) {
+            put(b, "        for (uint32_t m_ = mask; m_; m_ &= m_ - 1u) { int l = __builtin_ctz(m_); %s x[%d]; memcpy(x, sh + off[l], sizeof x);", T, v);
+            for (int e = 0; e < v; e++) put(b, " ROWP(%u)[l] = (uint64_t)x[%d];", in->d[e], e);
+        } else {
+            /* one lane: no order to keep, and FOR_LANES_ST would test all 32 */
+            for (int one = 1; one >= 0; one--) {
+                if (one) put(b, "        if (!(mask & (mask - 1u))) { int l = __builtin_ctz(mask); %s x[%d];", T, v);
+                else put(b, " } else FOR_LANES_ST(mask, sizeof(%s) * %d, l) { %s x[%d];", T, v, T, v);
+                for (int e = 0; e < v; e++) put(b, " x[%d] = (%s)ROWP(%u)[l];", e, T, in->s[e]);
+                put(b, " memcpy(sh + off[l], x, sizeof x);");
+            }
+        }
+        put(b, " }\n");
+        if (ld && (in->aux8 & MO_ACQUIRE)) put(b, "        __atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
+    }
     put(b, "    } else {\n    C%u:\n        CALL(%u)\n    }\n", k, k);
 }
 
@@ -2213,7 +2259,7 @@ static void handler_name(Handler fn, char *out, size_t n)
 }
 
 /* Print, for kernel p being written, the handlers its C calls instead of inlining: "calls"
- * for an instruction always called, "partial" for a load, store (emit_mem) or shuffle
+ * for an instruction always called, "partial" for a global load, store (emit_mem) or shuffle
  * (emit_shfl) inlined for a whole warp but called for part of one, "known" for the shuffles
  * among those whose lanes' sources are known when compiled (shfl_imm). PTXEMU_JIT_REPORT=1:
  * one line per handler, most sites first; =json: one JSON object per kernel. */
@@ -2228,7 +2274,8 @@ static void jit_report(const Program *p, const JitOp **ops)
     uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
     for (uint32_t k = 0; k < p->ncode; k++) {
         int form = inst_form(&p->code[k], ops[k]);
-        int call = form == F_CALL, partial = form == F_MEM || form == F_SHFL;
+        /* a .shared access is inline for any mask (emit_mem), a global one for whole warps */
+        int call = form == F_CALL, partial = (form == F_MEM && ops[k]->kind[2] != 'S') || form == F_SHFL;
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
