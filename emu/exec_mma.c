@@ -1871,6 +1871,47 @@ static inline __attribute__((always_inline)) void ls_tile(Warp *w, const WTile *
             memcpy(host + m * ldl * bytes, buf + (size_t)m * 32 * bytes, (size_t)mcols * bytes);
 }
 
+/* ls_tile for m16n16k16's f16 A (row-major) and B (column-major), whose registers each hold
+ * a pair of elements adjacent in memory: register k of lane l = 4g + t, p = k % 4, holds
+ * word t + 4(p >> 1) of A's row g + 8(p & 1), or word t + 4(p & 1) of B's column
+ * g + 8(p >> 1) (half_pos), so lanes 4g .. 4g+3 read 16 bytes in a row; each register
+ * gets the word zero-extended, as elem_move leaves it (cudaTensorCoreGemm: 60% of wmma_ls's
+ * instructions went to the per-element moves). */
+static void ls_pairs16(Warp *w, const uint32_t *regs, const uint8_t *host, uint64_t ldl, int b)
+{
+    for (int k = 0; k < 8; k++) {
+        int p = k & 3, hi = b ? p >> 1 : p & 1, wd = b ? p & 1 : p >> 1;
+        uint64_t *row = ROW(w, regs[k]);
+        for (int g = 0; g < 8; g++) {
+            uint32_t v[4];
+            memcpy(v, host + ((uint64_t)(g + 8 * hi) * ldl + 8 * (uint64_t)wd) * 2, sizeof v);
+            for (int t = 0; t < 4; t++) row[4 * g + t] = v[t];
+        }
+    }
+}
+
+/* ls_tile for m16n16k16's f32 C and D in row-major memory: register i of lane 4g + t holds
+ * row g + 8((i >> 1) & 1), column 8(i >> 2) + 2t + (i & 1) (frag_pos), so registers i and
+ * i + 1 of lanes 4g .. 4g+3 are 8 f32 in a row, alternately. A store writes every element of
+ * the 16 x 16 box once (the caller checked that the rows do not overlap). */
+static void ls_acc16(Warp *w, const uint32_t *regs, uint8_t *host, uint64_t ldl, int store)
+{
+    for (int i = 0; i < 8; i += 2) {
+        uint64_t *r0 = ROW(w, regs[i]), *r1 = ROW(w, regs[i + 1]);
+        for (int g = 0; g < 8; g++) {
+            uint8_t *m = host + ((uint64_t)(g + 8 * ((i >> 1) & 1)) * ldl + 8 * (uint64_t)(i >> 2)) * 4;
+            uint32_t v[8];
+            if (store) {
+                for (int t = 0; t < 4; t++) { v[2 * t] = (uint32_t)r0[4 * g + t]; v[2 * t + 1] = (uint32_t)r1[4 * g + t]; }
+                memcpy(m, v, sizeof v);
+            } else {
+                memcpy(v, m, sizeof v);
+                for (int t = 0; t < 4; t++) { r0[4 * g + t] = v[2 * t]; r1[4 * g + t] = v[2 * t + 1]; }
+            }
+        }
+    }
+}
+
 static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
@@ -1904,6 +1945,15 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
             if (whole && n == (half ? 16 : frag_elems(shape, fr)) && (mrows - 1) * ldl + mcols - 1 <= last &&
                 (!store || (T->bij && ldl >= mcols))) {
 #define LT(N, B, C, S) do { ls_tile(w, T, N, B, C, S, regs, whole, ldl); return STEP_NEXT; } while (0)
+                if (shape == W16x16 && half && W_HALF(v) == 1 && bytes == 2 && !store && n == 16 &&
+                    col == (fr == FR_B)) {
+                    ls_pairs16(w, regs, whole, ldl, fr == FR_B);
+                    return STEP_NEXT;
+                }
+                if (shape == W16x16 && fr == FR_C && bytes == 4 && n == 8 && !col) {
+                    ls_acc16(w, regs, whole, ldl, store);
+                    return STEP_NEXT;
+                }
                 if (bytes == 2 && !store && n == 16) { if (col) LT(16, 2, 1, 0); LT(16, 2, 0, 0); }
                 if (bytes == 4 && n == 8) {
                     if (store) { if (col) LT(8, 4, 1, 1); LT(8, 4, 0, 1); }
