@@ -724,7 +724,7 @@ static inline __attribute__((always_inline)) int exact_prep(const uint16_t a[16]
 
 /* The sums for every element, c[i][j] + sum_k a[i][k] b[k][j] in doubles, NL lanes of j a
  * vector; FMA(x, y, z) is x * y + z, fused or not (exact either way). */
-#define EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST) do {                                             \
+#define EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST, OUT) do {                                             \
         VL badv_ = { 0 };                                                                      \
         for (int i = 0; i < 16; i++) {                                                         \
             VD acc_[16 / NL];                                                                  \
@@ -740,35 +740,51 @@ static inline __attribute__((always_inline)) int exact_prep(const uint16_t a[16]
             }                                                                                  \
             _Pragma("GCC unroll 4") for (int v = 0; v < 16 / NL; v++) {                        \
                 VI o_;                                                                         \
-                EXACT_OUT(VD, VL, VUL, VI, acc_[v], o_, badv_);                                \
+                OUT(VD, VL, VUL, VI, acc_[v], o_, badv_);                                      \
                 memcpy(out[i] + NL * v, &o_, sizeof o_);                                       \
             }                                                                                  \
         }                                                                                      \
         for (int v = 0; v < NL; v++) if (badv_[v]) return 1;                                   \
     } while (0)
+/* The same cut as EXACT_OUT by the conversion itself, where the caller has set the rounding
+ * towards zero (EXACT_RZ_ON): a normal result keeps 24 bits, a subnormal one its multiple of
+ * 2^-149, each towards zero, as f32_units does; 2^128 is out of reach (a nonzero product
+ * makes c < 2^57, and f16 products sum below 2^37). VF: NL floats. */
+#define EXACT_OUT_RZ4(VD, VL, VUL, VI, d, out, badv) ((out) = (VI)__builtin_convertvector((d), TcV4f))
+#define EXACT_OUT_RZ8(VD, VL, VUL, VI, d, out, badv) ((out) = (VI)__builtin_convertvector((d), TcV8f))
+/* MXCSR: every exception masked, rounding towards zero, no flush or denormals-are-zero; the
+ * caller's value (flags too) put back on every way out */
+#define EXACT_RZ_ON unsigned csr_ = __builtin_ia32_stmxcsr(); __builtin_ia32_ldmxcsr((csr_ & ~0xe040u) | 0x7f80u)
+#define EXACT_RZ_OFF __builtin_ia32_ldmxcsr(csr_)
+#define EXACT_NONE_ON (void)0
+#define EXACT_NONE_OFF (void)0
 #define EXACT_MULADD(x, y, z) ((x) * (y) + (z))
 #define EXACT_BC4(x) ({ double x_ = (x); (TcV4d){ x_, x_, x_, x_ }; })
 #define EXACT_BC8(x) ({ double x_ = (x); (TcV8d){ x_, x_, x_, x_, x_, x_, x_, x_ }; })
 
-#define EXACT_FN(NAME, ATTR, VD, VL, VUL, VI, NL, FMA, BCAST)                                       \
+#define EXACT_FN(NAME, ATTR, VD, VL, VUL, VI, NL, FMA, BCAST, OUT, ON, OFF)                                       \
     ATTR int NAME(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])      \
     {                                                                                          \
         double ad[16][16] __attribute__((aligned(64))), bd[16][16] __attribute__((aligned(64))); \
         double cd[16][16] __attribute__((aligned(64)));                                        \
         uint32_t out[16][16] __attribute__((aligned(64)));                                     \
-        if (exact_prep(a, b, c, ad, bd, cd)) return 1;                                         \
-        EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST);                                                \
+        ON;                                                                                    \
+        if (exact_prep(a, b, c, ad, bd, cd)) { OFF; return 1; }                                         \
+        EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST, OUT);                                      \
+        OFF;                                                \
         memcpy(c, out, sizeof out);                                                            \
         return 0;                                                                              \
     }
 
-EXACT_FN(tc_tile16_f16_exact_plain, , TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_MULADD, EXACT_BC4)
+EXACT_FN(tc_tile16_f16_exact_plain, , TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_MULADD, EXACT_BC4, EXACT_OUT,
+         EXACT_NONE_ON, EXACT_NONE_OFF)
 #if defined(__x86_64__) && defined(__GNUC__)
 #define EXACT_FMA256(x, y, z) __builtin_ia32_vfmaddpd256((x), (y), (z))
 #define EXACT_FMA512(x, y, z) __builtin_ia32_vfmaddpd512_mask((x), (y), (z), (uint8_t)-1, 4)
-EXACT_FN(exact_avx2, __attribute__((target("avx2,fma"))) static, TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_FMA256, EXACT_BC4)
+EXACT_FN(exact_avx2, __attribute__((target("avx2,fma"))) static, TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_FMA256, EXACT_BC4,
+         EXACT_OUT_RZ4, EXACT_RZ_ON, EXACT_RZ_OFF)
 EXACT_FN(exact_avx512, __attribute__((target("avx512f,avx512dq"))) static, TcV8d, TcV8l, TcV8ul, TcV8i, 8,
-         EXACT_FMA512, EXACT_BC8)
+         EXACT_FMA512, EXACT_BC8, EXACT_OUT_RZ8, EXACT_RZ_ON, EXACT_RZ_OFF)
 #endif
 static TileF16 *exact_fn;
 static pthread_once_t exact_once = PTHREAD_ONCE_INIT;
@@ -928,25 +944,28 @@ static inline __attribute__((always_inline)) void exact_rows_post(uint64_t *cons
 
 /* The exact wmma tile: 0 with D written (into dr, or when dr is NULL into c for the caller to
  * scatter), or 1 with nothing written (the general tile then). */
-#define EXACT_ROWS_FN(NAME, ATTR, VD, VL, VUL, VI, NL, FMA, BCAST)                             \
+#define EXACT_ROWS_FN(NAME, ATTR, VD, VL, VUL, VI, NL, FMA, BCAST, OUT, ON, OFF)                             \
     ATTR int NAME(ExactCache *C, const uint64_t *const ar[4], const uint64_t *const br[4],     \
                   const uint64_t *const cr[8], uint64_t *const dr[8], uint32_t c[16][16])      \
     {                                                                                          \
         double cd[16][16] __attribute__((aligned(64)));                                        \
         uint32_t out[16][16] __attribute__((aligned(64)));                                     \
         const double (*ad)[16], (*bd)[16];                                                     \
-        if (exact_rows_pre(C, ar, br, cr, c, &ad, &bd, cd)) return 1;                          \
-        EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST);                                           \
+        ON;                                                                                    \
+        if (exact_rows_pre(C, ar, br, cr, c, &ad, &bd, cd)) { OFF; return 1; }                                           \
+        EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST, OUT);                                      \
+        OFF;                                                                                                                              \
         if (dr) exact_rows_post(dr, (const uint32_t (*)[16])out);                              \
         else memcpy(c, out, sizeof out);                                                       \
         return 0;                                                                              \
     }
-EXACT_ROWS_FN(exact_rows_plain, static, TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_MULADD, EXACT_BC4)
+EXACT_ROWS_FN(exact_rows_plain, static, TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_MULADD, EXACT_BC4, EXACT_OUT,
+              EXACT_NONE_ON, EXACT_NONE_OFF)
 #if defined(__x86_64__) && defined(__GNUC__)
 EXACT_ROWS_FN(exact_rows_avx2, __attribute__((target("avx2,fma"))) static, TcV4d, TcV4l, TcV4ul, TcV4i, 4,
-              EXACT_FMA256, EXACT_BC4)
+              EXACT_FMA256, EXACT_BC4, EXACT_OUT_RZ4, EXACT_RZ_ON, EXACT_RZ_OFF)
 EXACT_ROWS_FN(exact_rows_avx512, __attribute__((target("avx512f,avx512dq"))) static, TcV8d, TcV8l, TcV8ul, TcV8i,
-              8, EXACT_FMA512, EXACT_BC8)
+              8, EXACT_FMA512, EXACT_BC8, EXACT_OUT_RZ8, EXACT_RZ_ON, EXACT_RZ_OFF)
 #endif
 typedef int ExactRows(ExactCache *, const uint64_t *const[4], const uint64_t *const[4], const uint64_t *const[8],
                       uint64_t *const[8], uint32_t[16][16]);
