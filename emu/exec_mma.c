@@ -813,6 +813,7 @@ typedef struct ExactOp {
     uint32_t raw[16][8];   /* the key: A's rows i, or B's columns j, as pairs of f16 along k */
     double d[16][16];      /* A: d[i][k]; B: d[k][j] */
     int32_t X[16], L[16];  /* A: per row i; B: per column j (TC_X_NONE, -TC_X_NONE: all zero) */
+    int32_t Xmax, Lmin, span;   /* over the rows (columns): the largest X, least L, largest X - L */
     int sp, valid;         /* sp: an Inf or NaN */
 } ExactOp;
 typedef struct ExactCache { ExactOp op[2][EXACT_WAYS]; unsigned next[2]; } ExactCache;
@@ -839,6 +840,8 @@ static inline __attribute__((always_inline)) const ExactOp *exact_op(ExactCache 
     ExactOp *o = &ops[C->next[tr]++ % EXACT_WAYS];
     memcpy(o->raw, raw, sizeof o->raw);
     TcV8i sp = { 0 };
+    o->Xmax = o->span = 2 * TC_X_NONE;
+    o->Lmin = -TC_X_NONE;
     for (int r = 0; r < 16; r++) {
         TcV8i x[2], lo[2];
         TcV8f val[2];
@@ -846,6 +849,9 @@ static inline __attribute__((always_inline)) const ExactOp *exact_op(ExactCache 
         TcV8i X = V8_HMAX(V8_MAX(x[0], x[1])), L = V8_HMIN(V8_MIN(lo[0], lo[1]));
         o->X[r] = X[0];
         o->L[r] = L[0];
+        o->Xmax = X[0] > o->Xmax ? X[0] : o->Xmax;
+        o->Lmin = L[0] < o->Lmin ? L[0] : o->Lmin;
+        o->span = X[0] - L[0] > o->span ? X[0] - L[0] : o->span;
         if (!tr) {
             for (int h = 0; h < 2; h++) V8F_TO_D(o->d[r] + 8 * h, val[h]);
         } else {
@@ -900,24 +906,25 @@ static inline __attribute__((always_inline)) int exact_rows_pre(ExactCache *C, c
         }
     }
     const ExactOp *A = exact_op(C, 0, (const uint32_t (*)[8])aw), *B = exact_op(C, 1, (const uint32_t (*)[8])bw);
-    if (A->sp || B->sp) return 1;
-    TcV8i bad = { 0 }, XB[2], LB[2];
-    memcpy(XB, B->X, sizeof XB);
-    memcpy(LB, B->L, sizeof LB);
-    for (int i = 0; i < 16; i++) {
-        int32_t Xa = A->X[i], La = A->L[i];
+    /* the conditions per element, with the rows' and columns' bounds replaced by the whole
+     * operand's (the span condition is the same: its two parts are separate maxima) */
+    if (A->sp || B->sp || A->span + B->span > 27) return 1;
+    int32_t xc_max = A->Lmin + B->Lmin + 26, lc_min = A->Xmax + B->Xmax - 27;
+    TcV8i bad = { 0 }, xcv = (TcV8i){ 0 } + TC_X_NONE, lcv = (TcV8i){ 0 } - TC_X_NONE;
+    for (int i = 0; i < 16; i++)
         for (int h = 0; h < 2; h++) {
             TcV8i cv;
             memcpy(&cv, c[i] + 8 * h, sizeof cv);
             TcV8i ce = cv >> 23 & 255, cen = ce | (~(ce != 0) & 1), cnz = (cv & 0x7fffffff) != 0;
             TcV8i mc = (cv & 0x7fffff) | ((ce != 0) & 0x800000);
             TcV8i Lc = cen - 150 + (((TcV8i)__builtin_convertvector(mc & -mc, TcV8f) >> 23) - 127);
-            bad |= (ce == 255) | (cv == INT32_MIN) | ((Xa - La + XB[h] - LB[h]) > 27);
-            bad |= cnz & (((cen - 126) > La + LB[h] + 26) | (Lc < Xa + XB[h] - 27));
+            bad |= (ce == 255) | (cv == INT32_MIN);
+            xcv = V8_MAX(xcv, (cnz & (cen - 126)) | (~cnz & TC_X_NONE));
+            lcv = V8_MIN(lcv, (cnz & Lc) | (~cnz & -TC_X_NONE));
             TcV8f cf = (TcV8f)cv;
             V8F_TO_D(cd[i] + 8 * h, cf);
         }
-    }
+    bad |= (xcv > xc_max) | (lcv < lc_min);
     uint64_t q[4];
     memcpy(q, &bad, sizeof q);
     if (q[0] | q[1] | q[2] | q[3]) return 1;
