@@ -643,16 +643,25 @@ typedef int TileF16(const uint16_t[16][16], const uint16_t[16][16], uint32_t[16]
         (lo) = (mnz_ & (ee_ - 25 + lg_)) | (~mnz_ & -TC_X_NONE);                               \
         (sp) |= e_ == 31;                                                                      \
     } while (0)
+/* Lanes of one vector, or of two (indices past 7 the second's), picked by constant indices:
+ * GCC's and clang's builtins differ. */
+#if defined(__clang__)
+#define TC_SHUF1(v, ...) __builtin_shufflevector((v), (v), __VA_ARGS__)
+#define TC_SHUF2(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#define TC_SHUF1(v, ...) __builtin_shuffle((v), (TcV8i){ __VA_ARGS__ })
+#define TC_SHUF2(a, b, ...) __builtin_shuffle((a), (b), (TcV8i){ __VA_ARGS__ })
+#endif
 #define V8_MIN(a, b) ({ TcV8i a_ = (a), b_ = (b), m_ = a_ < b_; (a_ & m_) | (b_ & ~m_); })
 /* every lane the largest (smallest) of v's lanes */
 #define V8_HMAX(v) ({ TcV8i h_ = (v);                                                          \
-        h_ = V8_MAX(h_, __builtin_shuffle(h_, (TcV8i){ 4, 5, 6, 7, 0, 1, 2, 3 }));             \
-        h_ = V8_MAX(h_, __builtin_shuffle(h_, (TcV8i){ 2, 3, 0, 1, 6, 7, 4, 5 }));             \
-        V8_MAX(h_, __builtin_shuffle(h_, (TcV8i){ 1, 0, 3, 2, 5, 4, 7, 6 })); })
+        h_ = V8_MAX(h_, TC_SHUF1(h_, 4, 5, 6, 7, 0, 1, 2, 3));             \
+        h_ = V8_MAX(h_, TC_SHUF1(h_, 2, 3, 0, 1, 6, 7, 4, 5));             \
+        V8_MAX(h_, TC_SHUF1(h_, 1, 0, 3, 2, 5, 4, 7, 6)); })
 #define V8_HMIN(v) ({ TcV8i h_ = (v);                                                          \
-        h_ = V8_MIN(h_, __builtin_shuffle(h_, (TcV8i){ 4, 5, 6, 7, 0, 1, 2, 3 }));             \
-        h_ = V8_MIN(h_, __builtin_shuffle(h_, (TcV8i){ 2, 3, 0, 1, 6, 7, 4, 5 }));             \
-        V8_MIN(h_, __builtin_shuffle(h_, (TcV8i){ 1, 0, 3, 2, 5, 4, 7, 6 })); })
+        h_ = V8_MIN(h_, TC_SHUF1(h_, 4, 5, 6, 7, 0, 1, 2, 3));             \
+        h_ = V8_MIN(h_, TC_SHUF1(h_, 2, 3, 0, 1, 6, 7, 4, 5));             \
+        V8_MIN(h_, TC_SHUF1(h_, 1, 0, 3, 2, 5, 4, 7, 6)); })
 
 typedef double TcV8d __attribute__((vector_size(64)));
 typedef int64_t TcV8l __attribute__((vector_size(64)));
@@ -880,7 +889,6 @@ static inline __attribute__((always_inline)) int exact_rows_pre(ExactCache *C, c
     /* in vectors: lanes 4g .. 4g+3 of a register are 4 rows of 64 bits, whose low halves
      * are 4 words of a row of A (of a column of B), or with the next register's, 8 f32 of a
      * row of C */
-    const TcV8u even = { 0, 2, 4, 6, 8, 10, 12, 14 }, zip = { 0, 8, 2, 10, 4, 12, 6, 14 };
     for (int p = 0; p < 2; p++) {   /* registers 4 + p and 6 + p: words 0-3 and 4-7 */
         const uint64_t *a0 = ar[p], *a1 = ar[2 + p];
         const uint64_t *b0 = br[2 * p], *b1 = br[2 * p + 1];
@@ -890,7 +898,7 @@ static inline __attribute__((always_inline)) int exact_rows_pre(ExactCache *C, c
             memcpy(&x1, a1 + 4 * g, sizeof x1);
             memcpy(&y0, b0 + 4 * g, sizeof y0);
             memcpy(&y1, b1 + 4 * g, sizeof y1);
-            TcV8u ra = __builtin_shuffle(x0, x1, even), rb = __builtin_shuffle(y0, y1, even);
+            TcV8u ra = TC_SHUF2(x0, x1, 0, 2, 4, 6, 8, 10, 12, 14), rb = TC_SHUF2(y0, y1, 0, 2, 4, 6, 8, 10, 12, 14);
             memcpy(aw[g + 8 * p], &ra, sizeof ra);
             memcpy(bw[g + 8 * p], &rb, sizeof rb);
         }
@@ -901,7 +909,7 @@ static inline __attribute__((always_inline)) int exact_rows_pre(ExactCache *C, c
             TcV8u x0, x1;
             memcpy(&x0, c0 + 4 * g, sizeof x0);
             memcpy(&x1, c1 + 4 * g, sizeof x1);
-            TcV8u r = __builtin_shuffle(x0, x1, zip);
+            TcV8u r = TC_SHUF2(x0, x1, 0, 8, 2, 10, 4, 12, 6, 14);
             memcpy(c[g + 8 * ((i >> 1) & 1)] + 8 * (i >> 2), &r, sizeof r);
         }
     }
@@ -937,13 +945,13 @@ static inline __attribute__((always_inline)) int exact_rows_pre(ExactCache *C, c
  * upper 32 bits of each register 0 */
 static inline __attribute__((always_inline)) void exact_rows_post(uint64_t *const dr[8], const uint32_t c[16][16])
 {
-    const TcV8u lo = { 0, 8, 2, 8, 4, 8, 6, 8 }, hi = { 1, 8, 3, 8, 5, 8, 7, 8 }, zero = { 0 };
+    const TcV8u zero = { 0 };
     for (int i = 0; i < 8; i += 2)
         for (int g = 0; g < 8; g++) {
             TcV8u r, x0, x1;
             memcpy(&r, c[g + 8 * ((i >> 1) & 1)] + 8 * (i >> 2), sizeof r);
-            x0 = __builtin_shuffle(r, zero, lo);
-            x1 = __builtin_shuffle(r, zero, hi);
+            x0 = TC_SHUF2(r, zero, 0, 8, 2, 8, 4, 8, 6, 8);
+            x1 = TC_SHUF2(r, zero, 1, 8, 3, 8, 5, 8, 7, 8);
             memcpy(dr[i] + 4 * g, &x0, sizeof x0);
             memcpy(dr[i + 1] + 4 * g, &x1, sizeof x1);
         }
