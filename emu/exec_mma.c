@@ -47,7 +47,7 @@ void *tc_thread_scratch(int which, size_t size)
         pthread_once(&scratch_once, scratch_key_init);
         if (scratch_keyed) pthread_setspecific(scratch_key, scratch);
     }
-    if (!scratch[which]) scratch[which] = malloc(size);   /* each caller asks one size */
+    if (!scratch[which]) scratch[which] = calloc(1, size);   /* each caller asks one size */
     return scratch[which];
 }
 
@@ -589,7 +589,7 @@ static inline __attribute__((always_inline)) int tile_f16(const uint16_t a[16][1
     return 0;
 }
 
-int tc_tile16_f16_plain(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
+static int tile_f16_plain(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
 {
     return tile_f16(a, b, c);
 }
@@ -606,21 +606,417 @@ __attribute__((target("avx512f,avx512dq"))) static int tile_f16_avx512(const uin
 }
 #endif
 typedef int TileF16(const uint16_t[16][16], const uint16_t[16][16], uint32_t[16][16]);
+
+/* ---- the f16 tile where no term is cut (cudaTensorCoreGemm, wmmaGemm) ----
+ * The model cuts each term (the products and c) to a multiple of 2^(E-26). Where every
+ * nonzero term of an element is already such a multiple, the cut changes nothing, the sum S
+ * is the exact sum of a, b and c, and D is S cut to f32 (f32_units). That exact sum needs
+ * no E at all: every term is a multiple of 2^(E-26) below 2^(E+1), so each partial sum of the
+ * 17 terms has at most 32 significant bits and a double holds it exactly, in any order, with
+ * or without fused multiply-adds. Whether no term is cut is decided per element from bounds:
+ * with X the largest alignment exponent and L the least exponent of a lowest set bit over the
+ * nonzero elements of A's row i (Xa, La) and B's column j (Xb, Lb), E <= Eu = max(Xa + Xb - 1,
+ * xc), and no term is cut when La + Lb >= Eu - 26 and c's lowest bit Lc >= Eu - 26 (then every
+ * term is a multiple of 2^(Eu-26), hence of the finer 2^(E-26)). For an f32 c, Lc >= xc - 24,
+ * so the conditions are Xa - La + Xb - Lb <= 27, xc <= La + Lb + 26 and Lc >= Xa + Xb - 27.
+ * Zeros: with some term nonzero, an exact sum of 0 is +0 in the model and in the double sum
+ * (which starts from c, never -0 here); with every term zero the model gives c, which the sum
+ * gives too unless c is -0, so a c of -0 is left to the general tile. Also left to it: Inf and
+ * NaN anywhere, and a D that is subnormal in f32 (the double's bits are cut to f32 only for
+ * normal results). Small integers (both programs above) and operands of few significant bits
+ * within a few binades pass; random full-precision operands mostly do not, and cost the
+ * checks (about 1 k instructions a tile) before the general tile runs. */
+#define TC_X_NONE (-1000)   /* X of an all-zero row; its L is -TC_X_NONE: no condition fails */
+
+/* 8 f16 values: their values as f32 (exact), alignment exponents x and lowest-bit exponents
+ * L (TC_X_NONE and -TC_X_NONE for a zero), and a mask of Inf/NaN. */
+#define V8_F16XL(h, val, x, lo, sp) do {                                                     \
+        TcV8h hv_;                                                                             \
+        memcpy(&hv_, (h), sizeof hv_);                                                         \
+        TcV8i u_ = __builtin_convertvector(hv_, TcV8i);                                        \
+        TcV8i e_ = u_ >> 10 & 31, enz_ = e_ != 0;                                              \
+        TcV8i m_ = (u_ & 1023) | (enz_ & 1024), ee_ = e_ | (~enz_ & 1), mnz_ = m_ != 0;        \
+        TcV8f mag_ = __builtin_convertvector(m_, TcV8f) * (TcV8f)((ee_ - 25 + 127) << 23);     \
+        TcV8i lg_ = ((TcV8i)__builtin_convertvector(m_ & -m_, TcV8f) >> 23) - 127;            \
+        (val) = (TcV8f)((TcV8i)mag_ | (u_ & 0x8000) << 16);                                    \
+        (x) = (mnz_ & (ee_ - 14)) | (~mnz_ & TC_X_NONE);                                       \
+        (lo) = (mnz_ & (ee_ - 25 + lg_)) | (~mnz_ & -TC_X_NONE);                               \
+        (sp) |= e_ == 31;                                                                      \
+    } while (0)
+/* Lanes of one vector, or of two (indices past 7 the second's), picked by constant indices:
+ * GCC's and clang's builtins differ. */
+#if defined(__clang__)
+#define TC_SHUF1(v, ...) __builtin_shufflevector((v), (v), __VA_ARGS__)
+#define TC_SHUF2(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#define TC_SHUF1(v, ...) __builtin_shuffle((v), (TcV8i){ __VA_ARGS__ })
+#define TC_SHUF2(a, b, ...) __builtin_shuffle((a), (b), (TcV8i){ __VA_ARGS__ })
+#endif
+#define V8_MIN(a, b) ({ TcV8i a_ = (a), b_ = (b), m_ = a_ < b_; (a_ & m_) | (b_ & ~m_); })
+/* every lane the largest (smallest) of v's lanes */
+#define V8_HMAX(v) ({ TcV8i h_ = (v);                                                          \
+        h_ = V8_MAX(h_, TC_SHUF1(h_, 4, 5, 6, 7, 0, 1, 2, 3));             \
+        h_ = V8_MAX(h_, TC_SHUF1(h_, 2, 3, 0, 1, 6, 7, 4, 5));             \
+        V8_MAX(h_, TC_SHUF1(h_, 1, 0, 3, 2, 5, 4, 7, 6)); })
+#define V8_HMIN(v) ({ TcV8i h_ = (v);                                                          \
+        h_ = V8_MIN(h_, TC_SHUF1(h_, 4, 5, 6, 7, 0, 1, 2, 3));             \
+        h_ = V8_MIN(h_, TC_SHUF1(h_, 2, 3, 0, 1, 6, 7, 4, 5));             \
+        V8_MIN(h_, TC_SHUF1(h_, 1, 0, 3, 2, 5, 4, 7, 6)); })
+
+typedef double TcV8d __attribute__((vector_size(64)));
+typedef int64_t TcV8l __attribute__((vector_size(64)));
+typedef uint64_t TcV8ul __attribute__((vector_size(64)));
+typedef uint64_t TcV4ul __attribute__((vector_size(32)));
+
+/* 8 f32 as doubles, stored at p (exact) */
+#define V8F_TO_D(p, val) do {                                                                  \
+        TcV4f f0_, f1_;                                                                        \
+        memcpy(&f0_, &(val), sizeof f0_);                                                      \
+        memcpy(&f1_, (const char *)&(val) + sizeof f0_, sizeof f1_);                           \
+        TcV4d d0_ = __builtin_convertvector(f0_, TcV4d), d1_ = __builtin_convertvector(f1_, TcV4d); \
+        memcpy((p), &d0_, sizeof d0_);                                                         \
+        memcpy((p) + 4, &d1_, sizeof d1_);                                                     \
+    } while (0)
+
+/* The checks above for every element, and the operands as doubles (ad, bd, cd): returns 0
+ * when every element passes. */
+static inline __attribute__((always_inline)) int exact_prep(const uint16_t a[16][16], const uint16_t b[16][16],
+                                                           const uint32_t c[16][16], double ad[16][16],
+                                                           double bd[16][16], double cd[16][16])
+{
+    TcV8i sp = { 0 }, bad = { 0 }, XB[2], LB[2], v, lo;
+    TcV8f val;
+    for (int h = 0; h < 2; h++) { XB[h] = (TcV8i){ 0 } + TC_X_NONE; LB[h] = (TcV8i){ 0 } - TC_X_NONE; }
+    for (int k = 0; k < 16; k++)
+        for (int h = 0; h < 2; h++) {
+            V8_F16XL(b[k] + 8 * h, val, v, lo, sp);
+            XB[h] = V8_MAX(XB[h], v);
+            LB[h] = V8_MIN(LB[h], lo);
+            V8F_TO_D(bd[k] + 8 * h, val);
+        }
+    for (int i = 0; i < 16; i++) {
+        TcV8i xa[2], la[2];
+        for (int h = 0; h < 2; h++) {
+            V8_F16XL(a[i] + 8 * h, val, xa[h], la[h], sp);
+            V8F_TO_D(ad[i] + 8 * h, val);
+        }
+        TcV8i Xa = V8_HMAX(V8_MAX(xa[0], xa[1])), La = V8_HMIN(V8_MIN(la[0], la[1]));
+        for (int h = 0; h < 2; h++) {
+            TcV8i cv;
+            memcpy(&cv, c[i] + 8 * h, sizeof cv);
+            TcV8i ce = cv >> 23 & 255, cen = ce | (~(ce != 0) & 1), cnz = (cv & 0x7fffffff) != 0;
+            TcV8i mc = (cv & 0x7fffff) | ((ce != 0) & 0x800000);
+            TcV8i Lc = cen - 150 + (((TcV8i)__builtin_convertvector(mc & -mc, TcV8f) >> 23) - 127);
+            sp |= ce == 255;
+            bad |= (Xa - La + XB[h] - LB[h]) > 27;
+            bad |= cnz & (((cen - 126) > La + LB[h] + 26) | (Lc < Xa + XB[h] - 27));
+            bad |= cv == INT32_MIN;   /* -0 */
+            TcV8f cf = (TcV8f)cv;
+            V8F_TO_D(cd[i] + 8 * h, cf);
+        }
+    }
+    TcV8i any = sp | bad;
+    uint64_t q[4];
+    memcpy(q, &any, sizeof q);
+    return (q[0] | q[1] | q[2] | q[3]) != 0;
+}
+
+/* D as f32 bits from the exact sums d (NL doubles of vector type VD, integer types VL and
+ * VUL, 32-bit VI): the double cut to f32 where it is normal there (or 0); *bad set where not. */
+#define EXACT_OUT(VD, VL, VUL, VI, d, out, badv) do {                                          \
+        VUL db_ = (VUL)(d), ed_ = db_ >> 52 & 0x7ff;                                           \
+        VL nz_ = (VL)(db_ != 0);                                                               \
+        (badv) |= nz_ & (VL)((ed_ < 1023 - 126) | (ed_ > 1023 + 127));                         \
+        VUL r_ = ((db_ >> 29 & 0x3ffffffffull) - ((1023ull - 127) << 23)) | (db_ >> 32 & 0x80000000ull); \
+        (out) = __builtin_convertvector((VL)r_ & nz_, VI);                                     \
+    } while (0)
+
+/* The sums for every element, c[i][j] + sum_k a[i][k] b[k][j] in doubles, NL lanes of j a
+ * vector; FMA(x, y, z) is x * y + z, fused or not (exact either way). */
+#define EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST, OUT) do {                                             \
+        VL badv_ = { 0 };                                                                      \
+        for (int i = 0; i < 16; i++) {                                                         \
+            VD acc_[16 / NL];                                                                  \
+            _Pragma("GCC unroll 4") for (int v = 0; v < 16 / NL; v++)                          \
+                memcpy(&acc_[v], cd[i] + NL * v, sizeof acc_[v]);                              \
+            _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++) {                            \
+                VD ak_ = BCAST(ad[i][k]);                                                      \
+                _Pragma("GCC unroll 4") for (int v = 0; v < 16 / NL; v++) {                    \
+                    VD bk_;                                                                    \
+                    memcpy(&bk_, bd[k] + NL * v, sizeof bk_);                                  \
+                    acc_[v] = FMA(ak_, bk_, acc_[v]);                                          \
+                }                                                                              \
+            }                                                                                  \
+            _Pragma("GCC unroll 4") for (int v = 0; v < 16 / NL; v++) {                        \
+                VI o_;                                                                         \
+                OUT(VD, VL, VUL, VI, acc_[v], o_, badv_);                                      \
+                memcpy(out[i] + NL * v, &o_, sizeof o_);                                       \
+            }                                                                                  \
+        }                                                                                      \
+        for (int v = 0; v < NL; v++) if (badv_[v]) return 1;                                   \
+    } while (0)
+/* The same cut as EXACT_OUT by the conversion itself, where the caller has set the rounding
+ * towards zero (EXACT_RZ_ON): a normal result keeps 24 bits, a subnormal one its multiple of
+ * 2^-149, each towards zero, as f32_units does; 2^128 is out of reach (a nonzero product
+ * makes c < 2^57, and f16 products sum below 2^37). VF: NL floats. */
+#define EXACT_OUT_RZ4(VD, VL, VUL, VI, d, out, badv) ((out) = (VI)__builtin_convertvector((d), TcV4f))
+#define EXACT_OUT_RZ8(VD, VL, VUL, VI, d, out, badv) ((out) = (VI)__builtin_convertvector((d), TcV8f))
+/* MXCSR: every exception masked, rounding towards zero, no flush or denormals-are-zero; the
+ * caller's value (flags too) put back on every way out */
+#define EXACT_RZ_ON unsigned csr_ = __builtin_ia32_stmxcsr(); __builtin_ia32_ldmxcsr((csr_ & ~0xe040u) | 0x7f80u)
+#define EXACT_RZ_OFF __builtin_ia32_ldmxcsr(csr_)
+#define EXACT_NONE_ON (void)0
+#define EXACT_NONE_OFF (void)0
+#define EXACT_MULADD(x, y, z) ((x) * (y) + (z))
+#define EXACT_BC4(x) ({ double x_ = (x); (TcV4d){ x_, x_, x_, x_ }; })
+#define EXACT_BC8(x) ({ double x_ = (x); (TcV8d){ x_, x_, x_, x_, x_, x_, x_, x_ }; })
+
+#define EXACT_FN(NAME, ATTR, VD, VL, VUL, VI, NL, FMA, BCAST, OUT, ON, OFF)                                       \
+    ATTR int NAME(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])      \
+    {                                                                                          \
+        double ad[16][16] __attribute__((aligned(64))), bd[16][16] __attribute__((aligned(64))); \
+        double cd[16][16] __attribute__((aligned(64)));                                        \
+        uint32_t out[16][16] __attribute__((aligned(64)));                                     \
+        ON;                                                                                    \
+        if (exact_prep(a, b, c, ad, bd, cd)) { OFF; return 1; }                                         \
+        EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST, OUT);                                      \
+        OFF;                                                \
+        memcpy(c, out, sizeof out);                                                            \
+        return 0;                                                                              \
+    }
+
+EXACT_FN(tc_tile16_f16_exact_plain, , TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_MULADD, EXACT_BC4, EXACT_OUT,
+         EXACT_NONE_ON, EXACT_NONE_OFF)
+#if defined(__x86_64__) && defined(__GNUC__)
+#define EXACT_FMA256(x, y, z) __builtin_ia32_vfmaddpd256((x), (y), (z))
+#define EXACT_FMA512(x, y, z) __builtin_ia32_vfmaddpd512_mask((x), (y), (z), (uint8_t)-1, 4)
+EXACT_FN(exact_avx2, __attribute__((target("avx2,fma"))) static, TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_FMA256, EXACT_BC4,
+         EXACT_OUT_RZ4, EXACT_RZ_ON, EXACT_RZ_OFF)
+EXACT_FN(exact_avx512, __attribute__((target("avx512f,avx512dq"))) static, TcV8d, TcV8l, TcV8ul, TcV8i, 8,
+         EXACT_FMA512, EXACT_BC8, EXACT_OUT_RZ8, EXACT_RZ_ON, EXACT_RZ_OFF)
+#endif
+static TileF16 *exact_fn;
+static pthread_once_t exact_once = PTHREAD_ONCE_INIT;
+static void exact_init(void)
+{
+    exact_fn = tc_tile16_f16_exact_plain;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2() && __builtin_cpu_supports("fma")) exact_fn = exact_avx2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) exact_fn = exact_avx512;
+#endif
+}
+
+int tc_tile16_f16_exact(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
+{
+    pthread_once(&exact_once, exact_init);
+    return exact_fn(a, b, c);
+}
+
+/* ---- the exact tile for wmma.mma, with its A and B decoded once for several mmas ----
+ * A GEMM's warp keeps fragments in registers and multiplies each with several others
+ * (cudaTensorCoreGemm: each A fragment with 4 B fragments, each B with 2 A). The decoding
+ * and checks of an operand depend on its 256 elements only, so the last few operands decoded
+ * are kept per thread, found again by their bits. */
+enum { EXACT_WAYS = 4 };
+typedef struct ExactOp {
+    uint32_t raw[16][8];   /* the key: A's rows i, or B's columns j, as pairs of f16 along k */
+    double d[16][16];      /* A: d[i][k]; B: d[k][j] */
+    int32_t X[16], L[16];  /* A: per row i; B: per column j (TC_X_NONE, -TC_X_NONE: all zero) */
+    int32_t Xmax, Lmin, span;   /* over the rows (columns): the largest X, least L, largest X - L */
+    int sp, valid;         /* sp: an Inf or NaN */
+} ExactOp;
+typedef struct ExactCache { ExactOp op[2][EXACT_WAYS]; unsigned next[2]; } ExactCache;
+
+/* The operand with these bits (rows of 16 f16), decoded into the cache if not there; tr: B
+ * (the doubles stored transposed, d[k][j]). */
+static inline __attribute__((always_inline)) const ExactOp *exact_op(ExactCache *C, int tr,
+                                                                    const uint32_t raw[16][8])
+{
+    ExactOp *ops = C->op[tr];
+    for (int w = 0; w < EXACT_WAYS; w++) {
+        if (!ops[w].valid) continue;
+        TcV8u diff = { 0 };
+        for (int r = 0; r < 16; r++) {
+            TcV8u x, y;
+            memcpy(&x, raw[r], sizeof x);
+            memcpy(&y, ops[w].raw[r], sizeof y);
+            diff |= x ^ y;
+        }
+        uint64_t q[4];
+        memcpy(q, &diff, sizeof q);
+        if (!(q[0] | q[1] | q[2] | q[3])) return &ops[w];
+    }
+    ExactOp *o = &ops[C->next[tr]++ % EXACT_WAYS];
+    memcpy(o->raw, raw, sizeof o->raw);
+    TcV8i sp = { 0 };
+    o->Xmax = o->span = 2 * TC_X_NONE;
+    o->Lmin = -TC_X_NONE;
+    for (int r = 0; r < 16; r++) {
+        TcV8i x[2], lo[2];
+        TcV8f val[2];
+        for (int h = 0; h < 2; h++) V8_F16XL((const uint16_t *)raw[r] + 8 * h, val[h], x[h], lo[h], sp);
+        TcV8i X = V8_HMAX(V8_MAX(x[0], x[1])), L = V8_HMIN(V8_MIN(lo[0], lo[1]));
+        o->X[r] = X[0];
+        o->L[r] = L[0];
+        o->Xmax = X[0] > o->Xmax ? X[0] : o->Xmax;
+        o->Lmin = L[0] < o->Lmin ? L[0] : o->Lmin;
+        o->span = X[0] - L[0] > o->span ? X[0] - L[0] : o->span;
+        if (!tr) {
+            for (int h = 0; h < 2; h++) V8F_TO_D(o->d[r] + 8 * h, val[h]);
+        } else {
+            float f[16];
+            memcpy(f, &val[0], sizeof val[0]);
+            memcpy(f + 8, &val[1], sizeof val[1]);
+            for (int k = 0; k < 16; k++) o->d[k][r] = (double)f[k];
+        }
+    }
+    uint64_t q[4];
+    memcpy(q, &sp, sizeof q);
+    o->sp = (q[0] | q[1] | q[2] | q[3]) != 0;
+    o->valid = 1;
+    return o;
+}
+
+/* wmma_f16_exact's registers (ar: A's 4 to 7, br: B's 4 to 7, cr: C's) gathered into
+ * rows, A and B looked up or decoded, the checks on c: 0 with ad, bd, cd ready, else 1. */
+static inline __attribute__((always_inline)) int exact_rows_pre(ExactCache *C, const uint64_t *const ar[4],
+                                                               const uint64_t *const br[4],
+                                                               const uint64_t *const cr[8], uint32_t c[16][16],
+                                                               const double (**adp)[16], const double (**bdp)[16],
+                                                               double cd[16][16])
+{
+    uint32_t aw[16][8], bw[16][8];
+    /* in vectors: lanes 4g .. 4g+3 of a register are 4 rows of 64 bits, whose low halves
+     * are 4 words of a row of A (of a column of B), or with the next register's, 8 f32 of a
+     * row of C */
+    for (int p = 0; p < 2; p++) {   /* registers 4 + p and 6 + p: words 0-3 and 4-7 */
+        const uint64_t *a0 = ar[p], *a1 = ar[2 + p];
+        const uint64_t *b0 = br[2 * p], *b1 = br[2 * p + 1];
+        for (int g = 0; g < 8; g++) {
+            TcV8u x0, x1, y0, y1;
+            memcpy(&x0, a0 + 4 * g, sizeof x0);
+            memcpy(&x1, a1 + 4 * g, sizeof x1);
+            memcpy(&y0, b0 + 4 * g, sizeof y0);
+            memcpy(&y1, b1 + 4 * g, sizeof y1);
+            TcV8u ra = TC_SHUF2(x0, x1, 0, 2, 4, 6, 8, 10, 12, 14), rb = TC_SHUF2(y0, y1, 0, 2, 4, 6, 8, 10, 12, 14);
+            memcpy(aw[g + 8 * p], &ra, sizeof ra);
+            memcpy(bw[g + 8 * p], &rb, sizeof rb);
+        }
+    }
+    for (int i = 0; i < 8; i += 2) {   /* registers i, i + 1: columns 8(i >> 2) + 2t + 0..1 */
+        const uint64_t *c0 = cr[i], *c1 = cr[i + 1];
+        for (int g = 0; g < 8; g++) {
+            TcV8u x0, x1;
+            memcpy(&x0, c0 + 4 * g, sizeof x0);
+            memcpy(&x1, c1 + 4 * g, sizeof x1);
+            TcV8u r = TC_SHUF2(x0, x1, 0, 8, 2, 10, 4, 12, 6, 14);
+            memcpy(c[g + 8 * ((i >> 1) & 1)] + 8 * (i >> 2), &r, sizeof r);
+        }
+    }
+    const ExactOp *A = exact_op(C, 0, (const uint32_t (*)[8])aw), *B = exact_op(C, 1, (const uint32_t (*)[8])bw);
+    /* the conditions per element, with the rows' and columns' bounds replaced by the whole
+     * operand's (the span condition is the same: its two parts are separate maxima) */
+    if (A->sp || B->sp || A->span + B->span > 27) return 1;
+    int32_t xc_max = A->Lmin + B->Lmin + 26, lc_min = A->Xmax + B->Xmax - 27;
+    TcV8i bad = { 0 }, xcv = (TcV8i){ 0 } + TC_X_NONE, lcv = (TcV8i){ 0 } - TC_X_NONE;
+    for (int i = 0; i < 16; i++)
+        for (int h = 0; h < 2; h++) {
+            TcV8i cv;
+            memcpy(&cv, c[i] + 8 * h, sizeof cv);
+            TcV8i ce = cv >> 23 & 255, cen = ce | (~(ce != 0) & 1), cnz = (cv & 0x7fffffff) != 0;
+            TcV8i mc = (cv & 0x7fffff) | ((ce != 0) & 0x800000);
+            TcV8i Lc = cen - 150 + (((TcV8i)__builtin_convertvector(mc & -mc, TcV8f) >> 23) - 127);
+            bad |= (ce == 255) | (cv == INT32_MIN);
+            xcv = V8_MAX(xcv, (cnz & (cen - 126)) | (~cnz & TC_X_NONE));
+            lcv = V8_MIN(lcv, (cnz & Lc) | (~cnz & -TC_X_NONE));
+            TcV8f cf = (TcV8f)cv;
+            V8F_TO_D(cd[i] + 8 * h, cf);
+        }
+    bad |= (xcv > xc_max) | (lcv < lc_min);
+    uint64_t q[4];
+    memcpy(q, &bad, sizeof q);
+    if (q[0] | q[1] | q[2] | q[3]) return 1;
+    *adp = A->d;
+    *bdp = B->d;
+    return 0;
+}
+
+/* D into the registers dr (a whole warp's), from c: the inverse of the gathering above, the
+ * upper 32 bits of each register 0 */
+static inline __attribute__((always_inline)) void exact_rows_post(uint64_t *const dr[8], const uint32_t c[16][16])
+{
+    const TcV8u zero = { 0 };
+    for (int i = 0; i < 8; i += 2)
+        for (int g = 0; g < 8; g++) {
+            TcV8u r, x0, x1;
+            memcpy(&r, c[g + 8 * ((i >> 1) & 1)] + 8 * (i >> 2), sizeof r);
+            x0 = TC_SHUF2(r, zero, 0, 8, 2, 8, 4, 8, 6, 8);
+            x1 = TC_SHUF2(r, zero, 1, 8, 3, 8, 5, 8, 7, 8);
+            memcpy(dr[i] + 4 * g, &x0, sizeof x0);
+            memcpy(dr[i + 1] + 4 * g, &x1, sizeof x1);
+        }
+}
+
+/* The exact wmma tile: 0 with D written (into dr, or when dr is NULL into c for the caller to
+ * scatter), or 1 with nothing written (the general tile then). */
+#define EXACT_ROWS_FN(NAME, ATTR, VD, VL, VUL, VI, NL, FMA, BCAST, OUT, ON, OFF)                             \
+    ATTR int NAME(ExactCache *C, const uint64_t *const ar[4], const uint64_t *const br[4],     \
+                  const uint64_t *const cr[8], uint64_t *const dr[8], uint32_t c[16][16])      \
+    {                                                                                          \
+        double cd[16][16] __attribute__((aligned(64)));                                        \
+        uint32_t out[16][16] __attribute__((aligned(64)));                                     \
+        const double (*ad)[16], (*bd)[16];                                                     \
+        ON;                                                                                    \
+        if (exact_rows_pre(C, ar, br, cr, c, &ad, &bd, cd)) { OFF; return 1; }                                           \
+        EXACT_BODY(VD, VL, VUL, VI, NL, FMA, BCAST, OUT);                                      \
+        OFF;                                                                                                                              \
+        if (dr) exact_rows_post(dr, (const uint32_t (*)[16])out);                              \
+        else memcpy(c, out, sizeof out);                                                       \
+        return 0;                                                                              \
+    }
+EXACT_ROWS_FN(exact_rows_plain, static, TcV4d, TcV4l, TcV4ul, TcV4i, 4, EXACT_MULADD, EXACT_BC4, EXACT_OUT,
+              EXACT_NONE_ON, EXACT_NONE_OFF)
+#if defined(__x86_64__) && defined(__GNUC__)
+EXACT_ROWS_FN(exact_rows_avx2, __attribute__((target("avx2,fma"))) static, TcV4d, TcV4l, TcV4ul, TcV4i, 4,
+              EXACT_FMA256, EXACT_BC4, EXACT_OUT_RZ4, EXACT_RZ_ON, EXACT_RZ_OFF)
+EXACT_ROWS_FN(exact_rows_avx512, __attribute__((target("avx512f,avx512dq"))) static, TcV8d, TcV8l, TcV8ul, TcV8i,
+              8, EXACT_FMA512, EXACT_BC8, EXACT_OUT_RZ8, EXACT_RZ_ON, EXACT_RZ_OFF)
+#endif
+typedef int ExactRows(ExactCache *, const uint64_t *const[4], const uint64_t *const[4], const uint64_t *const[8],
+                      uint64_t *const[8], uint32_t[16][16]);
+static ExactRows *exact_rows_fn;
+static pthread_once_t exact_rows_once = PTHREAD_ONCE_INIT;
+static void exact_rows_init(void)
+{
+    exact_rows_fn = exact_rows_plain;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2() && __builtin_cpu_supports("fma")) exact_rows_fn = exact_rows_avx2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) exact_rows_fn = exact_rows_avx512;
+#endif
+}
+
 static TileF16 *tile_f16_fn;
 static pthread_once_t tile_f16_once = PTHREAD_ONCE_INIT;
 static void tile_f16_init(void)
 {
-    tile_f16_fn = tc_tile16_f16_plain;
+    tile_f16_fn = tile_f16_plain;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (have_avx2()) tile_f16_fn = tile_f16_avx2;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) tile_f16_fn = tile_f16_avx512;
 #endif
 }
 
+/* The exact case first, the general tile where it does not apply. */
 int tc_tile16_f16(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
 {
+    if (!tc_tile16_f16_exact(a, b, c)) return 0;
     pthread_once(&tile_f16_once, tile_f16_init);
     return tile_f16_fn(a, b, c);
+}
+
+int tc_tile16_f16_plain(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16])
+{
+    return tc_tile16_f16_exact_plain(a, b, c) ? tile_f16_plain(a, b, c) : 0;
 }
 
 /* fp8 wgmma (tests/cuda/wgmma_fp8.cu, fp8_f16acc.cu, recorded on the H100): the fp8 tensor
@@ -1509,6 +1905,47 @@ static inline __attribute__((always_inline)) void ls_tile(Warp *w, const WTile *
             memcpy(host + m * ldl * bytes, buf + (size_t)m * 32 * bytes, (size_t)mcols * bytes);
 }
 
+/* ls_tile for m16n16k16's f16 A (row-major) and B (column-major), whose registers each hold
+ * a pair of elements adjacent in memory: register k of lane l = 4g + t, p = k % 4, holds
+ * word t + 4(p >> 1) of A's row g + 8(p & 1), or word t + 4(p & 1) of B's column
+ * g + 8(p >> 1) (half_pos), so lanes 4g .. 4g+3 read 16 bytes in a row; each register
+ * gets the word zero-extended, as elem_move leaves it (cudaTensorCoreGemm: 60% of wmma_ls's
+ * instructions went to the per-element moves). */
+static void ls_pairs16(Warp *w, const uint32_t *regs, const uint8_t *host, uint64_t ldl, int b)
+{
+    for (int k = 0; k < 8; k++) {
+        int p = k & 3, hi = b ? p >> 1 : p & 1, wd = b ? p & 1 : p >> 1;
+        uint64_t *row = ROW(w, regs[k]);
+        for (int g = 0; g < 8; g++) {
+            uint32_t v[4];
+            memcpy(v, host + ((uint64_t)(g + 8 * hi) * ldl + 8 * (uint64_t)wd) * 2, sizeof v);
+            for (int t = 0; t < 4; t++) row[4 * g + t] = v[t];
+        }
+    }
+}
+
+/* ls_tile for m16n16k16's f32 C and D in row-major memory: register i of lane 4g + t holds
+ * row g + 8((i >> 1) & 1), column 8(i >> 2) + 2t + (i & 1) (frag_pos), so registers i and
+ * i + 1 of lanes 4g .. 4g+3 are 8 f32 in a row, alternately. A store writes every element of
+ * the 16 x 16 box once (the caller checked that the rows do not overlap). */
+static void ls_acc16(Warp *w, const uint32_t *regs, uint8_t *host, uint64_t ldl, int store)
+{
+    for (int i = 0; i < 8; i += 2) {
+        uint64_t *r0 = ROW(w, regs[i]), *r1 = ROW(w, regs[i + 1]);
+        for (int g = 0; g < 8; g++) {
+            uint8_t *m = host + ((uint64_t)(g + 8 * ((i >> 1) & 1)) * ldl + 8 * (uint64_t)(i >> 2)) * 4;
+            uint32_t v[8];
+            if (store) {
+                for (int t = 0; t < 4; t++) { v[2 * t] = (uint32_t)r0[4 * g + t]; v[2 * t + 1] = (uint32_t)r1[4 * g + t]; }
+                memcpy(m, v, sizeof v);
+            } else {
+                memcpy(v, m, sizeof v);
+                for (int t = 0; t < 4; t++) { r0[4 * g + t] = v[2 * t]; r1[4 * g + t] = v[2 * t + 1]; }
+            }
+        }
+    }
+}
+
 static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
@@ -1542,6 +1979,15 @@ static int wmma_ls(Warp *w, const Inst *in, uint32_t mask)
             if (whole && n == (half ? 16 : frag_elems(shape, fr)) && (mrows - 1) * ldl + mcols - 1 <= last &&
                 (!store || (T->bij && ldl >= mcols))) {
 #define LT(N, B, C, S) do { ls_tile(w, T, N, B, C, S, regs, whole, ldl); return STEP_NEXT; } while (0)
+                if (shape == W16x16 && half && W_HALF(v) == 1 && bytes == 2 && !store && n == 16 &&
+                    col == (fr == FR_B)) {
+                    ls_pairs16(w, regs, whole, ldl, fr == FR_B);
+                    return STEP_NEXT;
+                }
+                if (shape == W16x16 && fr == FR_C && bytes == 4 && n == 8 && !col) {
+                    ls_acc16(w, regs, whole, ldl, store);
+                    return STEP_NEXT;
+                }
                 if (bytes == 2 && !store && n == 16) { if (col) LT(16, 2, 1, 0); LT(16, 2, 0, 0); }
                 if (bytes == 4 && n == 8) {
                     if (store) { if (col) LT(8, 4, 1, 1); LT(8, 4, 0, 1); }
@@ -1636,6 +2082,38 @@ static int wmma_f16_tile(Warp *w, const RowList *rl, uint32_t mask)
     return 0;
 }
 
+/* wmma.mma's f16 m16n16k16 with f32 C and D where no term is cut (exact_rows_fn): A's and
+ * B's registers read as the pairs of f16 they hold, without tables. In the m16n16k16 f16
+ * fragments (half_pos, frag_pos) register k of lane l = 4g + t holds, for p = k % 4: A's
+ * row g + 8(p & 1), columns 2t + 8(p >> 1) + 0..1 (a pair: word t + 4(p >> 1) of the row);
+ * B's column g + 8(p >> 1), rows 2t + 8(p & 1) + 0..1; registers k and k + 4 hold the same
+ * elements, and the later one is read (as wsrc does). C's and D's register i holds row
+ * g + 8((i >> 1) & 1), column 8(i >> 2) + 2t + (i & 1). Returns 1 (nothing done) where the
+ * exact tile does not apply. */
+static int wmma_f16_exact(Warp *w, const RowList *rl, uint32_t mask)
+{
+    const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
+    ExactCache *cache = tc_thread_scratch(TC_SCRATCH_EXACT, sizeof(ExactCache));
+    if (!cache) return 1;
+    uint32_t c[16][16];
+    const uint64_t *ar[4], *br[4], *cr[8];
+    uint64_t *dr[8];
+    for (int r = 0; r < 8; r++) {
+        if (r < 4) { ar[r] = ROW(w, A[4 + r]); br[r] = ROW(w, B[4 + r]); }
+        cr[r] = ROW(w, C[r]);
+        dr[r] = ROW(w, D[r]);
+    }
+    pthread_once(&exact_rows_once, exact_rows_init);
+    if (exact_rows_fn(cache, ar, br, cr, mask == FULL_MASK ? dr : NULL, c)) return 1;
+    if (mask == FULL_MASK) return 0;
+    for (int i = 0; i < 8; i++) {
+        uint64_t *d = ROW(w, D[i]);
+        const uint32_t *src = c[8 * ((i >> 1) & 1)] + 8 * (i >> 2) + (i & 1);
+        FOR_LANES(mask, l) d[l] = src[16 * (l / 4) + 2 * (l % 4)];
+    }
+    return 0;
+}
+
 static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
 {
     int r = warp_converge(w, in, mask, 0xffffffffu);
@@ -1646,7 +2124,7 @@ static int wmma_mma_half(Warp *w, const Inst *in, uint32_t mask)
     int c16 = TC_ACC_C16(accm), d16 = TC_ACC_D16(accm);
     int f = tf32 ? TC_TF32 : W_HALF(v) == 2 ? TC_BF16 : TC_F16;
     if (f == TC_F16 && shape == W16x16 && !accm && rl->count[0] == 8 && rl->count[1] == 8 &&
-        rl->count[2] == 8 && rl->count[3] == 8 && !wmma_f16_tile(w, rl, mask))
+        rl->count[2] == 8 && rl->count[3] == 8 && (!wmma_f16_exact(w, rl, mask) || !wmma_f16_tile(w, rl, mask)))
         return STEP_NEXT;
     const uint32_t *D = rl->rows, *A = D + rl->count[0], *B = A + rl->count[1], *C = B + rl->count[2];
     uint32_t a[32][16], bt[32][16];   /* B transposed: bt[n][k] */

@@ -46,6 +46,11 @@ void tc_row_tile16_plain(const TcRow *dec, int M, int N, int f, uint32_t c[32][3
  * Inf or NaN (the caller takes the reference path). _plain: without AVX (tests call it). */
 int tc_tile16_f16(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16]);
 int tc_tile16_f16_plain(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16]);
+/* The same tile where no term is cut (exec_mma.c says when): returns 0 with c become D, or
+ * 1 with c untouched where that is not known for every element. tc_tile16_f16 tries it
+ * first. _plain: without AVX (tests call it). */
+int tc_tile16_f16_exact(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16]);
+int tc_tile16_f16_exact_plain(const uint16_t a[16][16], const uint16_t b[16][16], uint32_t c[16][16]);
 
 /* fp8 wgmma's dot product (the fp8 tensor cores' 14 bits) on the values decoded as f16;
  * c is f32 bits, or f16 bits when acc16. */
@@ -57,7 +62,7 @@ uint32_t tc_fp8_to_f16(uint32_t v, int e5);
 /* Per-thread scratch for decoded tensor-core operands (exec_mma.c): buffer `which`
  * (TC_SCRATCH_*) of at least `size` bytes, kept for the thread's next calls and freed when
  * it exits (a program thread that launched kernels may exit long before the process). */
-enum { TC_SCRATCH_WMMA, TC_SCRATCH_WGMMA, TC_SCRATCH_COUNT };
+enum { TC_SCRATCH_WMMA, TC_SCRATCH_WGMMA, TC_SCRATCH_EXACT, TC_SCRATCH_COUNT };
 void *tc_thread_scratch(int which, size_t size);
 
 #endif

@@ -253,6 +253,68 @@ int main(void)
             printf(": model %08x, tc_row_dot or tile %08x, tc_dot_dec %08x, tc_dot %08x\n", want, got_row, got_dec, got_dot);
         }
     }
+    /* The exact tile (tc_tile16_f16_exact): operands of few significant bits within a few
+     * binades, as integer GEMMs have, pass its checks and must give the model's bits; each
+     * tile also goes through tc_tile16_f16 (exact or general) and both builds. Spans near the
+     * bound (27 binades between the lowest bit and the top of a product), c far above the
+     * products, c of -0, subnormal results and zero rows are drawn too. */
+    int exact = 0, tiles = 0;
+    for (int it = 0; it < 4000; it++) {
+        static uint16_t ta[16][16], tb[16][16];
+        static uint32_t tcc[16][16], t1[16][16], t2[16][16], t3[16][16];
+        /* mode 0-1: narrow operands and plain c (mostly exact); 2: wider; 3: c of any kind */
+        int mode = (int)(rnd() % 4), ea = 5 + (int)(rnd() % 20), eb = 5 + (int)(rnd() % 20);
+        int spread = (int)(rnd() % (mode < 2 ? 4 : 9)), bits = 1 + (int)(rnd() % (mode < 2 ? 5 : 11));
+        for (int i = 0; i < 16; i++)
+            for (int k = 0; k < 16; k++) {
+                for (int m = 0; m < 2; m++) {
+                    int e = (m ? eb : ea) + (int)(rnd() % (uint32_t)(spread + 1));
+                    uint32_t frac = (rnd() & 1023) >> (10 - (bits - 1)) << (10 - (bits - 1)) & 1023;
+                    uint16_t h = (uint16_t)((rnd() & 1) << 15 | (uint32_t)(e > 30 ? 30 : e) << 10 | frac);
+                    if (rnd() % 6 == 0) h &= 0x8000;   /* zeros of either sign */
+                    if (m) tb[k][i] = h; else ta[i][k] = h;
+                }
+            }
+        if (rnd() % 8 == 0) { int z = (int)(rnd() % 16); for (int k = 0; k < 16; k++) ta[z][k] = 0; }
+        for (int i = 0; i < 16; i++)
+            for (int j = 0; j < 16; j++) {
+                float v;
+                if (mode == 1 && i == 3 && j == 5 && it % 2) { tcc[i][j] = 0x80000000u; continue; }   /* -0 */
+                if (mode == 2) { tcc[i][j] = 0; continue; }   /* the products' bounds alone */
+                switch (mode == 3 ? rnd() % 6 : 2 + rnd() % 2 * 3) {
+                case 0: tcc[i][j] = 0; continue;
+                case 1: tcc[i][j] = rnd() % 64 == 0 ? 0x80000000u : 0; continue;
+                case 2: v = ldexpf((float)(int)(rnd() % 4096 - 2048), ea + eb - 30 - (int)(rnd() % 8)); break;
+                case 3: v = (float)(rnd() % 3) * 1.2f; break;   /* cudaTensorCoreGemm's beta C */
+                case 4: tcc[i][j] = rnd() % 32 == 0 ? (rnd() & 0x807fffffu) : 0x3f800000u; continue;
+                default: v = ldexpf((float)(int)(rnd() % 256), ea + eb - 30 + (int)(rnd() % 12)); break;
+                }
+                memcpy(&tcc[i][j], &v, 4);
+            }
+        memcpy(t1, tcc, sizeof t1);
+        memcpy(t2, tcc, sizeof t2);
+        memcpy(t3, tcc, sizeof t3);
+        int r1 = tc_tile16_f16_exact(ta, tb, t1), r2 = tc_tile16_f16_exact_plain(ta, tb, t2);
+        int r3 = tc_tile16_f16(ta, tb, t3);
+        tiles++;
+        exact += !r1;
+        int bad = r3 || (r1 && memcmp(t1, tcc, sizeof t1)) || (r2 && memcmp(t2, tcc, sizeof t2));
+        for (int i = 0; i < 16; i++)
+            for (int j = 0; j < 16; j++) {
+                uint32_t ca[16], cb[16];
+                for (int k = 0; k < 16; k++) { ca[k] = ta[i][k]; cb[k] = tb[k][j]; }
+                uint32_t wv = ref_dot(ca, cb, 16, TC_F16, tcc[i][j], 0);
+                if ((!r1 && t1[i][j] != wv) || (!r2 && t2[i][j] != wv) || t3[i][j] != wv) {
+                    if (failed < 20)
+                        printf("FAIL exact tile %d,%d (c %08x): model %08x, exact %08x (%d), plain %08x (%d), tile %08x\n",
+                               i, j, tcc[i][j], wv, t1[i][j], r1, t2[i][j], r2, t3[i][j]);
+                    bad = 1;
+                }
+            }
+        if (bad) failed++; else passed++;
+    }
+    printf("exact tile: %d of %d tiles took it\n", exact, tiles);
+    if (exact < tiles / 4) { printf("FAIL: the exact tile applied to too few tiles\n"); failed++; }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
