@@ -1663,6 +1663,12 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             const JitOp *o = jitop_of_inst(&p->code[i]);
             if (run_load(&p->code[i], o)) { if (strcmp(o->kind, "LDS")) nld++; else nlds++; }
         }
+        /* a branch that starts the phase first: taken (a loop's back edge, mostly), the run
+         * ends before it, and the phase's checks below would be for nothing (cuda-samples
+         * scan: the run after its loop's second barrier tested the 32 lanes of the .shared
+         * load after the loop before it found the back edge taken, every step) */
+        if (run_bra(&p->code[a], jitop_of_inst(&p->code[a])))   /* the whole warp: mask = P[pg] ^ pneg */
+            put(&main, "    if (P[%u] ^ %uu) %s\n", p->code[a].pg, p->code[a].pneg, fail);
         /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over
          * the lanes (offsets as shared_fast computes them: the low 32 bits plus imm). The
          * loads of one address row whose offsets are multiples of their size, below 2^31,
@@ -1698,8 +1704,6 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             }
             put(&main, "        }\n        if (bad) %s\n    }\n", fail);
         }
-        if (run_bra(&p->code[a], jitop_of_inst(&p->code[a])))   /* the whole warp: mask = P[pg] ^ pneg */
-            put(&main, "    if (P[%u] ^ %uu) %s\n", p->code[a].pg, p->code[a].pneg, fail);
         if (nld) put(&main, "    int span%d = 1;\n", ph);
         for (uint32_t i = a; i < e; i++) {
             const Inst *in = &p->code[i];
