@@ -140,6 +140,11 @@ static void bar_check(Cta *c, int id)
     if (c->bar_arrived[id] >= expected) bar_release(c, id);
 }
 
+void cta_barrier_release(Cta *c, int id)
+{
+    bar_release(c, id);
+}
+
 int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits,
                        uint32_t obs)
 {

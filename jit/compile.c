@@ -33,6 +33,7 @@
 #include "emu/native.h"
 #include "emu/exec_mem_fast.h"
 #include "emu/exec_int_tmpl.h"   /* CMP_TO_GPR */
+#include "emu/scheduler.h"       /* BAR_SYNC */
 
 extern char **environ;
 
@@ -1871,6 +1872,29 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     run_part = 0;
 }
 
+/* bar.sync a (no thread count) of a whole warp with no region open and no lane parked: the
+ * handler's cta_barrier_arrive for that case written here (sched.c), the warp parked at k + 1
+ * as that leaves it, the release through the runtime when the warp completes the barrier,
+ * and the turn's end as the handler's STEP_BLOCK or STEP_YIELD ends it (the epilogue).
+ * Anything else (part of a warp, an id out of range: the handler faults) calls the handler.
+ * A barrier every few instructions (cuda-samples scan: two a loop step) paid the call, the
+ * handler's operand checks and the generic arrival at every one. */
+static void emit_bar(Buf *b, const Inst *in, uint32_t k)
+{
+    put(b, "    if (mask == FULL_MASK && w->active == FULL_MASK && !w->sp && !w->waiting && ROWP(%u)[0] < 16) {\n"
+           "        Cta *const c_ = w->cta;\n        const int id_ = (int)ROWP(%u)[0];\n"
+           "        if (!c_->bar_arrived[id_]) { c_->bar_expected[id_] = 0; c_->bar_red_op[id_] = %d; c_->bar_red[id_] = 0; }\n"
+           "        c_->bar_arrived[id_] += w->valid == FULL_MASK ? WARP_SIZE : (uint32_t)__builtin_popcount(w->valid);\n"
+           "        w->waiting = w->bar_wait = FULL_MASK;\n        memset(w->bar_id, id_, WARP_SIZE);\n"
+           "        for (int l = 0; l < WARP_SIZE; l++) w->lane_pc[l] = %uu;\n"
+           "        w->bar_whole = id_ + 1;\n        w->active = 0;\n        w->pc = 0;\n        w->merge_pc = UINT32_MAX;\n"
+           "        FLUSH();\n"
+           "        if (c_->bar_arrived[id_] >= (c_->bar_expected[id_] ? c_->bar_expected[id_] : c_->nthreads - c_->exited_threads))\n"
+           "            rt->bar_release(c_, id_);\n"
+           "        result = w->active ? RUN_YIELD : RUN_BLOCKED;\n        goto out;\n    }\n"
+           "    CALL(%u)\n", in->s[0], in->s[0], BAR_SYNC, k + 1, k);
+}
+
 /* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h), which writes
  * the lanes of mask only: the handler's own code for any mask */
 static void emit_cmp(Buf *b, const Inst *in, uint32_t k, const JitOp *o)
@@ -2131,7 +2155,7 @@ static uint32_t run_length(const Program *p, uint32_t k)
 
 /* How the compiled C runs an instruction: emit_insts writes it by this, and the report
  * (jit_report) counts by it. */
-enum { F_CALL, F_BRA, F_LANE, F_CONTRACT, F_CMP, F_PACK, F_SHFL, F_MEM, F_PRED };
+enum { F_CALL, F_BRA, F_LANE, F_CONTRACT, F_CMP, F_PACK, F_SHFL, F_MEM, F_PRED, F_BAR };
 static int inst_form(const Inst *in, const JitOp *o)
 {
     const char *kd = o ? o->kind : "";
@@ -2143,6 +2167,7 @@ static int inst_form(const Inst *in, const JitOp *o)
     if (!strcmp(kd, "SHFL")) return F_SHFL;
     if (!strcmp(kd, "PRED")) return F_PRED;
     if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS")) return F_MEM;
+    if (!strcmp(kd, "BAR") && in->ns == 1) return F_BAR;   /* bar.sync a, without a thread count */
     return F_CALL;
 }
 
@@ -2156,7 +2181,7 @@ static uint8_t *short_reach(const Program *p, const JitOp **ops)
         const Inst *in = &p->code[k];
         int form = inst_form(in, ops[k]);
         if (in->op == OP_bra && (uint64_t)in->imm < p->ncode && !at[in->imm]) { at[in->imm] = 1; todo[n++] = (uint32_t)in->imm; }
-        if ((form == F_BRA || form == F_CALL) && !at[k + 1]) { at[k + 1] = 1; todo[n++] = k + 1; }
+        if ((form == F_BRA || form == F_CALL || form == F_BAR) && !at[k + 1]) { at[k + 1] = 1; todo[n++] = k + 1; }
     }
     while (n) {
         uint32_t k = todo[--n];
@@ -2232,7 +2257,7 @@ static void jit_report(const Program *p, const JitOp **ops)
     uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
     for (uint32_t k = 0; k < p->ncode; k++) {
         int form = inst_form(&p->code[k], ops[k]);
-        int call = form == F_CALL, partial = form == F_MEM || form == F_SHFL;
+        int call = form == F_CALL, partial = form == F_MEM || form == F_SHFL || form == F_BAR;
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
@@ -2315,6 +2340,7 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
         case F_SHFL: emit_shfl(b, p, in, k, o); break;
         case F_MEM: emit_mem(b, in, k, o); break;
         case F_PRED: emit_pred(b, in, o); break;
+        case F_BAR: emit_bar(b, in, k); break;
         default: put(b, "    CALL(%u)\n", k);
         }
         put(b, "    NEXT()\n");
