@@ -1872,27 +1872,19 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     run_part = 0;
 }
 
-/* bar.sync a (no thread count) of a whole warp with no region open and no lane parked: the
- * handler's cta_barrier_arrive for that case written here (sched.c), the warp parked at k + 1
- * as that leaves it, the release through the runtime when the warp completes the barrier,
- * and the turn's end as the handler's STEP_BLOCK or STEP_YIELD ends it (the epilogue).
- * Anything else (part of a warp, an id out of range: the handler faults) calls the handler.
+/* bar.sync a (no thread count) of a whole warp with no region open and no lane parked:
+ * engine.h's bar_sync_whole, the handler's own code for that case (exec_ctrl.c), inline, the
+ * release through the runtime when the warp completes the barrier, and the turn's end as the
+ * handler's STEP_BLOCK or STEP_YIELD ends it (the epilogue). Anything else (part of a warp,
+ * an id out of range: the handler faults) calls the handler.
  * A barrier every few instructions (cuda-samples scan: two a loop step) paid the call, the
  * handler's operand checks and the generic arrival at every one. */
 static void emit_bar(Buf *b, const Inst *in, uint32_t k)
 {
     put(b, "    if (mask == FULL_MASK && w->active == FULL_MASK && !w->sp && !w->waiting && ROWP(%u)[0] < 16) {\n"
-           "        Cta *const c_ = w->cta;\n        const int id_ = (int)ROWP(%u)[0];\n"
-           "        if (!c_->bar_arrived[id_]) { c_->bar_expected[id_] = 0; c_->bar_red_op[id_] = %d; c_->bar_red[id_] = 0; }\n"
-           "        c_->bar_arrived[id_] += w->valid == FULL_MASK ? WARP_SIZE : (uint32_t)__builtin_popcount(w->valid);\n"
-           "        w->waiting = w->bar_wait = FULL_MASK;\n        memset(w->bar_id, id_, WARP_SIZE);\n"
-           "        for (int l = 0; l < WARP_SIZE; l++) w->lane_pc[l] = %uu;\n"
-           "        w->bar_whole = id_ + 1;\n        w->active = 0;\n        w->pc = 0;\n        w->merge_pc = UINT32_MAX;\n"
-           "        FLUSH();\n"
-           "        if (c_->bar_arrived[id_] >= (c_->bar_expected[id_] ? c_->bar_expected[id_] : c_->nthreads - c_->exited_threads))\n"
-           "            rt->bar_release(c_, id_);\n"
+           "        FLUSH();\n        bar_sync_whole(w, (int)ROWP(%u)[0], %uu, rt->bar_release);\n"
            "        result = w->active ? RUN_YIELD : RUN_BLOCKED;\n        goto out;\n    }\n"
-           "    CALL(%u)\n", in->s[0], in->s[0], BAR_SYNC, k + 1, k);
+           "    CALL(%u)\n", in->s[0], in->s[0], k + 1, k);
 }
 
 /* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h), which writes
