@@ -41,15 +41,8 @@ static inline int past_merge(const Warp *w)
     return w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc;
 }
 
-/* bar_park_whole: a whole warp that arrives at barrier id parks (lanes at next_pc). */
-/* bar.sync id (kind BAR_SYNC, no thread count) of a whole warp: every lane running (w->active
- * is all 32), no divergence region open, no lane parked, id < 16. The arrival of
- * sched.c's cta_barrier_arrive for that case, for its handler and for compiled code (jit/
- * compile.c: emit_bar) alike: the warp parked at next_pc as warp_regroup would leave it (no
- * lane can run), without it; release(c, id) (cta_barrier_release) when the warp completes
- * the barrier, which releases the warp too. Returns STEP_BLOCK (the warp waits) or
- * STEP_YIELD (it was released: it ends its turn like the warps it released). No observer
- * event: the handler's observed variant does not come here. */
+/* A whole warp that arrives at barrier id parks, its lanes at next_pc (bar_sync_whole, and
+ * sched.c's cta_barrier_arrive for the other kinds of barrier). */
 static inline __attribute__((always_inline)) void bar_park_whole(Warp *w, int id, uint32_t next_pc)
 {
     typedef uint32_t u32x4_ __attribute__((vector_size(16)));
@@ -64,6 +57,14 @@ static inline __attribute__((always_inline)) void bar_park_whole(Warp *w, int id
     w->merge_pc = UINT32_MAX;
 }
 
+/* bar.sync id (kind BAR_SYNC, no thread count) of a whole warp: every lane running (w->active
+ * is all 32), no divergence region open, no lane parked, id < 16. The arrival of
+ * sched.c's cta_barrier_arrive for that case, for its handler and for compiled code (jit/
+ * compile.c: emit_bar) alike: the warp parked at next_pc as warp_regroup would leave it (no
+ * lane can run), without it; release(c, id) (cta_barrier_release) when the warp completes
+ * the barrier, which releases the warp too. Returns STEP_BLOCK (the warp waits) or
+ * STEP_YIELD (it was released: it ends its turn like the warps it released). No observer
+ * event: the handler's observed variant does not come here. */
 static inline __attribute__((always_inline)) int bar_sync_whole(Warp *w, int id, uint32_t next_pc,
                                                                 void (*release)(Cta *, int))
 {

@@ -410,7 +410,7 @@ static inline __attribute__((always_inline)) int bar_arrive(Warp *w, const Inst 
     OBS_VARIANTS(name)
 BAR_HANDLER(h_bar_sync, BAR_SYNC)
 /* the compiled tier writes a whole warp's arrival at a plain bar.sync inline (jit/compile.c:
- * emit_bar), this handler's cta_barrier_arrive for that case */
+ * emit_bar): engine.h's bar_sync_whole, as this handler runs it */
 JIT_OP(h_bar_sync_plain, "BAR", "", "", "", "", "", "")
 BAR_HANDLER(h_bar_arrive, BAR_ARRIVE)
 BAR_HANDLER(h_bar_red_popc, BAR_RED_POPC)
