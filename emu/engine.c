@@ -72,7 +72,7 @@ static int interp(Warp *w, uint32_t budget)
 /* What compiled kernels call back (native.h). */
 static const NativeRt native_rt = { warp_regroup, wgmma_check_access, interp, mem_warp_ptrs,
                                      mem_warp_fast, mem_warp_span, mem_arena_block, mem_span_cache,
-                                     &mem_generation };
+                                     &mem_generation, cta_barrier_release };
 
 /* A kernel the compiled tier has built runs its compiled code (native.h): the same steps. */
 int warp_run(Warp *w, uint32_t budget)

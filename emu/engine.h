@@ -10,6 +10,7 @@
 #ifndef PTXEMU_ENGINE_H
 #define PTXEMU_ENGINE_H
 
+#include <string.h>
 #include "machine.h"
 
 enum { RUN_DONE, RUN_BLOCKED, RUN_YIELD, RUN_FAULT };
@@ -38,6 +39,46 @@ void warp_lanes_exited(Warp *w);
 static inline int past_merge(const Warp *w)
 {
     return w->sp ? w->pc == w->merge_pc : w->pc >= w->merge_pc;
+}
+
+/* A whole warp that arrives at barrier id parks, its lanes at next_pc (bar_sync_whole, and
+ * sched.c's cta_barrier_arrive for the other kinds of barrier). */
+static inline __attribute__((always_inline)) void bar_park_whole(Warp *w, int id, uint32_t next_pc)
+{
+    typedef uint32_t u32x4_ __attribute__((vector_size(16)));
+    const u32x4_ v = { next_pc, next_pc, next_pc, next_pc };   /* vector stores: a plain loop stayed 32 scalar ones */
+    w->waiting = w->bar_wait = 0xffffffffu;
+    memset(w->bar_id, id, WARP_SIZE);
+#pragma GCC unroll 8
+    for (int k = 0; k < WARP_SIZE / 4; k++) memcpy(&w->lane_pc[4 * k], &v, sizeof v);
+    w->bar_whole = id + 1;   /* bar_release's mark: the whole warp waits here, unmoved */
+    w->active = 0;
+    w->pc = 0;
+    w->merge_pc = UINT32_MAX;
+}
+
+/* bar.sync id (kind BAR_SYNC, no thread count) of a whole warp: every lane running (w->active
+ * is all 32), no divergence region open, no lane parked, id < 16. The arrival of
+ * sched.c's cta_barrier_arrive for that case, for its handler and for compiled code (jit/
+ * compile.c: emit_bar) alike: the warp parked at next_pc as warp_regroup would leave it (no
+ * lane can run), without it; release(c, id) (cta_barrier_release) when the warp completes
+ * the barrier, which releases the warp too. Returns STEP_BLOCK (the warp waits) or
+ * STEP_YIELD (it was released: it ends its turn like the warps it released). No observer
+ * event: the handler's observed variant does not come here. */
+static inline __attribute__((always_inline)) int bar_sync_whole(Warp *w, int id, uint32_t next_pc,
+                                                                void (*release)(Cta *, int))
+{
+    Cta *const c = w->cta;
+    if (!c->bar_arrived[id]) {
+        c->bar_expected[id] = 0;
+        c->bar_red_op[id] = 0;   /* BAR_SYNC (scheduler.h; sched.c asserts it) */
+        c->bar_red[id] = 0;
+    }
+    c->bar_arrived[id] += w->valid == 0xffffffffu ? WARP_SIZE : (uint32_t)__builtin_popcount(w->valid);
+    bar_park_whole(w, id, next_pc);
+    uint32_t expected = c->bar_expected[id] ? c->bar_expected[id] : c->nthreads - c->exited_threads;
+    if (c->bar_arrived[id] >= expected) release(c, id);
+    return w->bar_wait ? STEP_BLOCK : STEP_YIELD;
 }
 
 /* The warp's lanes that are parked (waiting), runnable, or running. */

@@ -395,6 +395,9 @@ static inline __attribute__((always_inline)) int bar_arrive(Warp *w, const Inst 
     if (has_count && (count == 0 || count % WARP_SIZE))
         return warp_fault(w, l0, EMU_ERR_ILLEGAL_INSTRUCTION,
                           "barrier thread count %u is not a positive multiple of 32", count);
+    /* a whole warp at a plain bar.sync: the arrival the compiled tier writes inline too */
+    if (kind == BAR_SYNC && !V && !has_count && mask == FULL_MASK && w->active == FULL_MASK && !w->sp && !w->waiting)
+        return bar_sync_whole(w, (int)id, w->pc + 1, cta_barrier_release);
     uint32_t c = 0;
     if (kind >= BAR_RED_POPC) c = w->P[in->s[in->ns - 1]] & mask;
     return cta_barrier_arrive(w, (int)id, count, mask, kind, c, OBS_IF(V, w->launch->obs));
@@ -406,6 +409,9 @@ static inline __attribute__((always_inline)) int bar_arrive(Warp *w, const Inst 
     { return bar_arrive(w, in, mask, kind, V); }                                         \
     OBS_VARIANTS(name)
 BAR_HANDLER(h_bar_sync, BAR_SYNC)
+/* the compiled tier writes a whole warp's arrival at a plain bar.sync inline (jit/compile.c:
+ * emit_bar): engine.h's bar_sync_whole, as this handler runs it */
+JIT_OP(h_bar_sync_plain, "BAR", "", "", "", "", "", "")
 BAR_HANDLER(h_bar_arrive, BAR_ARRIVE)
 BAR_HANDLER(h_bar_red_popc, BAR_RED_POPC)
 BAR_HANDLER(h_bar_red_and, BAR_RED_AND)

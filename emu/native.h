@@ -27,6 +27,9 @@ typedef struct NativeRt {
                        uint64_t *lim);                 /* mem_arena_block                  */
     const MemCache *(*span_cache)(void);               /* mem_span_cache: a run's spans   */
     const uint64_t *generation;                        /* &mem_generation                  */
+    void (*bar_release)(Cta *c, int id);               /* cta_barrier_release: a whole
+                                                        * warp's bar.sync inline (compile.c's
+                                                        * emit_bar) completed barrier id   */
 } NativeRt;
 
 /* A compiled kernel: one turn of w (warp_run's contract: RUN_* from engine.h). */

@@ -140,6 +140,13 @@ static void bar_check(Cta *c, int id)
     if (c->bar_arrived[id] >= expected) bar_release(c, id);
 }
 
+_Static_assert(BAR_SYNC == 0, "engine.h's bar_sync_whole writes 0 for BAR_SYNC");
+
+void cta_barrier_release(Cta *c, int id)
+{
+    bar_release(c, id);
+}
+
 int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits,
                        uint32_t obs)
 {
@@ -163,16 +170,7 @@ int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind,
     if (mask == FULL_MASK && w->active == FULL_MASK && !w->sp && !w->waiting) {
         /* the whole warp arrives with no region open and nothing else parked: what
          * warp_regroup does (every lane's pc is the next one, no lane can run) without it */
-        uint32_t pc = w->pc;
-        const u32x4 v = { pc, pc, pc, pc };   /* vector stores (the plain loop stayed 32 scalar ones) */
-        w->waiting = w->bar_wait = FULL_MASK;
-        memset(w->bar_id, id, WARP_SIZE);
-#pragma GCC unroll 8
-        for (int k = 0; k < WARP_SIZE / 4; k++) memcpy(&w->lane_pc[4 * k], &v, sizeof v);
-        w->bar_whole = id + 1;
-        w->active = 0;
-        w->pc = 0;
-        w->merge_pc = UINT32_MAX;
+        bar_park_whole(w, id, w->pc);
     } else {
         w->waiting |= mask;
         w->bar_wait |= mask;

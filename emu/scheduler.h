@@ -37,6 +37,9 @@ void sched_run_together(Launch **Ls, int n);
 int cta_barrier_arrive(Warp *w, int id, uint32_t count, uint32_t mask, int kind, uint32_t cbits,
                        uint32_t obs);
 void cta_threads_exited(Cta *c, uint32_t n);
+/* Barrier id of c is complete (every expected thread arrived): its waiting lanes go on. For
+ * compiled code that did a whole warp's arrival itself (jit/compile.c: emit_bar). */
+void cta_barrier_release(Cta *c, int id);
 
 /* barrier.cluster.arrive / .wait for the lanes of mask (bar_id of parked lanes). */
 int cluster_barrier_arrive(Warp *w, uint32_t mask, int release, uint32_t obs);   /* release: not .relaxed */

@@ -33,6 +33,7 @@
 #include "emu/native.h"
 #include "emu/exec_mem_fast.h"
 #include "emu/exec_int_tmpl.h"   /* CMP_TO_GPR */
+#include "emu/scheduler.h"       /* BAR_SYNC */
 
 extern char **environ;
 
@@ -1671,6 +1672,12 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             const JitOp *o = jitop_of_inst(&p->code[i]);
             if (run_load(&p->code[i], o)) { if (strcmp(o->kind, "LDS")) nld++; else nlds++; }
         }
+        /* a branch that starts the phase first: taken (a loop's back edge, mostly), the run
+         * ends before it, and the phase's checks below would be for nothing (cuda-samples
+         * scan: the run after its loop's second barrier tested the 32 lanes of the .shared
+         * load after the loop before it found the back edge taken, every step) */
+        if (run_bra(&p->code[a], jitop_of_inst(&p->code[a])))   /* the whole warp: mask = P[pg] ^ pneg */
+            put(&main, "    if (P[%u] ^ %uu) %s\n", p->code[a].pg, p->code[a].pneg, fail);
         /* the .shared loads: exec_mem_fast.h's whole-warp check of each, in one pass over
          * the lanes (offsets as shared_fast computes them: the low 32 bits plus imm). The
          * loads of one address row whose offsets are multiples of their size, below 2^31,
@@ -1706,8 +1713,6 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
             }
             put(&main, "        }\n        if (bad) %s\n    }\n", fail);
         }
-        if (run_bra(&p->code[a], jitop_of_inst(&p->code[a])))   /* the whole warp: mask = P[pg] ^ pneg */
-            put(&main, "    if (P[%u] ^ %uu) %s\n", p->code[a].pg, p->code[a].pneg, fail);
         if (nld) put(&main, "    int span%d = 1;\n", ph);
         for (uint32_t i = a; i < e; i++) {
             const Inst *in = &p->code[i];
@@ -1887,6 +1892,21 @@ static void emit_run(Buf *b, Buf *fb, const Program *p, uint32_t k, uint32_t n, 
     free(pre.s);
     free(main.s);
     run_part = 0;
+}
+
+/* bar.sync a (no thread count) of a whole warp with no region open and no lane parked:
+ * engine.h's bar_sync_whole, the handler's own code for that case (exec_ctrl.c), inline, the
+ * release through the runtime when the warp completes the barrier, and the turn's end as the
+ * handler's STEP_BLOCK or STEP_YIELD ends it (the epilogue). Anything else (part of a warp,
+ * an id out of range: the handler faults) calls the handler.
+ * A barrier every few instructions (cuda-samples scan: two a loop step) paid the call, the
+ * handler's operand checks and the generic arrival at every one. */
+static void emit_bar(Buf *b, const Inst *in, uint32_t k)
+{
+    put(b, "    if (mask == FULL_MASK && w->active == FULL_MASK && !w->sp && !w->waiting && ROWP(%u)[0] < 16) {\n"
+           "        FLUSH();\n        bar_sync_whole(w, (int)ROWP(%u)[0], %uu, rt->bar_release);\n"
+           "        result = w->active ? RUN_YIELD : RUN_BLOCKED;\n        goto out;\n    }\n"
+           "    CALL(%u)\n", in->s[0], in->s[0], k + 1, k);
 }
 
 /* setp/set: every lane compared, then the handler's finish (exec_int_tmpl.h), which writes
@@ -2173,7 +2193,7 @@ static uint32_t run_length(const Program *p, uint32_t k)
 
 /* How the compiled C runs an instruction: emit_insts writes it by this, and the report
  * (jit_report) counts by it. */
-enum { F_CALL, F_BRA, F_LANE, F_CONTRACT, F_CMP, F_PACK, F_SHFL, F_MEM, F_PRED };
+enum { F_CALL, F_BRA, F_LANE, F_CONTRACT, F_CMP, F_PACK, F_SHFL, F_MEM, F_PRED, F_BAR };
 static int inst_form(const Inst *in, const JitOp *o)
 {
     const char *kd = o ? o->kind : "";
@@ -2185,6 +2205,7 @@ static int inst_form(const Inst *in, const JitOp *o)
     if (!strcmp(kd, "SHFL")) return F_SHFL;
     if (!strcmp(kd, "PRED")) return F_PRED;
     if (!strcmp(kd, "LD") || !strcmp(kd, "LDS") || !strcmp(kd, "ST") || !strcmp(kd, "STS")) return F_MEM;
+    if (!strcmp(kd, "BAR") && in->ns == 1) return F_BAR;   /* bar.sync a, without a thread count */
     return F_CALL;
 }
 
@@ -2198,7 +2219,7 @@ static uint8_t *short_reach(const Program *p, const JitOp **ops)
         const Inst *in = &p->code[k];
         int form = inst_form(in, ops[k]);
         if (in->op == OP_bra && (uint64_t)in->imm < p->ncode && !at[in->imm]) { at[in->imm] = 1; todo[n++] = (uint32_t)in->imm; }
-        if ((form == F_BRA || form == F_CALL) && !at[k + 1]) { at[k + 1] = 1; todo[n++] = k + 1; }
+        if ((form == F_BRA || form == F_CALL || form == F_BAR) && !at[k + 1]) { at[k + 1] = 1; todo[n++] = k + 1; }
     }
     while (n) {
         uint32_t k = todo[--n];
@@ -2274,8 +2295,10 @@ static void jit_report(const Program *p, const JitOp **ops)
     uint32_t nrows = 0, inlined = 0, called = 0, partials = 0;
     for (uint32_t k = 0; k < p->ncode; k++) {
         int form = inst_form(&p->code[k], ops[k]);
-        /* a .shared access is inline for any mask (emit_mem), a global one for whole warps */
-        int call = form == F_CALL, partial = (form == F_MEM && ops[k]->kind[2] != 'S') || form == F_SHFL;
+        /* a .shared access is inline for any mask (emit_mem), a global one and a bar.sync
+         * (emit_bar) for whole warps */
+        int call = form == F_CALL,
+            partial = (form == F_MEM && ops[k]->kind[2] != 'S') || form == F_SHFL || form == F_BAR;
         if (!call && !partial) { inlined++; continue; }
         uint32_t j = 0;
         while (j < nrows && rows[j].fn != p->code[k].fn) j++;
@@ -2358,6 +2381,7 @@ static void emit_insts(Buf *b, Buf *fb, const Program *p, uint32_t lo, uint32_t 
         case F_SHFL: emit_shfl(b, p, in, k, o); break;
         case F_MEM: emit_mem(b, in, k, o); break;
         case F_PRED: emit_pred(b, in, o); break;
+        case F_BAR: emit_bar(b, in, k); break;
         default: put(b, "    CALL(%u)\n", k);
         }
         put(b, "    NEXT()\n");

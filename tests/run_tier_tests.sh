@@ -84,6 +84,15 @@ if grep -q '"handler":"h_ret","op":"ret","calls":2' "$t/report" && grep -q '"op"
 else
     echo "FAIL: PTXEMU_JIT_REPORT=json:"; cat "$t/report"; fail=1
 fi
+# bar_inline.ptx's three bar.sync (no thread count) are written inline for whole warps
+# (jit/compile.c: emit_bar), its third warp of 16 lanes calling the handler
+(cd "$here/tier" && PTXEMU_JIT_REPORT=json PTXEMU_JIT_CACHE=$t/report-cache "$build/tests/ptxrun" bar_inline.ptx \
+    2>&1 >/dev/null | grep '^{"kernel"' >"$t/report-bar")
+if grep -q '"handler":"h_bar_sync_plain","op":"bar","calls":0,"partial":3' "$t/report-bar"; then
+    echo "PASS: bar_inline.ptx's bar.sync are inline for whole warps"
+else
+    echo "FAIL: bar_inline.ptx's PTXEMU_JIT_REPORT=json:"; cat "$t/report-bar"; fail=1
+fi
 # and the conversions, predicate logic and min/max of cvt_*.ptx, pred_logic.ptx and minmax.ptx
 # are inline: their kernels call only ret
 for n in cvt_fi cvt_if cvt_ff pred_logic minmax; do
