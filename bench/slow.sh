@@ -13,7 +13,9 @@
 #   the number of cores), BENCH_SLOW_FULL=1 (the samples' own sizes; default: reduced sizes
 #   where the sample takes arguments, see `sizes` below), BENCH_SLOW_TIMEOUT (seconds a run
 #   may take, default 900; a cut run prints >T), BENCH_SLOW_TIERS (the tiers to run, default
-#   "interp compiled"; a tier left out prints - and is not compared).
+#   "interp compiled"; a tier left out prints - and is not compared; "auto" adds the default
+#   tier, which interprets a kernel until it is hot and compiles it meanwhile: what a user
+#   gets without setting anything, compile latency included).
 #
 # Full sizes on 2 cores at main e6aae55 (notes.txt): scan 4.5 min, globalToShmemAsyncCopy
 # 22 min, UnifiedMemoryPerf 36 min, simpleAttributes 56 min, cudaTensorCoreGemm 8 min.
@@ -60,7 +62,7 @@ timed() { # LABEL LAUNCHER OUTFILE PROG ARGS... (env set by the caller)
 # output without lines that report times or rates
 strip() { grep -viE 'time|sec|GFlop|bandwidth|ms\b|performance|throughput' "$1"; }
 
-printf '%-24s %-10s %10s %10s %10s %8s  %s\n' program args interp compiled base base/comp same-output
+printf '%-24s %-10s %10s %10s %10s %10s %8s  %s\n' program args interp compiled auto base base/comp same-output
 while read -r name dir args; do
     [ -n "$name" ] || continue
     if [ $# -gt 0 ]; then case " $* " in *" $name "*) ;; *) continue ;; esac; fi
@@ -81,6 +83,9 @@ while read -r name dir args; do
         ti=$(PTXEMU_TIER=interp timed i "$PTXEMU" "$prog.interp.out" "$prog" "${argv[@]}") ;; esac
     case " $TIERS " in *" compiled "*)
         tc=$(PTXEMU_TIER=compiled timed c "$PTXEMU" "$prog.compiled.out" "$prog" "${argv[@]}") ;; esac
+    ta=-
+    case " $TIERS " in *" auto "*)
+        ta=$(PTXEMU_TIER=auto timed a "$PTXEMU" "$prog.auto.out" "$prog" "${argv[@]}") ;; esac
     tb=n/a; ratio=n/a; same=yes
     if [ -n "$BASE_PTXEMU" ]; then
         tb=$(timed b "$BASE_PTXEMU" "$prog.base.out" "$prog" "${argv[@]}")
@@ -88,5 +93,7 @@ while read -r name dir args; do
         [ "$tc" = - ] || cmp -s <(strip "$prog.base.out") <(strip "$prog.compiled.out") || same=no
     fi
     [ "$ti" = - ] || [ "$tc" = - ] || cmp -s <(strip "$prog.interp.out") <(strip "$prog.compiled.out") || same=no
-    printf '%-24s %-10s %10s %10s %10s %8s  %s\n' "$name" "${shown:0:10}" "$ti" "$tc" "$tb" "$ratio" "$same"
+    [ "$ta" = - ] || [ "$tc" = - ] || cmp -s <(strip "$prog.auto.out") <(strip "$prog.compiled.out") || same=no
+    [ "$ta" = - ] || [ "$ti" = - ] || cmp -s <(strip "$prog.auto.out") <(strip "$prog.interp.out") || same=no
+    printf '%-24s %-10s %10s %10s %10s %10s %8s  %s\n' "$name" "${shown:0:10}" "$ti" "$tc" "$ta" "$tb" "$ratio" "$same"
 done <<<"$samples"
