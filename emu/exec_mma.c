@@ -443,6 +443,18 @@ static int have_avx2(void)
 #endif
 }
 
+/* The vector build of a tile function this host runs: 2 AVX-512 (F and DQ), 1 AVX2 (with
+ * FMA when fma), 0 the plain one; the tables of builds below are in this order. */
+static int simd_level(int fma)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return 2;
+    if (have_avx2() && (!fma || __builtin_cpu_supports("fma"))) return 1;
+#endif
+    (void)fma;
+    return 0;
+}
+
 static RowTile *row_tile_pick(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -801,8 +813,8 @@ static void exact_init(void)
 {
     exact_fn = tc_tile16_f16_exact_plain;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_avx2() && __builtin_cpu_supports("fma")) exact_fn = exact_avx2;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) exact_fn = exact_avx512;
+    TileF16 *const builds[] = { tc_tile16_f16_exact_plain, exact_avx2, exact_avx512 };
+    exact_fn = builds[simd_level(1)];
 #endif
 }
 
@@ -990,8 +1002,8 @@ static void exact_rows_init(void)
 {
     exact_rows_fn = exact_rows_plain;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_avx2() && __builtin_cpu_supports("fma")) exact_rows_fn = exact_rows_avx2;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) exact_rows_fn = exact_rows_avx512;
+    ExactRows *const builds[] = { exact_rows_plain, exact_rows_avx2, exact_rows_avx512 };
+    exact_rows_fn = builds[simd_level(1)];
 #endif
 }
 
@@ -1001,8 +1013,8 @@ static void tile_f16_init(void)
 {
     tile_f16_fn = tile_f16_plain;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_avx2()) tile_f16_fn = tile_f16_avx2;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) tile_f16_fn = tile_f16_avx512;
+    TileF16 *const builds[] = { tile_f16_plain, tile_f16_avx2, tile_f16_avx512 };
+    tile_f16_fn = builds[simd_level(0)];
 #endif
 }
 
